@@ -1,0 +1,51 @@
+//! Jobs: the per-frame work, as plain structs of borrowed inputs and outputs.
+//!
+//! A job owns no memory. Fill its fields, then call `run()`: it calls `validate()` first and
+//! writes nothing when that fails. Output buffers may be longer than needed; elements past the
+//! needed length are left untouched.
+
+use core::fmt;
+
+pub mod local_to_model;
+pub mod skin_matrix;
+pub mod skinning;
+
+pub use local_to_model::LocalToModelJob;
+pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
+pub use skinning::{Palette, SkinningJob};
+
+/// Why a job refused to run. Each job's `validate()` documents which variants it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JobError {
+    /// An input buffer is shorter than the job needs.
+    InputTooSmall,
+    /// An output buffer is shorter than the job needs.
+    OutputTooSmall,
+    /// A joint range is out of bounds or empty.
+    InvalidRange,
+    /// The influence count is 0 or above [`MAX_INFLUENCES`](crate::limits::MAX_INFLUENCES).
+    InvalidInfluenceCount,
+    /// A joint index refers past the end of the joint or palette buffer.
+    JointIndexOutOfRange,
+    /// An optional input stream is given without its output (or the reverse).
+    MismatchedStreams,
+    /// Two inputs that must have the same length do not.
+    LengthMismatch,
+}
+
+impl fmt::Display for JobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InputTooSmall => "an input buffer is too small",
+            Self::OutputTooSmall => "an output buffer is too small",
+            Self::InvalidRange => "the joint range is out of bounds or empty",
+            Self::InvalidInfluenceCount => "the influence count is 0 or above MAX_INFLUENCES",
+            Self::JointIndexOutOfRange => "a joint index is out of range",
+            Self::MismatchedStreams => "an optional input stream has no matching output, or the reverse",
+            Self::LengthMismatch => "inputs that must have the same length differ",
+        })
+    }
+}
+
+impl core::error::Error for JobError {}

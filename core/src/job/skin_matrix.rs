@@ -1,0 +1,190 @@
+//! Skin palettes: model matrix × inverse bind matrix, per skin joint, as matrices or as dual
+//! quaternions.
+
+use crate::job::JobError;
+use crate::math::{mat4::mul_mat4, DualQuat, Mat4};
+use crate::real::Real;
+
+/// Checks the inputs shared by both palette jobs; returns the palette length.
+fn validate_inputs<R: Real>(
+    model: &[Mat4<R>],
+    inverse_bind: &[Mat4<R>],
+    joints: Option<&[u16]>,
+    output_len: usize,
+) -> Result<usize, JobError> {
+    let n = inverse_bind.len();
+    match joints {
+        Some(j) => {
+            if j.len() != n {
+                return Err(JobError::LengthMismatch);
+            }
+            if j.iter().any(|&k| k as usize >= model.len()) {
+                return Err(JobError::JointIndexOutOfRange);
+            }
+        }
+        None => {
+            if model.len() < n {
+                return Err(JobError::InputTooSmall);
+            }
+        }
+    }
+    if output_len < n {
+        return Err(JobError::OutputTooSmall);
+    }
+    Ok(n)
+}
+
+#[inline(always)]
+fn model_of<'m, R>(model: &'m [Mat4<R>], joints: Option<&[u16]>, i: usize) -> &'m Mat4<R> {
+    match joints {
+        Some(j) => &model[j[i] as usize],
+        None => &model[i],
+    }
+}
+
+/// Builds a matrix palette: `output[i] = model[joints[i]] × inverse_bind[i]`.
+#[derive(Debug)]
+pub struct SkinMatrixJob<'a, R: Real> {
+    /// Model-space joint matrices (from [`LocalToModelJob`](crate::job::LocalToModelJob)).
+    pub model: &'a [Mat4<R>],
+    /// One inverse bind matrix per skin joint; its length is the palette length.
+    pub inverse_bind: &'a [Mat4<R>],
+    /// Skeleton joint of each skin joint (same length as `inverse_bind`); `None` maps skin joint
+    /// `i` to skeleton joint `i`.
+    pub joints: Option<&'a [u16]>,
+    /// The palette, at least `inverse_bind.len()` long; extra entries are untouched.
+    pub output: &'a mut [Mat4<R>],
+}
+
+impl<R: Real> SkinMatrixJob<'_, R> {
+    /// Checks the job's inputs.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::LengthMismatch`] when `joints` and `inverse_bind` differ in length,
+    /// [`JobError::JointIndexOutOfRange`] when a joint index is not below `model.len()`,
+    /// [`JobError::InputTooSmall`] when, without `joints`, `model` is shorter than
+    /// `inverse_bind`, [`JobError::OutputTooSmall`] when `output` is.
+    pub fn validate(&self) -> Result<(), JobError> {
+        validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len()).map(|_| ())
+    }
+
+    /// Validates, then fills the palette.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is written on error.
+    pub fn run(&mut self) -> Result<(), JobError> {
+        let n = validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len())?;
+        for i in 0..n {
+            self.output[i] = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
+        }
+        Ok(())
+    }
+}
+
+/// Builds a dual-quaternion palette: the rigid part of `model[joints[i]] × inverse_bind[i]`.
+///
+/// Dual quaternions carry rotation and translation only: a skin matrix with scale or shear
+/// keeps its rotation (columns are normalized) and translation, and its scale is dropped. Use
+/// the matrix palette for joints that scale.
+#[derive(Debug)]
+pub struct SkinDualQuatJob<'a, R: Real> {
+    /// Model-space joint matrices.
+    pub model: &'a [Mat4<R>],
+    /// One inverse bind matrix per skin joint; its length is the palette length.
+    pub inverse_bind: &'a [Mat4<R>],
+    /// Skeleton joint of each skin joint; `None` maps skin joint `i` to skeleton joint `i`.
+    pub joints: Option<&'a [u16]>,
+    /// The palette, at least `inverse_bind.len()` long; extra entries are untouched.
+    pub output: &'a mut [DualQuat<R>],
+}
+
+impl<R: Real> SkinDualQuatJob<'_, R> {
+    /// Checks the job's inputs.
+    ///
+    /// # Errors
+    ///
+    /// The same rules as [`SkinMatrixJob::validate`].
+    pub fn validate(&self) -> Result<(), JobError> {
+        validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len()).map(|_| ())
+    }
+
+    /// Validates, then fills the palette.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is written on error.
+    pub fn run(&mut self) -> Result<(), JobError> {
+        let n = validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len())?;
+        for i in 0..n {
+            let m = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
+            self.output[i] = DualQuat::from_mat4_rigid(&m);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Quat, Vec3};
+
+    #[test]
+    fn validity() {
+        let model = [Mat4::<f32>::IDENTITY; 3];
+        let ib = [Mat4::IDENTITY; 2];
+        let s = Mat4::from_cols_array(&[9.0; 16]);
+        let sdq = DualQuat { real: Quat::new(9.0, 9.0, 9.0, 9.0), dual: Quat::new(9.0, 9.0, 9.0, 9.0) };
+        // joints / inverse_bind length mismatch.
+        let mut out = [s; 2];
+        let mut job = SkinMatrixJob { model: &model, inverse_bind: &ib, joints: Some(&[0]), output: &mut out };
+        assert_eq!(job.validate(), Err(JobError::LengthMismatch));
+        assert_eq!(job.run(), Err(JobError::LengthMismatch));
+        assert!(out.iter().all(|m| *m == s));
+        // Joint index out of range.
+        let mut job = SkinMatrixJob { model: &model, inverse_bind: &ib, joints: Some(&[0, 3]), output: &mut out };
+        assert_eq!(job.run(), Err(JobError::JointIndexOutOfRange));
+        assert!(out.iter().all(|m| *m == s));
+        // Identity mapping with too few model matrices.
+        let mut job = SkinMatrixJob { model: &model[..1], inverse_bind: &ib, joints: None, output: &mut out };
+        assert_eq!(job.run(), Err(JobError::InputTooSmall));
+        assert!(out.iter().all(|m| *m == s));
+        // Output too small.
+        let mut short = [s; 1];
+        let mut job = SkinMatrixJob { model: &model, inverse_bind: &ib, joints: None, output: &mut short };
+        assert_eq!(job.run(), Err(JobError::OutputTooSmall));
+        assert_eq!(short[0], s);
+        // The dual-quaternion job shares the rules.
+        let mut dq = [sdq; 1];
+        let mut job = SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: None, output: &mut dq };
+        assert_eq!(job.validate(), Err(JobError::OutputTooSmall));
+        assert_eq!(job.run(), Err(JobError::OutputTooSmall));
+        assert_eq!(dq[0], sdq);
+        let mut dq = [sdq; 2];
+        let mut job = SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: Some(&[5, 0]), output: &mut dq };
+        assert_eq!(job.run(), Err(JobError::JointIndexOutOfRange));
+        assert!(dq.iter().all(|d| *d == sdq));
+    }
+
+    #[test]
+    fn palette_is_model_times_inverse_bind() {
+        let a = Mat4::from_trs(Vec3::new(1.0f32, 2.0, 3.0), Quat::from_axis_angle(Vec3::Y, 0.5), Vec3::ONE);
+        let b = Mat4::from_trs(Vec3::new(-1.0f32, 0.0, 0.5), Quat::from_axis_angle(Vec3::X, -0.3), Vec3::ONE);
+        let model = [a, b];
+        let ib = [b.inverse().unwrap(), a.inverse().unwrap()];
+        let mut out = [Mat4::ZERO; 3];
+        SkinMatrixJob { model: &model, inverse_bind: &ib, joints: Some(&[1, 0]), output: &mut out }.run().unwrap();
+        for m in &out[..2] {
+            for (x, y) in m.to_cols_array().iter().zip(Mat4::<f32>::IDENTITY.to_cols_array().iter()) {
+                assert!((x - y).abs() < 1.0e-5);
+            }
+        }
+        assert_eq!(out[2], Mat4::ZERO);
+        let mut dq = [DualQuat::IDENTITY; 2];
+        SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: None, output: &mut dq }.run().unwrap();
+        let p = Vec3::new(0.3, 0.2, 0.1);
+        let m0 = a * ib[0];
+        assert!((dq[0].transform_point3(p) - m0.transform_point3(p)).max_abs() < 1.0e-5);
+    }
+}

@@ -1,0 +1,404 @@
+//! CPU skinning: linear blend (matrix palette) and dual-quaternion skinning.
+//!
+//! Each vertex has `influences` joint indices and weights, stored consecutively
+//! (`joint_indices[v * influences + k]`). Weights are expected to sum to 1; they are used as
+//! given (no renormalization), so the caller decides how to treat data that does not.
+
+use crate::job::JobError;
+use crate::limits::MAX_INFLUENCES;
+use crate::math::{DualQuat, Mat4, Vec3, Vec4};
+use crate::real::Real;
+
+/// The skinning palette, which also selects the method.
+#[derive(Debug, Clone, Copy)]
+pub enum Palette<'a, R> {
+    /// Linear blend skinning: the weighted sum of the joints' skin matrices transforms the
+    /// vertex. Handles scale; thin joints collapse under strong twists ("candy wrapper").
+    Matrices(&'a [Mat4<R>]),
+    /// Dual-quaternion skinning: the weighted, normalized sum of the joints' unit dual
+    /// quaternions (each sign-aligned with the vertex's first influence, so antipodal
+    /// quaternions do not cancel) transforms the vertex. Keeps volume under twist; rigid only
+    /// (see [`SkinDualQuatJob`](crate::job::SkinDualQuatJob)).
+    DualQuats(&'a [DualQuat<R>]),
+}
+
+impl<R> Palette<'_, R> {
+    /// Number of joints in the palette.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Palette::Matrices(m) => m.len(),
+            Palette::DualQuats(d) => d.len(),
+        }
+    }
+    /// True for an empty palette.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Skins vertex positions, and optionally normals and tangents, with a palette.
+///
+/// Normals and tangents are transformed by the blended 3×3 part (LBS) or rotated (DQS) and not
+/// renormalized; tangents keep their `w` (handedness).
+#[derive(Debug)]
+pub struct SkinningJob<'a, R: Real> {
+    /// The skin palette (see [`SkinMatrixJob`](crate::job::SkinMatrixJob)).
+    pub palette: Palette<'a, R>,
+    /// Influences per vertex, 1 to [`MAX_INFLUENCES`].
+    pub influences: usize,
+    /// Palette index of each influence, `positions.len() × influences` at least.
+    pub joint_indices: &'a [u16],
+    /// Weight of each influence, `positions.len() × influences` at least.
+    pub joint_weights: &'a [R],
+    /// Bind-pose positions; their count is the vertex count.
+    pub positions: &'a [Vec3<R>],
+    /// Bind-pose normals (at least the vertex count), or `None`.
+    pub normals: Option<&'a [Vec3<R>]>,
+    /// Bind-pose tangents with handedness in `w` (at least the vertex count), or `None`.
+    pub tangents: Option<&'a [Vec4<R>]>,
+    /// Skinned positions, at least the vertex count; extra entries are untouched.
+    pub out_positions: &'a mut [Vec3<R>],
+    /// Skinned normals; present exactly when `normals` is.
+    pub out_normals: Option<&'a mut [Vec3<R>]>,
+    /// Skinned tangents; present exactly when `tangents` is.
+    pub out_tangents: Option<&'a mut [Vec4<R>]>,
+}
+
+impl<R: Real> SkinningJob<'_, R> {
+    /// Checks the job's inputs. This scans the joint indices once (a read of 2 bytes per
+    /// influence), which is what lets `run` index the palette without bounds failures.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::InvalidInfluenceCount`] when `influences` is 0 or above
+    /// [`MAX_INFLUENCES`]; [`JobError::InputTooSmall`] when indices, weights, normals or tangents
+    /// are shorter than needed; [`JobError::MismatchedStreams`] when normals or tangents are
+    /// given without their output or the reverse; [`JobError::OutputTooSmall`] when an output
+    /// is shorter than the vertex count; [`JobError::JointIndexOutOfRange`] when an index is not
+    /// below the palette length.
+    pub fn validate(&self) -> Result<(), JobError> {
+        let n = self.positions.len();
+        let k = self.influences;
+        if k == 0 || k > MAX_INFLUENCES {
+            return Err(JobError::InvalidInfluenceCount);
+        }
+        let nk = n.checked_mul(k).ok_or(JobError::InputTooSmall)?;
+        if self.joint_indices.len() < nk || self.joint_weights.len() < nk {
+            return Err(JobError::InputTooSmall);
+        }
+        if self.normals.is_some() != self.out_normals.is_some()
+            || self.tangents.is_some() != self.out_tangents.is_some()
+        {
+            return Err(JobError::MismatchedStreams);
+        }
+        if self.normals.is_some_and(|s| s.len() < n) || self.tangents.is_some_and(|s| s.len() < n) {
+            return Err(JobError::InputTooSmall);
+        }
+        if self.out_positions.len() < n
+            || self.out_normals.as_ref().is_some_and(|s| s.len() < n)
+            || self.out_tangents.as_ref().is_some_and(|s| s.len() < n)
+        {
+            return Err(JobError::OutputTooSmall);
+        }
+        let max = self.joint_indices[..nk].iter().copied().max().unwrap_or(0);
+        if nk > 0 && max as usize >= self.palette.len() {
+            return Err(JobError::JointIndexOutOfRange);
+        }
+        Ok(())
+    }
+
+    /// Validates, then skins every vertex.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is written on error.
+    pub fn run(&mut self) -> Result<(), JobError> {
+        self.validate()?;
+        match (self.palette, self.influences) {
+            (Palette::Matrices(p), 1) => self.lbs::<1>(p),
+            (Palette::Matrices(p), 2) => self.lbs::<2>(p),
+            (Palette::Matrices(p), 3) => self.lbs::<3>(p),
+            (Palette::Matrices(p), 4) => self.lbs::<4>(p),
+            (Palette::Matrices(p), _) => self.lbs::<0>(p),
+            (Palette::DualQuats(p), _) => self.dqs(p),
+        }
+        Ok(())
+    }
+
+    /// Linear blend skinning with `K` influences (`K = 0`: `self.influences`).
+    fn lbs<const K: usize>(&mut self, palette: &[Mat4<R>]) {
+        let k = if K == 0 { self.influences } else { K };
+        let n = self.positions.len();
+        for v in 0..n {
+            let idx = &self.joint_indices[v * k..v * k + k];
+            let w = &self.joint_weights[v * k..v * k + k];
+            let mut m = [[R::ZERO; 4]; 4];
+            for (&j, &wj) in idx.iter().zip(w.iter()) {
+                let pm = &palette[j as usize].cols;
+                for c in 0..4 {
+                    for r in 0..4 {
+                        m[c][r] += pm[c][r] * wj;
+                    }
+                }
+            }
+            let p = self.positions[v];
+            let mut o = [R::ZERO; 4];
+            for r in 0..4 {
+                o[r] = m[0][r] * p.x + m[1][r] * p.y + m[2][r] * p.z + m[3][r];
+            }
+            self.out_positions[v] = Vec3::new(o[0], o[1], o[2]);
+            if let (Some(src), Some(dst)) = (self.normals, self.out_normals.as_deref_mut()) {
+                dst[v] = mul3(&m, src[v]);
+            }
+            if let (Some(src), Some(dst)) = (self.tangents, self.out_tangents.as_deref_mut()) {
+                let t = src[v];
+                dst[v] = mul3(&m, t.truncate()).extend(t.w);
+            }
+        }
+    }
+
+    /// Dual-quaternion skinning.
+    fn dqs(&mut self, palette: &[DualQuat<R>]) {
+        let k = self.influences;
+        let n = self.positions.len();
+        for v in 0..n {
+            let idx = &self.joint_indices[v * k..v * k + k];
+            let w = &self.joint_weights[v * k..v * k + k];
+            let first = palette[idx[0] as usize].real;
+            let mut b = DualQuat {
+                real: crate::math::Quat::new(R::ZERO, R::ZERO, R::ZERO, R::ZERO),
+                dual: crate::math::Quat::new(R::ZERO, R::ZERO, R::ZERO, R::ZERO),
+            };
+            for (&j, &wj) in idx.iter().zip(w.iter()) {
+                let d = palette[j as usize];
+                let s = if first.dot(d.real) < R::ZERO { -wj } else { wj };
+                b = b + d * s;
+            }
+            let b = b.normalize();
+            self.out_positions[v] = b.transform_point3(self.positions[v]);
+            if let (Some(src), Some(dst)) = (self.normals, self.out_normals.as_deref_mut()) {
+                dst[v] = b.transform_vector3(src[v]);
+            }
+            if let (Some(src), Some(dst)) = (self.tangents, self.out_tangents.as_deref_mut()) {
+                let t = src[v];
+                dst[v] = b.transform_vector3(t.truncate()).extend(t.w);
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn mul3<R: Real>(m: &[[R; 4]; 4], v: Vec3<R>) -> Vec3<R> {
+    Vec3::new(
+        m[0][0] * v.x + m[1][0] * v.y + m[2][0] * v.z,
+        m[0][1] * v.x + m[1][1] * v.y + m[2][1] * v.z,
+        m[0][2] * v.x + m[1][2] * v.y + m[2][2] * v.z,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Quat;
+
+    const S: Vec3<f32> = Vec3 { x: 99.0, y: 99.0, z: 99.0 };
+    const S4: Vec4<f32> = Vec4 { x: 99.0, y: 99.0, z: 99.0, w: 99.0 };
+
+    fn palette() -> [Mat4<f32>; 2] {
+        [
+            Mat4::from_trs(Vec3::new(1.0, 0.0, 0.0), Quat::IDENTITY, Vec3::ONE),
+            Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::Z, core::f32::consts::FRAC_PI_2), Vec3::ONE),
+        ]
+    }
+
+    #[test]
+    fn validity() {
+        let pal = palette();
+        let pos = [Vec3::new(1.0, 0.0, 0.0); 2];
+        let nrm = [Vec3::Y; 2];
+        let idx = [0u16, 1, 0, 1];
+        let w = [0.5f32; 4];
+        macro_rules! check {
+            ($err:expr, $infl:expr, $idx:expr, $w:expr, $nrm:expr, $op:expr, $on:expr) => {{
+                let mut op = [S; 3];
+                let mut on = [S; 3];
+                let olen: usize = $op;
+                let onl: Option<usize> = $on;
+                let mut job = SkinningJob {
+                    palette: Palette::Matrices(&pal),
+                    influences: $infl,
+                    joint_indices: $idx,
+                    joint_weights: $w,
+                    positions: &pos,
+                    normals: $nrm,
+                    tangents: None,
+                    out_positions: &mut op[..olen],
+                    out_normals: onl.map(|l| &mut on[..l]),
+                    out_tangents: None,
+                };
+                assert_eq!(job.validate(), Err($err));
+                assert_eq!(job.run(), Err($err));
+                assert!(op.iter().all(|v| *v == S));
+                assert!(on.iter().all(|v| *v == S));
+            }};
+        }
+        // Influence count 0 and above the limit.
+        check!(JobError::InvalidInfluenceCount, 0, &idx, &w, None, 2, None);
+        check!(JobError::InvalidInfluenceCount, MAX_INFLUENCES + 1, &idx, &w, None, 2, None);
+        // Too few indices or weights.
+        check!(JobError::InputTooSmall, 2, &idx[..3], &w, None, 2, None);
+        check!(JobError::InputTooSmall, 2, &idx, &w[..3], None, 2, None);
+        // Normals without output, output without normals, short normals.
+        check!(JobError::MismatchedStreams, 2, &idx, &w, Some(&nrm), 2, None);
+        check!(JobError::MismatchedStreams, 2, &idx, &w, None, 2, Some(2));
+        check!(JobError::InputTooSmall, 2, &idx, &w, Some(&nrm[..1]), 2, Some(2));
+        // Outputs too small.
+        check!(JobError::OutputTooSmall, 2, &idx, &w, None, 1, None);
+        check!(JobError::OutputTooSmall, 2, &idx, &w, Some(&nrm), 2, Some(1));
+        // Joint index past the palette.
+        check!(JobError::JointIndexOutOfRange, 2, &[0, 1, 2, 0], &w, None, 2, None);
+        // Tangents without output (and the DQS path shares validation).
+        let tan = [Vec4::new(1.0, 0.0, 0.0, -1.0); 2];
+        let dq = [DualQuat::IDENTITY; 2];
+        let mut op = [S; 2];
+        let mut ot = [S4; 2];
+        let mut job = SkinningJob {
+            palette: Palette::DualQuats(&dq),
+            influences: 2,
+            joint_indices: &idx,
+            joint_weights: &w,
+            positions: &pos,
+            normals: None,
+            tangents: Some(&tan),
+            out_positions: &mut op,
+            out_normals: None,
+            out_tangents: None,
+        };
+        assert_eq!(job.run(), Err(JobError::MismatchedStreams));
+        let mut job = SkinningJob {
+            palette: Palette::DualQuats(&dq),
+            influences: 2,
+            joint_indices: &idx,
+            joint_weights: &w,
+            positions: &pos,
+            normals: None,
+            tangents: Some(&tan),
+            out_positions: &mut op,
+            out_normals: None,
+            out_tangents: Some(&mut ot[..1]),
+        };
+        assert_eq!(job.run(), Err(JobError::OutputTooSmall));
+        assert!(op.iter().all(|v| *v == S));
+        assert!(ot.iter().all(|v| *v == S4));
+    }
+
+    #[test]
+    fn lbs_blends_matrices() {
+        let pal = palette();
+        let pos = [Vec3::new(1.0f32, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
+        let nrm = [Vec3::Y, Vec3::X];
+        let tan = [Vec4::new(1.0, 0.0, 0.0, -1.0); 2];
+        let idx = [0u16, 1, 1, 0];
+        let w = [0.5f32, 0.5, 1.0, 0.0];
+        let mut op = [S; 3];
+        let mut on = [S; 2];
+        let mut ot = [S4; 2];
+        SkinningJob {
+            palette: Palette::Matrices(&pal),
+            influences: 2,
+            joint_indices: &idx,
+            joint_weights: &w,
+            positions: &pos,
+            normals: Some(&nrm),
+            tangents: Some(&tan),
+            out_positions: &mut op,
+            out_normals: Some(&mut on),
+            out_tangents: Some(&mut ot),
+        }
+        .run()
+        .unwrap();
+        // Vertex 0: half of (2,0,0) and half of (0,1,0).
+        assert!((op[0] - Vec3::new(1.0, 0.5, 0.0)).max_abs() < 1.0e-6);
+        // Vertex 1: fully rotated by 90° about Z.
+        assert!((op[1] - Vec3::new(-2.0, 0.0, 0.0)).max_abs() < 1.0e-6);
+        assert!((on[1] - Vec3::Y).max_abs() < 1.0e-6);
+        assert!((ot[1].truncate() - Vec3::Y).max_abs() < 1.0e-6);
+        assert_eq!(ot[1].w, -1.0);
+        assert_eq!(op[2], S);
+    }
+
+    #[test]
+    fn every_influence_count_agrees_with_the_general_path() {
+        let pal: [Mat4<f32>; 4] = core::array::from_fn(|i| {
+            Mat4::from_trs(
+                Vec3::new(i as f32, 1.0, -(i as f32)),
+                Quat::from_axis_angle(Vec3::new(0.0, 0.6, 0.8), 0.3 * i as f32),
+                Vec3::new(1.0, 1.0 + i as f32 * 0.2, 1.0),
+            )
+        });
+        let pos = [Vec3::new(0.3f32, -0.2, 1.0)];
+        for k in 1..=MAX_INFLUENCES {
+            let idx: [u16; MAX_INFLUENCES] = core::array::from_fn(|i| (i % 4) as u16);
+            let w: [f32; MAX_INFLUENCES] = core::array::from_fn(|i| if i < k { 1.0 / k as f32 } else { 0.0 });
+            let mut op = [Vec3::ZERO; 1];
+            SkinningJob {
+                palette: Palette::Matrices(&pal),
+                influences: k,
+                joint_indices: &idx[..k],
+                joint_weights: &w[..k],
+                positions: &pos,
+                normals: None,
+                tangents: None,
+                out_positions: &mut op,
+                out_normals: None,
+                out_tangents: None,
+            }
+            .run()
+            .unwrap();
+            let mut e = Vec3::ZERO;
+            for i in 0..k {
+                e += pal[idx[i] as usize].transform_point3(pos[0]) * w[i];
+            }
+            assert!((op[0] - e).max_abs() < 1.0e-5, "k = {k}");
+        }
+    }
+
+    #[test]
+    fn dqs_keeps_volume_where_lbs_collapses() {
+        // Two joints twisted ±90° about X; a vertex bound half to each.
+        let a = Quat::from_axis_angle(Vec3::X, core::f32::consts::FRAC_PI_2);
+        let b = Quat::from_axis_angle(Vec3::X, -core::f32::consts::FRAC_PI_2);
+        let mats = [Mat4::from_trs(Vec3::ZERO, a, Vec3::ONE), Mat4::from_trs(Vec3::ZERO, b, Vec3::ONE)];
+        let dqs = [DualQuat::from_mat4_rigid(&mats[0]), DualQuat::from_mat4_rigid(&mats[1])];
+        let pos = [Vec3::new(0.0f32, 1.0, 0.0)];
+        let (idx, w) = ([0u16, 1], [0.5f32, 0.5]);
+        let run = |palette| {
+            let mut op = [Vec3::ZERO; 1];
+            SkinningJob {
+                palette,
+                influences: 2,
+                joint_indices: &idx,
+                joint_weights: &w,
+                positions: &pos,
+                normals: None,
+                tangents: None,
+                out_positions: &mut op,
+                out_normals: None,
+                out_tangents: None,
+            }
+            .run()
+            .unwrap();
+            op[0]
+        };
+        let l = run(Palette::Matrices(&mats));
+        let d = run(Palette::DualQuats(&dqs));
+        assert!(l.length() < 1.0e-6, "LBS collapses to the axis: {l:?}");
+        assert!((d.length() - 1.0).abs() < 1.0e-5, "DQS keeps the radius: {d:?}");
+        // Antipodal input: negating one palette entry changes nothing.
+        let flipped = [dqs[0], DualQuat { real: -dqs[1].real, dual: -dqs[1].dual }];
+        let f = run(Palette::DualQuats(&flipped));
+        assert!((f - d).max_abs() < 1.0e-6);
+    }
+}

@@ -1,0 +1,36 @@
+//! # sinew
+//!
+//! A `no_std`, allocation-free skeletal-animation runtime. It links into a Cortex-M firmware as
+//! easily as into a desktop game: no heap, no I/O, no `unsafe`, fixed capacities named in
+//! [`limits`], and every scalar path generic over [`Real`] so an FPU-less microcontroller runs
+//! the same code in Q16.16 fixed point ([`Q16`]).
+//!
+//! ## Layers
+//!
+//! - **[`real`] and [`math`]**: the scalar trait, vectors, quaternions, matrices, dual
+//!   quaternions, and their structure-of-arrays forms (four joints per [`math::SoaTransform`]).
+//!   Transcendental functions are written once in [`math::ops`] and measured against `f64`.
+//! - **[`skeleton`]**: a validated, parents-first joint hierarchy with its rest pose and names.
+//! - **[`job`]**: the per-frame work as ozz-style jobs — structs of borrowed inputs and
+//!   outputs with `validate()` and `run()`; `run` validates first and writes nothing on error.
+//!   [`job::LocalToModelJob`] walks the hierarchy, [`job::SkinMatrixJob`] and
+//!   [`job::SkinDualQuatJob`] build skin palettes, [`job::SkinningJob`] skins vertices (linear
+//!   blend or dual quaternion).
+//!
+//! The caller owns every buffer; errors are small `Copy` enums with `Display` and
+//! `core::error::Error`.
+
+#![no_std]
+#![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
+#![forbid(unsafe_code)]
+// Index loops over lanes, rows and columns read like the math they implement.
+#![allow(clippy::needless_range_loop)]
+
+pub mod job;
+pub mod limits;
+pub mod math;
+pub mod real;
+pub mod skeleton;
+
+pub use real::{Real, Q16};

@@ -1,0 +1,25 @@
+//! Every fixed capacity of the runtime, in one place.
+//!
+//! The runtime never allocates: buffers are sized by these constants or by the caller. Change a
+//! capacity here and every check that depends on it follows.
+
+/// Most joints a skeleton may have (parents are stored as `i16`, and jobs keep per-joint
+/// scratch bits on the stack sized by this).
+pub const MAX_JOINTS: usize = 1024;
+
+/// Most SoA elements (groups of four joints) a pose may have.
+pub const MAX_SOA_JOINTS: usize = MAX_JOINTS.div_ceil(4);
+
+/// Longest joint name, in bytes of UTF-8.
+pub const MAX_NAME_LEN: usize = 32;
+
+/// Most joint influences per vertex that CPU skinning accepts (glTF `JOINTS_0` + `JOINTS_1`).
+pub const MAX_INFLUENCES: usize = 8;
+
+/// Number of SoA elements needed for `joints` joints: `ceil(joints / 4)`.
+///
+/// Use it to size owned buffers: `Skeleton<f32, { soa_count(24) }>`.
+#[must_use]
+pub const fn soa_count(joints: usize) -> usize {
+    joints.div_ceil(4)
+}

