@@ -30,6 +30,7 @@
 pub mod job;
 pub mod limits;
 pub mod math;
+pub mod raster;
 pub mod real;
 pub mod skeleton;
 

@@ -1,0 +1,1 @@
+//! Doom 3 md5 (version 10) importer.

@@ -1,0 +1,157 @@
+//! The host-side model every importer produces and the baker consumes: a node hierarchy, skins,
+//! skinned meshes and clips, all in `f32` as read from the file.
+
+use sinew::math::Transform;
+
+/// One imported model.
+#[derive(Debug, Clone, Default)]
+pub struct Rig {
+    /// Human-readable name (usually the file stem).
+    pub name: String,
+    /// Every node of the hierarchy, parents before children. Joints of skins and nodes above
+    /// them (an armature root, say) are all kept so world transforms are right.
+    pub joints: Vec<RigJoint>,
+    /// Skins: which joints deform meshes, with their inverse bind matrices.
+    pub skins: Vec<RigSkin>,
+    /// Meshes (skinned or rigid).
+    pub meshes: Vec<RigMesh>,
+    /// Animation clips.
+    pub clips: Vec<RigClip>,
+    /// Things the importer skipped or changed, one line each (unsupported channels, clamped
+    /// influences, ...), for `sinew info` and logs.
+    pub notes: Vec<String>,
+}
+
+/// One node of the hierarchy.
+#[derive(Debug, Clone)]
+pub struct RigJoint {
+    /// Node name; unique within the rig (importers make unnamed or duplicate names unique).
+    pub name: String,
+    /// Parent index into [`Rig::joints`], always smaller than this joint's index.
+    pub parent: Option<usize>,
+    /// Rest (bind-time local) transform.
+    pub rest: Transform<f32>,
+}
+
+/// A skin: an ordered list of joints and their inverse bind matrices.
+#[derive(Debug, Clone)]
+pub struct RigSkin {
+    /// Skin name.
+    pub name: String,
+    /// Skin joint `i` is `joints[i]`, an index into [`Rig::joints`].
+    pub joints: Vec<usize>,
+    /// Inverse bind matrix of each skin joint, column-major (identity where the file has none).
+    pub inverse_bind: Vec<[f32; 16]>,
+}
+
+/// A mesh: one or more primitives sharing a skin.
+#[derive(Debug, Clone)]
+pub struct RigMesh {
+    /// Mesh name.
+    pub name: String,
+    /// Skin index into [`Rig::skins`], or `None` for a rigid mesh.
+    pub skin: Option<usize>,
+    /// For a rigid mesh, the joint (node) it is attached to.
+    pub node: Option<usize>,
+    /// The primitives, in file order.
+    pub primitives: Vec<RigPrimitive>,
+}
+
+/// Indexed triangles with per-vertex attributes.
+#[derive(Debug, Clone, Default)]
+pub struct RigPrimitive {
+    /// Bind-pose positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Bind-pose normals (same count as positions), if present.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Bind-pose tangents with handedness in w, if present.
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// Influences per vertex (0 for a rigid primitive). Every influence the file has is kept.
+    pub influences: usize,
+    /// Skin-joint index of each influence: `positions.len() × influences` entries.
+    pub joint_indices: Vec<u16>,
+    /// Weight of each influence: `positions.len() × influences` entries.
+    pub joint_weights: Vec<f32>,
+    /// Triangle list indices (three per triangle).
+    pub indices: Vec<u32>,
+    /// Base color (linear RGBA).
+    pub color: [f32; 4],
+}
+
+/// Which part of a joint's transform a channel animates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChannelTarget {
+    /// Translation (3 components per key).
+    Translation,
+    /// Rotation quaternion x, y, z, w (4 components per key).
+    Rotation,
+    /// Scale (3 components per key).
+    Scale,
+}
+
+impl ChannelTarget {
+    /// Components per value.
+    #[must_use]
+    pub fn components(self) -> usize {
+        match self {
+            ChannelTarget::Rotation => 4,
+            _ => 3,
+        }
+    }
+}
+
+/// Interpolation between keys, as glTF 2.0 defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Hold each key's value until the next key.
+    Step,
+    /// Linear (rotations: shortest-path slerp).
+    Linear,
+    /// Cubic Hermite spline with in and out tangents per key.
+    CubicSpline,
+}
+
+/// One animated property of one joint.
+#[derive(Debug, Clone)]
+pub struct RigChannel {
+    /// Joint index into [`Rig::joints`].
+    pub joint: usize,
+    /// The property.
+    pub target: ChannelTarget,
+    /// Interpolation mode.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing, finite.
+    pub times: Vec<f32>,
+    /// Key values: `components` floats per key, or for cubic splines `3 × components` per key
+    /// (in-tangent, value, out-tangent, as glTF stores them).
+    pub values: Vec<f32>,
+}
+
+/// A clip: channels that play together.
+#[derive(Debug, Clone)]
+pub struct RigClip {
+    /// Clip name (unique within the rig; importers name unnamed clips).
+    pub name: String,
+    /// Its channels; at most one per (joint, target).
+    pub channels: Vec<RigChannel>,
+}
+
+impl RigClip {
+    /// The clip's time range: the union of its channels' key times, or `(0, 0)` for no keys.
+    #[must_use]
+    pub fn time_range(&self) -> (f32, f32) {
+        let mut lo = f32::INFINITY;
+        let mut hi = f32::NEG_INFINITY;
+        for c in &self.channels {
+            if let (Some(&a), Some(&b)) = (c.times.first(), c.times.last()) {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+        }
+        if lo <= hi {
+            (lo, hi)
+        } else {
+            (0.0, 0.0)
+        }
+    }
+}
