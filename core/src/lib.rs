@@ -27,6 +27,8 @@
 // Index loops over lanes, rows and columns read like the math they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod asset;
+pub mod clip;
 pub mod job;
 pub mod limits;
 pub mod math;

@@ -388,11 +388,68 @@ impl Real for Q16 {
     }
     #[inline]
     fn from_f32(v: f32) -> Self {
-        Q16(I16F16::saturating_from_num(if v.is_nan() { 0.0 } else { v }))
+        // Decoded from the IEEE-754 bits with integer operations only, so an FPU-less target
+        // converts stored f32 data without soft-float routines. Rounds to nearest.
+        let b = v.to_bits();
+        let negative = b >> 31 != 0;
+        let exp = ((b >> 23) & 0xff) as i32;
+        let man = (b & 0x7f_ffff) as i64;
+        let magnitude: i64 = if exp == 0xff {
+            if man != 0 {
+                return Q16::ZERO; // NaN
+            }
+            i64::MAX
+        } else if exp == 0 {
+            0 // zero and subnormals (below 2^-126) round to 0
+        } else {
+            // value = (2^23 + man) · 2^(exp − 150); bits = value · 2^16 = m · 2^(exp − 134).
+            let m = man | 0x80_0000;
+            let shift = exp - 134;
+            if shift >= 0 {
+                if shift > 16 {
+                    i64::MAX
+                } else {
+                    m << shift
+                }
+            } else if shift < -40 {
+                0
+            } else {
+                let s = -shift;
+                (m + (1 << (s - 1))) >> s
+            }
+        };
+        let signed = if negative { -magnitude.min(i32::MAX as i64 + 1) } else { magnitude.min(i32::MAX as i64) };
+        Q16::from_bits(sat_i32(signed))
     }
     #[inline]
     fn to_f32(self) -> f32 {
-        self.0.to_num::<f32>()
+        // Integer-only conversion (see `from_f32`); exact up to 24 significant bits, then
+        // rounded to nearest.
+        let b = self.to_bits();
+        if b == 0 {
+            return 0.0;
+        }
+        let sign = if b < 0 { 1u32 << 31 } else { 0 };
+        let mut m = b.unsigned_abs();
+        let lz = m.leading_zeros();
+        // value = m · 2^-16, with the leading one at bit 31 − lz.
+        let mut exp = 127 + (31 - lz as i32) - 16;
+        let top = 31 - lz; // bit index of the leading one
+        let mut mant = if top > 23 {
+            let s = top - 23;
+            let half = 1u32 << (s - 1);
+            let rounded = (m as u64 + half as u64) >> s;
+            m = rounded as u32;
+            if m >> 24 != 0 {
+                m >>= 1;
+                exp += 1;
+            }
+            m
+        } else {
+            m << (23 - top)
+        };
+        mant &= 0x7f_ffff;
+        f32::from_bits(sign | ((exp as u32) << 23) | mant)
     }
     #[inline]
     fn sqrt(self) -> Self {
@@ -487,6 +544,9 @@ mod tests {
         assert_eq!(Q16::from_fixed_bits(3 << 14, 15).to_f32(), 1.5);
         assert_eq!(Q16::from_fixed_bits(3, 1).to_f32(), 1.5);
         assert_eq!(Q16::from_f32(f32::NAN), Q16::ZERO);
+        assert_eq!(Q16::from_f32(f32::INFINITY), Q16::MAX);
+        assert_eq!(Q16::from_f32(f32::NEG_INFINITY).to_bits(), i32::MIN);
+        assert_eq!(Q16::from_f32(1.0e-30), Q16::ZERO);
         assert_eq!(Q16::from_f32(1.0e9), Q16::MAX);
         assert_eq!(Q16::from_f32(-2.75).trunc_i32(), -2);
         assert_eq!(Q16::from_f32(2.75).trunc_i32(), 2);
@@ -506,6 +566,24 @@ mod tests {
         assert_eq!(Real::sqrt(Q16::from_i32(4)), Q16::from_i32(2));
         assert_eq!(Real::inv_sqrt(Q16::from_i32(4)), Q16::HALF);
         assert_eq!(Real::sqrt(-Q16::ONE), Q16::ZERO);
+    }
+
+    #[test]
+    fn q16_f32_conversions_match_the_fixed_crate() {
+        let mut x = 1.0e-7f32;
+        while x < 40_000.0 {
+            for v in [x, -x] {
+                let ours = Q16::from_f32(v);
+                let theirs = I16F16::saturating_from_num(v);
+                assert!((ours.to_bits() as i64 - theirs.to_bits() as i64).abs() <= 1, "from_f32({v})");
+                assert_eq!(ours.to_f32(), ours.0.to_num::<f32>(), "to_f32({v})");
+            }
+            x *= 1.000_37;
+        }
+        for bits in [1, -1, i32::MAX, i32::MIN, 0x1_0000, -0x1_0000, 0x7fff_ffc0, 12345678] {
+            let q = Q16::from_bits(bits);
+            assert_eq!(q.to_f32(), q.0.to_num::<f32>(), "to_f32 of bits {bits}");
+        }
     }
 
     #[test]

@@ -132,15 +132,60 @@ impl<R: Real, const SOA: usize> Skeleton<R, SOA> {
     /// lengths; a parent out of range, after its child, or on a cycle; a non-finite rest value or
     /// a rest rotation far from unit length; a name too long or used twice.
     pub fn new(parents: &[i16], rest_pose: &[Transform<R>], names: &[&str]) -> Result<Self, SkeletonError> {
-        const { assert!(SOA * 4 <= MAX_JOINTS, "skeleton capacity exceeds limits::MAX_JOINTS") };
         let n = parents.len();
+        if n <= Self::CAPACITY && (rest_pose.len() != n || names.len() != n) {
+            return Err(SkeletonError::LengthMismatch);
+        }
+        Self::from_fn(n, |i| {
+            (
+                parents.get(i).copied().unwrap_or(NO_PARENT),
+                rest_pose.get(i).copied().unwrap_or(Transform::IDENTITY),
+                names.get(i).copied().unwrap_or(""),
+            )
+        })
+    }
+
+    /// Builds a skeleton of `count` joints from a function giving each joint's parent, rest
+    /// transform and name, without intermediate buffers (for decoding in place). Same rules
+    /// and errors as [`Skeleton::new`] (except `LengthMismatch`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Skeleton::new`].
+    pub fn from_fn<'n>(
+        count: usize,
+        mut joint: impl FnMut(usize) -> (i16, Transform<R>, &'n str),
+    ) -> Result<Self, SkeletonError> {
+        const { assert!(SOA * 4 <= MAX_JOINTS, "skeleton capacity exceeds limits::MAX_JOINTS") };
+        let n = count;
         let capacity = Self::CAPACITY;
         if n > capacity {
             return Err(SkeletonError::TooManyJoints { count: n, capacity });
         }
-        if rest_pose.len() != n || names.len() != n {
-            return Err(SkeletonError::LengthMismatch);
+        let mut s = Skeleton {
+            num_joints: n,
+            parents: [[NO_PARENT; 4]; SOA],
+            rest_pose: [SoaTransform::IDENTITY; SOA],
+            names: core::array::from_fn(|_| core::array::from_fn(|_| JointName::new())),
+        };
+        let tol = R::ratio(1, 100);
+        for i in 0..n {
+            let (parent, mut t, name) = joint(i);
+            let (g, l) = (i / 4, i % 4);
+            s.parents[g][l] = parent;
+            if !t.is_finite() {
+                return Err(SkeletonError::NonFiniteRest { joint: i as u16 });
+            }
+            if !t.rotation.is_normalized(tol) {
+                return Err(SkeletonError::NonUnitRotation { joint: i as u16 });
+            }
+            t.rotation = t.rotation.normalize();
+            s.rest_pose[g].set_lane(l, &t);
+            if s.names[g][l].push_str(name).is_err() {
+                return Err(SkeletonError::NameTooLong { joint: i as u16 });
+            }
         }
+        let parents = s.parents();
         for (i, &p) in parents.iter().enumerate() {
             if p != NO_PARENT && (p < 0 || p as usize >= n) {
                 return Err(SkeletonError::ParentOutOfRange { joint: i as u16, parent: p });
@@ -160,45 +205,18 @@ impl<R: Real, const SOA: usize> Skeleton<R, SOA> {
                 if j as usize == i {
                     return Err(SkeletonError::Cycle { joint: i as u16 });
                 }
-                j = parents[j as usize];
+                j = parents.get(j as usize).copied().unwrap_or(NO_PARENT);
             }
             return Err(SkeletonError::ParentAfterChild { joint: i as u16, parent: p as u16 });
         }
-        let tol = R::ratio(1, 100);
-        for (i, t) in rest_pose.iter().enumerate() {
-            if !t.is_finite() {
-                return Err(SkeletonError::NonFiniteRest { joint: i as u16 });
-            }
-            if !t.rotation.is_normalized(tol) {
-                return Err(SkeletonError::NonUnitRotation { joint: i as u16 });
-            }
-        }
+        let names = s.names();
         for (i, name) in names.iter().enumerate() {
-            if name.len() > MAX_NAME_LEN {
-                return Err(SkeletonError::NameTooLong { joint: i as u16 });
-            }
             if name.is_empty() {
                 continue;
             }
             if let Some(first) = names[..i].iter().position(|o| o == name) {
                 return Err(SkeletonError::DuplicateName { joint: i as u16, first: first as u16 });
             }
-        }
-
-        let mut s = Skeleton {
-            num_joints: n,
-            parents: [[NO_PARENT; 4]; SOA],
-            rest_pose: [SoaTransform::IDENTITY; SOA],
-            names: core::array::from_fn(|_| core::array::from_fn(|_| JointName::new())),
-        };
-        for i in 0..n {
-            let (g, l) = (i / 4, i % 4);
-            s.parents[g][l] = parents[i];
-            let mut t = rest_pose[i];
-            t.rotation = t.rotation.normalize();
-            s.rest_pose[g].set_lane(l, &t);
-            // Length checked above, so this cannot fail.
-            let _ = s.names[g][l].push_str(names[i]);
         }
         Ok(s)
     }

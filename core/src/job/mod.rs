@@ -7,10 +7,12 @@
 use core::fmt;
 
 pub mod local_to_model;
+pub mod sampling;
 pub mod skin_matrix;
 pub mod skinning;
 
 pub use local_to_model::LocalToModelJob;
+pub use sampling::SamplingJob;
 pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
 pub use skinning::{Palette, SkinningJob};
 
@@ -32,6 +34,8 @@ pub enum JobError {
     MismatchedStreams,
     /// Two inputs that must have the same length do not.
     LengthMismatch,
+    /// A per-instance context (cursor, scratch) is shorter than the job needs.
+    ContextTooSmall,
 }
 
 impl fmt::Display for JobError {
@@ -44,6 +48,7 @@ impl fmt::Display for JobError {
             Self::JointIndexOutOfRange => "a joint index is out of range",
             Self::MismatchedStreams => "an optional input stream has no matching output, or the reverse",
             Self::LengthMismatch => "inputs that must have the same length differ",
+            Self::ContextTooSmall => "a per-instance context (cursor) is too small",
         })
     }
 }

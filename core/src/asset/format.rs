@@ -1,0 +1,221 @@
+//! The `.sinew` binary layout: constants and the key codecs shared by the baker (host) and the
+//! runtime parser. Everything is little-endian with no alignment requirement.
+//!
+//! ```text
+//! header (24 bytes)
+//!   magic        [u8; 8]  = MAGIC
+//!   version      u16      = VERSION
+//!   flags        u16      = 0
+//!   file_len     u32      total length of the file in bytes
+//!   crc32        u32      CRC-32 of bytes [20 .. file_len): everything after this field
+//!   section_cnt  u32
+//! section table: section_cnt × 12 bytes
+//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP (others are skipped)
+//!   offset       u32      from the start of the file
+//!   length       u32
+//! SKEL (at most one; required when any SKIN or CLIP exists)
+//!   joint_count  u16
+//!   parents      i16 × n          (-1: root; parents come first)
+//!   rest         f32 × 10 × n     (translation xyz, rotation xyzw, scale xyz)
+//!   names        n × (u8 len, UTF-8 bytes)
+//! SKIN
+//!   name         u8 len + bytes
+//!   joint_count  u16
+//!   joints       u16 × n          (skeleton joint of each skin joint)
+//!   inverse_bind f32 × 16 × n     (column-major)
+//! MESH
+//!   name         u8 len + bytes
+//!   skin         u16              (NONE: rigid)
+//!   node         u16              (NONE, or the skeleton joint a rigid mesh follows)
+//!   color        [u8; 4]          (linear RGBA × 255)
+//!   part_count   u16
+//!   parts        part_count × {
+//!     palette_len u16, palette u16 × len   (skin-joint indices; vertex joints index this)
+//!     vertex_count u32, influences u8 (0..=MAX_INFLUENCES), attributes u8 (ATTR_*)
+//!     positions f32 × 3 × v, [normals f32 × 3 × v], [tangents f32 × 4 × v]
+//!     joints u16 × k × v, weights f32 × k × v
+//!     index_count u32, index_size u8 (2 or 4), indices × index_count
+//!   }
+//! CLIP
+//!   name         u8 len + bytes
+//!   start, end   f32              (union of the tracks' key times, seconds)
+//!   track_count  u16
+//!   tracks       track_count × 12 bytes:
+//!     joint u16, target u8 (TARGET_*), interpolation u8 (INTERP_*), format u8 (FORMAT_*),
+//!     reserved u8, key_count u16, data_offset u32 (from the section start)
+//!   track data   (see FORMAT_F32 and FORMAT_QUANTIZED)
+//! ```
+
+use crate::math::Quat;
+use crate::real::Real;
+
+/// File magic.
+pub const MAGIC: [u8; 8] = *b"SINEW\0\r\n";
+/// Format version this build reads and writes.
+pub const VERSION: u16 = 1;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 24;
+/// Offset of the first byte covered by the checksum.
+pub const CRC_START: usize = 20;
+/// Section table entry length in bytes.
+pub const SECTION_ENTRY_LEN: usize = 12;
+/// Clip track directory entry length in bytes.
+pub const TRACK_ENTRY_LEN: usize = 12;
+/// "No index" in u16 fields.
+pub const NONE: u16 = 0xFFFF;
+
+/// Section kind: the skeleton.
+pub const KIND_SKELETON: [u8; 4] = *b"SKEL";
+/// Section kind: a skin.
+pub const KIND_SKIN: [u8; 4] = *b"SKIN";
+/// Section kind: a mesh.
+pub const KIND_MESH: [u8; 4] = *b"MESH";
+/// Section kind: a clip.
+pub const KIND_CLIP: [u8; 4] = *b"CLIP";
+
+/// Mesh part attribute bit: normals present.
+pub const ATTR_NORMALS: u8 = 1;
+/// Mesh part attribute bit: tangents present.
+pub const ATTR_TANGENTS: u8 = 2;
+
+/// Track target: translation.
+pub const TARGET_TRANSLATION: u8 = 0;
+/// Track target: rotation.
+pub const TARGET_ROTATION: u8 = 1;
+/// Track target: scale.
+pub const TARGET_SCALE: u8 = 2;
+
+/// Interpolation: step.
+pub const INTERP_STEP: u8 = 0;
+/// Interpolation: linear (rotations on the shortest arc).
+pub const INTERP_LINEAR: u8 = 1;
+/// Interpolation: glTF cubic Hermite spline.
+pub const INTERP_CUBIC: u8 = 2;
+
+/// Key format: `f32` times (strictly increasing) then `f32` values, `components` per key
+/// (`3 × components` for cubic splines: in-tangent, value, out-tangent). Lossless.
+pub const FORMAT_F32: u8 = 0;
+/// Key format (step and linear only): `u16` times, `t = start + (end − start) · q / 65535`
+/// (strictly increasing), then for translation and scale `min` (f32 × 3) and `scale`
+/// (f32 × 3) followed by `u16 × 3` per key decoded as `min + scale · q / 65536`; for rotations
+/// 6 bytes per key ([`pack_rotation`]).
+pub const FORMAT_QUANTIZED: u8 = 1;
+
+/// Bytes per packed rotation.
+pub const ROTATION_BYTES: usize = 6;
+
+/// 1/√2 as a ratio of integers (for generic code).
+#[inline(always)]
+fn frac_1_sqrt_2<R: Real>() -> R {
+    R::ratio(70_710_678, 100_000_000)
+}
+
+/// Packs a unit quaternion as smallest-three: the three smaller components in 15 bits each
+/// (range ±1/√2, step 4.3e-5), the index of the largest in 2 bits and its sign in 1 bit.
+/// Bits 0–14, 15–29, 30–44: components; 45–46: index; 47: sign of the largest.
+#[must_use]
+pub fn pack_rotation(q: [f32; 4]) -> [u8; 6] {
+    let mut largest = 0;
+    for i in 1..4 {
+        if q[i].abs() > q[largest].abs() {
+            largest = i;
+        }
+    }
+    let sign = (q[largest] < 0.0) as u64;
+    let mut bits = 0u64;
+    let mut k = 0;
+    for (i, &c) in q.iter().enumerate() {
+        if i == largest {
+            continue;
+        }
+        // q = round(c · √2 · 16384) + 16384, clamped to 15 bits.
+        let v = c * core::f32::consts::SQRT_2 * 16384.0;
+        let r = if v >= 0.0 { (v + 0.5) as i32 } else { -((-v + 0.5) as i32) };
+        let u = (r + 16384).clamp(0, 32767) as u64;
+        bits |= u << (15 * k);
+        k += 1;
+    }
+    bits |= (largest as u64) << 45;
+    bits |= sign << 47;
+    let b = bits.to_le_bytes();
+    [b[0], b[1], b[2], b[3], b[4], b[5]]
+}
+
+/// Unpacks a rotation written by [`pack_rotation`]; integer-only for `Q16`.
+#[inline]
+#[must_use]
+pub fn unpack_rotation<R: Real>(b: [u8; 6]) -> Quat<R> {
+    let bits = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], 0, 0]);
+    let largest = ((bits >> 45) & 3) as usize;
+    let negative = (bits >> 47) & 1 != 0;
+    let k = frac_1_sqrt_2::<R>();
+    let c = |i: u32| R::from_fixed_bits(((bits >> (15 * i)) & 0x7fff) as i32 - 16384, 14) * k;
+    let (a, bb, cc) = (c(0), c(1), c(2));
+    let w = (R::ONE - a * a - bb * bb - cc * cc).max(R::ZERO).sqrt();
+    let w = if negative { -w } else { w };
+    let q = match largest {
+        0 => Quat::new(w, a, bb, cc),
+        1 => Quat::new(a, w, bb, cc),
+        2 => Quat::new(a, bb, w, cc),
+        _ => Quat::new(a, bb, cc, w),
+    };
+    q.normalize()
+}
+
+/// Quantizes a key time into the clip's `[start, end]` range as `u16` (see
+/// [`FORMAT_QUANTIZED`]).
+#[must_use]
+pub fn quantize_time(t: f32, start: f32, end: f32) -> u16 {
+    if end <= start {
+        return 0;
+    }
+    let f = ((t - start) / (end - start)).clamp(0.0, 1.0);
+    (f * 65535.0 + 0.5) as u16
+}
+
+/// The time a quantized key stands for.
+#[must_use]
+pub fn dequantize_time(q: u16, start: f32, end: f32) -> f32 {
+    start + (end - start) * (q as f32 / 65535.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Vec3;
+    use crate::real::Q16;
+
+    #[test]
+    fn rotation_roundtrip_error() {
+        let mut worst = 0.0f32;
+        let mut worst_q = 0.0f32;
+        for i in 0..2000 {
+            let axis = Vec3::new((i as f32 * 0.37).sin(), (i as f32 * 0.11).cos(), (i as f32 * 0.73).sin())
+                .try_normalize()
+                .unwrap_or(Vec3::X);
+            let q = Quat::from_axis_angle(axis, i as f32 * 0.0093 - 9.0);
+            for s in [q, -q] {
+                let p = pack_rotation(s.to_array());
+                let u: Quat<f32> = unpack_rotation(p);
+                // Sign of the largest component is kept, so the hemisphere is preserved.
+                assert!(u.dot(s) > 0.0);
+                worst = worst.max(u.angle_between(s));
+                let uq: Quat<Q16> = unpack_rotation(p);
+                let uq = Quat::new(uq.x.to_f32(), uq.y.to_f32(), uq.z.to_f32(), uq.w.to_f32());
+                worst_q = worst_q.max(uq.angle_between(s));
+            }
+        }
+        assert!(worst < 1.3e-4, "f32 smallest-three error {worst:e} rad");
+        assert!(worst_q < 4.0e-4, "Q16 smallest-three error {worst_q:e} rad");
+    }
+
+    #[test]
+    fn time_quantization() {
+        assert_eq!(quantize_time(0.5, 0.5, 2.0), 0);
+        assert_eq!(quantize_time(2.0, 0.5, 2.0), 65535);
+        assert_eq!(dequantize_time(65535, 0.5, 2.0), 2.0);
+        assert_eq!(quantize_time(1.0, 1.0, 1.0), 0);
+        let t = dequantize_time(quantize_time(1.234, 0.0, 8.6), 0.0, 8.6);
+        assert!((t - 1.234).abs() < 8.6 / 65535.0);
+    }
+}

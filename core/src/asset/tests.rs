@@ -1,0 +1,431 @@
+//! Tests of the parser and of clip sampling on small hand-built files.
+
+use super::format::*;
+use super::writer::Writer;
+use super::*;
+use crate::clip::RotationInterpolation;
+use crate::job::{JobError, SamplingJob};
+use crate::math::{Quat, SoaTransform};
+use crate::skeleton::Skeleton;
+
+struct Track<'a> {
+    joint: u16,
+    target: u8,
+    interp: u8,
+    format: u8,
+    keys: u16,
+    data: &'a dyn Fn(&mut Writer),
+}
+
+/// Writes a skeleton of `n` chained joints and one clip with `tracks` over `[start, end]`.
+fn build(buf: &mut [u8], n: u16, start: f32, end: f32, tracks: &[Track]) -> usize {
+    let mut w = Writer::new(buf);
+    let table = w.begin_file(2);
+    let s0 = w.len();
+    w.u16(n);
+    for i in 0..n {
+        w.i16(i as i16 - 1);
+    }
+    for i in 0..n {
+        for v in [0.0, i as f32, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0] {
+            w.f32(v);
+        }
+    }
+    for i in 0..n {
+        let name = [b'j', b'0' + i as u8];
+        w.str(core::str::from_utf8(&name).unwrap());
+    }
+    w.section(table, 0, KIND_SKELETON, s0);
+    let s1 = w.len();
+    w.str("clip");
+    w.f32(start);
+    w.f32(end);
+    w.u16(tracks.len() as u16);
+    let dir = w.len();
+    for _ in tracks {
+        w.bytes(&[0; TRACK_ENTRY_LEN]);
+    }
+    for (i, t) in tracks.iter().enumerate() {
+        let off = (w.len() - s1) as u32;
+        (t.data)(&mut w);
+        let e = dir + i * TRACK_ENTRY_LEN;
+        let mut entry = [0u8; TRACK_ENTRY_LEN];
+        entry[..2].copy_from_slice(&t.joint.to_le_bytes());
+        entry[2] = t.target;
+        entry[3] = t.interp;
+        entry[4] = t.format;
+        entry[6..8].copy_from_slice(&t.keys.to_le_bytes());
+        entry[8..12].copy_from_slice(&off.to_le_bytes());
+        w.patch_bytes(e, &entry);
+    }
+    w.section(table, 1, KIND_CLIP, s1);
+    w.finish()
+}
+
+fn f32s(w: &mut Writer, v: &[f32]) {
+    for &x in v {
+        w.f32(x);
+    }
+}
+
+fn sample_tracks() -> [Track<'static>; 4] {
+    [
+        // Joint 0 translation, linear, lossless.
+        Track {
+            joint: 0,
+            target: TARGET_TRANSLATION,
+            interp: INTERP_LINEAR,
+            format: FORMAT_F32,
+            keys: 3,
+            data: &|w| f32s(w, &[0.0, 1.0, 3.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0]),
+        },
+        // Joint 1 rotation, linear, quantized: 0° to 90° about Z over the whole clip.
+        Track {
+            joint: 1,
+            target: TARGET_ROTATION,
+            interp: INTERP_LINEAR,
+            format: FORMAT_QUANTIZED,
+            keys: 2,
+            data: &|w| {
+                w.u16(0);
+                w.u16(65535);
+                w.bytes(&pack_rotation([0.0, 0.0, 0.0, 1.0]));
+                let h = core::f32::consts::FRAC_1_SQRT_2;
+                w.bytes(&pack_rotation([0.0, 0.0, h, h]));
+            },
+        },
+        // Joint 2 scale, step, lossless, starting after the clip start.
+        Track {
+            joint: 2,
+            target: TARGET_SCALE,
+            interp: INTERP_STEP,
+            format: FORMAT_F32,
+            keys: 2,
+            data: &|w| f32s(w, &[0.5, 2.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0]),
+        },
+        // Joint 1 translation, cubic spline (in-tangent, value, out-tangent per key).
+        Track {
+            joint: 1,
+            target: TARGET_TRANSLATION,
+            interp: INTERP_CUBIC,
+            format: FORMAT_F32,
+            keys: 2,
+            data: &|w| {
+                f32s(w, &[0.0, 2.0]);
+                f32s(w, &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+                f32s(w, &[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+            },
+        },
+    ]
+}
+
+fn sample(asset: &Asset, t: f32, cursor: &mut [u16], rot: RotationInterpolation) -> [SoaTransform<f32>; 1] {
+    let skel: Skeleton<f32, 1> = asset.skeleton().unwrap().to_skeleton().unwrap();
+    let mut out = [SoaTransform::IDENTITY; 1];
+    SamplingJob {
+        clip: asset.clip(0).unwrap(),
+        time: t,
+        rotation: rot,
+        rest_pose: skel.rest_pose(),
+        cursor,
+        output: &mut out,
+    }
+    .run()
+    .unwrap();
+    out
+}
+
+#[test]
+fn writes_and_parses_a_file() {
+    let mut buf = [0u8; 1024];
+    let tracks = sample_tracks();
+    let len = build(&mut buf, 3, 0.0, 3.0, &tracks);
+    // A first pass with no buffer measures the same size.
+    assert_eq!(build(&mut [], 3, 0.0, 3.0, &tracks), len);
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let s = a.skeleton().unwrap();
+    assert_eq!(s.num_joints(), 3);
+    assert_eq!(s.name(2), Some("j2"));
+    assert_eq!(s.parent(2), 1);
+    let c = a.clip(0).unwrap();
+    assert_eq!(c.name(), "clip");
+    assert_eq!(c.num_tracks(), 4);
+    assert_eq!(c.num_keys(), 9);
+    assert_eq!(c.joint_bound(), 3);
+    assert_eq!(a.clip_by_name("clip").map(|c| c.num_tracks()), Some(4));
+    assert!(a.clip_by_name("nope").is_none());
+}
+
+#[test]
+fn sampling_follows_gltf_interpolation() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let mut cur = [0u16; 4];
+    let p = sample(&a, 0.5, &mut cur, RotationInterpolation::Slerp)[0];
+    // Linear translation.
+    assert_eq!(p.lane(0).translation, Vec3::new(0.5, 1.0, 1.5));
+    // Quantized rotation at 1/6 of the way from 0° to 90°: 15° about Z.
+    let e = Quat::from_axis_angle(Vec3::Z, 15.0f32.to_radians());
+    assert!(p.lane(1).rotation.angle_between(e) < 2.0e-4);
+    // Step scale: the first key holds from before its time until the next key.
+    assert_eq!(p.lane(2).scale, Vec3::ONE);
+    let p = sample(&a, 1.999, &mut cur, RotationInterpolation::Slerp)[0];
+    assert_eq!(p.lane(2).scale, Vec3::ONE);
+    let p = sample(&a, 2.0, &mut cur, RotationInterpolation::Slerp)[0];
+    assert_eq!(p.lane(2).scale, Vec3::splat(2.0));
+    // Cubic spline at the middle of [0, 2]: td = 2, s = ½ gives 0.25·1 + 0.5·1 − 0.25·1 = 0.5.
+    let p = sample(&a, 1.0, &mut cur, RotationInterpolation::Slerp)[0];
+    assert!((p.lane(1).translation.x - 0.5).abs() < 1.0e-6);
+    // After its last key (t = 2) the cubic track holds its last value.
+    let p = sample(&a, 2.5, &mut cur, RotationInterpolation::Slerp)[0];
+    assert_eq!(p.lane(1).translation, Vec3::new(1.0, 0.0, 0.0));
+    // Exact at keys; clamped outside the clip.
+    let p = sample(&a, 1.0, &mut cur, RotationInterpolation::NlerpCorrected)[0];
+    assert_eq!(p.lane(0).translation, Vec3::new(1.0, 2.0, 3.0));
+    let p = sample(&a, 99.0, &mut cur, RotationInterpolation::NlerpCorrected)[0];
+    assert_eq!(p.lane(0).translation, Vec3::new(3.0, 2.0, 1.0));
+    let p = sample(&a, -5.0, &mut cur, RotationInterpolation::NlerpCorrected)[0];
+    assert_eq!(p.lane(0).translation, Vec3::ZERO);
+    let p = sample(&a, f32::NAN, &mut cur, RotationInterpolation::NlerpCorrected)[0];
+    assert_eq!(p.lane(0).translation, Vec3::ZERO);
+    // Untracked properties keep the rest pose (joint 2's translation is (0, 2, 0)).
+    assert_eq!(p.lane(2).translation, Vec3::new(0.0, 2.0, 0.0));
+    // Padding lane untouched: identity.
+    assert_eq!(p.lane(3), crate::math::Transform::IDENTITY);
+}
+
+#[test]
+fn cursor_is_only_a_hint() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let mut running = [0u16; 4];
+    let times = [0.0, 0.3, 0.9, 1.0, 1.7, 2.9, 3.0, 0.1, 2.2, 1.1, 0.0, 2.5];
+    for t in times {
+        for garbage in [0u16, 1, 7, u16::MAX] {
+            let mut fresh = [garbage; 4];
+            let a1 = sample(&a, t, &mut running, RotationInterpolation::NlerpCorrected);
+            let a2 = sample(&a, t, &mut fresh, RotationInterpolation::NlerpCorrected);
+            assert_eq!(a1, a2, "t = {t}, cursor {garbage}");
+        }
+    }
+}
+
+#[test]
+fn sampling_validity() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let skel: Skeleton<f32, 1> = a.skeleton().unwrap().to_skeleton().unwrap();
+    let sentinel = SoaTransform {
+        translation: crate::math::SoaVec3 { x: [9.0; 4], y: [9.0; 4], z: [9.0; 4] },
+        ..SoaTransform::IDENTITY
+    };
+    // Cursor too small.
+    let mut out = [sentinel; 1];
+    let mut cur = [0u16; 3];
+    let mut job = SamplingJob {
+        clip: a.clip(0).unwrap(),
+        time: 0.5,
+        rotation: RotationInterpolation::Slerp,
+        rest_pose: skel.rest_pose(),
+        cursor: &mut cur,
+        output: &mut out,
+    };
+    assert_eq!(job.validate(), Err(JobError::ContextTooSmall));
+    assert_eq!(job.run(), Err(JobError::ContextTooSmall));
+    assert_eq!(out[0], sentinel);
+    // Output too small.
+    let mut cur = [0u16; 4];
+    let mut job = SamplingJob {
+        clip: a.clip(0).unwrap(),
+        time: 0.5,
+        rotation: RotationInterpolation::Slerp,
+        rest_pose: &[SoaTransform::IDENTITY; 2],
+        cursor: &mut cur,
+        output: &mut out,
+    };
+    assert_eq!(job.run(), Err(JobError::OutputTooSmall));
+    assert_eq!(out[0], sentinel);
+    // A pose too short for the clip's joints (a skeleton of 0 joints).
+    let mut job = SamplingJob {
+        clip: a.clip(0).unwrap(),
+        time: 0.5,
+        rotation: RotationInterpolation::Slerp,
+        rest_pose: &[],
+        cursor: &mut cur,
+        output: &mut out,
+    };
+    assert_eq!(job.run(), Err(JobError::JointIndexOutOfRange));
+    assert_eq!(out[0], sentinel);
+}
+
+#[test]
+fn q16_sampling_matches_f32() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let sk: Skeleton<crate::Q16, 1> = a.skeleton().unwrap().to_skeleton().unwrap();
+    for i in 0..=30 {
+        let t = i as f32 * 0.1;
+        let f = sample(&a, t, &mut [0; 4], RotationInterpolation::NlerpCorrected)[0];
+        let mut out = [SoaTransform::IDENTITY; 1];
+        SamplingJob {
+            clip: a.clip(0).unwrap(),
+            time: crate::Q16::from_f32(t),
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: sk.rest_pose(),
+            cursor: &mut [0; 4],
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        for l in 0..3 {
+            let (x, y) = (f.lane(l), out[0].lane(l));
+            let d = (x.translation
+                - Vec3::new(y.translation.x.to_f32(), y.translation.y.to_f32(), y.translation.z.to_f32()))
+            .max_abs();
+            assert!(d < 5.0e-4, "t = {t} lane {l}: {d}");
+            let q =
+                Quat::new(y.rotation.x.to_f32(), y.rotation.y.to_f32(), y.rotation.z.to_f32(), y.rotation.w.to_f32());
+            assert!(x.rotation.angle_between(q) < 1.0e-3, "t = {t} lane {l}");
+        }
+    }
+}
+
+#[test]
+fn corrupt_files_are_rejected_without_panics() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let good = &buf[..len];
+    // Every truncation fails.
+    for cut in 0..len {
+        assert!(Asset::parse(&good[..cut]).is_err(), "truncated at {cut}");
+    }
+    // Bad magic, version, length, checksum.
+    let mut b = [0u8; 1024];
+    b[..len].copy_from_slice(good);
+    b[0] ^= 1;
+    assert_eq!(Asset::parse(&b[..len]).err(), Some(ParseError::BadMagic));
+    b[..len].copy_from_slice(good);
+    b[8] = 9;
+    assert_eq!(Asset::parse(&b[..len]).err(), Some(ParseError::UnsupportedVersion { found: 9 }));
+    b[..len].copy_from_slice(good);
+    b[len] = 0;
+    assert!(matches!(Asset::parse(&b[..len + 1]), Err(ParseError::LengthMismatch { .. })));
+    // Every single-bit flip past the checksummed offset is caught by the checksum (or earlier).
+    for i in CRC_START..len {
+        b[..len].copy_from_slice(good);
+        b[i] ^= 0x10;
+        assert!(Asset::parse(&b[..len]).is_err(), "flip at {i}");
+    }
+}
+
+/// Rebuilds the file with one track replaced (a valid checksum), to reach content checks.
+fn parse_with(track: Track) -> Result<(), ParseError> {
+    let mut buf = [0u8; 1024];
+    let mut tracks = sample_tracks();
+    tracks[0] = track;
+    let len = build(&mut buf, 3, 0.0, 3.0, &tracks);
+    Asset::parse(&buf[..len]).map(|_| ())
+}
+
+#[test]
+fn bad_tracks_give_specific_errors() {
+    let t = |joint, target, interp, format, keys, data: &'static dyn Fn(&mut Writer)| Track {
+        joint,
+        target,
+        interp,
+        format,
+        keys,
+        data,
+    };
+    let lin = &|w: &mut Writer| f32s(w, &[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    assert_eq!(parse_with(t(0, 0, 1, 0, 2, lin)), Ok(()));
+    assert_eq!(parse_with(t(3, 0, 1, 0, 2, lin)), Err(ParseError::JointOutOfRange { section: 1 }));
+    assert_eq!(parse_with(t(0, 3, 1, 0, 2, lin)), Err(ParseError::BadTrack { section: 1, track: 0 }));
+    assert_eq!(parse_with(t(0, 0, 3, 0, 2, lin)), Err(ParseError::BadTrack { section: 1, track: 0 }));
+    assert_eq!(parse_with(t(0, 0, 1, 2, 2, lin)), Err(ParseError::BadTrack { section: 1, track: 0 }));
+    assert_eq!(parse_with(t(0, 0, 1, 0, 0, lin)), Err(ParseError::BadTrack { section: 1, track: 0 }));
+    // Quantized cubic splines do not exist.
+    assert_eq!(
+        parse_with(t(0, 1, 2, 1, 1, &|w| {
+            w.u16(0);
+            w.bytes(&[0; 6])
+        })),
+        Err(ParseError::BadTrack { section: 1, track: 0 })
+    );
+    // Same joint property twice (track 3 animates joint 1's translation).
+    assert_eq!(parse_with(t(1, 0, 1, 0, 2, lin)), Err(ParseError::DuplicateTrack { section: 1, track: 3 }));
+    // Unsorted, repeated and out-of-range times, NaN times and values.
+    assert_eq!(
+        parse_with(t(0, 0, 1, 0, 2, &|w| f32s(w, &[1.0, 0.5, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]))),
+        Err(ParseError::UnsortedKeys { section: 1, track: 0 })
+    );
+    assert_eq!(
+        parse_with(t(0, 0, 1, 0, 2, &|w| f32s(w, &[1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]))),
+        Err(ParseError::UnsortedKeys { section: 1, track: 0 })
+    );
+    assert_eq!(
+        parse_with(t(0, 0, 1, 0, 2, &|w| f32s(w, &[1.0, 4.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]))),
+        Err(ParseError::UnsortedKeys { section: 1, track: 0 })
+    );
+    assert_eq!(
+        parse_with(t(0, 0, 1, 0, 2, &|w| f32s(w, &[0.0, f32::NAN, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]))),
+        Err(ParseError::NonFinite { section: 1 })
+    );
+    assert_eq!(
+        parse_with(t(0, 0, 1, 0, 2, &|w| f32s(w, &[0.0, 1.0, 0.0, f32::INFINITY, 0.0, 1.0, 1.0, 1.0]))),
+        Err(ParseError::NonFinite { section: 1 })
+    );
+    // Quantized times must increase too.
+    assert_eq!(
+        parse_with(t(0, 1, 1, 1, 2, &|w| {
+            w.u16(5);
+            w.u16(5);
+            w.bytes(&[0; 12])
+        })),
+        Err(ParseError::UnsortedKeys { section: 1, track: 0 })
+    );
+    // Data shorter than declared.
+    assert_eq!(parse_with(t(0, 0, 1, 0, 3, lin)).is_err(), true);
+}
+
+#[test]
+fn bad_skeletons_give_specific_errors() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &[]);
+    let good = Asset::parse(&buf[..len]);
+    assert!(good.is_ok());
+    // Parent of joint 1 pointing at joint 2 (after it): patch and re-checksum.
+    let parents_at = HEADER_LEN + 2 * SECTION_ENTRY_LEN + 2;
+    let mut b = [0u8; 1024];
+    b[..len].copy_from_slice(&buf[..len]);
+    b[parents_at + 2..parents_at + 4].copy_from_slice(&2i16.to_le_bytes());
+    b[parents_at + 4..parents_at + 6].copy_from_slice(&0i16.to_le_bytes());
+    let crc = crc32(&b[CRC_START..len]);
+    b[16..20].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(
+        Asset::parse(&b[..len]).err(),
+        Some(ParseError::Skeleton(SkeletonError::ParentAfterChild { joint: 1, parent: 2 }))
+    );
+    b[parents_at + 4..parents_at + 6].copy_from_slice(&1i16.to_le_bytes());
+    let crc = crc32(&b[CRC_START..len]);
+    b[16..20].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(Asset::parse(&b[..len]).err(), Some(ParseError::Skeleton(SkeletonError::Cycle { joint: 1 })));
+    b[parents_at + 2..parents_at + 4].copy_from_slice(&7i16.to_le_bytes());
+    let crc = crc32(&b[CRC_START..len]);
+    b[16..20].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(
+        Asset::parse(&b[..len]).err(),
+        Some(ParseError::Skeleton(SkeletonError::ParentOutOfRange { joint: 1, parent: 7 }))
+    );
+    // A NaN rest value.
+    b[..len].copy_from_slice(&buf[..len]);
+    let rest_at = parents_at + 6;
+    b[rest_at + 40..rest_at + 44].copy_from_slice(&f32::NAN.to_le_bytes());
+    let crc = crc32(&b[CRC_START..len]);
+    b[16..20].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(Asset::parse(&b[..len]).err(), Some(ParseError::Skeleton(SkeletonError::NonFiniteRest { joint: 1 })));
+}
