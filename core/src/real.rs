@@ -61,6 +61,9 @@ pub trait Real:
     const EPSILON: Self;
     /// The largest finite value.
     const MAX: Self;
+    /// True for fixed-point types, whose `1/√x` loses relative precision for large `x`: code
+    /// that normalizes divides by `√x` instead of multiplying by `1/√x`.
+    const FIXED_POINT: bool;
 
     /// Converts an integer (saturating where it does not fit).
     fn from_i32(v: i32) -> Self;
@@ -126,6 +129,7 @@ impl Real for f32 {
     const FRAC_PI_2_LO: Self = 4.838_268e-4;
     const EPSILON: Self = f32::EPSILON;
     const MAX: Self = f32::MAX;
+    const FIXED_POINT: bool = false;
 
     #[inline(always)]
     fn from_i32(v: i32) -> Self {
@@ -365,6 +369,7 @@ impl Real for Q16 {
     const FRAC_PI_2_LO: Self = Q16::from_bits(0);
     const EPSILON: Self = Q16::from_bits(1);
     const MAX: Self = Q16::from_bits(i32::MAX);
+    const FIXED_POINT: bool = true;
 
     #[inline(always)]
     fn from_i32(v: i32) -> Self {

@@ -1,4 +1,8 @@
 //! sinew's host side: importers, the baker, and the viewers behind the `sinew` command line.
 
+pub mod bake;
+pub mod dump;
+pub mod eval;
 pub mod import;
+pub mod model;
 pub mod rig;

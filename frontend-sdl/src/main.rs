@@ -1,5 +1,237 @@
 //! The `sinew` command line.
 
-fn main() {
-    println!("sinew {}", env!("CARGO_PKG_VERSION"));
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use sinew::clip::RotationInterpolation;
+use sinew_frontend::bake::BakeOptions;
+use sinew_frontend::dump::{dump, DumpOptions};
+use sinew_frontend::model::{Model, Skinning};
+
+#[derive(Parser)]
+#[command(name = "sinew", version, about = "sinew: skeletal animation — bake, inspect and view models")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SkinningArg {
+    Lbs,
+    Dqs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Bake a .glb, .gltf or .md5mesh into a .sinew file.
+    Bake {
+        /// Input model.
+        input: PathBuf,
+        /// Output .sinew file.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// md5 animation to include (for .md5mesh inputs).
+        #[arg(long)]
+        anim: Option<PathBuf>,
+        /// Largest virtual-vertex error in scene units (0.0001 = 0.01 cm for a model in meters).
+        #[arg(long, default_value_t = 1.0e-4)]
+        tolerance: f64,
+        /// Distance of the virtual vertices from each joint, in scene units.
+        #[arg(long, default_value_t = 0.03)]
+        shell: f64,
+        /// Split meshes into parts whose bone palettes hold at most N joints.
+        #[arg(long)]
+        palette: Option<usize>,
+        /// Most influences per vertex kept (1 to 8).
+        #[arg(long, default_value_t = 4)]
+        influences: usize,
+        /// Keep every key as lossless f32.
+        #[arg(long)]
+        lossless: bool,
+    },
+    /// Print what a model holds: joints, skins, meshes, clips with durations and key counts.
+    Info {
+        /// A .sinew, .glb, .gltf or .md5mesh file.
+        file: PathBuf,
+        /// md5 animation (for .md5mesh inputs).
+        #[arg(long)]
+        anim: Option<PathBuf>,
+    },
+    /// Print one JSON object with joint world matrices, skin matrices and skinned vertices.
+    Dump {
+        /// A .sinew, .glb, .gltf or .md5mesh file.
+        model: PathBuf,
+        /// md5 animation (for .md5mesh inputs).
+        #[arg(long)]
+        anim: Option<PathBuf>,
+        /// Clip name or index (default: the first clip; the rest pose without clips).
+        #[arg(long)]
+        clip: Option<String>,
+        /// Clip time in seconds.
+        #[arg(long, default_value_t = 0.0)]
+        time: f32,
+        /// Skin index.
+        #[arg(long, default_value_t = 0)]
+        skin: usize,
+        /// Skinning method.
+        #[arg(long, value_enum, default_value_t = SkinningArg::Lbs)]
+        skinning: SkinningArg,
+        /// Sample the imported f32 keys exactly (lossless, every influence, exact slerp)
+        /// instead of the baked clip.
+        #[arg(long)]
+        raw: bool,
+    },
+}
+
+/// A failure to report: one line naming the file and the problem, and the exit code.
+struct Failure {
+    file: Option<PathBuf>,
+    message: String,
+    code: u8,
+}
+
+fn fail(file: &Path, message: impl ToString) -> Failure {
+    Failure { file: Some(file.to_path_buf()), message: message.to_string(), code: 2 }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            match f.file {
+                Some(p) => eprintln!("sinew: {}: {}", p.display(), f.message),
+                None => eprintln!("sinew: {}", f.message),
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Bake { input, output, anim, tolerance, shell, palette, influences, lossless } => {
+            if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
+                return Err(Failure {
+                    file: None, message: "--tolerance must be > 0 and --shell ≥ 0".into(), code: 2
+                });
+            }
+            if !(1..=sinew::limits::MAX_INFLUENCES).contains(&influences) {
+                return Err(Failure { file: None, message: "--influences must be 1 to 8".into(), code: 2 });
+            }
+            let opts = BakeOptions { tolerance, shell, palette, max_influences: influences, lossless };
+            let model = Model::load(&input, anim.as_deref(), &opts).map_err(|e| fail(&input, e))?;
+            std::fs::write(&output, model.bytes()).map_err(|e| fail(&output, e))?;
+            print_info(&model);
+            if let Some(r) = &model.report {
+                eprintln!("clip                     tracks  source keys  baked keys  raw bytes  baked bytes  ratio  max error");
+                for c in &r.clips {
+                    eprintln!(
+                        "{:<24} {:>6} {:>12} {:>11} {:>10} {:>12} {:>6.2} {:>10.3e} ({})",
+                        c.name,
+                        c.tracks,
+                        c.source_keys,
+                        c.baked_keys,
+                        c.raw_bytes,
+                        c.baked_bytes,
+                        c.baked_bytes as f64 / c.raw_bytes.max(1) as f64,
+                        c.max_error,
+                        c.max_error_joint
+                    );
+                }
+                if r.clamped_vertices > 0 {
+                    eprintln!(
+                        "{} vertices had more than {influences} influences: the largest were kept and renormalized",
+                        r.clamped_vertices
+                    );
+                }
+            }
+            eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
+            Ok(())
+        }
+        Command::Info { file, anim } => {
+            let model = Model::load(&file, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&file, e))?;
+            print_info(&model);
+            Ok(())
+        }
+        Command::Dump { model: path, anim, clip, time, skin, skinning, raw } => {
+            let opts = if raw {
+                BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
+            } else {
+                BakeOptions::default()
+            };
+            let model = Model::load(&path, anim.as_deref(), &opts).map_err(|e| fail(&path, e))?;
+            let clip = match clip {
+                Some(key) => Some(
+                    model.find_clip(&key).ok_or_else(|| fail(&path, format!("no clip named or numbered '{key}'")))?,
+                ),
+                None => (model.asset().num_clips() > 0).then_some(0),
+            };
+            if skin > 0 && skin >= model.asset().num_skins() {
+                return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
+            }
+            if !time.is_finite() {
+                return Err(Failure { file: None, message: "--time must be finite".into(), code: 2 });
+            }
+            let json = dump(
+                &model,
+                &DumpOptions {
+                    clip,
+                    time,
+                    skin,
+                    skinning: match skinning {
+                        SkinningArg::Lbs => Skinning::Lbs,
+                        SkinningArg::Dqs => Skinning::Dqs,
+                    },
+                    rotation: if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected },
+                },
+            )
+            .map_err(|e| fail(&path, e))?;
+            println!("{json}");
+            Ok(())
+        }
+    }
+}
+
+fn print_info(model: &Model) {
+    let a = model.asset();
+    let s = model.skeleton();
+    println!("model {} ({} bytes baked)", model.name, model.bytes().len());
+    println!("joints {}", s.num_joints());
+    for i in 0..a.num_skins() {
+        if let Some(k) = a.skin(i) {
+            println!("skin {i} '{}': {} joints", k.name(), k.num_joints());
+        }
+    }
+    for i in 0..a.num_meshes() {
+        if let Some(m) = a.mesh(i) {
+            let (v, t, k) = m.parts().fold((0, 0, 0), |acc, p| {
+                (acc.0 + p.num_vertices(), acc.1 + p.num_indices() / 3, acc.2.max(p.influences()))
+            });
+            let skin = m.skin().map(|s| s.to_string()).unwrap_or_else(|| "-".into());
+            println!(
+                "mesh {i} '{}': skin {skin}, {} parts, {v} vertices, {t} triangles, {k} influences",
+                m.name(),
+                m.num_parts()
+            );
+        }
+    }
+    for i in 0..a.num_clips() {
+        if let Some(c) = a.clip(i) {
+            println!(
+                "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks, {} keys, {} bytes",
+                c.name(),
+                c.end() - c.start(),
+                c.start(),
+                c.end(),
+                c.num_tracks(),
+                c.num_keys(),
+                c.byte_len()
+            );
+        }
+    }
+    for n in &model.notes {
+        println!("note: {n}");
+    }
 }

@@ -252,6 +252,37 @@ impl<'a> Asset<'a> {
         Ok(asset)
     }
 
+    /// Re-opens bytes that [`Asset::parse`] accepted before (kept by the caller), reading only
+    /// the header and section table: no checksum, no content validation, O(sections).
+    ///
+    /// On any other bytes it still never panics or reads out of bounds, but the values read may
+    /// be meaningless. Returns `None` when the header or table is unreadable.
+    #[must_use]
+    pub fn reopen(data: &'a [u8]) -> Option<Self> {
+        let mut r = Reader::new(data);
+        if r.array::<8>().ok()? != MAGIC {
+            return None;
+        }
+        r.bytes(12).ok()?;
+        let section_count = r.u32().ok()? as usize;
+        r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN)?).ok()?;
+        let mut asset = Asset { data, section_count, skeleton: None, skins: 0, meshes: 0, clips: 0 };
+        for i in 0..section_count {
+            let Some((kind, body)) = asset.section_raw(i) else { continue };
+            match kind {
+                KIND_SKELETON if asset.skeleton.is_none() => {
+                    let joints = le_u16(body, 0) as usize;
+                    asset.skeleton = Some(SkeletonData { body, joints });
+                }
+                KIND_SKIN => asset.skins += 1,
+                KIND_MESH => asset.meshes += 1,
+                KIND_CLIP => asset.clips += 1,
+                _ => {}
+            }
+        }
+        Some(asset)
+    }
+
     /// The bytes of the whole file.
     #[must_use]
     pub fn bytes(&self) -> &'a [u8] {

@@ -102,7 +102,12 @@ impl<R: Real> Vec3<R> {
     pub fn try_normalize(self) -> Option<Self> {
         let l2 = self.length_squared();
         if l2 > R::ZERO && l2.is_finite() {
-            Some(self * l2.inv_sqrt())
+            if R::FIXED_POINT {
+                let l = l2.sqrt();
+                Some(Vec3::new(self.x / l, self.y / l, self.z / l))
+            } else {
+                Some(self * l2.inv_sqrt())
+            }
         } else {
             None
         }

@@ -1,0 +1,900 @@
+//! The baker: turns a [`Rig`] into a `.sinew` file.
+//!
+//! - **Skeleton**: every rig joint (names cut to `MAX_NAME_LEN` bytes and kept unique).
+//! - **Meshes**: influences limited to `max_influences` per vertex (the largest kept,
+//!   renormalized; the count of changed vertices is reported), and triangles split into parts
+//!   whose bone palettes fit `palette` joints (vertices duplicated across parts as needed).
+//! - **Clips**: cubic splines are stored losslessly; STEP and LINEAR tracks are quantized
+//!   (rotations smallest-three 3 × 15 bits, translations and scales 16 bits in a per-track
+//!   range, times 16 bits in the clip range), constant tracks collapse to one key, and keys
+//!   are removed while the error stays within `tolerance` — measured as the displacement of
+//!   virtual vertices at `shell` distance from every joint, in model space, through the
+//!   hierarchy (a child's error includes its parents'). The bound is verified by sampling the
+//!   encoded clip with the runtime at every source key time and between them; tracks on the
+//!   path of a joint that misses it are re-encoded with a tighter budget.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use sinew::asset::format::*;
+use sinew::asset::writer::Writer;
+use sinew::asset::Asset;
+use sinew::clip::RotationInterpolation;
+use sinew::job::SamplingJob;
+use sinew::limits::{MAX_INFLUENCES, MAX_JOINTS, MAX_NAME_LEN};
+use sinew::math::SoaTransform;
+
+use crate::eval::{self, Trs, M4};
+use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip};
+
+/// Baking options.
+#[derive(Debug, Clone, Copy)]
+pub struct BakeOptions {
+    /// Largest allowed displacement of a virtual vertex, in scene units (default 1e-4: 0.01 cm
+    /// for a model in meters).
+    pub tolerance: f64,
+    /// Distance of the virtual vertices from each joint, in scene units (default 0.03).
+    pub shell: f64,
+    /// Largest bone palette per mesh part (`None`: one part per primitive).
+    pub palette: Option<usize>,
+    /// Most influences per vertex kept in meshes (1 to `MAX_INFLUENCES`; default 4).
+    pub max_influences: usize,
+    /// Store every key as lossless `f32` (no quantization, no reduction).
+    pub lossless: bool,
+}
+
+impl Default for BakeOptions {
+    fn default() -> Self {
+        BakeOptions { tolerance: 1.0e-4, shell: 0.03, palette: None, max_influences: 4, lossless: false }
+    }
+}
+
+/// Why baking failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BakeError {
+    /// More joints than `MAX_JOINTS`.
+    TooManyJoints(usize),
+    /// A channel has more keys than a track holds (65535).
+    TooManyKeys {
+        /// Clip name.
+        clip: String,
+    },
+    /// A joint's rest transform is not finite.
+    NonFiniteRest {
+        /// Joint name.
+        joint: String,
+    },
+    /// A triangle needs more joints than the palette holds.
+    PaletteTooSmall {
+        /// Palette size asked for.
+        palette: usize,
+        /// Joints one triangle needs.
+        needed: usize,
+    },
+    /// The rig is inconsistent (an index out of range), with a description.
+    Invalid(String),
+    /// The encoded file failed to parse (an internal error), with the parser's message.
+    Encoding(String),
+}
+
+impl fmt::Display for BakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooManyJoints(n) => write!(f, "{n} joints exceed the limit of {MAX_JOINTS}"),
+            Self::TooManyKeys { clip } => write!(f, "clip '{clip}' has a channel with more than 65535 keys"),
+            Self::NonFiniteRest { joint } => write!(f, "joint '{joint}' has a non-finite rest transform"),
+            Self::PaletteTooSmall { palette, needed } => {
+                write!(f, "palette of {palette} joints is too small: a triangle needs {needed}")
+            }
+            Self::Invalid(s) => write!(f, "invalid rig: {s}"),
+            Self::Encoding(s) => write!(f, "internal encoding error: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for BakeError {}
+
+/// What baking one clip gave.
+#[derive(Debug, Clone)]
+pub struct ClipReport {
+    /// Clip name.
+    pub name: String,
+    /// Clip length in seconds.
+    pub duration: f32,
+    /// Tracks written.
+    pub tracks: usize,
+    /// Keys in the source channels.
+    pub source_keys: usize,
+    /// Keys written.
+    pub baked_keys: usize,
+    /// Distinct source key times.
+    pub source_times: usize,
+    /// Reference size: 10 `f32` per joint per distinct source key time.
+    pub raw_bytes: usize,
+    /// Size of the clip section.
+    pub baked_bytes: usize,
+    /// Largest virtual-vertex error measured, in scene units.
+    pub max_error: f64,
+    /// Joint with the largest error.
+    pub max_error_joint: String,
+}
+
+/// What baking gave.
+#[derive(Debug, Clone, Default)]
+pub struct BakeReport {
+    /// Per clip.
+    pub clips: Vec<ClipReport>,
+    /// Vertices whose influences were cut to `max_influences`.
+    pub clamped_vertices: usize,
+    /// Mesh parts written.
+    pub parts: usize,
+    /// File size.
+    pub bytes: usize,
+}
+
+struct EncTrack {
+    joint: u16,
+    target: u8,
+    interp: u8,
+    format: u8,
+    keys: u16,
+    data: Vec<u8>,
+}
+
+struct EncClip {
+    name: String,
+    start: f32,
+    end: f32,
+    tracks: Vec<EncTrack>,
+}
+
+struct EncPart {
+    palette: Vec<u16>,
+    positions: Vec<[f32; 3]>,
+    normals: Option<Vec<[f32; 3]>>,
+    tangents: Option<Vec<[f32; 4]>>,
+    influences: usize,
+    joints: Vec<u16>,
+    weights: Vec<f32>,
+    indices: Vec<u32>,
+}
+
+struct EncMesh {
+    name: String,
+    skin: u16,
+    node: u16,
+    color: [u8; 4],
+    parts: Vec<EncPart>,
+}
+
+/// A skin as written: name, skeleton joints, inverse bind matrices.
+type EncSkin = (String, Vec<u16>, Vec<[f32; 16]>);
+
+struct EncSkeleton {
+    parents: Vec<i16>,
+    rest: Vec<[f32; 10]>,
+    names: Vec<String>,
+}
+
+/// Cuts names to `MAX_NAME_LEN` bytes and makes them unique.
+fn unique_names(names: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for n in names {
+        let mut base = cut(&n, MAX_NAME_LEN);
+        if seen.contains_key(&base) {
+            let mut k = 2;
+            loop {
+                let suffix = format!("~{k}");
+                let cand = format!("{}{suffix}", cut(&base, MAX_NAME_LEN - suffix.len()));
+                if !seen.contains_key(&cand) {
+                    base = cand;
+                    break;
+                }
+                k += 1;
+            }
+        }
+        seen.insert(base.clone(), out.len());
+        out.push(base);
+    }
+    out
+}
+
+fn cut(s: &str, max: usize) -> String {
+    let mut n = s.len().min(max);
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    s[..n].to_string()
+}
+
+fn skeleton_of(rig: &Rig) -> Result<EncSkeleton, BakeError> {
+    if rig.joints.len() > MAX_JOINTS {
+        return Err(BakeError::TooManyJoints(rig.joints.len()));
+    }
+    let mut parents = Vec::new();
+    let mut rest = Vec::new();
+    for (i, j) in rig.joints.iter().enumerate() {
+        let p = match j.parent {
+            Some(p) if p < i => p as i16,
+            Some(p) => return Err(BakeError::Invalid(format!("joint {i} has parent {p}, not before it"))),
+            None => -1,
+        };
+        parents.push(p);
+        if !j.rest.is_finite() {
+            return Err(BakeError::NonFiniteRest { joint: j.name.clone() });
+        }
+        let r = j.rest.rotation.normalize();
+        let t = j.rest.translation;
+        let s = j.rest.scale;
+        rest.push([t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z]);
+    }
+    Ok(EncSkeleton { parents, rest, names: unique_names(rig.joints.iter().map(|j| j.name.clone())) })
+}
+
+fn emit(w: &mut Writer, skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) {
+    let count = 1 + skins.len() + meshes.len() + clips.len();
+    let table = w.begin_file(count as u32);
+    let mut idx = 0;
+    let start = w.len();
+    w.u16(skel.parents.len() as u16);
+    for &p in &skel.parents {
+        w.i16(p);
+    }
+    for r in &skel.rest {
+        for &v in r {
+            w.f32(v);
+        }
+    }
+    for n in &skel.names {
+        w.str(n);
+    }
+    w.section(table, idx, KIND_SKELETON, start);
+    idx += 1;
+    for (name, joints, ib) in skins {
+        let start = w.len();
+        w.str(name);
+        w.u16(joints.len() as u16);
+        for &j in joints {
+            w.u16(j);
+        }
+        for m in ib {
+            for &v in m {
+                w.f32(v);
+            }
+        }
+        w.section(table, idx, KIND_SKIN, start);
+        idx += 1;
+    }
+    for c in clips {
+        let start = w.len();
+        w.str(&c.name);
+        w.f32(c.start);
+        w.f32(c.end);
+        w.u16(c.tracks.len() as u16);
+        let dir = w.len();
+        for _ in &c.tracks {
+            w.bytes(&[0; TRACK_ENTRY_LEN]);
+        }
+        for (i, t) in c.tracks.iter().enumerate() {
+            let off = (w.len() - start) as u32;
+            w.bytes(&t.data);
+            let mut e = [0u8; TRACK_ENTRY_LEN];
+            e[..2].copy_from_slice(&t.joint.to_le_bytes());
+            e[2] = t.target;
+            e[3] = t.interp;
+            e[4] = t.format;
+            e[6..8].copy_from_slice(&t.keys.to_le_bytes());
+            e[8..12].copy_from_slice(&off.to_le_bytes());
+            w.patch_bytes(dir + i * TRACK_ENTRY_LEN, &e);
+        }
+        w.section(table, idx, KIND_CLIP, start);
+        idx += 1;
+    }
+    for m in meshes {
+        let start = w.len();
+        w.str(&m.name);
+        w.u16(m.skin);
+        w.u16(m.node);
+        w.bytes(&m.color);
+        w.u16(m.parts.len() as u16);
+        for p in &m.parts {
+            w.u16(p.palette.len() as u16);
+            for &j in &p.palette {
+                w.u16(j);
+            }
+            w.u32(p.positions.len() as u32);
+            w.u8(p.influences as u8);
+            let attrs = if p.normals.is_some() { ATTR_NORMALS } else { 0 }
+                | if p.tangents.is_some() { ATTR_TANGENTS } else { 0 };
+            w.u8(attrs);
+            for v in &p.positions {
+                v.iter().for_each(|&x| w.f32(x));
+            }
+            if let Some(n) = &p.normals {
+                n.iter().flatten().for_each(|&x| w.f32(x));
+            }
+            if let Some(t) = &p.tangents {
+                t.iter().flatten().for_each(|&x| w.f32(x));
+            }
+            p.joints.iter().for_each(|&j| w.u16(j));
+            p.weights.iter().for_each(|&x| w.f32(x));
+            w.u32(p.indices.len() as u32);
+            let wide = p.positions.len() > 65536;
+            w.u8(if wide { 4 } else { 2 });
+            for &i in &p.indices {
+                if wide {
+                    w.u32(i);
+                } else {
+                    w.u16(i as u16);
+                }
+            }
+        }
+        w.section(table, idx, KIND_MESH, start);
+        idx += 1;
+    }
+    w.finish();
+}
+
+fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
+    let mut w = Writer::new(&mut []);
+    emit(&mut w, skel, skins, meshes, clips);
+    let mut buf = vec![0u8; w.len()];
+    let mut w = Writer::new(&mut buf);
+    emit(&mut w, skel, skins, meshes, clips);
+    buf
+}
+
+/// Bakes a rig.
+///
+/// # Errors
+///
+/// [`BakeError`] when the rig cannot be represented (too many joints or keys, non-finite rest
+/// values, a palette too small for a triangle, inconsistent indices).
+pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), BakeError> {
+    let skel = skeleton_of(rig)?;
+    let mut report = BakeReport::default();
+    let mut skins = Vec::new();
+    for s in &rig.skins {
+        if s.joints.iter().any(|&j| j >= rig.joints.len()) {
+            return Err(BakeError::Invalid(format!("skin '{}' names a joint past the hierarchy", s.name)));
+        }
+        skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
+    }
+    let mut meshes = Vec::new();
+    for m in &rig.meshes {
+        meshes.push(bake_mesh(rig, m, opts, &mut report)?);
+    }
+    report.parts = meshes.iter().map(|m| m.parts.len()).sum();
+    let mut clips = Vec::new();
+    for c in &rig.clips {
+        let (enc, rep) = bake_clip(rig, &skel, c, opts)?;
+        clips.push(enc);
+        report.clips.push(rep);
+    }
+    let refs: Vec<&EncClip> = clips.iter().collect();
+    let bytes = write_file(&skel, &skins, &meshes, &refs);
+    Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
+    // Section sizes for the report.
+    if let Ok(a) = Asset::parse(&bytes) {
+        for (i, r) in report.clips.iter_mut().enumerate() {
+            r.baked_bytes = a.clip(i).map(|c| c.byte_len()).unwrap_or(0);
+        }
+    }
+    report.bytes = bytes.len();
+    Ok((bytes, report))
+}
+
+fn bake_mesh(
+    rig: &Rig,
+    m: &crate::rig::RigMesh,
+    opts: &BakeOptions,
+    report: &mut BakeReport,
+) -> Result<EncMesh, BakeError> {
+    let color = m.primitives.first().map(|p| p.color).unwrap_or([0.8, 0.8, 0.8, 1.0]);
+    let color = color.map(|c| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
+    let skin_joints = match m.skin {
+        Some(s) => Some(
+            rig.skins
+                .get(s)
+                .ok_or_else(|| BakeError::Invalid(format!("mesh '{}' names a missing skin", m.name)))?
+                .joints
+                .len(),
+        ),
+        None => None,
+    };
+    let node = m.node.map(|n| n as u16).unwrap_or(NONE);
+    let mut parts = Vec::new();
+    let kmax = opts.max_influences.clamp(1, MAX_INFLUENCES);
+    for p in &m.primitives {
+        let n = p.positions.len();
+        let (influences, joints, weights) = match skin_joints {
+            Some(sj) if p.influences > 0 => {
+                let k_in = p.influences;
+                let k = k_in.min(kmax);
+                let mut joints = Vec::with_capacity(n * k);
+                let mut weights = Vec::with_capacity(n * k);
+                for v in 0..n {
+                    let mut pairs: Vec<(u16, f32)> = (0..k_in)
+                        .map(|i| {
+                            (
+                                p.joint_indices.get(v * k_in + i).copied().unwrap_or(0),
+                                p.joint_weights.get(v * k_in + i).copied().unwrap_or(0.0),
+                            )
+                        })
+                        .collect();
+                    if pairs.iter().any(|&(j, w)| w != 0.0 && j as usize >= sj) {
+                        return Err(BakeError::Invalid(format!("mesh '{}' has a joint index past its skin", m.name)));
+                    }
+                    pairs.sort_by(|a, b| b.1.total_cmp(&a.1));
+                    let dropped = pairs[k..].iter().any(|&(_, w)| w != 0.0);
+                    let kept = &mut pairs[..k];
+                    if dropped {
+                        report.clamped_vertices += 1;
+                        let sum: f32 = kept.iter().map(|p| p.1).sum();
+                        if sum > 0.0 {
+                            kept.iter_mut().for_each(|p| p.1 /= sum);
+                        }
+                    }
+                    for &(j, w) in kept.iter() {
+                        joints.push(if w == 0.0 { 0 } else { j });
+                        weights.push(w);
+                    }
+                }
+                (k, joints, weights)
+            }
+            _ => (0, Vec::new(), Vec::new()),
+        };
+        if p.indices.len() % 3 != 0 || p.indices.iter().any(|&i| i as usize >= n) {
+            return Err(BakeError::Invalid(format!("mesh '{}' has invalid triangle indices", m.name)));
+        }
+        let full: Vec<u16> = match skin_joints {
+            Some(sj) if influences > 0 => (0..sj as u16).collect(),
+            _ => Vec::new(),
+        };
+        let split = match (opts.palette, influences) {
+            (Some(limit), k) if k > 0 && full.len() > limit => Some(limit),
+            _ => None,
+        };
+        match split {
+            None => parts.push(EncPart {
+                palette: full,
+                positions: p.positions.clone(),
+                normals: p.normals.clone(),
+                tangents: p.tangents.clone(),
+                influences,
+                joints,
+                weights,
+                indices: p.indices.clone(),
+            }),
+            Some(limit) => split_palette(p, influences, &joints, &weights, limit, &mut parts)?,
+        }
+    }
+    Ok(EncMesh { name: m.name.clone(), skin: m.skin.map(|s| s as u16).unwrap_or(NONE), node, color, parts })
+}
+
+/// Splits one primitive's triangles into parts whose joint sets fit `limit`.
+fn split_palette(
+    p: &crate::rig::RigPrimitive,
+    k: usize,
+    joints: &[u16],
+    weights: &[f32],
+    limit: usize,
+    parts: &mut Vec<EncPart>,
+) -> Result<(), BakeError> {
+    let vjoints = |v: usize| (0..k).filter(move |&i| weights[v * k + i] != 0.0).map(move |i| joints[v * k + i]);
+    let mut cur: Vec<u16> = Vec::new();
+    let mut tris: Vec<[u32; 3]> = Vec::new();
+    let flush = |cur: &mut Vec<u16>, tris: &mut Vec<[u32; 3]>, parts: &mut Vec<EncPart>| {
+        if tris.is_empty() {
+            return;
+        }
+        let local: HashMap<u16, u16> = cur.iter().enumerate().map(|(i, &j)| (j, i as u16)).collect();
+        let mut vmap: HashMap<u32, u32> = HashMap::new();
+        let mut part = EncPart {
+            palette: cur.clone(),
+            positions: Vec::new(),
+            normals: p.normals.as_ref().map(|_| Vec::new()),
+            tangents: p.tangents.as_ref().map(|_| Vec::new()),
+            influences: k,
+            joints: Vec::new(),
+            weights: Vec::new(),
+            indices: Vec::new(),
+        };
+        for t in tris.iter() {
+            for &v in t {
+                let nv = *vmap.entry(v).or_insert_with(|| {
+                    let vi = v as usize;
+                    part.positions.push(p.positions[vi]);
+                    if let (Some(dst), Some(src)) = (part.normals.as_mut(), p.normals.as_ref()) {
+                        dst.push(src.get(vi).copied().unwrap_or([0.0; 3]));
+                    }
+                    if let (Some(dst), Some(src)) = (part.tangents.as_mut(), p.tangents.as_ref()) {
+                        dst.push(src.get(vi).copied().unwrap_or([0.0; 4]));
+                    }
+                    for i in 0..k {
+                        let w = weights[vi * k + i];
+                        part.joints.push(if w == 0.0 {
+                            0
+                        } else {
+                            local.get(&joints[vi * k + i]).copied().unwrap_or(0)
+                        });
+                        part.weights.push(w);
+                    }
+                    (part.positions.len() - 1) as u32
+                });
+                part.indices.push(nv);
+            }
+        }
+        parts.push(part);
+        cur.clear();
+        tris.clear();
+    };
+    for t in p.indices.chunks_exact(3) {
+        let mut need: Vec<u16> = Vec::new();
+        for &v in t {
+            for j in vjoints(v as usize) {
+                if !need.contains(&j) {
+                    need.push(j);
+                }
+            }
+        }
+        if need.len() > limit {
+            return Err(BakeError::PaletteTooSmall { palette: limit, needed: need.len() });
+        }
+        let extra = need.iter().filter(|j| !cur.contains(j)).count();
+        if cur.len() + extra > limit {
+            flush(&mut cur, &mut tris, parts);
+        }
+        for j in need {
+            if !cur.contains(&j) {
+                cur.push(j);
+            }
+        }
+        tris.push([t[0], t[1], t[2]]);
+    }
+    flush(&mut cur, &mut tris, parts);
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------------------
+// Clips
+// ------------------------------------------------------------------------------------------
+
+fn target_code(t: ChannelTarget) -> u8 {
+    match t {
+        ChannelTarget::Translation => TARGET_TRANSLATION,
+        ChannelTarget::Rotation => TARGET_ROTATION,
+        ChannelTarget::Scale => TARGET_SCALE,
+    }
+}
+
+fn interp_code(i: Interpolation) -> u8 {
+    match i {
+        Interpolation::Step => INTERP_STEP,
+        Interpolation::Linear => INTERP_LINEAR,
+        Interpolation::CubicSpline => INTERP_CUBIC,
+    }
+}
+
+fn encode_f32(c: &RigChannel) -> EncTrack {
+    let mut data = Vec::with_capacity(4 * (c.times.len() + c.values.len()));
+    c.times.iter().for_each(|t| data.extend_from_slice(&t.to_le_bytes()));
+    c.values.iter().for_each(|v| data.extend_from_slice(&v.to_le_bytes()));
+    EncTrack {
+        joint: c.joint as u16,
+        target: target_code(c.target),
+        interp: interp_code(c.interpolation),
+        format: FORMAT_F32,
+        keys: c.times.len() as u16,
+        data,
+    }
+}
+
+fn key_value(c: &RigChannel, k: usize) -> [f64; 4] {
+    let comps = c.target.components();
+    core::array::from_fn(|j| if j < comps { c.values.get(k * comps + j).copied().unwrap_or(0.0) as f64 } else { 0.0 })
+}
+
+/// Quantized value range of a translation/scale track over `keys`: `min` and `scale` as stored.
+fn range_of(c: &RigChannel, keys: &[usize]) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for &k in keys {
+        let v = key_value(c, k);
+        for j in 0..3 {
+            lo[j] = lo[j].min(v[j] as f32);
+            hi[j] = hi[j].max(v[j] as f32);
+        }
+    }
+    let scale = core::array::from_fn(|j| (hi[j] - lo[j]) * (65536.0 / 65535.0));
+    (lo, scale)
+}
+
+fn quantize_component(v: f64, min: f32, scale: f32) -> u16 {
+    if scale <= 0.0 {
+        return 0;
+    }
+    let q = (v - min as f64) / scale as f64 * 65536.0;
+    q.round().clamp(0.0, 65535.0) as u16
+}
+
+/// Encodes the kept keys quantized; `None` when two kept keys fall on the same quantized time.
+fn encode_quantized(c: &RigChannel, keys: &[usize], start: f32, end: f32) -> Option<EncTrack> {
+    let mut data = Vec::new();
+    let mut prev: Option<u16> = None;
+    for &k in keys {
+        let q = quantize_time(c.times[k], start, end);
+        if prev.is_some_and(|p| q <= p) {
+            return None;
+        }
+        prev = Some(q);
+        data.extend_from_slice(&q.to_le_bytes());
+    }
+    if c.target == ChannelTarget::Rotation {
+        for &k in keys {
+            let v = key_value(c, k);
+            data.extend_from_slice(&pack_rotation([v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32]));
+        }
+    } else {
+        let (min, scale) = range_of(c, keys);
+        min.iter().chain(scale.iter()).for_each(|x| data.extend_from_slice(&x.to_le_bytes()));
+        for &k in keys {
+            let v = key_value(c, k);
+            for j in 0..3 {
+                data.extend_from_slice(&quantize_component(v[j], min[j], scale[j]).to_le_bytes());
+            }
+        }
+    }
+    Some(EncTrack {
+        joint: c.joint as u16,
+        target: target_code(c.target),
+        interp: interp_code(c.interpolation),
+        format: FORMAT_QUANTIZED,
+        keys: keys.len() as u16,
+        data,
+    })
+}
+
+/// Rotation angle between two unit quaternions: `4·asin(|a − ±b| / 2)`, accurate for tiny
+/// angles.
+fn angle(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let s = if (0..4).map(|i| a[i] * b[i]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+    let diff: f64 = (0..4).map(|i| (a[i] - s * b[i]).powi(2)).sum::<f64>().sqrt();
+    4.0 * (diff / 2.0).min(1.0).asin()
+}
+
+/// The error of approximating `raw` with `approx`, in scene units, for a track on a joint whose
+/// farthest virtual vertex is `extent` away.
+fn value_error(target: ChannelTarget, raw: [f64; 4], approx: [f64; 4], extent: f64) -> f64 {
+    match target {
+        ChannelTarget::Rotation => angle(raw, approx) * extent,
+        ChannelTarget::Translation => (0..3).map(|j| (raw[j] - approx[j]).powi(2)).sum::<f64>().sqrt(),
+        ChannelTarget::Scale => (0..3).map(|j| (raw[j] - approx[j]).abs()).fold(0.0, f64::max) * extent,
+    }
+}
+
+fn interp_value(target: ChannelTarget, a: [f64; 4], b: [f64; 4], s: f64) -> [f64; 4] {
+    if target == ChannelTarget::Rotation {
+        eval::slerp(a, b, s)
+    } else {
+        core::array::from_fn(|j| a[j] + (b[j] - a[j]) * s)
+    }
+}
+
+/// Keys to keep so every removed key is reproduced within `tol` (scene units).
+fn reduce(c: &RigChannel, tol: f64, extent: f64) -> Vec<usize> {
+    let n = c.times.len();
+    if n <= 1 {
+        return (0..n).collect();
+    }
+    let first = key_value(c, 0);
+    if (1..n).all(|k| value_error(c.target, key_value(c, k), first, extent) <= tol) {
+        return vec![0];
+    }
+    let mut kept = vec![0];
+    if c.interpolation == Interpolation::Step {
+        let mut last = first;
+        for k in 1..n {
+            let v = key_value(c, k);
+            if value_error(c.target, v, last, extent) > tol {
+                kept.push(k);
+                last = v;
+            }
+        }
+        return kept;
+    }
+    let mut i = 0;
+    let mut j = 2;
+    while j < n {
+        let (ti, tj) = (c.times[i] as f64, c.times[j] as f64);
+        let (vi, vj) = (key_value(c, i), key_value(c, j));
+        let ok = (i + 1..j).all(|m| {
+            let s = (c.times[m] as f64 - ti) / (tj - ti);
+            value_error(c.target, key_value(c, m), interp_value(c.target, vi, vj, s), extent) <= tol
+        });
+        if ok {
+            j += 1;
+        } else {
+            kept.push(j - 1);
+            i = j - 1;
+            j = i + 2;
+        }
+    }
+    kept.push(n - 1);
+    kept
+}
+
+/// Joint positions in the rest pose and, per joint, the distance to its farthest descendant.
+fn extents(rig: &Rig, shell: f64) -> Vec<f64> {
+    let pose = eval::local_pose(rig, None, 0.0);
+    let model = eval::model_matrices(rig, &pose);
+    let pos: Vec<[f64; 3]> = model.iter().map(|m| [m[3][0], m[3][1], m[3][2]]).collect();
+    let mut ext = vec![0.0f64; rig.joints.len()];
+    for j in (0..rig.joints.len()).rev() {
+        let mut a = rig.joints[j].parent;
+        while let Some(p) = a {
+            let d = (0..3).map(|k| (pos[j][k] - pos[p][k]).powi(2)).sum::<f64>().sqrt();
+            ext[p] = ext[p].max(d);
+            a = rig.joints[p].parent;
+        }
+    }
+    ext.iter().map(|e| e + shell).collect()
+}
+
+/// Largest virtual-vertex displacement between two model matrices.
+fn shell_error(a: &M4, b: &M4, shell: f64) -> f64 {
+    let mut worst = 0.0f64;
+    for axis in 0..3 {
+        for sgn in [-1.0, 1.0] {
+            let mut p = [0.0; 3];
+            p[axis] = sgn * shell;
+            let (x, y) = (eval::transform_point(a, p), eval::transform_point(b, p));
+            worst = worst.max((0..3).map(|k| (x[k] - y[k]).powi(2)).sum::<f64>().sqrt());
+        }
+    }
+    worst
+}
+
+fn bake_clip(
+    rig: &Rig,
+    skel: &EncSkeleton,
+    clip: &RigClip,
+    opts: &BakeOptions,
+) -> Result<(EncClip, ClipReport), BakeError> {
+    let (start, end) = clip.time_range();
+    let mut times: Vec<f32> = clip.channels.iter().flat_map(|c| c.times.iter().copied()).collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    let source_keys: usize = clip.channels.iter().map(|c| c.times.len()).sum();
+    if clip.channels.iter().any(|c| c.times.len() > 65535) {
+        return Err(BakeError::TooManyKeys { clip: clip.name.clone() });
+    }
+    let channels: Vec<&RigChannel> =
+        clip.channels.iter().filter(|c| c.joint < rig.joints.len() && !c.times.is_empty()).collect();
+    let ext = extents(rig, opts.shell);
+    let mut budget = vec![0.5f64; rig.joints.len()];
+    // Evaluation times: every source key time and the midpoints between them.
+    let mut eval_times: Vec<f64> = Vec::new();
+    for (i, &t) in times.iter().enumerate() {
+        eval_times.push(t as f64);
+        if let Some(&n) = times.get(i + 1) {
+            eval_times.push((t as f64 + n as f64) * 0.5);
+        }
+    }
+    if eval_times.is_empty() {
+        eval_times.push(start as f64);
+    }
+    let reference: Vec<Vec<M4>> =
+        eval_times.iter().map(|&t| eval::model_matrices(rig, &eval::local_pose(rig, Some(clip), t))).collect();
+
+    let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
+    let mut errors;
+    // Joints whose tracks are stored losslessly after reduction and quantization could not
+    // meet the tolerance on their own (quantization steps larger than the bound).
+    let mut lossless = vec![opts.lossless; rig.joints.len()];
+    let mut round = 0;
+    loop {
+        enc.tracks = channels
+            .iter()
+            .map(|c| {
+                if lossless[c.joint] || c.interpolation == Interpolation::CubicSpline {
+                    return encode_f32(c);
+                }
+                let keys = reduce(c, opts.tolerance * budget[c.joint], ext[c.joint]);
+                encode_quantized(c, &keys, start, end)
+                    .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
+                    .unwrap_or_else(|| encode_f32(c))
+            })
+            .collect();
+        errors = measure(rig, skel, &enc, &eval_times, &reference, opts.shell)?;
+        let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
+        if opts.lossless || failing.is_empty() || round == 12 {
+            break;
+        }
+        for j in failing {
+            let mut a = Some(j);
+            while let Some(k) = a {
+                if round >= 8 {
+                    lossless[k] = true;
+                } else {
+                    budget[k] *= 0.5;
+                }
+                a = rig.joints[k].parent;
+            }
+        }
+        round += 1;
+    }
+    let (worst_joint, max_error) =
+        errors.iter().copied().enumerate().fold((0, 0.0f64), |acc, (j, e)| if e > acc.1 { (j, e) } else { acc });
+    let animated: std::collections::HashSet<usize> = channels.iter().map(|c| c.joint).collect();
+    let report = ClipReport {
+        name: clip.name.clone(),
+        duration: end - start,
+        tracks: enc.tracks.len(),
+        source_keys,
+        baked_keys: enc.tracks.iter().map(|t| t.keys as usize).sum(),
+        source_times: times.len(),
+        raw_bytes: 40 * animated.len() * times.len(),
+        baked_bytes: 0,
+        max_error,
+        max_error_joint: rig.joints.get(worst_joint).map(|j| j.name.clone()).unwrap_or_default(),
+    };
+    Ok((enc, report))
+}
+
+/// Samples the encoded clip with the runtime at every evaluation time and returns, per joint,
+/// the largest virtual-vertex error against the reference model matrices.
+fn measure(
+    rig: &Rig,
+    skel: &EncSkeleton,
+    enc: &EncClip,
+    times: &[f64],
+    reference: &[Vec<M4>],
+    shell: f64,
+) -> Result<Vec<f64>, BakeError> {
+    let bytes = write_file(skel, &[], &[], &[enc]);
+    let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
+    let clip = asset.clip(0).ok_or_else(|| BakeError::Encoding("clip missing".into()))?;
+    let n = rig.joints.len();
+    let soa = n.div_ceil(4);
+    let mut rest = vec![SoaTransform::<f32>::IDENTITY; soa];
+    for (i, r) in skel.rest.iter().enumerate() {
+        let t = sinew::math::Transform::new(
+            sinew::math::Vec3::new(r[0], r[1], r[2]),
+            sinew::math::Quat::new(r[3], r[4], r[5], r[6]),
+            sinew::math::Vec3::new(r[7], r[8], r[9]),
+        );
+        rest[i / 4].set_lane(i % 4, &t);
+    }
+    let mut out = vec![SoaTransform::<f32>::IDENTITY; soa];
+    let mut cursor = vec![0u16; clip.num_tracks()];
+    let mut errors = vec![0.0f64; n];
+    for (ti, &t) in times.iter().enumerate() {
+        SamplingJob {
+            clip,
+            time: t as f32,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: &rest,
+            cursor: &mut cursor,
+            output: &mut out,
+        }
+        .run()
+        .map_err(|e| BakeError::Encoding(e.to_string()))?;
+        let pose: Vec<Trs> = (0..n)
+            .map(|i| {
+                let l = out[i / 4].lane(i % 4);
+                Trs {
+                    t: l.translation.to_array().map(f64::from),
+                    r: l.rotation.to_array().map(f64::from),
+                    s: l.scale.to_array().map(f64::from),
+                }
+            })
+            .collect();
+        let model = eval::model_matrices(rig, &pose);
+        for j in 0..n {
+            errors[j] = errors[j].max(shell_error(&model[j], &reference[ti][j], shell));
+        }
+    }
+    Ok(errors)
+}

@@ -1,0 +1,285 @@
+//! A loaded model on the host: baked bytes plus the decoded skeleton, with the per-frame
+//! pipeline (sample → local-to-model → palette → skinning) the CLI and viewers share.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use sinew::asset::{Asset, ParseError};
+use sinew::clip::RotationInterpolation;
+use sinew::job::{JobError, LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
+use sinew::limits::MAX_SOA_JOINTS;
+use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
+use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
+
+use crate::bake::{bake, BakeError, BakeOptions, BakeReport};
+use crate::import::{self, ImportError};
+use crate::rig::Rig;
+
+/// Why a model could not be loaded.
+#[derive(Debug)]
+pub enum ModelError {
+    /// The file could not be read.
+    Io(std::io::Error),
+    /// Import failed.
+    Import(ImportError),
+    /// Baking failed.
+    Bake(BakeError),
+    /// The `.sinew` data is invalid.
+    Parse(ParseError),
+    /// The skeleton could not be built.
+    Skeleton(SkeletonError),
+    /// The file has no skeleton.
+    NoSkeleton,
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Io(e) => write!(f, "{e}"),
+            Self::Import(e) => write!(f, "{e}"),
+            Self::Bake(e) => write!(f, "{e}"),
+            Self::Parse(e) => write!(f, "{e}"),
+            Self::Skeleton(e) => write!(f, "{e}"),
+            Self::NoSkeleton => f.write_str("the file has no skeleton"),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// Skinning method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skinning {
+    /// Linear blend skinning.
+    Lbs,
+    /// Dual-quaternion skinning.
+    Dqs,
+}
+
+/// A model ready to animate.
+pub struct Model {
+    /// Display name.
+    pub name: String,
+    bytes: Arc<[u8]>,
+    skeleton: Box<Skeleton<f32, MAX_SOA_JOINTS>>,
+    /// The baker's report, when the model was baked from an imported file.
+    pub report: Option<BakeReport>,
+    /// Importer notes, when imported.
+    pub notes: Vec<String>,
+}
+
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model").field("name", &self.name).field("bytes", &self.bytes.len()).finish_non_exhaustive()
+    }
+}
+
+/// Skinned vertices of one mesh part.
+#[derive(Debug, Clone, Default)]
+pub struct SkinnedPart {
+    /// Positions.
+    pub positions: Vec<Vec3<f32>>,
+    /// Normals (empty when the part has none).
+    pub normals: Vec<Vec3<f32>>,
+}
+
+impl Model {
+    /// From `.sinew` bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Parse`] for invalid data, [`ModelError::NoSkeleton`] or
+    /// [`ModelError::Skeleton`] when no usable skeleton is present.
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<Model, ModelError> {
+        let asset = Asset::parse(&bytes).map_err(ModelError::Parse)?;
+        let sd = asset.skeleton().ok_or(ModelError::NoSkeleton)?;
+        let skeleton = Box::new(sd.to_skeleton().map_err(ModelError::Skeleton)?);
+        Ok(Model { name: name.to_string(), bytes: bytes.into(), skeleton, report: None, notes: Vec::new() })
+    }
+    /// Bakes an imported rig.
+    ///
+    /// # Errors
+    ///
+    /// As [`bake`] and [`Model::from_bytes`].
+    pub fn from_rig(rig: &Rig, opts: &BakeOptions) -> Result<Model, ModelError> {
+        let (bytes, report) = bake(rig, opts).map_err(ModelError::Bake)?;
+        let mut m = Model::from_bytes(&rig.name, bytes)?;
+        m.report = Some(report);
+        m.notes = rig.notes.clone();
+        Ok(m)
+    }
+    /// Loads `.sinew`, `.glb`, `.gltf` or `.md5mesh` (+ `anim`), baking imported files with
+    /// `opts`.
+    ///
+    /// # Errors
+    ///
+    /// Any [`ModelError`].
+    pub fn load(path: &Path, anim: Option<&Path>, opts: &BakeOptions) -> Result<Model, ModelError> {
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
+        if path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("sinew")) {
+            let bytes = std::fs::read(path).map_err(ModelError::Io)?;
+            return Model::from_bytes(&name, bytes);
+        }
+        let rig = import::load(path, anim).map_err(ModelError::Import)?;
+        Model::from_rig(&rig, opts)
+    }
+    /// The baked bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    /// The asset view.
+    #[must_use]
+    #[allow(clippy::redundant_closure)] // the closure shortens the 'static view's lifetime
+    pub fn asset(&self) -> Asset<'_> {
+        // The bytes passed `Asset::parse` in the constructor.
+        Asset::reopen(&self.bytes).unwrap_or_else(|| unreachable_asset())
+    }
+    /// The skeleton.
+    #[must_use]
+    pub fn skeleton(&self) -> SkeletonView<'_, f32> {
+        self.skeleton.view()
+    }
+    /// Index of a clip by name or decimal index.
+    #[must_use]
+    pub fn find_clip(&self, key: &str) -> Option<usize> {
+        let a = self.asset();
+        (0..a.num_clips())
+            .find(|&i| a.clip(i).is_some_and(|c| c.name() == key))
+            .or_else(|| key.parse::<usize>().ok().filter(|&i| i < a.num_clips()))
+    }
+    /// Local pose of clip `clip` at time `t` (or the rest pose), into `pose`.
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when the clip does not fit the skeleton.
+    pub fn sample(
+        &self,
+        clip: Option<usize>,
+        t: f32,
+        rotation: RotationInterpolation,
+        cursor: &mut Vec<u16>,
+        pose: &mut Vec<SoaTransform<f32>>,
+    ) -> Result<(), JobError> {
+        let rest = self.skeleton.rest_pose();
+        pose.resize(rest.len(), SoaTransform::IDENTITY);
+        match clip.and_then(|i| self.asset().clip(i)) {
+            Some(c) => {
+                cursor.resize(c.num_tracks().max(cursor.len()), 0);
+                SamplingJob { clip: c, time: t, rotation, rest_pose: rest, cursor, output: pose }.run()
+            }
+            None => {
+                pose.copy_from_slice(rest);
+                Ok(())
+            }
+        }
+    }
+    /// Model-space matrices of a local pose.
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when `pose` is too short.
+    pub fn world(&self, pose: &[SoaTransform<f32>], out: &mut Vec<Mat4<f32>>) -> Result<(), JobError> {
+        out.resize(self.skeleton.num_joints(), Mat4::IDENTITY);
+        LocalToModelJob { skeleton: self.skeleton.view(), root: None, input: pose, output: out, from: None, to: None }
+            .run()
+    }
+    /// The skin palette (world × inverse bind) of skin `skin`.
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when `world` is too short; an empty palette for a missing skin.
+    pub fn palette(&self, world: &[Mat4<f32>], skin: usize) -> Result<Vec<Mat4<f32>>, JobError> {
+        let Some(s) = self.asset().skin(skin) else { return Ok(Vec::new()) };
+        let joints: Vec<u16> = (0..s.num_joints()).map(|i| s.joint(i)).collect();
+        let ib: Vec<Mat4<f32>> = (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect();
+        let mut out = vec![Mat4::IDENTITY; ib.len()];
+        SkinMatrixJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut out }.run()?;
+        Ok(out)
+    }
+    /// The dual-quaternion palette of skin `skin`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::palette`].
+    pub fn dq_palette(&self, world: &[Mat4<f32>], skin: usize) -> Result<Vec<DualQuat<f32>>, JobError> {
+        let Some(s) = self.asset().skin(skin) else { return Ok(Vec::new()) };
+        let joints: Vec<u16> = (0..s.num_joints()).map(|i| s.joint(i)).collect();
+        let ib: Vec<Mat4<f32>> = (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect();
+        let mut out = vec![DualQuat::IDENTITY; ib.len()];
+        SkinDualQuatJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut out }.run()?;
+        Ok(out)
+    }
+    /// Skins every part of mesh `mesh` with a skin palette (`palette`/`dq` from
+    /// [`Model::palette`] / [`Model::dq_palette`]). Rigid meshes follow their node's world
+    /// matrix (identity without one).
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when the palette does not fit the mesh.
+    pub fn skin_mesh(
+        &self,
+        mesh: usize,
+        world: &[Mat4<f32>],
+        palette: &[Mat4<f32>],
+        dq: &[DualQuat<f32>],
+        method: Skinning,
+    ) -> Result<Vec<SkinnedPart>, JobError> {
+        let Some(m) = self.asset().mesh(mesh) else { return Ok(Vec::new()) };
+        let mut out = Vec::new();
+        for part in m.parts() {
+            let n = part.num_vertices();
+            let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
+            let normals: Option<Vec<Vec3<f32>>> = part.has_normals().then(|| (0..n).map(|v| part.normal(v)).collect());
+            let mut sp = SkinnedPart {
+                positions: vec![Vec3::ZERO; n],
+                normals: vec![Vec3::ZERO; if normals.is_some() { n } else { 0 }],
+            };
+            if part.influences() == 0 {
+                let node = m.node().and_then(|j| world.get(j)).copied().unwrap_or(Mat4::IDENTITY);
+                for v in 0..n {
+                    sp.positions[v] = node.transform_point3(positions[v]);
+                    if let Some(nrm) = &normals {
+                        sp.normals[v] = node.transform_vector3(nrm[v]);
+                    }
+                }
+                out.push(sp);
+                continue;
+            }
+            let k = part.influences();
+            let joints: Vec<u16> = (0..n * k).map(|i| part.joint(i / k, i % k)).collect();
+            let weights: Vec<f32> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
+            let pl = part.palette_len();
+            let local_m: Vec<Mat4<f32>> =
+                (0..pl).map(|i| palette.get(part.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY)).collect();
+            let local_d: Vec<DualQuat<f32>> =
+                (0..pl).map(|i| dq.get(part.palette(i) as usize).copied().unwrap_or(DualQuat::IDENTITY)).collect();
+            SkinningJob {
+                palette: match method {
+                    Skinning::Lbs => Palette::Matrices(&local_m),
+                    Skinning::Dqs => Palette::DualQuats(&local_d),
+                },
+                influences: k,
+                joint_indices: &joints,
+                joint_weights: &weights,
+                positions: &positions,
+                normals: normals.as_deref(),
+                tangents: None,
+                out_positions: &mut sp.positions,
+                out_normals: normals.as_ref().map(|_| sp.normals.as_mut_slice()),
+                out_tangents: None,
+            }
+            .run()?;
+            out.push(sp);
+        }
+        Ok(out)
+    }
+}
+
+fn unreachable_asset() -> Asset<'static> {
+    // An empty but valid view; only reached if bytes that parsed once stop re-opening.
+    static EMPTY: [u8; 24] =
+        [b'S', b'I', b'N', b'E', b'W', 0, b'\r', b'\n', 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    Asset::reopen(&EMPTY).unwrap_or_else(|| panic!("static empty asset is valid"))
+}
