@@ -30,10 +30,10 @@ use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip};
 /// Baking options.
 #[derive(Debug, Clone, Copy)]
 pub struct BakeOptions {
-    /// Largest allowed displacement of a virtual vertex, in scene units (default 1e-4: 0.01 cm
-    /// for a model in meters).
+    /// Largest allowed displacement of a virtual vertex, in meters (default 1e-4: 0.01 cm);
+    /// converted to scene units with [`Rig::meters_per_unit`].
     pub tolerance: f64,
-    /// Distance of the virtual vertices from each joint, in scene units (default 0.03).
+    /// Distance of the virtual vertices from each joint, in meters (default 0.03).
     pub shell: f64,
     /// Largest bone palette per mesh part (`None`: one part per primitive).
     pub palette: Option<usize>,
@@ -113,7 +113,7 @@ pub struct ClipReport {
     pub raw_bytes: usize,
     /// Size of the clip section.
     pub baked_bytes: usize,
-    /// Largest virtual-vertex error measured, in scene units.
+    /// Largest virtual-vertex error measured, in scene units (see `Rig::meters_per_unit`).
     pub max_error: f64,
     /// Joint with the largest error.
     pub max_error_joint: String,
@@ -367,8 +367,10 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
     }
     report.parts = meshes.iter().map(|m| m.parts.len()).sum();
     let mut clips = Vec::new();
+    let unit = rig.meters_per_unit.filter(|u| *u > 0.0 && u.is_finite()).unwrap_or(1.0);
+    let scene_opts = BakeOptions { tolerance: opts.tolerance / unit, shell: opts.shell / unit, ..*opts };
     for c in &rig.clips {
-        let (enc, rep) = bake_clip(rig, &skel, c, opts)?;
+        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts)?;
         clips.push(enc);
         report.clips.push(rep);
     }
@@ -411,7 +413,15 @@ fn bake_mesh(
         let (influences, joints, weights) = match skin_joints {
             Some(sj) if p.influences > 0 => {
                 let k_in = p.influences;
-                let k = k_in.min(kmax);
+                // Slots that are zero on every vertex are dropped (e.g. 4 slots holding 1 joint).
+                let used = (0..n)
+                    .map(|v| {
+                        (0..k_in).filter(|&i| p.joint_weights.get(v * k_in + i).is_some_and(|&w| w != 0.0)).count()
+                    })
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
+                let k = used.min(kmax);
                 let mut joints = Vec::with_capacity(n * k);
                 let mut weights = Vec::with_capacity(n * k);
                 for v in 0..n {
@@ -578,15 +588,26 @@ fn interp_code(i: Interpolation) -> u8 {
 }
 
 fn encode_f32(c: &RigChannel) -> EncTrack {
-    let mut data = Vec::with_capacity(4 * (c.times.len() + c.values.len()));
-    c.times.iter().for_each(|t| data.extend_from_slice(&t.to_le_bytes()));
-    c.values.iter().for_each(|v| data.extend_from_slice(&v.to_le_bytes()));
+    encode_f32_keys(c, &(0..c.times.len()).collect::<Vec<_>>())
+}
+
+/// Lossless `f32` encoding of the kept keys (all components of each key, tangents included).
+fn encode_f32_keys(c: &RigChannel, keys: &[usize]) -> EncTrack {
+    let per_key = if c.interpolation == Interpolation::CubicSpline { 3 } else { 1 } * c.target.components();
+    let mut data = Vec::with_capacity(keys.len() * (4 + 4 * per_key));
+    keys.iter().for_each(|&k| data.extend_from_slice(&c.times[k].to_le_bytes()));
+    for &k in keys {
+        for j in 0..per_key {
+            let v = c.values.get(k * per_key + j).copied().unwrap_or(0.0);
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+    }
     EncTrack {
         joint: c.joint as u16,
         target: target_code(c.target),
         interp: interp_code(c.interpolation),
         format: FORMAT_F32,
-        keys: c.times.len() as u16,
+        keys: keys.len() as u16,
         data,
     }
 }
@@ -790,18 +811,22 @@ fn bake_clip(
 
     let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
     let mut errors;
-    // Joints whose tracks are stored losslessly after reduction and quantization could not
-    // meet the tolerance on their own (quantization steps larger than the bound).
-    let mut lossless = vec![opts.lossless; rig.joints.len()];
+    // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
+    // quantization steps alone exceed the bound), 2 = every key in f32. Joints on the path of a
+    // joint that misses the bound get a halved budget, then move up a mode.
+    let mut mode = vec![if opts.lossless { 2u8 } else { 0 }; rig.joints.len()];
     let mut round = 0;
     loop {
         enc.tracks = channels
             .iter()
             .map(|c| {
-                if lossless[c.joint] || c.interpolation == Interpolation::CubicSpline {
+                if mode[c.joint] == 2 || c.interpolation == Interpolation::CubicSpline {
                     return encode_f32(c);
                 }
                 let keys = reduce(c, opts.tolerance * budget[c.joint], ext[c.joint]);
+                if mode[c.joint] == 1 {
+                    return encode_f32_keys(c, &keys);
+                }
                 encode_quantized(c, &keys, start, end)
                     .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
                     .unwrap_or_else(|| encode_f32(c))
@@ -809,16 +834,19 @@ fn bake_clip(
             .collect();
         errors = measure(rig, skel, &enc, &eval_times, &reference, opts.shell)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
-        if opts.lossless || failing.is_empty() || round == 12 {
+        if opts.lossless || failing.is_empty() || round == 14 {
             break;
         }
         for j in failing {
             let mut a = Some(j);
             while let Some(k) = a {
-                if round >= 8 {
-                    lossless[k] = true;
-                } else {
-                    budget[k] *= 0.5;
+                match (mode[k], round) {
+                    (0, r) if r >= 3 => {
+                        mode[k] = 1;
+                        budget[k] = 0.5;
+                    }
+                    (1, r) if r >= 9 => mode[k] = 2,
+                    _ => budget[k] *= 0.5,
                 }
                 a = rig.joints[k].parent;
             }

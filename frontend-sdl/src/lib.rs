@@ -1,6 +1,7 @@
 //! sinew's host side: importers, the baker, and the viewers behind the `sinew` command line.
 
 pub mod bake;
+pub mod bench;
 pub mod dump;
 pub mod eval;
 pub mod import;

@@ -34,10 +34,10 @@ enum Command {
         /// md5 animation to include (for .md5mesh inputs).
         #[arg(long)]
         anim: Option<PathBuf>,
-        /// Largest virtual-vertex error in scene units (0.0001 = 0.01 cm for a model in meters).
+        /// Largest virtual-vertex error, in meters (0.0001 = 0.01 cm).
         #[arg(long, default_value_t = 1.0e-4)]
         tolerance: f64,
-        /// Distance of the virtual vertices from each joint, in scene units.
+        /// Distance of the virtual vertices from each joint, in meters.
         #[arg(long, default_value_t = 0.03)]
         shell: f64,
         /// Split meshes into parts whose bone palettes hold at most N joints.
@@ -54,6 +54,18 @@ enum Command {
     Info {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         file: PathBuf,
+        /// md5 animation (for .md5mesh inputs).
+        #[arg(long)]
+        anim: Option<PathBuf>,
+    },
+    /// Time the runtime stages (sample, l2m, skin, ...) on a model's baked data; prints
+    /// `sinew <stage> <model> <ns_per_unit> <count>` lines (see ../shared/bench).
+    Bench {
+        /// A .sinew, .glb, .gltf or .md5mesh file.
+        model: PathBuf,
+        /// Clip name or index (default: the first).
+        #[arg(long)]
+        clip: Option<String>,
         /// md5 animation (for .md5mesh inputs).
         #[arg(long)]
         anim: Option<PathBuf>,
@@ -148,6 +160,30 @@ fn run(command: Command) -> Result<(), Failure> {
                 }
             }
             eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
+            Ok(())
+        }
+        Command::Bench { model: path, clip, anim } => {
+            let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
+            let clip = match clip {
+                Some(key) => {
+                    model.find_clip(&key).ok_or_else(|| fail(&path, format!("no clip named or numbered '{key}'")))?
+                }
+                None => 0,
+            };
+            if let Some(c) = model.asset().clip(clip) {
+                eprintln!(
+                    "clip '{}': {} tracks, {} baked keys ({} bytes)",
+                    c.name(),
+                    c.num_tracks(),
+                    c.num_keys(),
+                    c.byte_len()
+                );
+            }
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
+            for m in sinew_frontend::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
+                println!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count);
+                eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
+            }
             Ok(())
         }
         Command::Info { file, anim } => {

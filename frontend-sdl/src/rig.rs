@@ -20,6 +20,9 @@ pub struct Rig {
     /// Things the importer skipped or changed, one line each (unsupported channels, clamped
     /// influences, ...), for `sinew info` and logs.
     pub notes: Vec<String>,
+    /// Length of one scene unit in meters, when the format says (md5: 1 inch); `None` means
+    /// meters (glTF). The baker states its tolerances in meters and converts with this.
+    pub meters_per_unit: Option<f64>,
 }
 
 /// One node of the hierarchy.

@@ -577,7 +577,7 @@ impl<'a> Importer<'a> {
         let (skins, skin_map) = self.skins(&h)?;
         let meshes = self.meshes(&h, &joints, &skin_map)?;
         let clips = self.clips(&h)?;
-        Ok(Rig { name: String::new(), joints, skins, meshes, clips, notes: Vec::new() })
+        Ok(Rig { name: String::new(), joints, skins, meshes, clips, notes: Vec::new(), meters_per_unit: None })
     }
 
     // ---- hierarchy ----------------------------------------------------------------------

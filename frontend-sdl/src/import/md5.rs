@@ -1526,7 +1526,7 @@ pub fn to_rig(mesh: &Md5Mesh, anims: &[(&str, &Md5Anim)], name: &str) -> Result<
         notes.push("md5: anim bounds are not kept".to_owned());
     }
 
-    Ok(Rig { name: name.to_owned(), joints, skins, meshes, clips, notes })
+    Ok(Rig { name: name.to_owned(), joints, skins, meshes, clips, notes, meters_per_unit: Some(0.0254) })
 }
 
 /// Parses an `.md5mesh` text and optionally an `.md5anim` text into a [`Rig`] named `name`; the

@@ -1,0 +1,182 @@
+//! `sinew bench`: the per-stage workloads of the peer benchmark kit (`../shared/bench`), timed
+//! in one process, printing `sinew <stage> <model> <ns_per_unit> <count>` lines.
+//!
+//! Each measurement warms up for about 0.2 s (which also sets the iteration count), then runs
+//! 7 repetitions of about 0.2 s and reports the median repetition's mean time per call. All
+//! buffers are allocated before timing starts.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use sinew::clip::RotationInterpolation;
+use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinningJob};
+use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
+
+use crate::model::Model;
+
+/// One printed measurement.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// Stage name (`sample`, `sample_call`, `blend`, `l2m`, `skin`, `skin_dqs`).
+    pub stage: &'static str,
+    /// Nanoseconds per unit (joint, vertex or call).
+    pub ns_per_unit: f64,
+    /// Units per call (joints or vertices).
+    pub count: usize,
+    /// Fastest and slowest repetition, ns per call.
+    pub min_max: (f64, f64),
+}
+
+/// Times `f` as described in the module docs; returns (median, min, max) ns per call.
+pub fn time_it(mut f: impl FnMut()) -> (f64, f64, f64) {
+    let warm = Duration::from_millis(200);
+    let start = Instant::now();
+    let mut iters = 0u64;
+    while start.elapsed() < warm {
+        f();
+        iters += 1;
+    }
+    let per_call = start.elapsed().as_secs_f64() / iters.max(1) as f64;
+    let reps_iters = ((0.2 / per_call.max(1e-9)) as u64).max(1);
+    let mut reps: Vec<f64> = (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..reps_iters {
+                f();
+            }
+            t.elapsed().as_secs_f64() * 1e9 / reps_iters as f64
+        })
+        .collect();
+    reps.sort_by(f64::total_cmp);
+    (reps[3], reps[0], reps[6])
+}
+
+/// Runs the kit's workloads on `model`'s clip `clip`.
+///
+/// # Errors
+///
+/// A message when the model has no clip or a job refuses its inputs.
+pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
+    let asset = model.asset();
+    let c = asset.clip(clip).ok_or("the model has no such clip")?;
+    let skel = model.skeleton();
+    let joints = skel.num_joints();
+    let soa = skel.num_soa_joints();
+    let mut out = Vec::new();
+
+    // sample: t advances by 1/60 s before each call and wraps; the cursor persists.
+    let duration = c.end() - c.start();
+    let mut cursor = vec![0u16; c.num_tracks()];
+    let mut pose = vec![SoaTransform::<f32>::IDENTITY; soa];
+    let mut t = 0.0f32;
+    let mut err = None;
+    let (med, lo, hi) = time_it(|| {
+        t += 1.0 / 60.0;
+        if t >= duration {
+            t -= duration;
+        }
+        let r = SamplingJob {
+            clip: c,
+            time: c.start() + t,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: skel.rest_pose(),
+            cursor: &mut cursor,
+            output: &mut pose,
+        }
+        .run();
+        if let Err(e) = r {
+            err = Some(e);
+        }
+        black_box(&pose);
+    });
+    if let Some(e) = err {
+        return Err(e.to_string());
+    }
+    out.push(Measurement { stage: "sample", ns_per_unit: med / joints as f64, count: joints, min_max: (lo, hi) });
+    out.push(Measurement { stage: "sample_call", ns_per_unit: med, count: joints, min_max: (lo, hi) });
+
+    // l2m: the pose sampled at 25 % of the clip, identity root.
+    let mut p25 = vec![SoaTransform::<f32>::IDENTITY; soa];
+    model
+        .sample(Some(clip), c.start() + 0.25 * duration, RotationInterpolation::NlerpCorrected, &mut cursor, &mut p25)
+        .map_err(|e| e.to_string())?;
+    let mut world = vec![Mat4::<f32>::IDENTITY; joints];
+    let (med, lo, hi) = time_it(|| {
+        let r =
+            LocalToModelJob { skeleton: skel, root: None, input: &p25, output: &mut world, from: None, to: None }.run();
+        if let Err(e) = r {
+            err = Some(e);
+        }
+        black_box(&world);
+    });
+    out.push(Measurement { stage: "l2m", ns_per_unit: med / joints as f64, count: joints, min_max: (lo, hi) });
+
+    // skin: every skinned part of the first mesh using skin 0, positions and normals.
+    let palette = model.palette(&world, 0).map_err(|e| e.to_string())?;
+    let dq = model.dq_palette(&world, 0).map_err(|e| e.to_string())?;
+    if let Some(mesh) = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin() == Some(0)) {
+        struct Part {
+            pal: Vec<Mat4<f32>>,
+            dq: Vec<DualQuat<f32>>,
+            k: usize,
+            joints: Vec<u16>,
+            weights: Vec<f32>,
+            pos: Vec<Vec3<f32>>,
+            nrm: Vec<Vec3<f32>>,
+            out_p: Vec<Vec3<f32>>,
+            out_n: Vec<Vec3<f32>>,
+        }
+        let mut parts: Vec<Part> = mesh
+            .parts()
+            .filter(|p| p.influences() > 0)
+            .map(|p| {
+                let n = p.num_vertices();
+                let k = p.influences();
+                Part {
+                    pal: (0..p.palette_len())
+                        .map(|i| palette.get(p.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY))
+                        .collect(),
+                    dq: (0..p.palette_len())
+                        .map(|i| dq.get(p.palette(i) as usize).copied().unwrap_or(DualQuat::IDENTITY))
+                        .collect(),
+                    k,
+                    joints: (0..n * k).map(|i| p.joint(i / k, i % k)).collect(),
+                    weights: (0..n * k).map(|i| p.weight(i / k, i % k)).collect(),
+                    pos: (0..n).map(|v| p.position(v)).collect(),
+                    nrm: (0..n).map(|v| p.normal(v)).collect(),
+                    out_p: vec![Vec3::ZERO; n],
+                    out_n: vec![Vec3::ZERO; n],
+                }
+            })
+            .collect();
+        let verts: usize = parts.iter().map(|p| p.pos.len()).sum();
+        for (stage, dqs) in [("skin", false), ("skin_dqs", true)] {
+            let (med, lo, hi) = time_it(|| {
+                for p in parts.iter_mut() {
+                    let r = SkinningJob {
+                        palette: if dqs { Palette::DualQuats(&p.dq) } else { Palette::Matrices(&p.pal) },
+                        influences: p.k,
+                        joint_indices: &p.joints,
+                        joint_weights: &p.weights,
+                        positions: &p.pos,
+                        normals: Some(&p.nrm),
+                        tangents: None,
+                        out_positions: &mut p.out_p,
+                        out_normals: Some(&mut p.out_n),
+                        out_tangents: None,
+                    }
+                    .run();
+                    if let Err(e) = r {
+                        err = Some(e);
+                    }
+                    black_box(&p.out_p);
+                }
+            });
+            out.push(Measurement { stage, ns_per_unit: med / verts.max(1) as f64, count: verts, min_max: (lo, hi) });
+        }
+    }
+    if let Some(e) = err {
+        return Err(e.to_string());
+    }
+    Ok(out)
+}
