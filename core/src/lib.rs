@@ -11,11 +11,16 @@
 //!   quaternions, and their structure-of-arrays forms (four joints per [`math::SoaTransform`]).
 //!   Transcendental functions are written once in [`math::ops`] and measured against `f64`.
 //! - **[`skeleton`]**: a validated, parents-first joint hierarchy with its rest pose and names.
+//! - **[`asset`] and [`clip`]**: the baked `.sinew` format, parsed zero-copy and validated once;
+//!   clips with STEP / LINEAR / CUBICSPLINE tracks, lossless or quantized keys.
 //! - **[`job`]**: the per-frame work as ozz-style jobs — structs of borrowed inputs and
 //!   outputs with `validate()` and `run()`; `run` validates first and writes nothing on error.
 //!   [`job::LocalToModelJob`] walks the hierarchy, [`job::SkinMatrixJob`] and
 //!   [`job::SkinDualQuatJob`] build skin palettes, [`job::SkinningJob`] skins vertices (linear
-//!   blend or dual quaternion).
+//!   blend or dual quaternion), [`job::SamplingJob`] evaluates clips.
+//! - **[`raster`]**: a software rasterizer for devices without a GPU — fixed-point edges with a
+//!   top-left fill rule, near-plane clipping, depth, Lambert shading, XRGB8888 / RGB565 targets,
+//!   and band rendering for displays without a full framebuffer in RAM.
 //!
 //! The caller owns every buffer; errors are small `Copy` enums with `Display` and
 //! `core::error::Error`.

@@ -389,7 +389,7 @@ fn bad_tracks_give_specific_errors() {
         Err(ParseError::UnsortedKeys { section: 1, track: 0 })
     );
     // Data shorter than declared.
-    assert_eq!(parse_with(t(0, 0, 1, 0, 3, lin)).is_err(), true);
+    assert!(parse_with(t(0, 0, 1, 0, 3, lin)).is_err());
 }
 
 #[test]

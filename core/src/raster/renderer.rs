@@ -1,0 +1,246 @@
+//! The renderer: camera, light and culling settings, and the full-frame and banded entry
+//! points.
+
+use super::clip::Viewport;
+use super::color::{PixelFormat, Rgb};
+use super::depth::DepthFormat;
+use super::line::{draw_lines, draw_points, Lines, Points};
+use super::mesh::{draw_mesh, project_mesh, CachedVertex, Mesh};
+use super::target::{BandBuffer, Sink, Target};
+use super::RasterError;
+use crate::math::{Mat4, Vec3};
+use crate::real::Real;
+
+/// Which triangles to discard by facing. Front faces are counter-clockwise in normalized
+/// device coordinates (y up), as in glTF and OpenGL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cull {
+    /// Discard back faces (clockwise).
+    #[default]
+    Back,
+    /// Discard front faces.
+    Front,
+    /// Draw both.
+    None,
+}
+
+/// A directional light with an ambient term. A surface with unit normal `n̂` gets the level
+/// `ambient + diffuse · max(0, n̂ · l̂)`, clamped to `[0, 1]`, where `l̂` is `direction`
+/// normalized.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light<R> {
+    /// World-space direction from surfaces towards the light (any non-zero length).
+    pub direction: Vec3<R>,
+    /// Level of surfaces facing away from the light, 0 to 1.
+    pub ambient: R,
+    /// Extra level of surfaces facing the light head-on, 0 to 1.
+    pub diffuse: R,
+}
+
+impl<R: Real> Default for Light<R> {
+    /// From the viewer's upper left (`(-1, 1, 1)` in a y-up, z-towards-viewer world), ambient
+    /// 0.25, diffuse 0.75.
+    fn default() -> Self {
+        Light { direction: Vec3::new(-R::ONE, R::ONE, R::ONE), ambient: R::ratio(1, 4), diffuse: R::ratio(3, 4) }
+    }
+}
+
+/// One drawing command of a scene.
+#[derive(Clone, Copy, Debug)]
+pub enum Draw<'a, R> {
+    /// A lit triangle mesh, depth-tested when the target has depth.
+    Mesh(Mesh<'a, R>),
+    /// A line list.
+    Lines(Lines<'a, R>),
+    /// A point list.
+    Points(Points<'a, R>),
+}
+
+/// Draws meshes, lines and points with one camera, light and culling mode.
+///
+/// Commands draw in order; meshes depth-test against what is already in the target (when it
+/// has depth), so opaque meshes may come in any order, and overlays without depth test should
+/// come last.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Renderer<R> {
+    /// Projection × view, e.g. `Mat4::perspective_rh_gl(..) * Mat4::look_at_rh(..)`; OpenGL
+    /// clip conventions (`−w ≤ z ≤ w`).
+    pub view_proj: Mat4<R>,
+    /// The light.
+    pub light: Light<R>,
+    /// Face culling.
+    pub cull: Cull,
+}
+
+impl<R: Real> Renderer<R> {
+    /// A renderer with the default light and back-face culling.
+    #[must_use]
+    pub fn new(view_proj: Mat4<R>) -> Self {
+        Renderer { view_proj, light: Light::default(), cull: Cull::Back }
+    }
+
+    /// The number of [`CachedVertex`] entries [`render`](Self::render) and
+    /// [`render_bands`](Self::render_bands) need for `scene`: the sum of its meshes' position
+    /// counts.
+    #[must_use]
+    pub fn scratch_len(scene: &[Draw<'_, R>]) -> usize {
+        scene.iter().map(|d| if let Draw::Mesh(m) = d { m.positions.len() } else { 0 }).sum()
+    }
+
+    /// Checks every command of `scene` and that `scratch_len` entries of scratch suffice.
+    ///
+    /// # Errors
+    ///
+    /// As [`Mesh::validate`] and [`Lines::validate`]; [`RasterError::ScratchTooSmall`] when
+    /// `scratch_len` is below [`scratch_len`](Self::scratch_len).
+    pub fn validate(&self, scene: &[Draw<'_, R>], scratch_len: usize) -> Result<(), RasterError> {
+        for d in scene {
+            match d {
+                Draw::Mesh(m) => m.validate()?,
+                Draw::Lines(l) => l.validate()?,
+                Draw::Points(_) => {}
+            }
+        }
+        if scratch_len < Self::scratch_len(scene) {
+            return Err(RasterError::ScratchTooSmall);
+        }
+        Ok(())
+    }
+
+    /// Draws `scene` into `target` in order (without clearing it first).
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is drawn on error.
+    pub fn render<C: PixelFormat, D: DepthFormat>(
+        &self,
+        target: &mut Target<'_, C, D>,
+        scene: &[Draw<'_, R>],
+        scratch: &mut [CachedVertex],
+    ) -> Result<(), RasterError> {
+        self.validate(scene, scratch.len())?;
+        let vp = Viewport::new(target.width(), target.height());
+        self.project(scene, &vp, scratch);
+        self.draw_scene(target, scene, &vp, scratch);
+        Ok(())
+    }
+
+    /// Draws one mesh into `target`; `scratch` needs `mesh.positions.len()` entries.
+    ///
+    /// # Errors
+    ///
+    /// As [`render`](Self::render).
+    pub fn draw_mesh<C: PixelFormat, D: DepthFormat>(
+        &self,
+        target: &mut Target<'_, C, D>,
+        mesh: &Mesh<'_, R>,
+        scratch: &mut [CachedVertex],
+    ) -> Result<(), RasterError> {
+        self.render(target, &[Draw::Mesh(*mesh)], scratch)
+    }
+
+    /// Draws a line list into `target`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Lines::validate`].
+    pub fn draw_lines<C: PixelFormat, D: DepthFormat>(
+        &self,
+        target: &mut Target<'_, C, D>,
+        lines: &Lines<'_, R>,
+    ) -> Result<(), RasterError> {
+        self.render(target, &[Draw::Lines(*lines)], &mut [])
+    }
+
+    /// Draws a point list into `target`.
+    ///
+    /// # Errors
+    ///
+    /// None at present; the `Result` keeps the signature in line with the other draws.
+    pub fn draw_points<C: PixelFormat, D: DepthFormat>(
+        &self,
+        target: &mut Target<'_, C, D>,
+        points: &Points<'_, R>,
+    ) -> Result<(), RasterError> {
+        self.render(target, &[Draw::Points(*points)], &mut [])
+    }
+
+    /// Renders `scene` into a `bands.width() × bands.height()` frame, `bands.rows()` rows at a
+    /// time: for each band from the top, clears it to `clear` (and the far depth), draws every
+    /// command that touches it, and calls `emit(y0, pixels)` with the band's first frame row
+    /// and its `width × rows` pixels (the last band may have fewer rows). Vertices are
+    /// projected once for the whole frame. The pixels equal those of [`render`](Self::render)
+    /// into a cleared full-frame target with the same formats.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is drawn or emitted on error.
+    pub fn render_bands<C, D, F>(
+        &self,
+        bands: &mut BandBuffer<'_, C, D>,
+        scene: &[Draw<'_, R>],
+        scratch: &mut [CachedVertex],
+        clear: Rgb,
+        mut emit: F,
+    ) -> Result<(), RasterError>
+    where
+        C: PixelFormat,
+        D: DepthFormat,
+        F: FnMut(u32, &[C::Raw]),
+    {
+        self.validate(scene, scratch.len())?;
+        let (width, height, rows) = (bands.width, bands.height, bands.rows);
+        let vp = Viewport::new(width, height);
+        self.project(scene, &vp, scratch);
+        let mut y0 = 0;
+        while y0 < height {
+            let n = rows.min(height - y0);
+            let len = width as usize * n as usize;
+            let Some(color) = bands.color.get_mut(..len) else { return Ok(()) };
+            let depth = match bands.depth.as_deref_mut() {
+                Some(d) => d.get_mut(..len),
+                None => None,
+            };
+            let mut target = Target::<C, D>::band(color, depth, width, height, y0, n);
+            target.clear(clear);
+            self.draw_scene(&mut target, scene, &vp, scratch);
+            emit(y0, target.pixels());
+            y0 += n;
+        }
+        Ok(())
+    }
+
+    /// Vertex stage for every mesh of a validated scene.
+    pub(crate) fn project(&self, scene: &[Draw<'_, R>], vp: &Viewport<R>, scratch: &mut [CachedVertex]) {
+        let mut rest = scratch;
+        for d in scene {
+            if let Draw::Mesh(m) = d {
+                let (cache, tail) = rest.split_at_mut(m.positions.len().min(rest.len()));
+                project_mesh(m, &self.view_proj, &self.light, vp, cache);
+                rest = tail;
+            }
+        }
+    }
+
+    /// Primitive and raster stages for every command of a validated, projected scene.
+    pub(crate) fn draw_scene<S: Sink>(
+        &self,
+        sink: &mut S,
+        scene: &[Draw<'_, R>],
+        vp: &Viewport<R>,
+        scratch: &[CachedVertex],
+    ) {
+        let mut rest = scratch;
+        for d in scene {
+            match d {
+                Draw::Mesh(m) => {
+                    let (cache, tail) = rest.split_at(m.positions.len().min(rest.len()));
+                    draw_mesh(sink, m, &self.view_proj, &self.light, self.cull, vp, cache);
+                    rest = tail;
+                }
+                Draw::Lines(l) => draw_lines(sink, l, &self.view_proj, vp),
+                Draw::Points(p) => draw_points(sink, p, &self.view_proj, vp),
+            }
+        }
+    }
+}
