@@ -318,42 +318,81 @@ impl<'a> Clip<'a> {
                 }
             }
         } else {
-            let key_time = |k: usize| time.start + time.scale * R::from_fixed_bits(le_u16(data, k * 2) as i32, 16);
-            let vals = n * 2;
-            let value = |k: usize| -> [R; 4] {
-                if target == TARGET_ROTATION {
-                    let at = vals + k * ROTATION_BYTES;
-                    let mut p = [0u8; 6];
-                    for (j, v) in p.iter_mut().enumerate() {
-                        *v = byte(data, at + j);
-                    }
-                    unpack_rotation::<R>(p).to_array()
-                } else {
-                    let at = vals + 24 + k * 6;
-                    core::array::from_fn(|j| {
-                        if j < 3 {
-                            let min = R::from_f32(le_f32(data, vals + j * 4));
-                            let scale = R::from_f32(le_f32(data, vals + 12 + j * 4));
-                            min + scale * R::from_fixed_bits(le_u16(data, at + j * 2) as i32, 16)
-                        } else {
-                            R::ZERO
-                        }
-                    })
-                }
+            sample_quantized(data, n, target, interp, t, time, cursor, rot)
+        };
+        (joint, target, out)
+    }
+}
+
+/// Samples a quantized track (STEP or LINEAR).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn sample_quantized<R: Real>(
+    data: &[u8],
+    n: usize,
+    target: u8,
+    interp: u8,
+    t: R,
+    time: &ClipTime<R>,
+    cursor: &mut u16,
+    rot: RotationInterpolation,
+) -> [R; 4] {
+    let vals = n * 2;
+    if target == TARGET_ROTATION {
+        let raw = |k: usize| -> Quat<R> {
+            let at = vals + k * ROTATION_BYTES;
+            let p = match data.get(at..at + ROTATION_BYTES) {
+                Some(b) => [b[0], b[1], b[2], b[3], b[4], b[5]],
+                None => [0; ROTATION_BYTES],
             };
-            match interval(n, t, cursor, key_time) {
-                Span::At(k) => value(k),
-                Span::Between(k, t0, t1) => {
-                    if interp == INTERP_STEP {
-                        value(k)
-                    } else {
-                        let s = ((t - t0) / (t1 - t0)).clamp(R::ZERO, R::ONE);
-                        lerp_value(target, value(k), value(k + 1), s, rot)
+            unpack_rotation_raw::<R>(p)
+        };
+        if n == 1 {
+            return raw(0).normalize().to_array();
+        }
+        let key_time = |k: usize| time.start + time.scale * R::from_fixed_bits(le_u16(data, k * 2) as i32, 16);
+        return match interval(n, t, cursor, key_time) {
+            Span::At(k) => raw(k).normalize().to_array(),
+            Span::Between(k, t0, t1) => {
+                if interp == INTERP_STEP {
+                    raw(k).normalize().to_array()
+                } else {
+                    let s = ((t - t0) / (t1 - t0)).clamp(R::ZERO, R::ONE);
+                    let (a, b) = (raw(k), raw(k + 1));
+                    match rot {
+                        RotationInterpolation::Slerp => a.slerp(b, s),
+                        RotationInterpolation::NlerpCorrected => a.nlerp_corrected(b, s),
                     }
+                    .normalize()
+                    .to_array()
                 }
             }
         };
-        (joint, target, out)
+    }
+    // Translation / scale: `min + scale · q / 65536`, interpolated in the quantized domain
+    // (linear, so the same as interpolating decoded values).
+    let min = [0, 1, 2].map(|j| R::from_f32(le_f32(data, vals + j * 4)));
+    let scale = [0, 1, 2].map(|j| R::from_f32(le_f32(data, vals + 12 + j * 4)));
+    let q = |k: usize, j: usize| R::from_fixed_bits(le_u16(data, vals + 24 + k * 6 + j * 2) as i32, 16);
+    let decode = |k: usize| -> [R; 4] { [min[0] + scale[0] * q(k, 0), min[1] + scale[1] * q(k, 1), min[2] + scale[2] * q(k, 2), R::ZERO] };
+    if n == 1 {
+        return decode(0);
+    }
+    let key_time = |k: usize| time.start + time.scale * R::from_fixed_bits(le_u16(data, k * 2) as i32, 16);
+    match interval(n, t, cursor, key_time) {
+        Span::At(k) => decode(k),
+        Span::Between(k, t0, t1) => {
+            if interp == INTERP_STEP {
+                decode(k)
+            } else {
+                let s = ((t - t0) / (t1 - t0)).clamp(R::ZERO, R::ONE);
+                let v = |j: usize| {
+                    let (a, b) = (q(k, j), q(k + 1, j));
+                    min[j] + scale[j] * (a + (b - a) * s)
+                };
+                [v(0), v(1), v(2), R::ZERO]
+            }
+        }
     }
 }
 

@@ -60,8 +60,10 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     let asset = model.asset();
     let c = asset.clip(clip).ok_or("the model has no such clip")?;
     let skel = model.skeleton();
-    let joints = skel.num_joints();
     let soa = skel.num_soa_joints();
+    // Joints per call as the kit counts them: the skin's joints (a skinned mesh's own node is
+    // kept in the hierarchy but is not a joint), or the whole hierarchy without a skin.
+    let joints = asset.skin(0).map(|s| s.num_joints()).unwrap_or(skel.num_joints());
     let mut out = Vec::new();
 
     // sample: t advances by 1/60 s before each call and wraps; the cursor persists.
@@ -100,7 +102,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     model
         .sample(Some(clip), c.start() + 0.25 * duration, RotationInterpolation::NlerpCorrected, &mut cursor, &mut p25)
         .map_err(|e| e.to_string())?;
-    let mut world = vec![Mat4::<f32>::IDENTITY; joints];
+    let mut world = vec![Mat4::<f32>::IDENTITY; skel.num_joints()];
     let (med, lo, hi) = time_it(|| {
         let r =
             LocalToModelJob { skeleton: skel, root: None, input: &p25, output: &mut world, from: None, to: None }.run();

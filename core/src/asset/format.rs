@@ -145,21 +145,30 @@ pub fn pack_rotation(q: [f32; 4]) -> [u8; 6] {
 #[inline]
 #[must_use]
 pub fn unpack_rotation<R: Real>(b: [u8; 6]) -> Quat<R> {
+    unpack_rotation_raw(b).normalize()
+}
+
+/// Unpacks a rotation without the final normalization: its norm is within about 1e-5 of 1
+/// (the quantization step), for callers that normalize after interpolating.
+#[inline]
+#[must_use]
+pub fn unpack_rotation_raw<R: Real>(b: [u8; 6]) -> Quat<R> {
     let bits = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], 0, 0]);
     let largest = ((bits >> 45) & 3) as usize;
     let negative = (bits >> 47) & 1 != 0;
     let k = frac_1_sqrt_2::<R>();
     let c = |i: u32| R::from_fixed_bits(((bits >> (15 * i)) & 0x7fff) as i32 - 16384, 14) * k;
     let (a, bb, cc) = (c(0), c(1), c(2));
-    let w = (R::ONE - a * a - bb * bb - cc * cc).max(R::ZERO).sqrt();
+    let w2 = (R::ONE - a * a - bb * bb - cc * cc).max(R::ZERO);
+    // √x as x · (1/√x): the extra refinement of `Real::sqrt` is below the quantization step.
+    let w = if w2 > R::ZERO { w2 * w2.inv_sqrt() } else { R::ZERO };
     let w = if negative { -w } else { w };
-    let q = match largest {
+    match largest {
         0 => Quat::new(w, a, bb, cc),
         1 => Quat::new(a, w, bb, cc),
         2 => Quat::new(a, bb, w, cc),
         _ => Quat::new(a, bb, cc, w),
-    };
-    q.normalize()
+    }
 }
 
 /// Quantizes a key time into the clip's `[start, end]` range as `u16` (see

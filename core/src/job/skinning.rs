@@ -131,30 +131,30 @@ impl<R: Real> SkinningJob<'_, R> {
     fn lbs<const K: usize>(&mut self, palette: &[Mat4<R>]) {
         let k = if K == 0 { self.influences } else { K };
         let n = self.positions.len();
-        for v in 0..n {
-            let idx = &self.joint_indices[v * k..v * k + k];
-            let w = &self.joint_weights[v * k..v * k + k];
-            let mut m = [[R::ZERO; 4]; 4];
-            for (&j, &wj) in idx.iter().zip(w.iter()) {
-                let pm = &palette[j as usize].cols;
-                for c in 0..4 {
-                    for r in 0..4 {
-                        m[c][r] += pm[c][r] * wj;
-                    }
-                }
-            }
-            let p = self.positions[v];
+        let idx = self.joint_indices[..n * k].chunks_exact(k);
+        let wts = self.joint_weights[..n * k].chunks_exact(k);
+        let normals = self.normals.filter(|_| self.out_normals.is_some());
+        let tangents = self.tangents.filter(|_| self.out_tangents.is_some());
+        let mut out_n = self.out_normals.as_deref_mut();
+        let mut out_t = self.out_tangents.as_deref_mut();
+        for (v, ((idx, w), (p, out_p))) in
+            idx.zip(wts).zip(self.positions.iter().zip(self.out_positions.iter_mut())).enumerate()
+        {
+            let m = blend_matrices::<R, K>(palette, idx, w);
             let mut o = [R::ZERO; 4];
             for r in 0..4 {
                 o[r] = m[0][r] * p.x + m[1][r] * p.y + m[2][r] * p.z + m[3][r];
             }
-            self.out_positions[v] = Vec3::new(o[0], o[1], o[2]);
-            if let (Some(src), Some(dst)) = (self.normals, self.out_normals.as_deref_mut()) {
-                dst[v] = mul3(&m, src[v]);
+            *out_p = Vec3::new(o[0], o[1], o[2]);
+            if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
+                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
+                    *d = mul3(&m, *s);
+                }
             }
-            if let (Some(src), Some(dst)) = (self.tangents, self.out_tangents.as_deref_mut()) {
-                let t = src[v];
-                dst[v] = mul3(&m, t.truncate()).extend(t.w);
+            if let (Some(src), Some(dst)) = (tangents, out_t.as_deref_mut()) {
+                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
+                    *d = mul3(&m, s.truncate()).extend(s.w);
+                }
             }
         }
     }
@@ -187,6 +187,24 @@ impl<R: Real> SkinningJob<'_, R> {
             }
         }
     }
+}
+
+/// The weighted sum of the influences' matrices (validated indices: a missing entry reads as
+/// zero instead of panicking).
+#[inline(always)]
+fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> [[R; 4]; 4] {
+    let k = if K == 0 { idx.len() } else { K };
+    let mut m = [[R::ZERO; 4]; 4];
+    for i in 0..k {
+        let (Some(&j), Some(&wj)) = (idx.get(i), w.get(i)) else { continue };
+        let Some(pm) = palette.get(j as usize) else { continue };
+        for c in 0..4 {
+            for r in 0..4 {
+                m[c][r] += pm.cols[c][r] * wj;
+            }
+        }
+    }
+    m
 }
 
 #[inline(always)]
