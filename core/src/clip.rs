@@ -374,7 +374,9 @@ fn sample_quantized<R: Real>(
     let min = [0, 1, 2].map(|j| R::from_f32(le_f32(data, vals + j * 4)));
     let scale = [0, 1, 2].map(|j| R::from_f32(le_f32(data, vals + 12 + j * 4)));
     let q = |k: usize, j: usize| R::from_fixed_bits(le_u16(data, vals + 24 + k * 6 + j * 2) as i32, 16);
-    let decode = |k: usize| -> [R; 4] { [min[0] + scale[0] * q(k, 0), min[1] + scale[1] * q(k, 1), min[2] + scale[2] * q(k, 2), R::ZERO] };
+    let decode = |k: usize| -> [R; 4] {
+        [min[0] + scale[0] * q(k, 0), min[1] + scale[1] * q(k, 1), min[2] + scale[2] * q(k, 2), R::ZERO]
+    };
     if n == 1 {
         return decode(0);
     }
