@@ -269,9 +269,25 @@ impl<'a> Clip<'a> {
         (0..self.tracks).map(|i| le_u16(self.body, self.dir + i * TRACK_ENTRY_LEN) as usize + 1).max().unwrap_or(0)
     }
 
-    /// Samples track `i` at clip time `t` (already clamped to the clip range). Returns xyz (and
-    /// w for rotations) in `[R; 4]`, with the track's joint and target. `cursor` is the track's
-    /// key-interval hint, updated.
+    /// The decoding view of track `i`.
+    #[inline(always)]
+    fn track_view(&self, i: usize) -> TrackView<'a> {
+        let e = self.dir + i * TRACK_ENTRY_LEN;
+        let b = self.body;
+        let off = crate::asset::reader::le_u32(b, e + 8) as usize;
+        TrackView {
+            joint: le_u16(b, e) as usize,
+            target: byte(b, e + 2),
+            interp: byte(b, e + 3),
+            format: byte(b, e + 4),
+            n: le_u16(b, e + 6) as usize,
+            off,
+            data: b.get(off..).unwrap_or(&[]),
+        }
+    }
+
+    /// Samples track `i` at clip time `t` (already clamped to the clip range) with a key-index
+    /// cursor. Returns the joint, the target and xyz (and w for rotations).
     #[inline]
     pub(crate) fn sample_track<R: Real>(
         &self,
@@ -281,120 +297,270 @@ impl<'a> Clip<'a> {
         cursor: &mut u16,
         rot: RotationInterpolation,
     ) -> (usize, u8, [R; 4]) {
-        let e = self.dir + i * TRACK_ENTRY_LEN;
-        let b = self.body;
-        let joint = le_u16(b, e) as usize;
-        let (target, interp, format) = (byte(b, e + 2), byte(b, e + 3), byte(b, e + 4));
-        let n = le_u16(b, e + 6) as usize;
-        let off = crate::asset::reader::le_u32(b, e + 8) as usize;
-        let data = b.get(off..).unwrap_or(&[]);
-        let c = components(target);
-        let out = if format == FORMAT_F32 {
-            let key_time = |k: usize| R::from_f32(le_f32(data, k * 4));
-            let vals = n * 4;
-            let stride = if interp == INTERP_CUBIC { 3 * c } else { c };
-            let mid = if interp == INTERP_CUBIC { c } else { 0 };
-            let read = |k: usize, part: usize| -> [R; 4] {
-                let at = vals + (k * stride + part) * 4;
-                core::array::from_fn(|j| if j < c { R::from_f32(le_f32(data, at + j * 4)) } else { R::ZERO })
-            };
-            let value = |k: usize| read(k, mid);
-            match interval(n, t, cursor, key_time) {
-                Span::At(k) => value(k),
-                Span::Between(k, t0, t1) => {
-                    let td = t1 - t0;
-                    let s = ((t - t0) / td).clamp(R::ZERO, R::ONE);
-                    match interp {
-                        INTERP_STEP => value(k),
-                        INTERP_LINEAR => lerp_value(target, value(k), value(k + 1), s, rot),
-                        _ => {
-                            let p0 = value(k);
-                            let m0 = read(k, 2 * c);
-                            let p1 = value(k + 1);
-                            let m1 = read(k + 1, 0);
-                            hermite(target, p0, m0, p1, m1, s, td)
-                        }
-                    }
-                }
-            }
+        let tv = self.track_view(i);
+        let v = if tv.n <= 1 {
+            tv.finish(tv.raw(0))
         } else {
-            sample_quantized(data, n, target, interp, t, time, cursor, rot)
+            match interval(tv.n, t, cursor, |k| tv.time(k, time)) {
+                Span::At(k) => tv.finish(tv.raw(k)),
+                Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
+            }
         };
-        (joint, target, out)
+        (tv.joint, tv.target, v)
+    }
+
+    /// Samples track `i` through a per-track cache: while `t` stays in the cached key interval
+    /// only the interpolation runs; otherwise the interval is found (from the cached key) and
+    /// decoded into the cache.
+    #[inline]
+    pub(crate) fn sample_track_cached<R: Real>(
+        &self,
+        i: usize,
+        t: R,
+        time: &ClipTime<R>,
+        cache: &mut TrackCache<R>,
+        rot: RotationInterpolation,
+    ) -> (usize, u8, [R; 4]) {
+        let tv = self.track_view(i);
+        let tag = tv.tag(i);
+        if cache.tag != tag || !(t >= cache.t0 && t < cache.t1) {
+            let mut key = if cache.tag == tag { cache.key } else { 0 };
+            if !tv.fill(t, time, &mut key, cache) {
+                // Cubic splines are evaluated directly (their four control values do not fit).
+                cache.tag = 0;
+                let v = match interval(tv.n, t, &mut key, |k| tv.time(k, time)) {
+                    Span::At(k) => tv.finish(tv.raw(k)),
+                    Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
+                };
+                cache.key = key;
+                return (tv.joint, tv.target, v);
+            }
+            cache.tag = tag;
+            cache.key = key;
+        }
+        (tv.joint, tv.target, cache.eval(t, rot))
     }
 }
 
-/// Samples a quantized track (STEP or LINEAR).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn sample_quantized<R: Real>(
-    data: &[u8],
-    n: usize,
+/// What a [`TrackCache`] entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CacheKind {
+    /// `v0` for the whole interval.
+    Hold,
+    /// Linear interpolation of a vector.
+    Lerp,
+    /// Shortest-arc interpolation of a rotation (`v1` already sign-aligned with `v0`).
+    Rotation,
+}
+
+/// A per-instance, per-track sampling cache: the current key interval, its two decoded keys and
+/// its interpolation constants. Give a [`SamplingJob`](crate::job::SamplingJob) one entry per
+/// clip track: forward playback then decodes keys only when it crosses one.
+///
+/// An entry remembers which track filled it (by index, data offset and key count); still,
+/// reset entries to [`TrackCache::EMPTY`] when the storage starts serving another clip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrackCache<R> {
+    tag: u32,
+    key: u16,
+    kind: CacheKind,
+    t0: R,
+    t1: R,
+    inv_dt: R,
+    v0: [R; 4],
+    v1: [R; 4],
+    warp: [R; 3],
+}
+
+impl<R: Real> TrackCache<R> {
+    /// An empty entry (fills on first use).
+    pub const EMPTY: Self = TrackCache {
+        tag: 0,
+        key: 0,
+        kind: CacheKind::Hold,
+        t0: R::ZERO,
+        t1: R::ZERO,
+        inv_dt: R::ZERO,
+        v0: [R::ZERO; 4],
+        v1: [R::ZERO; 4],
+        warp: [R::ZERO; 3],
+    };
+
+    #[inline(always)]
+    fn eval(&self, t: R, rot: RotationInterpolation) -> [R; 4] {
+        match self.kind {
+            CacheKind::Hold => self.v0,
+            CacheKind::Lerp => {
+                let s = ((t - self.t0) * self.inv_dt).clamp(R::ZERO, R::ONE);
+                let (a, b) = (&self.v0, &self.v1);
+                [a[0] + (b[0] - a[0]) * s, a[1] + (b[1] - a[1]) * s, a[2] + (b[2] - a[2]) * s, R::ZERO]
+            }
+            CacheKind::Rotation => {
+                let s = ((t - self.t0) * self.inv_dt).clamp(R::ZERO, R::ONE);
+                let (a, b) = (Quat::from_array(self.v0), Quat::from_array(self.v1));
+                match rot {
+                    RotationInterpolation::NlerpCorrected => {
+                        (a + (b - a) * crate::math::quat::warp_t(s, &self.warp)).normalize().to_array()
+                    }
+                    RotationInterpolation::Slerp => a.slerp(b, s).normalize().to_array(),
+                }
+            }
+        }
+    }
+}
+
+impl<R: Real> Default for TrackCache<R> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// Decoding access to one track's keys.
+#[derive(Debug, Clone, Copy)]
+struct TrackView<'a> {
+    joint: usize,
     target: u8,
     interp: u8,
-    t: R,
-    time: &ClipTime<R>,
-    cursor: &mut u16,
-    rot: RotationInterpolation,
-) -> [R; 4] {
-    let vals = n * 2;
-    if target == TARGET_ROTATION {
-        let raw = |k: usize| -> Quat<R> {
+    format: u8,
+    n: usize,
+    off: usize,
+    data: &'a [u8],
+}
+
+impl TrackView<'_> {
+    /// Identifies the track a cache entry was filled from (never 0).
+    #[inline(always)]
+    fn tag(&self, i: usize) -> u32 {
+        ((self.off as u32).wrapping_mul(0x9E37_79B1) ^ (i as u32).rotate_left(20) ^ ((self.n as u32) << 1)) | 1
+    }
+    #[inline(always)]
+    fn components(&self) -> usize {
+        components(self.target)
+    }
+    /// Time of key `k`.
+    #[inline(always)]
+    fn time<R: Real>(&self, k: usize, time: &ClipTime<R>) -> R {
+        if self.format == FORMAT_F32 {
+            R::from_f32(le_f32(self.data, k * 4))
+        } else {
+            time.start + time.scale * R::from_fixed_bits(le_u16(self.data, k * 2) as i32, 16)
+        }
+    }
+    /// Part `part` (component offset) of key `k` of an f32 track.
+    #[inline(always)]
+    fn read_f32<R: Real>(&self, k: usize, part: usize) -> [R; 4] {
+        let c = self.components();
+        let stride = if self.interp == INTERP_CUBIC { 3 * c } else { c };
+        let at = self.n * 4 + (k * stride + part) * 4;
+        core::array::from_fn(|j| if j < c { R::from_f32(le_f32(self.data, at + j * 4)) } else { R::ZERO })
+    }
+    /// Value of key `k` as stored (quantized rotations not renormalized).
+    #[inline(always)]
+    fn raw<R: Real>(&self, k: usize) -> [R; 4] {
+        if self.format == FORMAT_F32 {
+            let mid = if self.interp == INTERP_CUBIC { self.components() } else { 0 };
+            return self.read_f32(k, mid);
+        }
+        let vals = self.n * 2;
+        if self.target == TARGET_ROTATION {
             let at = vals + k * ROTATION_BYTES;
-            let p = match data.get(at..at + ROTATION_BYTES) {
+            let p = match self.data.get(at..at + ROTATION_BYTES) {
                 Some(b) => [b[0], b[1], b[2], b[3], b[4], b[5]],
                 None => [0; ROTATION_BYTES],
             };
-            unpack_rotation_raw::<R>(p)
-        };
-        if n == 1 {
-            return raw(0).normalize().to_array();
+            return unpack_rotation_raw::<R>(p).to_array();
         }
-        let key_time = |k: usize| time.start + time.scale * R::from_fixed_bits(le_u16(data, k * 2) as i32, 16);
-        return match interval(n, t, cursor, key_time) {
-            Span::At(k) => raw(k).normalize().to_array(),
-            Span::Between(k, t0, t1) => {
-                if interp == INTERP_STEP {
-                    raw(k).normalize().to_array()
+        let d = self.data;
+        let v = |j: usize| {
+            let min = R::from_f32(le_f32(d, vals + j * 4));
+            let scale = R::from_f32(le_f32(d, vals + 12 + j * 4));
+            min + scale * R::from_fixed_bits(le_u16(d, vals + 24 + k * 6 + j * 2) as i32, 16)
+        };
+        [v(0), v(1), v(2), R::ZERO]
+    }
+    /// A key value ready to output (rotations normalized).
+    #[inline(always)]
+    fn finish<R: Real>(&self, v: [R; 4]) -> [R; 4] {
+        if self.target == TARGET_ROTATION {
+            Quat::from_array(v).normalize().to_array()
+        } else {
+            v
+        }
+    }
+    /// The value between keys `k` and `k + 1` at `t`.
+    #[inline]
+    fn between<R: Real>(&self, k: usize, t: R, t0: R, t1: R, rot: RotationInterpolation) -> [R; 4] {
+        let td = t1 - t0;
+        let s = ((t - t0) / td).clamp(R::ZERO, R::ONE);
+        match self.interp {
+            INTERP_STEP => self.finish(self.raw(k)),
+            INTERP_LINEAR => lerp_value(self.target, self.raw(k), self.raw(k + 1), s, rot),
+            _ => {
+                let c = self.components();
+                hermite(
+                    self.target,
+                    self.raw(k),
+                    self.read_f32(k, 2 * c),
+                    self.raw(k + 1),
+                    self.read_f32(k + 1, 0),
+                    s,
+                    td,
+                )
+            }
+        }
+    }
+    /// Fills `cache` for time `t`; false for cubic splines, which are not cached.
+    #[inline]
+    fn fill<R: Real>(&self, t: R, time: &ClipTime<R>, key: &mut u16, cache: &mut TrackCache<R>) -> bool {
+        if self.n <= 1 {
+            cache.kind = CacheKind::Hold;
+            cache.t0 = -R::MAX;
+            cache.t1 = R::MAX;
+            cache.v0 = self.finish(self.raw(0));
+            return true;
+        }
+        if self.interp == INTERP_CUBIC {
+            return false;
+        }
+        match interval(self.n, t, key, |k| self.time(k, time)) {
+            Span::At(k) => {
+                cache.kind = CacheKind::Hold;
+                if k == 0 {
+                    cache.t0 = -R::MAX;
+                    cache.t1 = self.time(0, time);
                 } else {
-                    let s = ((t - t0) / (t1 - t0)).clamp(R::ZERO, R::ONE);
-                    let (a, b) = (raw(k), raw(k + 1));
-                    match rot {
-                        RotationInterpolation::Slerp => a.slerp(b, s),
-                        RotationInterpolation::NlerpCorrected => a.nlerp_corrected(b, s),
+                    cache.t0 = self.time(k, time);
+                    cache.t1 = R::MAX;
+                }
+                cache.v0 = self.finish(self.raw(k));
+            }
+            Span::Between(k, t0, t1) => {
+                cache.t0 = t0;
+                cache.t1 = t1;
+                if self.interp == INTERP_STEP {
+                    cache.kind = CacheKind::Hold;
+                    cache.v0 = self.finish(self.raw(k));
+                } else {
+                    cache.inv_dt = (t1 - t0).recip();
+                    cache.v0 = self.raw(k);
+                    let mut b = self.raw(k + 1);
+                    if self.target == TARGET_ROTATION {
+                        let (qa, qb) = (Quat::from_array(cache.v0), Quat::from_array(b));
+                        let mut d = qa.dot(qb);
+                        if d < R::ZERO {
+                            b = (-qb).to_array();
+                            d = -d;
+                        }
+                        cache.kind = CacheKind::Rotation;
+                        cache.warp = crate::math::quat::nlerp_warp(d);
+                    } else {
+                        cache.kind = CacheKind::Lerp;
                     }
-                    .normalize()
-                    .to_array()
+                    cache.v1 = b;
                 }
             }
-        };
-    }
-    // Translation / scale: `min + scale · q / 65536`, interpolated in the quantized domain
-    // (linear, so the same as interpolating decoded values).
-    let min = [0, 1, 2].map(|j| R::from_f32(le_f32(data, vals + j * 4)));
-    let scale = [0, 1, 2].map(|j| R::from_f32(le_f32(data, vals + 12 + j * 4)));
-    let q = |k: usize, j: usize| R::from_fixed_bits(le_u16(data, vals + 24 + k * 6 + j * 2) as i32, 16);
-    let decode = |k: usize| -> [R; 4] {
-        [min[0] + scale[0] * q(k, 0), min[1] + scale[1] * q(k, 1), min[2] + scale[2] * q(k, 2), R::ZERO]
-    };
-    if n == 1 {
-        return decode(0);
-    }
-    let key_time = |k: usize| time.start + time.scale * R::from_fixed_bits(le_u16(data, k * 2) as i32, 16);
-    match interval(n, t, cursor, key_time) {
-        Span::At(k) => decode(k),
-        Span::Between(k, t0, t1) => {
-            if interp == INTERP_STEP {
-                decode(k)
-            } else {
-                let s = ((t - t0) / (t1 - t0)).clamp(R::ZERO, R::ONE);
-                let v = |j: usize| {
-                    let (a, b) = (q(k, j), q(k + 1, j));
-                    min[j] + scale[j] * (a + (b - a) * s)
-                };
-                [v(0), v(1), v(2), R::ZERO]
-            }
         }
+        true
     }
 }
 
@@ -403,13 +569,13 @@ fn byte(d: &[u8], at: usize) -> u8 {
     d.get(at).copied().unwrap_or(0)
 }
 
-/// Per-sample constants for quantized times.
+/// Per-sample constants for quantized times (an implementation detail of sampling).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ClipTime<R> {
+pub struct ClipTime<R> {
     /// Clip start.
-    pub start: R,
+    pub(crate) start: R,
     /// `(end − start) · 65536 / 65535`: multiplies `q / 65536` into seconds.
-    pub scale: R,
+    pub(crate) scale: R,
 }
 
 impl<R: Real> ClipTime<R> {

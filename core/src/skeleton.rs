@@ -154,20 +154,64 @@ impl<R: Real, const SOA: usize> Skeleton<R, SOA> {
     /// As [`Skeleton::new`].
     pub fn from_fn<'n>(
         count: usize,
-        mut joint: impl FnMut(usize) -> (i16, Transform<R>, &'n str),
+        joint: impl FnMut(usize) -> (i16, Transform<R>, &'n str),
     ) -> Result<Self, SkeletonError> {
+        let mut s = Self::EMPTY;
+        s.rebuild(count, joint)?;
+        Ok(s)
+    }
+
+    /// A skeleton with no joints (usable in a `const` or `static` initializer).
+    pub const EMPTY: Self = {
+        const NAME: JointName = JointName::new();
+        const GROUP: [JointName; 4] = [NAME, NAME, NAME, NAME];
+        Skeleton {
+            num_joints: 0,
+            parents: [[NO_PARENT; 4]; SOA],
+            rest_pose: [SoaTransform::IDENTITY; SOA],
+            names: [GROUP; SOA],
+        }
+    };
+
+    /// Rebuilds this skeleton in place from `count` joints given by `joint` (as
+    /// [`Skeleton::from_fn`]), without a temporary copy of the whole skeleton — for targets with
+    /// little stack. On error the skeleton is left empty.
+    ///
+    /// # Errors
+    ///
+    /// As [`Skeleton::new`] (except `LengthMismatch`).
+    pub fn rebuild<'n>(
+        &mut self,
+        count: usize,
+        mut joint: impl FnMut(usize) -> (i16, Transform<R>, &'n str),
+    ) -> Result<(), SkeletonError> {
+        let r = self.fill(count, &mut joint);
+        if r.is_err() {
+            self.num_joints = 0;
+        }
+        r
+    }
+
+    fn fill<'n>(
+        &mut self,
+        count: usize,
+        joint: &mut impl FnMut(usize) -> (i16, Transform<R>, &'n str),
+    ) -> Result<(), SkeletonError> {
         const { assert!(SOA * 4 <= MAX_JOINTS, "skeleton capacity exceeds limits::MAX_JOINTS") };
         let n = count;
         let capacity = Self::CAPACITY;
         if n > capacity {
             return Err(SkeletonError::TooManyJoints { count: n, capacity });
         }
-        let mut s = Skeleton {
-            num_joints: n,
-            parents: [[NO_PARENT; 4]; SOA],
-            rest_pose: [SoaTransform::IDENTITY; SOA],
-            names: core::array::from_fn(|_| core::array::from_fn(|_| JointName::new())),
-        };
+        let s = self;
+        s.num_joints = n;
+        for g in 0..SOA {
+            s.parents[g] = [NO_PARENT; 4];
+            s.rest_pose[g] = SoaTransform::IDENTITY;
+            for name in s.names[g].iter_mut() {
+                name.clear();
+            }
+        }
         let tol = R::ratio(1, 100);
         for i in 0..n {
             let (parent, mut t, name) = joint(i);
@@ -218,7 +262,7 @@ impl<R: Real, const SOA: usize> Skeleton<R, SOA> {
                 return Err(SkeletonError::DuplicateName { joint: i as u16, first: first as u16 });
             }
         }
-        Ok(s)
+        Ok(())
     }
 
     /// Number of joints.

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use sinew::clip::RotationInterpolation;
+use sinew::clip::{RotationInterpolation, TrackCache};
 use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
 
@@ -69,6 +69,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     // sample: t advances by 1/60 s before each call and wraps; the cursor persists.
     let duration = c.end() - c.start();
     let mut cursor = vec![0u16; c.num_tracks()];
+    let mut cache = vec![TrackCache::<f32>::EMPTY; c.num_tracks()];
     let mut pose = vec![SoaTransform::<f32>::IDENTITY; soa];
     let mut t = 0.0f32;
     let mut err = None;
@@ -82,7 +83,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
             time: c.start() + t,
             rotation: RotationInterpolation::NlerpCorrected,
             rest_pose: skel.rest_pose(),
-            cursor: &mut cursor,
+            cursor: &mut cache,
             output: &mut pose,
         }
         .run();

@@ -429,3 +429,91 @@ fn bad_skeletons_give_specific_errors() {
     b[16..20].copy_from_slice(&crc.to_le_bytes());
     assert_eq!(Asset::parse(&b[..len]).err(), Some(ParseError::Skeleton(SkeletonError::NonFiniteRest { joint: 1 })));
 }
+
+#[test]
+fn track_cache_matches_the_cursor_path() {
+    use crate::clip::TrackCache;
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let skel: Skeleton<f32, 1> = a.skeleton().unwrap().to_skeleton().unwrap();
+    // Forward at 60 Hz with wraps, backward jumps, exact key times, and out-of-range times.
+    let mut times = [0.0f32; 400];
+    let mut t = 0.0;
+    for (i, slot) in times.iter_mut().enumerate() {
+        t += 1.0 / 60.0;
+        if t > 3.0 {
+            t -= 3.0;
+        }
+        *slot = match i % 97 {
+            13 => 1.0,
+            14 => 2.0,
+            15 => -1.0,
+            16 => 4.0,
+            17 => 0.5,
+            _ => t,
+        };
+    }
+    for rot in [RotationInterpolation::NlerpCorrected, RotationInterpolation::Slerp] {
+        let mut cursor = [0u16; 4];
+        let mut cache = [TrackCache::EMPTY; 4];
+        for &t in &times {
+            let mut a1 = [SoaTransform::IDENTITY; 1];
+            let mut a2 = [SoaTransform::IDENTITY; 1];
+            SamplingJob {
+                clip: a.clip(0).unwrap(),
+                time: t,
+                rotation: rot,
+                rest_pose: skel.rest_pose(),
+                cursor: &mut cursor,
+                output: &mut a1,
+            }
+            .run()
+            .unwrap();
+            SamplingJob {
+                clip: a.clip(0).unwrap(),
+                time: t,
+                rotation: rot,
+                rest_pose: skel.rest_pose(),
+                cursor: &mut cache,
+                output: &mut a2,
+            }
+            .run()
+            .unwrap();
+            for l in 0..4 {
+                let (x, y) = (a1[0].lane(l), a2[0].lane(l));
+                assert!((x.translation - y.translation).max_abs() < 1.0e-6, "t = {t}, lane {l}");
+                assert!((x.scale - y.scale).max_abs() < 1.0e-6, "t = {t}, lane {l}");
+                assert!(x.rotation.angle_between(y.rotation) < 1.0e-5, "t = {t}, lane {l}");
+            }
+        }
+    }
+    // A cache filled from another clip's tracks refills instead of returning stale values.
+    let mut buf2 = [0u8; 1024];
+    let mut other = sample_tracks();
+    other[0] = Track {
+        joint: 0,
+        target: TARGET_TRANSLATION,
+        interp: INTERP_LINEAR,
+        format: FORMAT_F32,
+        keys: 2,
+        data: &|w| f32s(w, &[0.0, 3.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0]),
+    };
+    let len2 = build(&mut buf2, 3, 0.0, 3.0, &other);
+    let b = Asset::parse(&buf2[..len2]).unwrap();
+    let mut cache = [TrackCache::EMPTY; 4];
+    let mut out = [SoaTransform::IDENTITY; 1];
+    for clip in [a.clip(0).unwrap(), b.clip(0).unwrap()] {
+        SamplingJob {
+            clip,
+            time: 0.5,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: skel.rest_pose(),
+            cursor: &mut cache,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+    }
+    assert_eq!(out[0].lane(0).translation, Vec3::splat(5.0));
+}

@@ -1,15 +1,65 @@
 //! Sampling: evaluates a clip at a time into a local pose.
 
 use crate::asset::format::{TARGET_ROTATION, TARGET_TRANSLATION};
-use crate::clip::{Clip, ClipTime, RotationInterpolation};
+use crate::clip::{Clip, ClipTime, RotationInterpolation, TrackCache};
 use crate::job::JobError;
 use crate::math::SoaTransform;
 use crate::real::Real;
 
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u16 {}
+    impl<R> Sealed for crate::clip::TrackCache<R> {}
+}
+
+/// Per-instance, per-track sampling state: a `u16` key cursor (2 bytes per track; decodes the
+/// two surrounding keys on every call) or a [`TrackCache`] (decodes keys only when playback
+/// crosses one; about 60 bytes per track for `f32`).
+pub trait TrackState<R: Real>: sealed::Sealed + Copy + core::fmt::Debug {
+    /// Samples track `i` of `clip` at `t`; returns (joint, target code, value).
+    #[doc(hidden)]
+    fn sample(
+        &mut self,
+        clip: &Clip<'_>,
+        i: usize,
+        t: R,
+        time: &ClipTime<R>,
+        rot: RotationInterpolation,
+    ) -> (usize, u8, [R; 4]);
+}
+
+impl<R: Real> TrackState<R> for u16 {
+    #[inline(always)]
+    fn sample(
+        &mut self,
+        clip: &Clip<'_>,
+        i: usize,
+        t: R,
+        time: &ClipTime<R>,
+        rot: RotationInterpolation,
+    ) -> (usize, u8, [R; 4]) {
+        clip.sample_track(i, t, time, self, rot)
+    }
+}
+
+impl<R: Real> TrackState<R> for TrackCache<R> {
+    #[inline(always)]
+    fn sample(
+        &mut self,
+        clip: &Clip<'_>,
+        i: usize,
+        t: R,
+        time: &ClipTime<R>,
+        rot: RotationInterpolation,
+    ) -> (usize, u8, [R; 4]) {
+        clip.sample_track_cached(i, t, time, self, rot)
+    }
+}
+
 /// Samples every track of a clip at `time` into a SoA local pose; joints without tracks (and
 /// untracked properties) keep the rest pose.
 #[derive(Debug)]
-pub struct SamplingJob<'a, R: Real> {
+pub struct SamplingJob<'a, R: Real, C: TrackState<R> = u16> {
     /// The clip.
     pub clip: Clip<'a>,
     /// Clip time in seconds; clamped into `[clip.start(), clip.end()]` (NaN reads as the start).
@@ -18,14 +68,15 @@ pub struct SamplingJob<'a, R: Real> {
     pub rotation: RotationInterpolation,
     /// Rest pose of the skeleton (`Skeleton::rest_pose`); its length is the pose length.
     pub rest_pose: &'a [SoaTransform<R>],
-    /// Per-instance key cursor, at least `clip.num_tracks()` entries. Start it zeroed and keep it
-    /// between calls; any content is valid.
-    pub cursor: &'a mut [u16],
+    /// Per-instance track state, at least `clip.num_tracks()` entries: `u16` key cursors
+    /// (start zeroed; any content is valid) or [`TrackCache`] entries (start
+    /// [`TrackCache::EMPTY`]). Keep it between calls.
+    pub cursor: &'a mut [C],
     /// The local pose, at least `rest_pose.len()` elements; extra elements are untouched.
     pub output: &'a mut [SoaTransform<R>],
 }
 
-impl<R: Real> SamplingJob<'_, R> {
+impl<R: Real, C: TrackState<R>> SamplingJob<'_, R, C> {
     /// Checks the job's inputs.
     ///
     /// # Errors
@@ -61,7 +112,7 @@ impl<R: Real> SamplingJob<'_, R> {
         let t = self.time.max(start).min(end);
         let time = ClipTime::new(&self.clip);
         for i in 0..self.clip.num_tracks() {
-            let (joint, target, v) = self.clip.sample_track(i, t, &time, &mut self.cursor[i], self.rotation);
+            let (joint, target, v) = self.cursor[i].sample(&self.clip, i, t, &time, self.rotation);
             let (g, l) = (joint / 4, joint % 4);
             let Some(out) = self.output.get_mut(g) else { continue };
             if target == TARGET_TRANSLATION {

@@ -197,6 +197,11 @@ fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: 
     let mut m = [[R::ZERO; 4]; 4];
     for i in 0..k {
         let (Some(&j), Some(&wj)) = (idx.get(i), w.get(i)) else { continue };
+        // Zero weights add nothing; bakers sort influences by weight, so this usually ends the
+        // loop early (most vertices of a humanoid mesh have one or two influences).
+        if wj == R::ZERO {
+            continue;
+        }
         let Some(pm) = palette.get(j as usize) else { continue };
         for c in 0..4 {
             for r in 0..4 {

@@ -155,14 +155,8 @@ impl<R: Real> Quat<R> {
         if t == R::ONE {
             return e;
         }
-        let x = R::ONE - d;
-        let c = |n: i32| R::ratio(n, 100_000_000);
-        let p0 = c(-727_535) + x * (c(76_571_426) + x * (c(-4_127_253) + x * c(42_049_843)));
-        let p1 = c(-3_040_618) + x * (c(53_643_737) + x * (c(-119_788_933) + x * c(210_766_721)));
-        let p2 = c(-2_064_490) + x * (c(83_019_048) + x * (c(-292_418_203) + x * c(332_432_653)));
-        let u = t * (t - R::ONE);
-        let tw = t + u * (t - R::HALF) * (p0 + u * (p1 + u * p2));
-        (self + (e - self) * tw).normalize()
+        let w = nlerp_warp(d);
+        (self + (e - self) * warp_t(t, &w)).normalize()
     }
     /// Spherical linear interpolation on the shortest path (constant angular velocity).
     ///
@@ -246,6 +240,29 @@ impl<R: Real> Quat<R> {
         };
         q.normalize()
     }
+}
+
+/// Coefficients of the corrected-nlerp parameter warp for inputs whose (sign-aligned) dot
+/// product is `d` (see [`Quat::nlerp_corrected`]); they depend only on the key pair, so a sampler
+/// can compute them once per key interval.
+#[inline]
+#[must_use]
+pub fn nlerp_warp<R: Real>(d: R) -> [R; 3] {
+    let x = R::ONE - d;
+    let c = |n: i32| R::ratio(n, 100_000_000);
+    [
+        c(-727_535) + x * (c(76_571_426) + x * (c(-4_127_253) + x * c(42_049_843))),
+        c(-3_040_618) + x * (c(53_643_737) + x * (c(-119_788_933) + x * c(210_766_721))),
+        c(-2_064_490) + x * (c(83_019_048) + x * (c(-292_418_203) + x * c(332_432_653))),
+    ]
+}
+
+/// The warped parameter `t' = t + u(t−½)(w₀ + u(w₁ + u·w₂))`, `u = t(t−1)`.
+#[inline(always)]
+#[must_use]
+pub fn warp_t<R: Real>(t: R, w: &[R; 3]) -> R {
+    let u = t * (t - R::ONE);
+    t + u * (t - R::HALF) * (w[0] + u * (w[1] + u * w[2]))
 }
 
 impl<R: Real> Mul for Quat<R> {
