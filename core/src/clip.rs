@@ -86,6 +86,7 @@ pub struct Clip<'a> {
     end: f32,
     tracks: usize,
     dir: usize,
+    joint_bound: usize,
 }
 
 fn components(target: u8) -> usize {
@@ -118,7 +119,8 @@ impl<'a> Clip<'a> {
         let tracks = r.u16()? as usize;
         let dir = r.pos();
         r.bytes(tracks * TRACK_ENTRY_LEN)?;
-        Ok(Clip { body, name, start, end, tracks, dir })
+        let joint_bound = (0..tracks).map(|i| le_u16(body, dir + i * TRACK_ENTRY_LEN) as usize + 1).max().unwrap_or(0);
+        Ok(Clip { body, name, start, end, tracks, dir, joint_bound })
     }
 
     pub(crate) fn view(body: &'a [u8]) -> Option<Self> {
@@ -266,7 +268,7 @@ impl<'a> Clip<'a> {
     /// Largest joint index any track animates, plus one (0 without tracks).
     #[must_use]
     pub fn joint_bound(&self) -> usize {
-        (0..self.tracks).map(|i| le_u16(self.body, self.dir + i * TRACK_ENTRY_LEN) as usize + 1).max().unwrap_or(0)
+        self.joint_bound
     }
 
     /// The decoding view of track `i`.
@@ -281,7 +283,6 @@ impl<'a> Clip<'a> {
             interp: byte(b, e + 3),
             format: byte(b, e + 4),
             n: le_u16(b, e + 6) as usize,
-            off,
             data: b.get(off..).unwrap_or(&[]),
         }
     }
@@ -321,23 +322,31 @@ impl<'a> Clip<'a> {
         cache: &mut TrackCache<R>,
         rot: RotationInterpolation,
     ) -> (usize, u8, [R; 4]) {
-        let tv = self.track_view(i);
-        let tag = tv.tag(i);
-        if cache.tag != tag || !(t >= cache.t0 && t < cache.t1) {
-            let mut key = if cache.tag == tag { cache.key } else { 0 };
-            if !tv.fill(t, time, &mut key, cache) {
-                // Cubic splines are evaluated directly (their four control values do not fit).
-                cache.tag = 0;
-                let v = match interval(tv.n, t, &mut key, |k| tv.time(k, time)) {
-                    Span::At(k) => tv.finish(tv.raw(k)),
-                    Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
-                };
-                cache.key = key;
-                return (tv.joint, tv.target, v);
-            }
-            cache.tag = tag;
-            cache.key = key;
+        // The tag names the clip (by the address and length of its bytes) and the track, so a
+        // hit needs no access to the track directory.
+        let tag = ((self.body.as_ptr() as usize as u32) ^ (self.body.len() as u32).rotate_left(13))
+            .wrapping_mul(0x9E37_79B1)
+            .wrapping_add(i as u32)
+            | 1;
+        if cache.tag == tag && t >= cache.t0 && t < cache.t1 {
+            return (cache.joint as usize, cache.target, cache.eval(t, rot));
         }
+        let tv = self.track_view(i);
+        let mut key = if cache.tag == tag { cache.key } else { 0 };
+        if !tv.fill(t, time, &mut key, cache) {
+            // Cubic splines are evaluated directly (their four control values do not fit).
+            cache.tag = 0;
+            let v = match interval(tv.n, t, &mut key, |k| tv.time(k, time)) {
+                Span::At(k) => tv.finish(tv.raw(k)),
+                Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
+            };
+            cache.key = key;
+            return (tv.joint, tv.target, v);
+        }
+        cache.tag = tag;
+        cache.key = key;
+        cache.joint = tv.joint as u16;
+        cache.target = tv.target;
         (tv.joint, tv.target, cache.eval(t, rot))
     }
 }
@@ -357,12 +366,15 @@ enum CacheKind {
 /// its interpolation constants. Give a [`SamplingJob`](crate::job::SamplingJob) one entry per
 /// clip track: forward playback then decodes keys only when it crosses one.
 ///
-/// An entry remembers which track filled it (by index, data offset and key count); still,
-/// reset entries to [`TrackCache::EMPTY`] when the storage starts serving another clip.
+/// An entry remembers which clip (by the address and length of its bytes) and track filled it;
+/// reset entries to [`TrackCache::EMPTY`] when the storage starts serving another clip, since
+/// new bytes can reuse the address of freed ones.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrackCache<R> {
     tag: u32,
     key: u16,
+    joint: u16,
+    target: u8,
     kind: CacheKind,
     t0: R,
     t1: R,
@@ -377,6 +389,8 @@ impl<R: Real> TrackCache<R> {
     pub const EMPTY: Self = TrackCache {
         tag: 0,
         key: 0,
+        joint: 0,
+        target: 0,
         kind: CacheKind::Hold,
         t0: R::ZERO,
         t1: R::ZERO,
@@ -400,7 +414,7 @@ impl<R: Real> TrackCache<R> {
                 let (a, b) = (Quat::from_array(self.v0), Quat::from_array(self.v1));
                 match rot {
                     RotationInterpolation::NlerpCorrected => {
-                        (a + (b - a) * crate::math::quat::warp_t(s, &self.warp)).normalize().to_array()
+                        (a + (b - a) * crate::math::quat::warp_t(s, &self.warp)).normalize_near_unit().to_array()
                     }
                     RotationInterpolation::Slerp => a.slerp(b, s).normalize().to_array(),
                 }
@@ -423,16 +437,10 @@ struct TrackView<'a> {
     interp: u8,
     format: u8,
     n: usize,
-    off: usize,
     data: &'a [u8],
 }
 
 impl TrackView<'_> {
-    /// Identifies the track a cache entry was filled from (never 0).
-    #[inline(always)]
-    fn tag(&self, i: usize) -> u32 {
-        ((self.off as u32).wrapping_mul(0x9E37_79B1) ^ (i as u32).rotate_left(20) ^ ((self.n as u32) << 1)) | 1
-    }
     #[inline(always)]
     fn components(&self) -> usize {
         components(self.target)

@@ -95,6 +95,23 @@ impl<R: Real> Quat<R> {
             Self::IDENTITY
         }
     }
+    /// Normalizes a quaternion whose norm is already close to 1 (an nlerp of nearby unit keys)
+    /// with two Newton steps from 1, falling back to [`Quat::normalize`] when `| |q|² − 1 |`
+    /// exceeds 0.01. Within that range the result matches `normalize` to f32 rounding.
+    #[inline(always)]
+    #[must_use]
+    pub fn normalize_near_unit(self) -> Self {
+        let x = self.length_squared();
+        let e = x - R::ONE;
+        if e.abs() < R::ratio(1, 100) {
+            // y₀ = 1 − e/2 is the first Newton step from 1; one more step reaches rounding.
+            let y0 = R::ONE - R::HALF * e;
+            let y1 = y0 * (R::ratio(3, 2) - R::HALF * x * y0 * y0);
+            self * y1
+        } else {
+            self.normalize()
+        }
+    }
     /// True when every component is finite.
     #[inline]
     #[must_use]
@@ -353,6 +370,20 @@ mod tests {
             }
         }
         assert!(worst < 1.0e-4, "corrected nlerp deviates {worst:e} rad from slerp");
+    }
+
+    #[test]
+    fn normalize_near_unit_matches_normalize() {
+        let mut worst = 0.0f32;
+        for i in 0..2000 {
+            let f = 1.0 + (i as f32 - 1000.0) * 1.2e-5;
+            let q = Quat::new(0.3f32, -0.5, 0.2, 0.787_4) * (f / 0.999_97);
+            let (a, b) = (q.normalize_near_unit(), q.normalize());
+            worst = worst.max((a - b).length_squared().sqrt());
+        }
+        assert!(worst < 3.0e-7, "near-unit normalization differs by {worst:e}");
+        let far = Quat::new(0.0f32, 0.0, 0.0, 3.0);
+        assert_eq!(far.normalize_near_unit(), far.normalize());
     }
 
     #[test]
