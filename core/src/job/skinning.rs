@@ -131,29 +131,36 @@ impl<R: Real> SkinningJob<'_, R> {
     fn lbs<const K: usize>(&mut self, palette: &[Mat4<R>]) {
         let k = if K == 0 { self.influences } else { K };
         let n = self.positions.len();
-        let idx = self.joint_indices[..n * k].chunks_exact(k);
-        let wts = self.joint_weights[..n * k].chunks_exact(k);
-        let normals = self.normals.filter(|_| self.out_normals.is_some());
-        let tangents = self.tangents.filter(|_| self.out_tangents.is_some());
-        let mut out_n = self.out_normals.as_deref_mut();
-        let mut out_t = self.out_tangents.as_deref_mut();
-        for (v, ((idx, w), (p, out_p))) in
-            idx.zip(wts).zip(self.positions.iter().zip(self.out_positions.iter_mut())).enumerate()
-        {
-            let m = blend_matrices::<R, K>(palette, idx, w);
-            let mut o = [R::ZERO; 4];
-            for r in 0..4 {
-                o[r] = m[0][r] * p.x + m[1][r] * p.y + m[2][r] * p.z + m[3][r];
-            }
-            *out_p = Vec3::new(o[0], o[1], o[2]);
-            if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
-                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = mul3(&m, *s);
+        let idx = &self.joint_indices[..n * k];
+        let wts = &self.joint_weights[..n * k];
+        let pos = self.positions;
+        let out_p = &mut self.out_positions[..n];
+        match (self.normals, self.out_normals.as_deref_mut(), self.tangents, self.out_tangents.as_deref_mut()) {
+            (Some(nrm), Some(out_n), None, _) => {
+                let (nrm, out_n) = (&nrm[..n], &mut out_n[..n]);
+                let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut()));
+                for (((idx, w), (p, op)), (nv, on)) in it.zip(nrm.iter().zip(out_n.iter_mut())) {
+                    let m = blend_matrices::<R, K>(palette, idx, w);
+                    *op = xform(&m, *p, true);
+                    *on = xform(&m, *nv, false);
                 }
             }
-            if let (Some(src), Some(dst)) = (tangents, out_t.as_deref_mut()) {
-                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = mul3(&m, s.truncate()).extend(s.w);
+            (nrm, mut out_n, tan, mut out_t) => {
+                for (v, ((idx, w), (p, op))) in
+                    idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut())).enumerate()
+                {
+                    let m = blend_matrices::<R, K>(palette, idx, w);
+                    *op = xform(&m, *p, true);
+                    if let (Some(src), Some(dst)) = (nrm, out_n.as_deref_mut()) {
+                        if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
+                            *d = xform(&m, *s, false);
+                        }
+                    }
+                    if let (Some(src), Some(dst)) = (tan, out_t.as_deref_mut()) {
+                        if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
+                            *d = xform(&m, s.truncate(), false).extend(s.w);
+                        }
+                    }
                 }
             }
         }
@@ -212,13 +219,17 @@ fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: 
     m
 }
 
+/// `m · (v, 1)` for a point or `m · (v, 0)` for a direction, as four-lane column sums.
 #[inline(always)]
-fn mul3<R: Real>(m: &[[R; 4]; 4], v: Vec3<R>) -> Vec3<R> {
-    Vec3::new(
-        m[0][0] * v.x + m[1][0] * v.y + m[2][0] * v.z,
-        m[0][1] * v.x + m[1][1] * v.y + m[2][1] * v.z,
-        m[0][2] * v.x + m[1][2] * v.y + m[2][2] * v.z,
-    )
+fn xform<R: Real>(m: &[[R; 4]; 4], v: Vec3<R>, point: bool) -> Vec3<R> {
+    let mut o = [R::ZERO; 4];
+    for r in 0..4 {
+        o[r] = m[0][r] * v.x + m[1][r] * v.y + m[2][r] * v.z;
+        if point {
+            o[r] += m[3][r];
+        }
+    }
+    Vec3::new(o[0], o[1], o[2])
 }
 
 #[cfg(test)]
