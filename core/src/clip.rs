@@ -155,7 +155,13 @@ impl<'a> Clip<'a> {
             if joint >= joints {
                 return Err(ParseError::JointOutOfRange { section: sec });
             }
-            if target > TARGET_SCALE || interp > INTERP_CUBIC || format > FORMAT_QUANTIZED || keys == 0 {
+            let flags = byte(body, e + 5);
+            if target > TARGET_SCALE
+                || interp > INTERP_CUBIC
+                || format > FORMAT_QUANTIZED
+                || keys == 0
+                || flags > TRACK_FLAG_SLERP
+            {
                 return Err(bad);
             }
             if format == FORMAT_QUANTIZED && interp == INTERP_CUBIC {
@@ -282,6 +288,7 @@ impl<'a> Clip<'a> {
             target: byte(b, e + 2),
             interp: byte(b, e + 3),
             format: byte(b, e + 4),
+            slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
             n: le_u16(b, e + 6) as usize,
             data: b.get(off..).unwrap_or(&[]),
         }
@@ -360,6 +367,8 @@ enum CacheKind {
     Lerp,
     /// Shortest-arc interpolation of a rotation (`v1` already sign-aligned with `v0`).
     Rotation,
+    /// A rotation the clip requires to be slerped exactly.
+    Slerp,
 }
 
 /// A per-instance, per-track sampling cache: the current key interval, its two decoded keys and
@@ -419,6 +428,11 @@ impl<R: Real> TrackCache<R> {
                     RotationInterpolation::Slerp => a.slerp(b, s).normalize().to_array(),
                 }
             }
+            CacheKind::Slerp => {
+                let s = ((t - self.t0) * self.inv_dt).clamp(R::ZERO, R::ONE);
+                let (a, b) = (Quat::from_array(self.v0), Quat::from_array(self.v1));
+                a.slerp(b, s).normalize().to_array()
+            }
         }
     }
 }
@@ -436,6 +450,7 @@ struct TrackView<'a> {
     target: u8,
     interp: u8,
     format: u8,
+    slerp: bool,
     n: usize,
     data: &'a [u8],
 }
@@ -498,6 +513,7 @@ impl TrackView<'_> {
     /// The value between keys `k` and `k + 1` at `t`.
     #[inline]
     fn between<R: Real>(&self, k: usize, t: R, t0: R, t1: R, rot: RotationInterpolation) -> [R; 4] {
+        let rot = if self.slerp { RotationInterpolation::Slerp } else { rot };
         let td = t1 - t0;
         let s = ((t - t0) / td).clamp(R::ZERO, R::ONE);
         match self.interp {
@@ -559,7 +575,7 @@ impl TrackView<'_> {
                             b = (-qb).to_array();
                             d = -d;
                         }
-                        cache.kind = CacheKind::Rotation;
+                        cache.kind = if self.slerp { CacheKind::Slerp } else { CacheKind::Rotation };
                         cache.warp = crate::math::quat::nlerp_warp(d);
                     } else {
                         cache.kind = CacheKind::Lerp;

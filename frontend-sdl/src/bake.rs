@@ -137,6 +137,7 @@ struct EncTrack {
     target: u8,
     interp: u8,
     format: u8,
+    flags: u8,
     keys: u16,
     data: Vec<u8>,
 }
@@ -284,6 +285,7 @@ fn emit(w: &mut Writer, skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh
             e[2] = t.target;
             e[3] = t.interp;
             e[4] = t.format;
+            e[5] = t.flags;
             e[6..8].copy_from_slice(&t.keys.to_le_bytes());
             e[8..12].copy_from_slice(&off.to_le_bytes());
             w.patch_bytes(dir + i * TRACK_ENTRY_LEN, &e);
@@ -607,6 +609,7 @@ fn encode_f32_keys(c: &RigChannel, keys: &[usize]) -> EncTrack {
         target: target_code(c.target),
         interp: interp_code(c.interpolation),
         format: FORMAT_F32,
+        flags: 0,
         keys: keys.len() as u16,
         data,
     }
@@ -672,6 +675,7 @@ fn encode_quantized(c: &RigChannel, keys: &[usize], start: f32, end: f32) -> Opt
         target: target_code(c.target),
         interp: interp_code(c.interpolation),
         format: FORMAT_QUANTIZED,
+        flags: 0,
         keys: keys.len() as u16,
         data,
     })
@@ -795,12 +799,15 @@ fn bake_clip(
         clip.channels.iter().filter(|c| c.joint < rig.joints.len() && !c.times.is_empty()).collect();
     let ext = extents(rig, opts.shell);
     let mut budget = vec![0.5f64; rig.joints.len()];
-    // Evaluation times: every source key time and the midpoints between them.
+    // Evaluation times: every source key time and three points inside each interval — at ½
+    // and near the peaks of corrected nlerp's deviation (about 0.2 and 0.8).
     let mut eval_times: Vec<f64> = Vec::new();
     for (i, &t) in times.iter().enumerate() {
         eval_times.push(t as f64);
         if let Some(&n) = times.get(i + 1) {
-            eval_times.push((t as f64 + n as f64) * 0.5);
+            for f in [0.2, 0.5, 0.8] {
+                eval_times.push(t as f64 + (n as f64 - t as f64) * f);
+            }
         }
     }
     if eval_times.is_empty() {
@@ -815,38 +822,51 @@ fn bake_clip(
     // quantization steps alone exceed the bound), 2 = every key in f32. Joints on the path of a
     // joint that misses the bound get a halved budget, then move up a mode.
     let mut mode = vec![if opts.lossless { 2u8 } else { 0 }; rig.joints.len()];
+    // Joints whose rotations must be slerped exactly: corrected nlerp deviates up to 7e-5 rad
+    // per joint between keys, which long chains amplify past the bound.
+    let mut slerp = vec![false; rig.joints.len()];
     let mut round = 0;
     loop {
         enc.tracks = channels
             .iter()
             .map(|c| {
-                if mode[c.joint] == 2 || c.interpolation == Interpolation::CubicSpline {
-                    return encode_f32(c);
+                let mut t = if mode[c.joint] == 2 || c.interpolation == Interpolation::CubicSpline {
+                    encode_f32(c)
+                } else {
+                    let keys = reduce(c, opts.tolerance * budget[c.joint], ext[c.joint]);
+                    if mode[c.joint] == 1 {
+                        encode_f32_keys(c, &keys)
+                    } else {
+                        encode_quantized(c, &keys, start, end)
+                            .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
+                            .unwrap_or_else(|| encode_f32(c))
+                    }
+                };
+                if slerp[c.joint] && c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
+                    t.flags |= TRACK_FLAG_SLERP;
                 }
-                let keys = reduce(c, opts.tolerance * budget[c.joint], ext[c.joint]);
-                if mode[c.joint] == 1 {
-                    return encode_f32_keys(c, &keys);
-                }
-                encode_quantized(c, &keys, start, end)
-                    .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
-                    .unwrap_or_else(|| encode_f32(c))
+                t
             })
             .collect();
         errors = measure(rig, skel, &enc, &eval_times, &reference, opts.shell)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
-        if opts.lossless || failing.is_empty() || round == 14 {
+        if failing.is_empty() || round == 14 {
             break;
         }
         for j in failing {
             let mut a = Some(j);
             while let Some(k) = a {
-                match (mode[k], round) {
-                    (0, r) if r >= 3 => {
-                        mode[k] = 1;
-                        budget[k] = 0.5;
+                if !slerp[k] {
+                    slerp[k] = true;
+                } else {
+                    match (mode[k], round) {
+                        (0, r) if r >= 4 => {
+                            mode[k] = 1;
+                            budget[k] = 0.5;
+                        }
+                        (1, r) if r >= 10 => mode[k] = 2,
+                        _ => budget[k] *= 0.5,
                     }
-                    (1, r) if r >= 9 => mode[k] = 2,
-                    _ => budget[k] *= 0.5,
                 }
                 a = rig.joints[k].parent;
             }

@@ -5,14 +5,21 @@
 //!   palettes, linear-blend and dual-quaternion skinning), independent of sinew's code.
 //! - [`convert`]: moving values between sinew's types and the reference's, exactly.
 //! - [`random`]: seeded generators of rotations, directions and magnitudes.
+//! - [`gltf_ref`]: an independent `f64` evaluator of glTF 2.0 files (node animation per
+//!   Appendix C, world and joint matrices, linear-blend and dual-quaternion skinning).
+//! - [`md5_ref`]: the same for Doom 3 md5 models, with its own parser of the text formats.
 //!
 //! The tests themselves live in `tests/tests/`: `differential.rs` runs sinew's jobs on random
 //! skeletons and meshes against the reference (in `f32` and Q16.16), `rotation_accuracy.rs`
-//! measures slerp, nlerp and normalization against `f64`.
+//! measures slerp, nlerp and normalization against `f64`, `conformance.rs` runs the real models
+//! of `../shared/assets` through sinew's importers, baker and `dump` against [`gltf_ref`] and
+//! [`md5_ref`], and `cli.rs` checks the `sinew` command line on corrupt inputs.
 
 // Index loops over rows and columns read like the math they implement.
 #![allow(clippy::needless_range_loop)]
 
 pub mod convert;
+pub mod gltf_ref;
+pub mod md5_ref;
 pub mod random;
 pub mod reference;

@@ -42,7 +42,7 @@
 //!   track_count  u16
 //!   tracks       track_count × 12 bytes:
 //!     joint u16, target u8 (TARGET_*), interpolation u8 (INTERP_*), format u8 (FORMAT_*),
-//!     reserved u8, key_count u16, data_offset u32 (from the section start)
+//!     flags u8 (TRACK_FLAG_*), key_count u16, data_offset u32 (from the section start)
 //!   track data   (see FORMAT_F32 and FORMAT_QUANTIZED)
 //! ```
 
@@ -91,6 +91,10 @@ pub const INTERP_STEP: u8 = 0;
 pub const INTERP_LINEAR: u8 = 1;
 /// Interpolation: glTF cubic Hermite spline.
 pub const INTERP_CUBIC: u8 = 2;
+
+/// Track flag: interpolate this LINEAR rotation track with exact slerp even when the sampler
+/// asks for corrected nlerp (the baker sets it where nlerp's deviation would exceed its bound).
+pub const TRACK_FLAG_SLERP: u8 = 1;
 
 /// Key format: `f32` times (strictly increasing) then `f32` values, `components` per key
 /// (`3 × components` for cubic splines: in-tangent, value, out-tangent). Lossless.

@@ -517,3 +517,48 @@ fn track_cache_matches_the_cursor_path() {
     }
     assert_eq!(out[0].lane(0).translation, Vec3::splat(5.0));
 }
+
+#[test]
+fn slerp_flag_forces_exact_slerp() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    // Track 1 is the quantized rotation; its flags byte is at directory entry 1, offset 5.
+    let dir = {
+        // Section 1 (the clip) starts where its table entry says; its directory follows the
+        // name (1 + 4 bytes), start and end (8) and the track count (2).
+        let at = HEADER_LEN + SECTION_ENTRY_LEN + 4;
+        u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize + 1 + 4 + 4 + 4 + 2
+    };
+    let flag_at = dir + TRACK_ENTRY_LEN + 5;
+    let patch = |b: &mut [u8], v: u8| {
+        b[flag_at] = v;
+        let crc = crc32(&b[CRC_START..len]);
+        b[16..20].copy_from_slice(&crc.to_le_bytes());
+    };
+    let mut flagged = buf;
+    patch(&mut flagged, TRACK_FLAG_SLERP);
+    let a = Asset::parse(&flagged[..len]).unwrap();
+    let plain = Asset::parse(&buf[..len]).unwrap();
+    for t in [0.4f32, 1.3, 2.2] {
+        let f = sample(&a, t, &mut [0; 4], RotationInterpolation::NlerpCorrected)[0].lane(1).rotation;
+        let s = sample(&plain, t, &mut [0; 4], RotationInterpolation::Slerp)[0].lane(1).rotation;
+        assert_eq!(f, s, "t = {t}");
+        let mut cache = [crate::clip::TrackCache::EMPTY; 4];
+        let skel: Skeleton<f32, 1> = a.skeleton().unwrap().to_skeleton().unwrap();
+        let mut out = [SoaTransform::IDENTITY; 1];
+        SamplingJob {
+            clip: a.clip(0).unwrap(),
+            time: t,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: skel.rest_pose(),
+            cursor: &mut cache,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        assert!(out[0].lane(1).rotation.angle_between(s) < 1.0e-6, "cached, t = {t}");
+    }
+    let mut bad = buf;
+    patch(&mut bad, 2);
+    assert_eq!(Asset::parse(&bad[..len]).err(), Some(ParseError::BadTrack { section: 1, track: 1 }));
+}

@@ -1211,6 +1211,19 @@ impl<'a> Importer<'a> {
             });
         }
         check_finite(values.iter(), || format!("animation {ai} channel {ci} key values"))?;
+        if target == ChannelTarget::Rotation {
+            // Keys are rotations: normalize them (files carry |q| off by 1e-4 and more), so
+            // linear interpolation and the keys themselves stay rotations. Cubic tangents are
+            // left alone; only the key values (the middle of each triple) are normalized.
+            let (stride, at) = if interpolation == Interpolation::CubicSpline { (12, 4) } else { (4, 0) };
+            for key in values.chunks_exact_mut(stride) {
+                let q = &mut key[at..at + 4];
+                let l = q.iter().map(|v| (*v as f64) * (*v as f64)).sum::<f64>().sqrt();
+                if l > 0.0 {
+                    q.iter_mut().for_each(|v| *v = (*v as f64 / l) as f32);
+                }
+            }
+        }
         Ok(Some(RigChannel { joint, target, interpolation, times, values }))
     }
 

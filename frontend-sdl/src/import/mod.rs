@@ -25,6 +25,11 @@ impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Gltf(e) => write!(f, "{e}"),
+            // The caller names the mesh file; name the animation file when the error is there.
+            Self::Md5(md5::LoadError::Md5 { path, error }) if error.location().file == md5::Md5File::Anim => {
+                write!(f, "{}: {error}", path.display())
+            }
+            Self::Md5(md5::LoadError::Md5 { error, .. }) => write!(f, "{error}"),
             Self::Md5(e) => write!(f, "{e}"),
             Self::UnknownFormat(p) => {
                 write!(f, "{}: unknown model format (expected .glb, .gltf or .md5mesh)", p.display())

@@ -1,0 +1,338 @@
+//! The `sinew` command line as a user runs it: corrupt inputs give one error line on stderr that
+//! names the file, and exit code 2 (never a panic); `sinew bake` → `sinew info` → `sinew dump`
+//! of the `.sinew` file gives the same output as `sinew dump` of the source model.
+//!
+//! The binary is built on first use with `cargo build -p sinew-frontend --bin sinew` (the
+//! profile of this test: dev, or release under `cargo test --release`), and located through
+//! cargo's JSON build messages, so a stale binary is never run. Scratch files go to
+//! `CARGO_TARGET_TMPDIR`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+
+fn assets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets")
+}
+
+fn gltf_asset(model: &str) -> PathBuf {
+    assets().join("gltf").join(model).join(format!("{model}.glb"))
+}
+
+fn bob() -> (PathBuf, PathBuf) {
+    let dir = assets().join("md5/boblamp");
+    (dir.join("boblampclean.md5mesh"), dir.join("boblampclean.md5anim"))
+}
+
+/// The `sinew` binary, built once per test run.
+fn sinew_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        cmd.args(["build", "-p", "sinew-frontend", "--bin", "sinew", "--message-format=json-render-diagnostics"]);
+        if !cfg!(debug_assertions) {
+            cmd.arg("--release");
+        }
+        let out = cmd.output().expect("cargo runs");
+        assert!(out.status.success(), "building sinew failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        let exe = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "sinew")
+            .find_map(|v| v["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the sinew executable");
+        assert!(exe.exists(), "{} exists", exe.display());
+        exe
+    })
+}
+
+/// A fresh scratch directory for one test (emptied at the start of each run, kept afterwards
+/// for inspection).
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sinew-cli-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn sinew(args: &[&str]) -> Output {
+    Command::new(sinew_bin()).args(args).output().expect("sinew runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+/// Asserts a failure: exit code 2, nothing on stdout, and one stderr line `sinew: <file>: ...`
+/// (containing `needle` when given). Returns that line.
+fn assert_fails(out: &Output, file: &Path, needle: Option<&str>, what: &str) -> String {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: exit code (stderr: {err})");
+    assert!(out.stdout.is_empty(), "{what}: stdout {}", text(&out.stdout));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{what}: one error line, got {err:?}");
+    let prefix = format!("sinew: {}: ", file.display());
+    assert!(lines[0].starts_with(&prefix), "{what}: {:?} does not start with {prefix:?}", lines[0]);
+    if let Some(n) = needle {
+        assert!(lines[0].contains(n), "{what}: {:?} does not mention {n:?}", lines[0]);
+    }
+    eprintln!("cli {what}: {}", lines[0]);
+    lines[0].to_owned()
+}
+
+fn assert_ok(out: &Output, what: &str) -> String {
+    assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+// -------------------------------------------------------------------------------------------------
+// A hand-made skinned, animated glTF
+// -------------------------------------------------------------------------------------------------
+
+/// A 3-vertex skinned triangle on a 2-joint skin with one LINEAR rotation channel keyed at
+/// `times`; vertex 2 is bound to skin joint `joint` with weight 1. Returns `.gltf` JSON text with
+/// its buffer as a base64 `data:` URI.
+fn tiny_gltf(times: &[f32], joint: u16) -> String {
+    let mut bin: Vec<u8> = Vec::new();
+    let mut views: Vec<(usize, usize)> = Vec::new();
+    let mut push = |bytes: Vec<u8>| {
+        views.push((bin.len(), bytes.len()));
+        bin.extend(bytes);
+    };
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    push(f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0]));
+    push([0u16, 0, 0, 0, 0, 0, 0, 0, joint, 0, 0, 0].iter().flat_map(|x| x.to_le_bytes()).collect());
+    push(f32s(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]));
+    let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+    let mut ibm = identity.to_vec();
+    ibm.extend([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0]);
+    push(f32s(&ibm));
+    push(f32s(times));
+    let rotations: Vec<f32> = (0..times.len())
+        .flat_map(|k| {
+            let a = 0.25 * k as f32;
+            [0.0, 0.0, a.sin(), a.cos()]
+        })
+        .collect();
+    push(f32s(&rotations));
+    let views_json: Vec<String> =
+        views.iter().map(|(o, l)| format!(r#"{{"buffer":0,"byteOffset":{o},"byteLength":{l}}}"#)).collect();
+    let n = times.len();
+    let data = base64::engine::general_purpose::STANDARD.encode(&bin);
+    format!(
+        r#"{{
+  "asset": {{"version": "2.0"}},
+  "scene": 0,
+  "scenes": [{{"nodes": [0, 1]}}],
+  "nodes": [
+    {{"name": "triangle", "mesh": 0, "skin": 0}},
+    {{"name": "root", "children": [2]}},
+    {{"name": "tip", "translation": [0, 1, 0]}}
+  ],
+  "meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}}}}]}}],
+  "skins": [{{"joints": [1, 2], "inverseBindMatrices": 3}}],
+  "animations": [{{
+    "channels": [{{"sampler": 0, "target": {{"node": 2, "path": "rotation"}}}}],
+    "samplers": [{{"input": 4, "output": 5, "interpolation": "LINEAR"}}]
+  }}],
+  "buffers": [{{"byteLength": {len}, "uri": "data:application/octet-stream;base64,{data}"}}],
+  "bufferViews": [{views}],
+  "accessors": [
+    {{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]}},
+    {{"bufferView": 1, "componentType": 5123, "count": 3, "type": "VEC4"}},
+    {{"bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4"}},
+    {{"bufferView": 3, "componentType": 5126, "count": 2, "type": "MAT4"}},
+    {{"bufferView": 4, "componentType": 5126, "count": {n}, "type": "SCALAR"}},
+    {{"bufferView": 5, "componentType": 5126, "count": {n}, "type": "VEC4"}}
+  ]
+}}"#,
+        len = bin.len(),
+        views = views_json.join(", ")
+    )
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write scratch file");
+    path
+}
+
+#[test]
+fn hand_made_gltf_control_dumps() {
+    // The well-formed variant of the corrupt files below loads and animates.
+    let dir = scratch("control");
+    let path = write(&dir, "ok.gltf", tiny_gltf(&[0.0, 0.5, 1.0], 1));
+    let out = assert_ok(&sinew(&["dump", p(&path), "--raw", "--time", "1"]), "control");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["joints"].as_array().map(Vec::len), Some(3));
+    // Vertex 2, (1, 1, 0), rides the tip joint at (0, 1, 0), rotated by 2 × 0.5 rad about z at
+    // the last key; vertex 1 stays on the root joint.
+    let vertex = |i: usize| -> Vec<f64> {
+        v["skinned_positions"][i].as_array().expect("vertex").iter().filter_map(serde_json::Value::as_f64).collect()
+    };
+    let (p1, p2) = (vertex(1), vertex(2));
+    let want = [1.0f64.cos(), 1.0 + 1.0f64.sin(), 0.0];
+    assert!((0..3).all(|i| (p2[i] - want[i]).abs() < 1e-6), "{p2:?} vs {want:?}");
+    assert!((0..3).all(|i| (p1[i] - [1.0, 0.0, 0.0][i]).abs() < 1e-6), "{p1:?}");
+    assert_ok(&sinew(&["info", p(&path)]), "control info");
+}
+
+#[test]
+fn nan_key_time() {
+    let dir = scratch("nan");
+    let path = write(&dir, "nan-time.gltf", tiny_gltf(&[0.0, f32::NAN, 1.0], 1));
+    for cmd in ["dump", "info"] {
+        assert_fails(&sinew(&[cmd, p(&path)]), &path, Some("not finite"), &format!("NaN key time ({cmd})"));
+    }
+}
+
+#[test]
+fn unsorted_key_times() {
+    let dir = scratch("unsorted");
+    let path = write(&dir, "unsorted.gltf", tiny_gltf(&[0.0, 1.0, 0.5], 1));
+    assert_fails(&sinew(&["dump", p(&path)]), &path, Some("not greater than the previous"), "unsorted key times");
+    let path = write(&dir, "repeated.gltf", tiny_gltf(&[0.0, 0.5, 0.5], 1));
+    assert_fails(&sinew(&["dump", p(&path)]), &path, Some("not greater than the previous"), "repeated key time");
+}
+
+#[test]
+fn joint_index_out_of_range() {
+    let dir = scratch("joint");
+    let path = write(&dir, "bad-joint.gltf", tiny_gltf(&[0.0, 1.0], 5));
+    assert_fails(&sinew(&["dump", p(&path)]), &path, Some("index 5 is not below 2"), "joint index 5 of 2");
+    let path = write(&dir, "bad-joint-max.gltf", tiny_gltf(&[0.0, 1.0], u16::MAX));
+    assert_fails(&sinew(&["bake", p(&path), "-o", p(&dir.join("x.sinew"))]), &path, Some("65535"), "joint 65535");
+    assert!(!dir.join("x.sinew").exists(), "no output file for a failed bake");
+}
+
+#[test]
+fn truncated_glb() {
+    let dir = scratch("truncated");
+    let bytes = std::fs::read(gltf_asset("CesiumMan")).expect("asset");
+    for len in [0, 3, 11, 12, 19, 100, bytes.len() / 2, bytes.len() - 1] {
+        let path = write(&dir, &format!("cut-{len}.glb"), &bytes[..len]);
+        let out = sinew(&["dump", p(&path), "--raw"]);
+        assert_fails(&out, &path, None, &format!("CesiumMan.glb cut to {len} bytes"));
+    }
+}
+
+#[test]
+fn bit_flipped_sinew() {
+    let dir = scratch("bitflip");
+    let src = gltf_asset("RiggedSimple");
+    let good = dir.join("RiggedSimple.sinew");
+    assert_ok(&sinew(&["bake", p(&src), "-o", p(&good)]), "bake");
+    let bytes = std::fs::read(&good).expect("baked file");
+    assert_ok(&sinew(&["info", p(&good)]), "info of the intact file");
+    let n = bytes.len();
+    // Past the 20-byte header prefix every flip is caught by the CRC.
+    for (at, bit) in [(24, 0), (n / 3, 3), (n / 2, 7), (n - 1, 1)] {
+        let mut b = bytes.clone();
+        b[at] ^= 1 << bit;
+        let path = write(&dir, &format!("flip-{at}-{bit}.sinew"), &b);
+        for cmd in ["info", "dump"] {
+            assert_fails(&sinew(&[cmd, p(&path)]), &path, Some("checksum"), &format!("bit {bit} of byte {at} ({cmd})"));
+        }
+    }
+    // Header flips (magic, version, length, stored CRC) are errors too.
+    for at in [0, 8, 12, 16] {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        let path = write(&dir, &format!("header-{at}.sinew"), &b);
+        assert_fails(&sinew(&["info", p(&path)]), &path, None, &format!("header byte {at}"));
+    }
+    // Truncated .sinew.
+    let path = write(&dir, "short.sinew", &bytes[..n - 5]);
+    assert_fails(&sinew(&["info", p(&path)]), &path, None, "truncated .sinew");
+}
+
+#[test]
+fn md5_bad_counts() {
+    let dir = scratch("md5");
+    let (mesh, anim) = bob();
+    let text = std::fs::read_to_string(&mesh).expect("md5mesh");
+    let anim_text = std::fs::read_to_string(&anim).expect("md5anim");
+    let cases = [
+        ("numverts 494", "numverts 495", "numverts"),
+        ("numJoints 33", "numJoints 34", "numJoints"),
+        ("numweights", "numweights 1", "numweights"),
+    ];
+    for (from, to, what) in cases {
+        assert!(text.contains(from), "{from}");
+        let bad = if what == "numweights" {
+            // Declare one weight more than the first mesh has.
+            let i = text.find("numweights ").expect("numweights");
+            let end = i + text[i..].find('\n').expect("line");
+            let count: usize = text[i + 11..end].trim().parse().expect("count");
+            format!("{}numweights {}{}", &text[..i], count + 1, &text[end..])
+        } else {
+            text.replacen(from, to, 1)
+        };
+        let path = write(&dir, &format!("bad-{what}.md5mesh"), bad);
+        assert_fails(&sinew(&["dump", p(&path)]), &path, None, &format!("md5mesh with a wrong {what}"));
+    }
+    // A wrong frame count in the anim: the error names the anim file.
+    let mesh_copy = write(&dir, "bob.md5mesh", &text);
+    let bad_anim = write(&dir, "bad-frames.md5anim", anim_text.replacen("numFrames 140", "numFrames 141", 1));
+    let out = sinew(&["dump", p(&mesh_copy), "--anim", p(&bad_anim)]);
+    let err = text_of_failure(&out);
+    assert!(err.contains("bad-frames.md5anim"), "the error names the anim file: {err}");
+    eprintln!("cli md5anim with a wrong numFrames: {err}");
+}
+
+fn text_of_failure(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    err.trim_end().to_owned()
+}
+
+/// `sinew bake`, then `sinew info` and `sinew dump` of the `.sinew` file: the dump equals the
+/// dump of the source model (which bakes it in memory with the same default options).
+#[test]
+fn bake_info_dump_round_trip() {
+    let dir = scratch("roundtrip");
+    let (mesh, anim) = bob();
+    let cases: Vec<(PathBuf, Option<PathBuf>, Vec<&str>)> = vec![
+        (gltf_asset("CesiumMan"), None, vec!["--time", "0.7"]),
+        (gltf_asset("Fox"), None, vec!["--clip", "Walk", "--time", "0.3", "--skinning", "dqs"]),
+        (gltf_asset("RecursiveSkeletons"), None, vec!["--skin", "41", "--time", "1.3"]),
+        (gltf_asset("InterpolationTest"), None, vec!["--clip", "CubicSpline Rotation", "--time", "1.1"]),
+        (mesh, Some(anim), vec!["--time", "2.5"]),
+    ];
+    for (src, anim, args) in cases {
+        let stem = src.file_stem().and_then(|s| s.to_str()).expect("stem").to_owned();
+        let baked = dir.join(format!("{stem}.sinew"));
+        let mut bake_args = vec!["bake", p(&src), "-o", p(&baked)];
+        if let Some(a) = &anim {
+            bake_args.extend(["--anim", p(a)]);
+        }
+        let bake_out = assert_ok(&sinew(&bake_args), "bake");
+        let info = assert_ok(&sinew(&["info", p(&baked)]), "info");
+        // `bake` prints the same summary as `info` of what it wrote (plus importer notes).
+        let summary =
+            |s: &str| -> Vec<String> { s.lines().filter(|l| !l.starts_with("note:")).map(str::to_owned).collect() };
+        assert_eq!(summary(&bake_out), summary(&info), "{stem}: bake vs info summary");
+        assert!(info.lines().any(|l| l.starts_with("joints ")) && info.contains("clip 0 "), "{stem}: {info}");
+        let mut src_dump = vec!["dump", p(&src)];
+        if let Some(a) = &anim {
+            src_dump.extend(["--anim", p(a)]);
+        }
+        src_dump.extend(args.iter().copied());
+        let mut file_dump = vec!["dump", p(&baked)];
+        file_dump.extend(args.iter().copied());
+        let a = assert_ok(&sinew(&src_dump), "dump of the source");
+        let b = assert_ok(&sinew(&file_dump), "dump of the .sinew");
+        assert!(a.len() > 100, "{stem}: dump output");
+        assert_eq!(a, b, "{stem}: dump of the .sinew differs from the dump of the source");
+        eprintln!("cli round trip {stem} {}: bake → info → dump identical ({} bytes of JSON)", args.join(" "), a.len());
+    }
+}
