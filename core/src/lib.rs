@@ -18,6 +18,10 @@
 //!   [`job::LocalToModelJob`] walks the hierarchy, [`job::SkinMatrixJob`] and
 //!   [`job::SkinDualQuatJob`] build skin palettes, [`job::SkinningJob`] skins vertices (linear
 //!   blend or dual quaternion), [`job::SamplingJob`] evaluates clips.
+//! - **[`player`], [`mask`], [`controller`], [`root_motion`], [`ik`]**: the animation system
+//!   a game drives each frame — drift-free playback with events, partial-skeleton channels with
+//!   fade-in, a fixed-memory controller with crossfades and layers ([`job::BlendingJob`]),
+//!   root-motion extraction and path following, two-bone and aim IK.
 //! - **[`raster`]**: a software rasterizer for devices without a GPU — fixed-point edges with a
 //!   top-left fill rule, near-plane clipping, depth, Lambert shading, XRGB8888 / RGB565 targets,
 //!   and band rendering for displays without a full framebuffer in RAM.
@@ -34,11 +38,16 @@
 
 pub mod asset;
 pub mod clip;
+pub mod controller;
+pub mod ik;
 pub mod job;
 pub mod limits;
+pub mod mask;
 pub mod math;
+pub mod player;
 pub mod raster;
 pub mod real;
+pub mod root_motion;
 pub mod skeleton;
 
 pub use real::{Real, Q16};

@@ -856,17 +856,16 @@ fn bake_clip(
         for j in failing {
             let mut a = Some(j);
             while let Some(k) = a {
-                if !slerp[k] {
-                    slerp[k] = true;
-                } else {
-                    match (mode[k], round) {
-                        (0, r) if r >= 4 => {
-                            mode[k] = 1;
-                            budget[k] = 0.5;
-                        }
-                        (1, r) if r >= 10 => mode[k] = 2,
-                        _ => budget[k] *= 0.5,
+                // More keys first (they also shrink nlerp's deviation, which grows with the
+                // angle between keys), then exact slerp, then lossless values.
+                match (mode[k], round) {
+                    (_, r) if r >= 3 && !slerp[k] => slerp[k] = true,
+                    (0, r) if r >= 5 => {
+                        mode[k] = 1;
+                        budget[k] = 0.5;
                     }
+                    (1, r) if r >= 10 => mode[k] = 2,
+                    _ => budget[k] *= 0.5,
                 }
                 a = rig.joints[k].parent;
             }

@@ -2,8 +2,10 @@
 
 pub mod bake;
 pub mod bench;
+pub mod demo;
 pub mod dump;
 pub mod eval;
 pub mod import;
 pub mod model;
 pub mod rig;
+pub mod scene;

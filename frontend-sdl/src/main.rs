@@ -1,11 +1,13 @@
 //! The `sinew` command line.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use sinew::clip::RotationInterpolation;
 use sinew_frontend::bake::BakeOptions;
+use sinew_frontend::demo::{self, DemoOptions, GlRequest};
 use sinew_frontend::dump::{dump, DumpOptions};
 use sinew_frontend::model::{Model, Skinning};
 
@@ -94,6 +96,56 @@ enum Command {
         #[arg(long)]
         raw: bool,
     },
+    /// Open the SDL2/OpenGL ES demo: the built-in scene, or a model viewer. With --frames or
+    /// --screenshot it runs headless (hidden window, offscreen target) and writes a PNG.
+    Demo {
+        /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
+        model: Option<PathBuf>,
+        /// md5 animation (for .md5mesh models).
+        #[arg(long)]
+        anim: Option<PathBuf>,
+        /// The viewer's first clip, by name or index.
+        #[arg(long)]
+        clip: Option<String>,
+        /// Render N frames headless, then exit (non-zero on GL errors).
+        #[arg(long)]
+        frames: Option<u64>,
+        /// Write the last frame to this PNG (headless).
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Scene time of the last frame, in seconds (default: frames / 60).
+        #[arg(long)]
+        time: Option<f32>,
+        /// Width in pixels.
+        #[arg(long, default_value_t = 1280)]
+        width: u32,
+        /// Height in pixels.
+        #[arg(long, default_value_t = 720)]
+        height: u32,
+        /// Largest bone palette of the skinning shaders (default: what GL_MAX_VERTEX_UNIFORM_VECTORS
+        /// allows); smaller palettes split meshes into more parts.
+        #[arg(long)]
+        palette: Option<usize>,
+        /// Initial skinning method.
+        #[arg(long, value_enum, default_value_t = SkinningArg::Lbs)]
+        skinning: SkinningArg,
+        /// Show bones from the start.
+        #[arg(long)]
+        bones: bool,
+        /// Hide the HUD.
+        #[arg(long)]
+        no_hud: bool,
+        /// GL context: OpenGL ES 2.0 with a desktop OpenGL 2.1 fallback, or only one of them.
+        #[arg(long, value_enum, default_value_t = GlArg::Auto)]
+        gl: GlArg,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum GlArg {
+    Auto,
+    Es,
+    Desktop,
 }
 
 /// A failure to report: one line naming the file and the problem, and the exit code.
@@ -224,7 +276,60 @@ fn run(command: Command) -> Result<(), Failure> {
                 },
             )
             .map_err(|e| fail(&path, e))?;
-            println!("{json}");
+            // A closed pipe (`sinew dump … | head`) ends the output quietly.
+            let mut out = std::io::stdout().lock();
+            match writeln!(out, "{json}") {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(Failure { file: None, message: e.to_string(), code: 1 })
+                }
+                _ => Ok(()),
+            }
+        }
+        Command::Demo {
+            model,
+            anim,
+            clip,
+            frames,
+            screenshot,
+            time,
+            width,
+            height,
+            palette,
+            skinning,
+            bones,
+            no_hud,
+            gl,
+        } => {
+            let opts = DemoOptions {
+                model,
+                anim,
+                clip,
+                frames,
+                screenshot,
+                time,
+                width,
+                height,
+                palette,
+                skinning: match skinning {
+                    SkinningArg::Lbs => Skinning::Lbs,
+                    SkinningArg::Dqs => Skinning::Dqs,
+                },
+                bones,
+                hud: !no_hud,
+                gl: match gl {
+                    GlArg::Auto => GlRequest::Auto,
+                    GlArg::Es => GlRequest::Es,
+                    GlArg::Desktop => GlRequest::Desktop,
+                },
+            };
+            let report = demo::run(&opts).map_err(|e| Failure { file: None, message: e.to_string(), code: 2 })?;
+            eprintln!(
+                "sinew demo: {} frames, {:.2} ms per frame ({:.2} ms to build and submit) on {}",
+                report.frames, report.mean_frame_ms, report.mean_cpu_ms, report.renderer
+            );
+            if let Some(p) = report.screenshot {
+                eprintln!("wrote {}", p.display());
+            }
             Ok(())
         }
     }

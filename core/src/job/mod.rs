@@ -6,11 +6,13 @@
 
 use core::fmt;
 
+pub mod blending;
 pub mod local_to_model;
 pub mod sampling;
 pub mod skin_matrix;
 pub mod skinning;
 
+pub use blending::{BlendingJob, Layer, MakeAdditiveJob};
 pub use local_to_model::LocalToModelJob;
 pub use sampling::SamplingJob;
 pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
@@ -36,6 +38,14 @@ pub enum JobError {
     LengthMismatch,
     /// A per-instance context (cursor, scratch) is shorter than the job needs.
     ContextTooSmall,
+    /// The blending threshold is not a finite value above 0.
+    InvalidThreshold,
+    /// A weight is NaN or infinite.
+    InvalidWeight,
+    /// An axis is zero-length, or two axes that must differ are parallel.
+    InvalidAxis,
+    /// A matrix or vector is NaN or infinite, or a joint matrix is singular.
+    InvalidTransform,
 }
 
 impl fmt::Display for JobError {
@@ -49,6 +59,10 @@ impl fmt::Display for JobError {
             Self::MismatchedStreams => "an optional input stream has no matching output, or the reverse",
             Self::LengthMismatch => "inputs that must have the same length differ",
             Self::ContextTooSmall => "a per-instance context (cursor) is too small",
+            Self::InvalidThreshold => "the blending threshold is not a finite value above 0",
+            Self::InvalidWeight => "a weight is NaN or infinite",
+            Self::InvalidAxis => "an axis is zero-length, or two axes that must differ are parallel",
+            Self::InvalidTransform => "a matrix or vector is NaN or infinite, or a joint matrix is singular",
         })
     }
 }

@@ -1,0 +1,166 @@
+//! `sinew demo` headless, as CI runs it: N frames with a GL error check after each, and the
+//! last one written as a PNG. Each test runs the binary on `DISPLAY`, or on a private Xvfb
+//! when `DISPLAY` is unset.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{coverage, read_png, Display};
+
+fn tmp(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo_cli_{}_{name}", std::process::id()))
+}
+
+fn asset(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel)
+}
+
+fn demo(display: &Display, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .arg("demo")
+        .args(args)
+        .env("DISPLAY", &display.name)
+        .output()
+        .expect("run sinew");
+    eprintln!("sinew demo {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Pixels whose color matches `pred`, in the column range `[x0, x1)` (fractions of the width).
+fn count(img: &common::Image, x0: f64, x1: f64, pred: impl Fn(u8, u8, u8) -> bool) -> usize {
+    let w = img.width as usize;
+    img.rgba
+        .chunks_exact(4)
+        .enumerate()
+        .filter(|(i, p)| {
+            let x = (i % w) as f64 / w as f64;
+            x >= x0 && x < x1 && pred(p[0], p[1], p[2])
+        })
+        .count()
+}
+
+#[test]
+fn scene_runs_600_frames_without_gl_errors_and_writes_a_screenshot() {
+    let d = Display::get();
+    let png = tmp("scene.png");
+    let out =
+        demo(&d, &["--frames", "600", "--width", "640", "--height", "360", "--screenshot", png.to_str().unwrap()]);
+    assert!(out.status.success(), "exit {:?}", out.status);
+    let log = stderr(&out);
+    assert!(log.contains("GL_RENDERER"), "{log}");
+    assert!(log.contains("600 frames"), "{log}");
+    let img = read_png(&png);
+    assert_eq!((img.width, img.height), (640, 360));
+    let (cover, colors) = coverage(&img.rgba);
+    assert!(cover > 0.1, "only {cover:.3} of the image differs from the background");
+    assert!(colors > 200, "only {colors} colors");
+    // The orange tentacle stands on the left, the green DQS candy wrapper on the right, the
+    // blue character in between.
+    let orange = count(&img, 0.0, 0.4, |r, g, b| r as u32 > g as u32 * 3 / 2 && g > b && r > 60);
+    let green = count(&img, 0.6, 1.0, |r, g, b| g as u32 > r as u32 * 3 / 2 && g > b && g > 60);
+    let blue = count(&img, 0.3, 0.75, |r, g, b| b as u32 > r as u32 * 3 / 2 && b > g && b > 60);
+    assert!(orange > 300 && green > 300 && blue > 200, "orange {orange}, green {green}, blue {blue}");
+    let _ = std::fs::remove_file(&png);
+}
+
+#[test]
+fn desktop_gl_fallback_runs_the_same_shaders() {
+    let d = Display::get();
+    let png = tmp("desktop.png");
+    let out = demo(
+        &d,
+        &[
+            "--gl",
+            "desktop",
+            "--frames",
+            "30",
+            "--width",
+            "320",
+            "--height",
+            "240",
+            "--screenshot",
+            png.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "exit {:?}", out.status);
+    assert!(stderr(&out).contains("desktop OpenGL context"));
+    let (cover, _) = coverage(&read_png(&png).rgba);
+    assert!(cover > 0.05, "{cover}");
+    let _ = std::fs::remove_file(&png);
+}
+
+#[test]
+fn viewer_shows_gltf_and_md5_models() {
+    let d = Display::get();
+    for (name, args) in [
+        ("figure", vec![asset("gltf/RiggedFigure/RiggedFigure.glb")]),
+        ("brainstem", vec![asset("gltf/BrainStem/BrainStem.glb")]),
+        (
+            "bob",
+            vec![
+                asset("md5/boblamp/boblampclean.md5mesh"),
+                PathBuf::from("--anim"),
+                asset("md5/boblamp/boblampclean.md5anim"),
+            ],
+        ),
+    ] {
+        let png = tmp(&format!("{name}.png"));
+        let mut a: Vec<String> = args.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+        a.extend(["--frames", "20", "--bones", "--width", "480", "--height", "360", "--screenshot"].map(String::from));
+        a.push(png.to_string_lossy().into_owned());
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = demo(&d, &refs);
+        assert!(out.status.success(), "{name}: exit {:?}", out.status);
+        assert!(stderr(&out).contains("loaded"), "{name}");
+        let (cover, colors) = coverage(&read_png(&png).rgba);
+        // The model fills a good part of the frame (framed from its bind-pose bounds).
+        assert!(cover > 0.08 && colors > 50, "{name}: coverage {cover:.3}, {colors} colors");
+        let _ = std::fs::remove_file(&png);
+    }
+}
+
+#[test]
+fn baked_humanoid_views_on_gpu_and_with_a_palette_too_small_for_its_parts() {
+    use sinew_frontend::bake::{bake, BakeOptions};
+    let d = Display::get();
+    let (bytes, _) = bake(&sinew_frontend::scene::humanoid_rig(), &BakeOptions::default()).unwrap();
+    let file = tmp("humanoid.sinew");
+    std::fs::write(&file, bytes).unwrap();
+    let f = file.to_str().unwrap();
+    // One part of 22 joints: on the GPU by default; with --palette 8 it cannot fit the shaders
+    // and is skinned on the CPU instead.
+    for (name, extra) in [("gpu", vec![]), ("cpu", vec!["--palette", "8"])] {
+        let png = tmp(&format!("humanoid_{name}.png"));
+        let mut a =
+            vec![f, "--frames", "45", "--width", "320", "--height", "320", "--screenshot", png.to_str().unwrap()];
+        a.extend(extra.iter());
+        let out = demo(&d, &a);
+        assert!(out.status.success(), "{name}: exit {:?}", out.status);
+        let log = stderr(&out);
+        assert_eq!(log.contains("skinned on the CPU"), name == "cpu", "{log}");
+        let (cover, _) = coverage(&read_png(&png).rgba);
+        assert!(cover > 0.05, "{name}: {cover}");
+        let _ = std::fs::remove_file(&png);
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn bad_input_fails_headless_with_a_message() {
+    let d = Display::get();
+    let junk = tmp("junk.glb");
+    std::fs::write(&junk, b"glTF\x02\0\0\0 definitely not a model").unwrap();
+    let out = demo(&d, &[junk.to_str().unwrap(), "--frames", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot load"), "{}", stderr(&out));
+    let out = demo(&d, &["--frames", "1", "--palette", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--palette"));
+    let _ = std::fs::remove_file(&junk);
+}

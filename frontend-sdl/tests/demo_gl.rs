@@ -1,0 +1,165 @@
+//! The demo's GL side in-process, on Mesa (or whatever `DISPLAY` offers): the GLSL ES 1.00
+//! skinning shaders compile (with the budget's palette and with a forced small one), the
+//! palette the shaders receive equals the CPU palette, and the built-in scene renders
+//! deterministically and without GL errors.
+//!
+//! SDL may only be initialized from one thread per process, so every check runs in the one
+//! test function below, in sequence.
+
+mod common;
+
+use sinew::clip::RotationInterpolation;
+use sinew::math::{Mat4, SoaTransform};
+use sinew_frontend::demo::gl::{check_skin_shaders, dq_rows, lbs_rows, mat_from_rows, PartMode};
+use sinew_frontend::demo::shaders::palette_capacity;
+use sinew_frontend::demo::{GlRequest, Headless, Layers};
+use sinew_frontend::model::{Model, Skinning};
+use sinew_frontend::scene::{self, CHARACTER, TENTACLE, TWIST};
+
+/// The character's local pose at `t`, sampled independently of the scene code: walk clip at
+/// `t` (the palette comparison needs any valid pose).
+fn walk_pose(m: &Model, t: f32) -> Vec<SoaTransform<f32>> {
+    let clip = m.find_clip("walk").unwrap();
+    let mut pose = Vec::new();
+    m.sample(Some(clip), t, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut pose).unwrap();
+    pose
+}
+
+fn max_abs_diff(a: &Mat4<f32>, b: &Mat4<f32>) -> f32 {
+    a.to_cols_array().iter().zip(b.to_cols_array()).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+/// Uploads each GPU part's palette rows through the renderer, reads the uniforms back from
+/// the program, and compares them with `Model::palette` / `Model::dq_palette` computed here.
+/// Returns (parts checked, largest difference).
+fn check_palettes(h: &mut Headless, model_index: usize, pose: &[SoaTransform<f32>]) -> (usize, f32) {
+    let model = &h.scene().models()[model_index];
+    let mut world = Vec::new();
+    model.world(pose, &mut world).unwrap();
+    let cpu = model.palette(&world, 0).unwrap();
+    let cpu_dq = model.dq_palette(&world, 0).unwrap();
+    let maps: Vec<Vec<u16>> =
+        model.asset().mesh(0).unwrap().parts().map(|p| (0..p.palette_len()).map(|i| p.palette(i)).collect()).collect();
+    let modes = h.scene_gpu()[model_index].modes();
+    assert!(modes[0].iter().all(|m| *m == PartMode::Gpu), "{modes:?}");
+    let mut worst = 0.0f32;
+    for map in &maps {
+        let r = h.renderer();
+        // Linear blend: 3 rows per joint.
+        r.upload_palette(Skinning::Lbs, &lbs_rows(&cpu, map));
+        let back = r.read_palette(Skinning::Lbs, map.len() * 3);
+        for (i, &j) in map.iter().enumerate() {
+            let m = mat_from_rows(&[back[3 * i], back[3 * i + 1], back[3 * i + 2]]);
+            worst = worst.max(max_abs_diff(&m, &cpu[j as usize]));
+        }
+        // Dual quaternions: 2 rows per joint.
+        r.upload_palette(Skinning::Dqs, &dq_rows(&cpu_dq, map));
+        let back = r.read_palette(Skinning::Dqs, map.len() * 2);
+        for (i, &j) in map.iter().enumerate() {
+            let d = cpu_dq[j as usize];
+            let want = [d.real.to_array(), d.dual.to_array()];
+            for k in 0..2 {
+                for c in 0..4 {
+                    worst = worst.max((back[2 * i + k][c] - want[k][c]).abs());
+                }
+            }
+        }
+        assert!(r.errors().is_empty());
+    }
+    (maps.len(), worst)
+}
+
+#[test]
+fn gl_shaders_palettes_and_scene_rendering() {
+    let display = common::Display::get();
+    // Only this thread uses SDL; it reads DISPLAY when it initializes.
+    std::env::set_var("DISPLAY", &display.name);
+    let started = std::time::Instant::now();
+
+    // 1. Default palette from the uniform budget.
+    let mut h = Headless::new(320, 240, None, GlRequest::Auto).unwrap();
+    let info = h.renderer().info.clone();
+    let n = h.renderer().palette_size;
+    eprintln!(
+        "context: {} (es: {}), renderer {}, {} vertex uniform vectors, palette {n}",
+        info.version, info.es, info.renderer, info.max_vertex_uniform_vectors
+    );
+    assert_eq!(n, palette_capacity(info.max_vertex_uniform_vectors));
+    // Both skinning shaders compile at the budget's palette and at small ones.
+    for joints in [n, 64, 8, 4] {
+        check_skin_shaders(h.renderer().gl(), joints).unwrap_or_else(|e| panic!("palette {joints}: {e}"));
+    }
+
+    // 2. The palette in the shader equals the CPU palette, for the character at several times
+    //    and for the tentacle and candy wrapper.
+    for t in [0.0, 0.37, 0.81] {
+        let pose = walk_pose(&h.scene().models()[CHARACTER], t);
+        let (parts, worst) = check_palettes(&mut h, CHARACTER, &pose);
+        assert_eq!(parts, 1);
+        assert!(worst < 1e-6, "t {t}: largest palette difference {worst}");
+    }
+    let tp = scene::tentacle_pose(&h.scene().models()[TENTACLE], 1.3, 0.5, 0.6);
+    assert!(check_palettes(&mut h, TENTACLE, &tp).1 < 1e-6);
+    let wp = scene::twist_pose(&h.scene().models()[TWIST], 2.5);
+    assert!(check_palettes(&mut h, TWIST, &wp).1 < 1e-6);
+
+    // 3. The scene renders the same pixels for the same time, different ones for another time,
+    //    covers a good part of the image, and leaves no GL error (checked inside).
+    let a = h.render_scene(3.0, Layers::MESHES).unwrap();
+    let b = h.render_scene(3.0, Layers::MESHES).unwrap();
+    let c = h.render_scene(3.5, Layers::MESHES).unwrap();
+    assert_eq!(a.len(), 320 * 240 * 4);
+    assert!(a == b, "same time, different images");
+    assert!(a != c, "different times, same image");
+    let (cover, colors) = common::coverage(&a);
+    assert!(cover > 0.015 && colors > 50, "coverage {cover:.3}, {colors} colors");
+    // Skinning in the shaders gives the image that `SkinningJob` on the CPU gives (streamed
+    // through the same GL pipeline), within rounding, for both methods.
+    let pixels = 320 * 240;
+    for s in [Skinning::Lbs, Skinning::Dqs] {
+        h.scene().params.skinning = s;
+        for t in [1.0, 9.3, 16.4] {
+            let gpu = h.render_scene(t, Layers::MESHES).unwrap();
+            assert_eq!((h.renderer().stats.gpu_parts, h.renderer().stats.cpu_parts), (4, 0));
+            h.renderer().cpu_skinning = true;
+            let cpu = h.render_scene(t, Layers::MESHES).unwrap();
+            assert_eq!((h.renderer().stats.gpu_parts, h.renderer().stats.cpu_parts), (0, 4));
+            h.renderer().cpu_skinning = false;
+            let (mut differ, mut worst) = (0, 0u8);
+            for (g, c) in gpu.chunks_exact(4).zip(cpu.chunks_exact(4)) {
+                let d = (0..3).map(|k| g[k].abs_diff(c[k])).max().unwrap_or(0);
+                if d > 2 {
+                    differ += 1;
+                }
+                worst = worst.max(d);
+            }
+            eprintln!(
+                "{s:?} t {t}: {differ} pixels differ by more than 2 levels, GPU vs CPU skinning (largest {worst})"
+            );
+            assert!(differ * 500 < pixels, "{s:?} t {t}: {differ} pixels differ");
+        }
+    }
+    for s in [Skinning::Lbs, Skinning::Dqs] {
+        h.scene().params.skinning = s;
+        h.scene().params.show_bones = true;
+        for i in 0..30 {
+            h.render_scene(i as f32 * 0.7, Layers::ALL).unwrap();
+        }
+    }
+    drop(h);
+
+    // 4. A forced small palette: the character is split into parts of at most 6 joints, all
+    //    skinned on the GPU, with the same palettes.
+    let mut h = Headless::new(320, 240, Some(6), GlRequest::Auto).unwrap();
+    assert_eq!(h.renderer().palette_size, 6);
+    let pose = walk_pose(&h.scene().models()[CHARACTER], 0.5);
+    let (parts, worst) = check_palettes(&mut h, CHARACTER, &pose);
+    assert!(parts > 3, "{parts} parts");
+    assert!(worst < 1e-6, "largest palette difference {worst}");
+    // Same silhouette as with one part (the split duplicates vertices, nothing moves).
+    let small = h.render_scene(3.0, Layers::MESHES).unwrap();
+    let differ = small.chunks_exact(4).zip(a.chunks_exact(4)).filter(|(x, y)| x != y).count();
+    assert!(differ < 320 * 240 / 500, "{differ} pixels differ between the split and unsplit scene");
+    drop(h);
+    eprintln!("GL checks took {:.2} s", started.elapsed().as_secs_f64());
+}
