@@ -9,3 +9,4 @@ pub mod import;
 pub mod model;
 pub mod rig;
 pub mod scene;
+pub mod soft;

@@ -72,6 +72,36 @@ enum Command {
         #[arg(long)]
         anim: Option<PathBuf>,
     },
+    /// Show the scene (or a model) drawn by the core's software rasterizer in a window, or
+    /// render it headless to a PNG.
+    Soft {
+        /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
+        model: Option<PathBuf>,
+        /// md5 animation (for .md5mesh inputs).
+        #[arg(long)]
+        anim: Option<PathBuf>,
+        /// Render without a window.
+        #[arg(long)]
+        headless: bool,
+        /// Headless: frames to render.
+        #[arg(long, default_value_t = 1)]
+        frames: u64,
+        /// Headless: scene time of the last frame, in seconds (default: frames / 60).
+        #[arg(long)]
+        time: Option<f32>,
+        /// Headless: write the last frame to this PNG.
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Width in pixels.
+        #[arg(long, default_value_t = 640)]
+        width: u32,
+        /// Height in pixels.
+        #[arg(long, default_value_t = 480)]
+        height: u32,
+        /// Draw the bone overlay.
+        #[arg(long)]
+        bones: bool,
+    },
     /// Print one JSON object with joint world matrices, skin matrices and skinned vertices.
     Dump {
         /// A .sinew, .glb, .gltf or .md5mesh file.
@@ -236,6 +266,34 @@ fn run(command: Command) -> Result<(), Failure> {
                 println!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count);
                 eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
             }
+            Ok(())
+        }
+        Command::Soft { model, anim, headless, frames, time, screenshot, width, height, bones } => {
+            if time.is_some_and(|t| !t.is_finite()) {
+                return Err(Failure { file: None, message: "--time must be finite".into(), code: 2 });
+            }
+            let opts = sinew_frontend::soft::SoftOptions {
+                model,
+                anim,
+                headless,
+                frames,
+                time,
+                screenshot,
+                width,
+                height,
+                bones,
+            };
+            let report = sinew_frontend::soft::run(&opts).map_err(|e| Failure {
+                file: None,
+                message: e.to_string(),
+                code: 2,
+            })?;
+            eprintln!(
+                "sinew soft: {} frames at {width}x{height}, {:.2} ms per frame ({:.0} frames per second)",
+                report.frames,
+                report.ms_per_frame,
+                1000.0 / report.ms_per_frame.max(1e-9)
+            );
             Ok(())
         }
         Command::Info { file, anim } => {
