@@ -73,6 +73,8 @@ pub struct TrackInfo {
     pub format: KeyFormat,
     /// Number of keys (at least 1).
     pub key_count: u16,
+    /// True when the track must be slerped exactly (see [`TRACK_FLAG_SLERP`]).
+    pub slerp: bool,
     /// Bytes of key data.
     pub data_len: usize,
 }
@@ -263,6 +265,7 @@ impl<'a> Clip<'a> {
             },
             format: if f == FORMAT_F32 { KeyFormat::F32 } else { KeyFormat::Quantized },
             key_count: keys,
+            slerp: byte(self.body, e + 5) & TRACK_FLAG_SLERP != 0,
             data_len: data_len(t, ip, f, keys as usize).unwrap_or(0),
         })
     }

@@ -689,6 +689,28 @@ fn angle(a: [f64; 4], b: [f64; 4]) -> f64 {
     4.0 * (diff / 2.0).min(1.0).asin()
 }
 
+/// Largest rotation angle (radians) by which the runtime's corrected nlerp departs from exact
+/// slerp between consecutive kept keys of a rotation channel.
+fn nlerp_deviation(c: &RigChannel, keys: &[usize]) -> f64 {
+    let q = |k: usize| {
+        let v = key_value(c, k);
+        sinew::math::Quat::new(v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32).normalize()
+    };
+    let mut worst = 0.0f64;
+    for pair in keys.windows(2) {
+        let (a, b) = (q(pair[0]), q(pair[1]));
+        // Adjacent keys a few degrees apart deviate by far less than f32 resolution.
+        if a.dot(b).abs() > 0.9999 {
+            continue;
+        }
+        for s in [0.1f32, 0.2, 0.3, 0.7, 0.8, 0.9] {
+            worst = worst
+                .max(angle(a.nlerp_corrected(b, s).to_array().map(f64::from), a.slerp(b, s).to_array().map(f64::from)));
+        }
+    }
+    worst
+}
+
 /// The error of approximating `raw` with `approx`, in scene units, for a track on a joint whose
 /// farthest virtual vertex is `extent` away.
 fn value_error(target: ChannelTarget, raw: [f64; 4], approx: [f64; 4], extent: f64) -> f64 {
@@ -842,8 +864,16 @@ fn bake_clip(
                             .unwrap_or_else(|| encode_f32(c))
                     }
                 };
-                if slerp[c.joint] && c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
-                    t.flags |= TRACK_FLAG_SLERP;
+                if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
+                    let keys = if mode[c.joint] == 2 {
+                        (0..c.times.len()).collect()
+                    } else {
+                        reduce(c, opts.tolerance * budget[c.joint], ext[c.joint])
+                    };
+                    let nlerp_error = nlerp_deviation(c, &keys) * ext[c.joint];
+                    if slerp[c.joint] || nlerp_error > 0.25 * opts.tolerance * budget[c.joint] {
+                        t.flags |= TRACK_FLAG_SLERP;
+                    }
                 }
                 t
             })
@@ -859,7 +889,7 @@ fn bake_clip(
                 // More keys first (they also shrink nlerp's deviation, which grows with the
                 // angle between keys), then exact slerp, then lossless values.
                 match (mode[k], round) {
-                    (_, r) if r >= 3 && !slerp[k] => slerp[k] = true,
+                    (_, r) if r >= 12 => slerp[k] = true,
                     (0, r) if r >= 5 => {
                         mode[k] = 1;
                         budget[k] = 0.5;

@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use sinew::clip::{RotationInterpolation, TrackCache};
-use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinningJob};
+use sinew::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
 
 use crate::model::Model;
@@ -98,15 +98,42 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     out.push(Measurement { stage: "sample", ns_per_unit: med / joints as f64, count: joints, min_max: (lo, hi) });
     out.push(Measurement { stage: "sample_call", ns_per_unit: med, count: joints, min_max: (lo, hi) });
 
-    // l2m: the pose sampled at 25 % of the clip, identity root.
+    // blend: the clip at 25 % and 75 %, weights w and 1 − w with w = 0.25 + 0.5·((k mod 64)/63).
     let mut p25 = vec![SoaTransform::<f32>::IDENTITY; soa];
-    model
-        .sample(Some(clip), c.start() + 0.25 * duration, RotationInterpolation::NlerpCorrected, &mut cursor, &mut p25)
-        .map_err(|e| e.to_string())?;
+    let mut p75 = vec![SoaTransform::<f32>::IDENTITY; soa];
+    let rot = RotationInterpolation::NlerpCorrected;
+    model.sample(Some(clip), c.start() + 0.25 * duration, rot, &mut cursor, &mut p25).map_err(|e| e.to_string())?;
+    model.sample(Some(clip), c.start() + 0.75 * duration, rot, &mut cursor, &mut p75).map_err(|e| e.to_string())?;
+    let mut blended = vec![SoaTransform::<f32>::IDENTITY; soa];
+    let mut k = 0u32;
+    let (med, lo, hi) = time_it(|| {
+        let w = 0.25 + 0.5 * ((k % 64) as f32 / 63.0);
+        k = k.wrapping_add(1);
+        let layers = [
+            Layer { transform: &p25, weight: w, joint_weights: None },
+            Layer { transform: &p75, weight: 1.0 - w, joint_weights: None },
+        ];
+        let r = BlendingJob {
+            layers: &layers,
+            additive: &[],
+            rest_pose: skel.rest_pose(),
+            threshold: 0.1,
+            output: &mut blended,
+        }
+        .run();
+        if let Err(e) = r {
+            err = Some(e);
+        }
+        black_box(&blended);
+    });
+    out.push(Measurement { stage: "blend", ns_per_unit: med / joints as f64, count: joints, min_max: (lo, hi) });
+
+    // l2m: the blended pose, identity root.
     let mut world = vec![Mat4::<f32>::IDENTITY; skel.num_joints()];
     let (med, lo, hi) = time_it(|| {
         let r =
-            LocalToModelJob { skeleton: skel, root: None, input: &p25, output: &mut world, from: None, to: None }.run();
+            LocalToModelJob { skeleton: skel, root: None, input: &blended, output: &mut world, from: None, to: None }
+                .run();
         if let Err(e) = r {
             err = Some(e);
         }
@@ -182,4 +209,120 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
         return Err(e.to_string());
     }
     Ok(out)
+}
+
+/// One character of the crowd: its clip caches, poses and matrices.
+struct Character {
+    offset: f32,
+    cache_a: Vec<TrackCache<f32>>,
+    cache_b: Vec<TrackCache<f32>>,
+    pose_a: Vec<SoaTransform<f32>>,
+    pose_b: Vec<SoaTransform<f32>>,
+    blended: Vec<SoaTransform<f32>>,
+    world: Vec<Mat4<f32>>,
+    palette: Vec<Mat4<f32>>,
+}
+
+/// Result of the crowd benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct CrowdReport {
+    /// Characters updated per frame.
+    pub characters: usize,
+    /// Worker threads (1: single core).
+    pub threads: usize,
+    /// Median time of one frame (all characters), milliseconds.
+    pub ms_per_frame: f64,
+    /// Characters that fit in a 16.6 ms frame at this rate.
+    pub per_60hz_frame: f64,
+}
+
+/// Updates `n` characters per frame — each samples two clips at its own time offset, blends
+/// them, runs local-to-model and builds its skin palette — on one thread and on a `rayon` pool.
+///
+/// # Errors
+///
+/// A message when the model has no clip or a job fails.
+pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
+    use rayon::prelude::*;
+    let asset = model.asset();
+    let a = asset.clip(0).ok_or("the model has no clip")?;
+    let b = asset.clip(1).unwrap_or(a);
+    let skel = model.skeleton();
+    let soa = skel.num_soa_joints();
+    let skin = asset.skin(0);
+    let joints: Vec<u16> = skin.map(|s| (0..s.num_joints()).map(|i| s.joint(i)).collect()).unwrap_or_default();
+    let ib: Vec<Mat4<f32>> = skin.map(|s| (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect()).unwrap_or_default();
+    let mut chars: Vec<Character> = (0..n)
+        .map(|i| Character {
+            offset: i as f32 * 0.618_034,
+            cache_a: vec![TrackCache::EMPTY; a.num_tracks()],
+            cache_b: vec![TrackCache::EMPTY; b.num_tracks()],
+            pose_a: vec![SoaTransform::IDENTITY; soa],
+            pose_b: vec![SoaTransform::IDENTITY; soa],
+            blended: vec![SoaTransform::IDENTITY; soa],
+            world: vec![Mat4::IDENTITY; skel.num_joints()],
+            palette: vec![Mat4::IDENTITY; ib.len()],
+        })
+        .collect();
+    let update = |c: &mut Character, t: f32| -> Result<(), sinew::job::JobError> {
+        let wrap = |clip: &sinew::clip::Clip<'_>| clip.start() + (c.offset + t) % (clip.end() - clip.start()).max(1e-6);
+        let rot = RotationInterpolation::NlerpCorrected;
+        let rest = skel.rest_pose();
+        let (ta, tb) = (wrap(&a), wrap(&b));
+        SamplingJob {
+            clip: a,
+            time: ta,
+            rotation: rot,
+            rest_pose: rest,
+            cursor: &mut c.cache_a,
+            output: &mut c.pose_a,
+        }
+        .run()?;
+        SamplingJob {
+            clip: b,
+            time: tb,
+            rotation: rot,
+            rest_pose: rest,
+            cursor: &mut c.cache_b,
+            output: &mut c.pose_b,
+        }
+        .run()?;
+        let layers = [
+            Layer { transform: &c.pose_a, weight: 0.6, joint_weights: None },
+            Layer { transform: &c.pose_b, weight: 0.4, joint_weights: None },
+        ];
+        BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.1, output: &mut c.blended }
+            .run()?;
+        LocalToModelJob { skeleton: skel, root: None, input: &c.blended, output: &mut c.world, from: None, to: None }
+            .run()?;
+        SkinMatrixJob { model: &c.world, inverse_bind: &ib, joints: Some(&joints), output: &mut c.palette }.run()
+    };
+    let mut reports = Vec::new();
+    let mut err = None;
+    let mut t = 0.0f32;
+    let (med, _, _) = time_it(|| {
+        t += 1.0 / 60.0;
+        for c in chars.iter_mut() {
+            if let Err(e) = update(c, t) {
+                err = Some(e);
+            }
+        }
+        black_box(&chars);
+    });
+    let ms = med / 1e6;
+    reports.push(CrowdReport { characters: n, threads: 1, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
+    let threads = rayon::current_num_threads();
+    let (med, _, _) = time_it(|| {
+        t += 1.0 / 60.0;
+        if chars.par_iter_mut().any(|c| update(c, t).is_err()) {
+            err = Some(sinew::job::JobError::InputTooSmall);
+        }
+        black_box(&chars);
+    });
+    let ms = med / 1e6;
+    reports.push(CrowdReport { characters: n, threads, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
+    match err {
+        Some(e) => Err(e.to_string()),
+        None => Ok(reports),
+    }
 }

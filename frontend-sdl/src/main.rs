@@ -71,6 +71,10 @@ enum Command {
         /// md5 animation (for .md5mesh inputs).
         #[arg(long)]
         anim: Option<PathBuf>,
+        /// Instead of the per-stage figures, update N characters per frame (two clips sampled,
+        /// blended, local-to-model, skin palette) on one core and on all cores.
+        #[arg(long)]
+        crowd: Option<usize>,
     },
     /// Show the scene (or a model) drawn by the core's software rasterizer in a window, or
     /// render it headless to a PNG.
@@ -244,8 +248,17 @@ fn run(command: Command) -> Result<(), Failure> {
             eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
             Ok(())
         }
-        Command::Bench { model: path, clip, anim } => {
+        Command::Bench { model: path, clip, anim, crowd } => {
             let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
+            if let Some(n) = crowd {
+                for r in sinew_frontend::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
+                    println!(
+                        "crowd {} characters, {} thread(s): {:.3} ms per frame, {:.0} characters per 16.6 ms frame",
+                        r.characters, r.threads, r.ms_per_frame, r.per_60hz_frame
+                    );
+                }
+                return Ok(());
+            }
             let clip = match clip {
                 Some(key) => {
                     model.find_clip(&key).ok_or_else(|| fail(&path, format!("no clip named or numbered '{key}'")))?
@@ -418,8 +431,11 @@ fn print_info(model: &Model) {
     }
     for i in 0..a.num_clips() {
         if let Some(c) = a.clip(i) {
+            let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
+            let quantized = tracks.iter().filter(|t| t.format == sinew::clip::KeyFormat::Quantized).count();
+            let slerp = tracks.iter().filter(|t| t.slerp).count();
             println!(
-                "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks, {} keys, {} bytes",
+                "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks ({quantized} quantized, {slerp} exact slerp), {} keys, {} bytes",
                 c.name(),
                 c.end() - c.start(),
                 c.start(),
