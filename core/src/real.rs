@@ -83,6 +83,12 @@ pub trait Real:
     fn sqrt(self) -> Self;
     /// 1 / √x; the type's largest value for inputs ≤ 0.
     fn inv_sqrt(self) -> Self;
+    /// 1 / √x for a positive, finite `x`, without the checks of [`Real::inv_sqrt`] (so lane
+    /// loops vectorize). Other inputs give an unspecified value, never a panic.
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        self.inv_sqrt()
+    }
     /// Absolute value.
     fn abs(self) -> Self;
     /// The smaller of two values.
@@ -178,6 +184,16 @@ impl Real for f32 {
         } else {
             f32::MAX
         }
+    }
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        // The same seed and Newton steps as `inv_sqrt`, without branches.
+        let mut y = f32::from_bits(0x5f37_5a86_u32.wrapping_sub(self.to_bits() >> 1));
+        let h = 0.5 * self;
+        y *= 1.5 - h * y * y;
+        y *= 1.5 - h * y * y;
+        y *= 1.5 - h * y * y;
+        y
     }
     #[inline(always)]
     fn abs(self) -> Self {
@@ -523,6 +539,17 @@ mod tests {
         assert_eq!(Real::sqrt(-1.0f32), 0.0);
         assert_eq!(Real::sqrt(4.0f32), 2.0);
         assert_eq!(Real::inv_sqrt(0.0f32), f32::MAX);
+    }
+
+    #[test]
+    fn inv_sqrt_positive_matches_inv_sqrt() {
+        let mut x = 1.0e-6f32;
+        while x < 1.0e6 {
+            assert_eq!(x.inv_sqrt_positive(), Real::inv_sqrt(x), "x = {x}");
+            x *= 1.37;
+        }
+        let q = Q16::from_i32(9);
+        assert_eq!(q.inv_sqrt_positive(), Real::inv_sqrt(q));
     }
 
     #[test]

@@ -198,15 +198,31 @@ impl<R: Real> Accumulator<R> {
     #[inline(always)]
     fn finish(&self) -> SoaTransform<R> {
         let mut o = SoaTransform::IDENTITY;
+        let q = &self.q;
+        // Lane loops without branches, so they vectorize; degenerate lanes are fixed after.
+        let inv_w: [R; 4] = core::array::from_fn(|l| self.w[l].recip());
+        let l2: [R; 4] = core::array::from_fn(|l| q.x[l] * q.x[l] + q.y[l] * q.y[l] + q.z[l] * q.z[l] + q.w[l] * q.w[l]);
+        let inv_q: [R; 4] = if R::FIXED_POINT {
+            core::array::from_fn(|l| l2[l].sqrt().recip())
+        } else {
+            core::array::from_fn(|l| l2[l].inv_sqrt_positive())
+        };
         for l in 0..4 {
-            let inv = self.w[l].recip();
-            o.translation.x[l] = self.t.x[l] * inv;
-            o.translation.y[l] = self.t.y[l] * inv;
-            o.translation.z[l] = self.t.z[l] * inv;
-            o.scale.x[l] = self.s.x[l] * inv;
-            o.scale.y[l] = self.s.y[l] * inv;
-            o.scale.z[l] = self.s.z[l] * inv;
-            o.rotation.set_lane(l, self.q.lane(l).normalize());
+            o.translation.x[l] = self.t.x[l] * inv_w[l];
+            o.translation.y[l] = self.t.y[l] * inv_w[l];
+            o.translation.z[l] = self.t.z[l] * inv_w[l];
+            o.scale.x[l] = self.s.x[l] * inv_w[l];
+            o.scale.y[l] = self.s.y[l] * inv_w[l];
+            o.scale.z[l] = self.s.z[l] * inv_w[l];
+            o.rotation.x[l] = q.x[l] * inv_q[l];
+            o.rotation.y[l] = q.y[l] * inv_q[l];
+            o.rotation.z[l] = q.z[l] * inv_q[l];
+            o.rotation.w[l] = q.w[l] * inv_q[l];
+        }
+        for l in 0..4 {
+            if !(l2[l] > R::ZERO && l2[l].is_finite()) {
+                o.rotation.set_lane(l, crate::math::Quat::IDENTITY);
+            }
         }
         o
     }
