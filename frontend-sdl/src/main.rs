@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use sinew::clip::RotationInterpolation;
 use sinew_frontend::bake::BakeOptions;
 use sinew_frontend::demo::{self, DemoOptions, GlRequest};
-use sinew_frontend::dump::{dump, DumpOptions};
+use sinew_frontend::dump::{dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
 use sinew_frontend::model::{Model, Skinning};
 
 #[derive(Parser)]
@@ -129,6 +129,15 @@ enum Command {
         /// instead of the baked clip.
         #[arg(long)]
         raw: bool,
+        /// Override layer CLIP:WEIGHT[:MASK_JOINT[:FADE_IN]] over the clip, sampled at the same
+        /// time (repeatable, bottom first): covers WEIGHT (0 to 1) of the layers below, on the
+        /// subtree of MASK_JOINT with a FADE_IN-level ramp when given.
+        #[arg(long = "layer", value_name = "SPEC", value_parser = parse_layer)]
+        layers: Vec<LayerSpec>,
+        /// Additive layer CLIP:WEIGHT (repeatable, in order): the clip at the time relative to
+        /// its first frame, added with WEIGHT (negative subtracts).
+        #[arg(long = "additive", value_name = "SPEC", value_parser = parse_additive)]
+        additive: Vec<AdditiveSpec>,
     },
     /// Open the SDL2/OpenGL ES demo: the built-in scene, or a model viewer. With --frames or
     /// --screenshot it runs headless (hidden window, offscreen target) and writes a PNG.
@@ -314,7 +323,7 @@ fn run(command: Command) -> Result<(), Failure> {
             print_info(&model);
             Ok(())
         }
-        Command::Dump { model: path, anim, clip, time, skin, skinning, raw } => {
+        Command::Dump { model: path, anim, clip, time, skin, skinning, raw, layers, additive } => {
             let opts = if raw {
                 BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
             } else {
@@ -344,6 +353,8 @@ fn run(command: Command) -> Result<(), Failure> {
                         SkinningArg::Dqs => Skinning::Dqs,
                     },
                     rotation: if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected },
+                    layers,
+                    additive,
                 },
             )
             .map_err(|e| fail(&path, e))?;

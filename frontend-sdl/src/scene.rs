@@ -5,9 +5,12 @@
 //! - the **tentacle**: a box strip on a 4-joint chain, its joint angles driven by `sin()` of
 //!   time with a speed and an amplitude ([`SceneParams`]);
 //! - a procedural **humanoid** (22 joints, capsules along the bones, smooth weights at the
-//!   joints) with `idle`, `walk`, `run` and `wave` clips authored as LINEAR keys every 1/30 s;
-//!   it walks a closed path, switching between walk and run and stopping to wave
-//!   ([`character_state`]);
+//!   joints) with `idle`, `walk`, `run` and `wave` clips authored as LINEAR keys every 1/30 s,
+//!   its feet planted by construction. The core's animation system drives it
+//!   ([`Scene::character`]): a [`Controller`] crossfades walk and run in phase, lays `wave`
+//!   over the right arm with a masked layer, and extracts the root motion that moves it
+//!   around a closed path ([`PathFollower`]); [`IkTwoBoneJob`] holds its planted feet and
+//!   [`IkAimJob`] turns its head towards a target;
 //! - the **candy wrapper**: a cylinder on 2 joints whose second joint twists up to 180° about
 //!   the long axis, drawn twice side by side, with linear blend skinning (which collapses) and
 //!   dual-quaternion skinning (which keeps the volume).
@@ -18,11 +21,14 @@
 //! lines, a ground grid and text labels. [`default_camera`] and [`SceneLight`] are the camera
 //! and light both renderers use, so their images can be compared.
 
+use std::cell::RefCell;
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
-use sinew::clip::RotationInterpolation;
-use sinew::job::JobError;
+use sinew::controller::{ClipEntry, Controller, ControllerError, FadeCurve};
+use sinew::ik::{apply_correction, IkAimJob, IkTwoBoneJob};
+use sinew::job::{JobError, LocalToModelJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3};
+use sinew::root_motion::{Motion, PathEnd, PathFollower, RootMotionSettings, Segment};
 
 use crate::bake::BakeOptions;
 use crate::model::{Model, ModelError, SkinnedPart, Skinning};
@@ -32,11 +38,11 @@ use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip, RigJoin
 pub const KEY_RATE: f32 = 30.0;
 
 /// Speed of the `walk` clip's root, in meters per second.
-pub const WALK_SPEED: f32 = 1.3;
+pub const WALK_SPEED: f32 = 1.2;
 /// Length of one `walk` cycle (two steps), in seconds.
 pub const WALK_CYCLE: f32 = 1.0;
 /// Speed of the `run` clip's root, in meters per second.
-pub const RUN_SPEED: f32 = 3.2;
+pub const RUN_SPEED: f32 = 2.8;
 /// Length of one `run` cycle (two steps), in seconds.
 pub const RUN_CYCLE: f32 = 0.7;
 /// Length of the `idle` clip, in seconds.
@@ -444,104 +450,218 @@ fn rz(a: f32) -> Quat<f32> {
     Quat::from_axis_angle(Vec3::Z, a)
 }
 
+/// Length of the humanoid's thigh bone (hip joint to knee), in meters.
+pub const THIGH_LENGTH: f32 = 0.42;
+/// Length of the humanoid's shin bone (knee to ankle), in meters.
+pub const SHIN_LENGTH: f32 = 0.40;
+/// Height of the ankle joint above the ground when the foot stands flat, in meters (the
+/// lowest point of the foot mesh is this far below the ankle).
+pub const ANKLE_HEIGHT: f32 = 0.085;
+/// Offset of the left thigh joint from the hips (the right one mirrors it in X).
+const THIGH_OFFSET: Vec3<f32> = Vec3 { x: 0.1, y: -0.05, z: 0.0 };
+/// Longest distance from the thigh joint to the ankle a stance leg is asked to reach, as a
+/// share of the leg's length: the margin absorbs the hips' sway and keeps the knee unlocked.
+const LEG_REACH: f32 = 0.97;
+
+/// Thigh and knee angles about X (positive swings the bone backward) that put the ankle at
+/// `(y, z)` relative to the thigh joint, with the knee bending forward: two-bone IK in the
+/// sagittal plane, the distance clamped into the leg's reach.
+fn leg_angles(y: f32, z: f32) -> (f32, f32) {
+    let (a, b) = (THIGH_LENGTH, SHIN_LENGTH);
+    let d = (y * y + z * z).sqrt().clamp((a - b).abs() + 1.0e-4, (a + b) * 0.9999);
+    // The target's direction is (−cos φ, −sin φ) in (y, z), like the rest bone rotated by φ.
+    let phi = (-z).atan2(-y);
+    let at_hip = ((a * a + d * d - b * b) / (2.0 * a * d)).clamp(-1.0, 1.0).acos();
+    let at_knee = ((a * a + b * b - d * d) / (2.0 * a * b)).clamp(-1.0, 1.0).acos();
+    (phi - at_hip, PI - at_knee)
+}
+
 /// Shape of a locomotion cycle; `walk` and `run` differ only in these numbers.
+///
+/// Each foot follows a path relative to the root (which moves forward at `speed`): on the
+/// ground for the first `duty` of its cycle, sliding backward at exactly `speed` (so it stays
+/// put in the world), then swinging forward on a raised arc back to its touchdown point. The
+/// left foot touches down at phase 0, the right half a cycle later. Leg angles come from
+/// [`leg_angles`], so a planted foot is where the path says, up to key interpolation.
+#[derive(Debug, Clone, Copy)]
 struct Gait {
+    /// Cycle length (two steps), in seconds.
     cycle: f32,
+    /// Root speed, in meters per second.
     speed: f32,
+    /// Share of the cycle a foot spends on the ground (above 0.5: double support, a walk;
+    /// below: a flight phase, a run).
+    duty: f32,
+    /// Height of the swing foot's arc, in meters.
+    lift: f32,
+    /// Foot pitch during the swing (toes down after lift-off, up before touchdown), radians.
+    pitch: f32,
+    /// Vertical bob of the hips, in meters: highest at each mid-stance.
+    bob: f32,
+    /// Forward lean of the spine, radians.
     lean: f32,
-    thigh: f32,
-    thigh_bias: f32,
-    knee: f32,
-    knee_rest: f32,
+    /// Arm swing, radians.
     arm_swing: f32,
+    /// Elbow bend, radians.
     elbow: f32,
+    /// Pelvis yaw, radians.
     twist: f32,
 }
 
 impl Gait {
-    /// Thigh, knee and ankle angles (about X; positive swings backward) of the leg on `side`
-    /// (+1 left, −1 right) at time `t`. The left leg swings forward through φ = 0; the right
-    /// runs half a cycle behind. The knee folds while the thigh moves forward (cos φ > 0) and
-    /// the ankle keeps the foot nearly level.
-    fn leg(&self, side: f32, t: f32) -> (f32, f32, f32) {
-        let ph = TAU * t / self.cycle + if side > 0.0 { 0.0 } else { PI };
-        let hip = self.thigh_bias - self.thigh * ph.sin();
-        let knee = self.knee_rest + self.knee * ph.cos().max(0.0).powf(1.5);
-        (hip, knee, -0.8 * (hip + knee))
+    /// Length of the ground contact: how far a planted foot moves relative to the root.
+    fn stride(&self) -> f32 {
+        self.speed * self.cycle * self.duty
+    }
+
+    /// The foot on `side` (+1 left, −1 right) at time `t`: its forward position relative to
+    /// the root, its height above [`ANKLE_HEIGHT`], its pitch about X, and whether it is on the
+    /// ground.
+    fn foot(&self, side: f32, t: f32) -> (f32, f32, f32, bool) {
+        let u = (t / self.cycle + if side > 0.0 { 0.0 } else { 0.5 }).rem_euclid(1.0);
+        let s = self.stride();
+        if u < self.duty {
+            return (s * 0.5 - s * u / self.duty, 0.0, 0.0, true);
+        }
+        // Swing: a cubic Hermite from the lift-off point back to the touchdown point, leaving
+        // and arriving at the ground speed so the foot neither jerks nor scuffs.
+        let x = (u - self.duty) / (1.0 - self.duty);
+        let m = -s * (1.0 - self.duty) / self.duty;
+        let (x2, x3) = (x * x, x * x * x);
+        let z = (2.0 * x3 - 3.0 * x2 + 1.0) * (-s * 0.5)
+            + (x3 - 2.0 * x2 + x) * m
+            + (-2.0 * x3 + 3.0 * x2) * (s * 0.5)
+            + (x3 - x2) * m;
+        (z, self.lift * (PI * x).sin(), self.pitch * (TAU * x).sin(), false)
+    }
+
+    /// Height of the thigh joints above the ground at time `t`: as high as the stance legs
+    /// allow at touchdown and lift-off (their longest reach, [`LEG_REACH`]), plus the bob.
+    fn hip_height(&self, t: f32) -> f32 {
+        let half = self.stride() * 0.5;
+        let reach = LEG_REACH * (THIGH_LENGTH + SHIN_LENGTH);
+        let at_ends = ANKLE_HEIGHT + (reach * reach - half * half).max(0.0).sqrt();
+        // Mid-stance of the left foot is at phase duty / 2; the right one's half a cycle later.
+        let bob = |t: f32| self.bob * (2.0 * TAU * (t / self.cycle - self.duty * 0.5)).cos();
+        at_ends - bob(0.0) + bob(t)
+    }
+
+    /// The hips' rotation at time `t`: yaw following the left foot, a little roll.
+    fn hips_rotation(&self, t: f32) -> Quat<f32> {
+        let half = self.stride() * 0.5;
+        let forward = self.foot(1.0, t).0 / half;
+        ry(-self.twist * forward) * rz(0.03 * (TAU * t / self.cycle).sin())
+    }
+
+    /// Local rotations of the thigh, shin and foot on `side` at time `t`, solved from the
+    /// actual hip joint position (after the hips' bob, yaw and roll) so the ankle lands on the
+    /// foot's path in the leg's plane (the hips' sway moves that plane a little sideways),
+    /// the foot at its pitch in the character's frame.
+    fn leg(&self, side: f32, t: f32) -> [Quat<f32>; 3] {
+        let (z, lift, pitch, _) = self.foot(side, t);
+        let hips_rot = self.hips_rotation(t);
+        let hips_pos = Vec3::new(0.0, self.hip_height(t) - THIGH_OFFSET.y, 0.0);
+        let thigh = hips_pos + hips_rot.rotate(Vec3::new(side * THIGH_OFFSET.x, THIGH_OFFSET.y, 0.0));
+        let (hip, knee) = leg_angles(ANKLE_HEIGHT + lift - thigh.y, z - thigh.z);
+        // The thigh's model rotation is rx(hip): its local one undoes the hips'.
+        [hips_rot.conjugate() * rx(hip), rx(knee), rx(pitch - hip - knee)]
     }
 }
 
-/// Lowest point of the sole below the thigh joint, in the sagittal plane, for leg angles
-/// `(hip, knee, ankle)`: forward kinematics over the rig's bone lengths (thigh 0.42 m,
-/// shin 0.40 m) to a heel and a toe point under the ankle.
-fn sole_height((hip, knee, ankle): (f32, f32, f32)) -> f32 {
-    // (y, z) rotated about X by `a`.
-    let rot = |a: f32, (y, z): (f32, f32)| (y * a.cos() - z * a.sin(), y * a.sin() + z * a.cos());
-    let add = |p: (f32, f32), q: (f32, f32)| (p.0 + q.0, p.1 + q.1);
-    let knee_p = rot(hip, (-0.42, 0.0));
-    let ankle_p = add(knee_p, rot(hip + knee, (-0.40, 0.0)));
-    let foot = hip + knee + ankle;
-    let heel = add(ankle_p, rot(foot, (-0.075, -0.02)));
-    let toe = add(ankle_p, rot(foot, (-0.075, 0.19)));
-    heel.0.min(toe.0)
-}
+/// The `walk` clip's gait.
+const WALK_GAIT: Gait = Gait {
+    cycle: WALK_CYCLE,
+    speed: WALK_SPEED,
+    duty: 0.58,
+    lift: 0.09,
+    pitch: 0.3,
+    bob: 0.035,
+    lean: 0.04,
+    arm_swing: 0.35,
+    elbow: 0.3,
+    twist: 0.1,
+};
 
-/// A looping locomotion clip: legs in anti-phase, arms opposite the legs, the root moving
-/// forward (+Z) at `speed`, and the hips lowered so the lower foot stays on the ground (in the
-/// rest pose the soles are 0.895 m below the thigh joints).
-fn gait_clip(name: &str, rest: &[RigJoint], g: &Gait) -> RigClip {
+/// The `run` clip's gait.
+const RUN_GAIT: Gait = Gait {
+    cycle: RUN_CYCLE,
+    speed: RUN_SPEED,
+    duty: 0.34,
+    lift: 0.16,
+    pitch: 0.4,
+    bob: 0.0,
+    lean: 0.18,
+    arm_swing: 0.6,
+    elbow: 1.4,
+    twist: 0.15,
+};
+
+/// A looping locomotion clip: feet planted while on the ground (see [`Gait`]), arms swinging
+/// against the legs, the root moving forward (+Z) at `speed`.
+fn gait_clip(name: &str, g: &Gait) -> RigClip {
     use humanoid::*;
     let d = g.cycle;
-    let phase = move |t: f32| TAU * t / d;
-    let hips_rest = rest[HIPS].rest.translation;
-    let ground = sole_height((0.0, 0.0, 0.0));
-    let plant = move |t: f32| ground - sole_height(g.leg(1.0, t)).min(sole_height(g.leg(-1.0, t)));
+    let g = *g;
+    let half = g.stride() * 0.5;
+    let left = move |t: f32| g.foot(1.0, t).0 / half;
     let mut ch = vec![
         translation_channel(ROOT, d, move |t| Vec3::new(0.0, 0.0, g.speed * t)),
-        translation_channel(HIPS, d, move |t| hips_rest + Vec3::new(0.0, plant(t), 0.0)),
-        rotation_channel(HIPS, d, move |t| ry(g.twist * phase(t).sin()) * rz(0.04 * phase(t).sin())),
-        rotation_channel(SPINE, d, move |t| rx(g.lean) * ry(-0.6 * g.twist * phase(t).sin())),
-        rotation_channel(CHEST, d, move |t| ry(-0.6 * g.twist * phase(t).sin())),
-        rotation_channel(HEAD, d, move |t| rx(-0.5 * g.lean) * ry(0.3 * g.twist * phase(t).sin())),
+        translation_channel(HIPS, d, move |t| Vec3::new(0.0, g.hip_height(t) - THIGH_OFFSET.y, 0.0)),
+        rotation_channel(HIPS, d, move |t| g.hips_rotation(t)),
+        rotation_channel(SPINE, d, move |t| rx(g.lean) * ry(0.6 * g.twist * left(t))),
+        rotation_channel(CHEST, d, move |t| ry(0.6 * g.twist * left(t))),
+        rotation_channel(HEAD, d, move |t| rx(-0.5 * g.lean) * ry(-0.2 * g.twist * left(t))),
     ];
-    for (side, thigh, shin, foot, upper, fore) in [
-        (1.0f32, L_THIGH, L_SHIN, L_FOOT, L_UPPER_ARM, L_FOREARM),
-        (-1.0, R_THIGH, R_SHIN, R_FOOT, R_UPPER_ARM, R_FOREARM),
-    ] {
-        let ph = move |t: f32| phase(t) + if side > 0.0 { 0.0 } else { PI };
-        ch.push(rotation_channel(thigh, d, move |t| rx(g.leg(side, t).0)));
-        ch.push(rotation_channel(shin, d, move |t| rx(g.leg(side, t).1)));
-        ch.push(rotation_channel(foot, d, move |t| rx(g.leg(side, t).2)));
+    for (side, thigh, upper, fore) in
+        [(1.0f32, L_THIGH, L_UPPER_ARM, L_FOREARM), (-1.0, R_THIGH, R_UPPER_ARM, R_FOREARM)]
+    {
+        let forward = move |t: f32| g.foot(side, t).0 / half;
+        for k in 0..3 {
+            ch.push(rotation_channel(thigh + k, d, move |t| g.leg(side, t)[k]));
+        }
         // Arms hang down (about Z), swing against the same-side leg (about X) and bend forward
         // at the elbow (about Y in the T-pose frame).
-        ch.push(rotation_channel(upper, d, move |t| rx(-g.arm_swing * ph(t).sin()) * rz(-side * 1.3)));
-        ch.push(rotation_channel(fore, d, move |t| ry(-side * (g.elbow + 0.15 * g.elbow * ph(t).sin()))));
+        ch.push(rotation_channel(upper, d, move |t| rx(g.arm_swing * forward(t)) * rz(-side * 1.3)));
+        ch.push(rotation_channel(fore, d, move |t| ry(-side * g.elbow * (1.0 - 0.15 * forward(t)))));
     }
     RigClip { name: name.into(), channels: ch }
 }
 
+/// Height of the thigh joints above the ground while standing in `idle`, in meters (knees a
+/// little bent).
+const IDLE_HIP_HEIGHT: f32 = 0.885;
+
+/// Standing: breathing in the spine and chest, the head looking around slowly, arms hanging,
+/// knees a little bent with the feet flat on the ground.
 fn idle_clip() -> RigClip {
     use humanoid::*;
     let d = IDLE_CYCLE;
     let phase = move |t: f32| TAU * t / d;
+    let height = move |t: f32| IDLE_HIP_HEIGHT + 0.004 * phase(t).sin();
     let mut ch = vec![
+        translation_channel(HIPS, d, move |t| Vec3::new(0.0, height(t) - THIGH_OFFSET.y, 0.0)),
         rotation_channel(SPINE, d, move |t| rx(0.02 * phase(t).sin())),
         rotation_channel(CHEST, d, move |t| rx(0.03 * phase(t).sin())),
         rotation_channel(HEAD, d, move |t| ry(0.15 * (0.5 * phase(t)).sin()) * rx(-0.02 * phase(t).sin())),
     ];
-    for (side, upper, fore, shin) in [(1.0f32, L_UPPER_ARM, L_FOREARM, L_SHIN), (-1.0, R_UPPER_ARM, R_FOREARM, R_SHIN)]
+    for (side, upper, fore, thigh) in
+        [(1.0f32, L_UPPER_ARM, L_FOREARM, L_THIGH), (-1.0, R_UPPER_ARM, R_FOREARM, R_THIGH)]
     {
         ch.push(rotation_channel(upper, d, move |t| {
             rx(0.04 * phase(t).sin()) * rz(-side * (1.25 + 0.03 * phase(t).sin()))
         }));
         ch.push(rotation_channel(fore, d, move |_| ry(-side * 0.2)));
-        ch.push(rotation_channel(shin, d, move |_| rx(0.05)));
+        let leg = move |t: f32| leg_angles(ANKLE_HEIGHT - height(t), 0.0);
+        ch.push(rotation_channel(thigh, d, move |t| rx(leg(t).0)));
+        ch.push(rotation_channel(thigh + 1, d, move |t| rx(leg(t).1)));
+        ch.push(rotation_channel(thigh + 2, d, move |t| rx(-leg(t).0 - leg(t).1)));
     }
     RigClip { name: "idle".into(), channels: ch }
 }
 
-/// Waves the right arm only: the upper arm raised out to the side, the forearm raised and
-/// swinging once per cycle, the hand following it.
+/// Waves the right arm: the shoulder raised a little, the upper arm raised out to the side,
+/// the forearm raised and swinging once per cycle, the hand following it. It animates the
+/// subtree of the right clavicle only, the joints of [`WAVE_MASK`].
 fn wave_clip() -> RigClip {
     use humanoid::*;
     let d = WAVE_CYCLE;
@@ -549,7 +669,8 @@ fn wave_clip() -> RigClip {
     RigClip {
         name: "wave".into(),
         channels: vec![
-            rotation_channel(R_UPPER_ARM, d, move |t| rz(-0.75 + 0.05 * phase(t).sin()) * ry(0.3)),
+            rotation_channel(R_CLAVICLE, d, move |t| rz(-0.2 - 0.03 * phase(t).sin())),
+            rotation_channel(R_UPPER_ARM, d, move |t| rz(-0.6 + 0.05 * phase(t).sin()) * ry(0.3)),
             rotation_channel(R_FOREARM, d, move |t| rz(-(0.7 + 0.35 * phase(t).sin()))),
             rotation_channel(R_HAND, d, move |t| rz(-0.25 * (phase(t) - 0.6).sin())),
         ],
@@ -559,7 +680,8 @@ fn wave_clip() -> RigClip {
 /// The procedural humanoid: 22 joints (see [`humanoid`]), one skinned mesh of capsules along
 /// the bones (each blended into its parent and child bone around the joints), and the clips
 /// `idle`, `walk`, `run` and `wave` (LINEAR, keys every 1/30 s). `walk` and `run` move the
-/// root forward at [`WALK_SPEED`] and [`RUN_SPEED`]; `wave` animates only the right arm.
+/// root forward at [`WALK_SPEED`] and [`RUN_SPEED`] and plant their feet (see `Gait`); `idle`
+/// stands with the feet flat; `wave` animates only the right clavicle and arm.
 #[must_use]
 pub fn humanoid_rig() -> Rig {
     use humanoid::*;
@@ -580,9 +702,9 @@ pub fn humanoid_rig() -> Rig {
     }
     for (side, name) in [(1.0f32, "l"), (-1.0, "r")] {
         let c = joints.len();
-        joints.push(joint(&format!("{name}_thigh"), Some(HIPS), v(side * 0.1, -0.05, 0.0)));
-        joints.push(joint(&format!("{name}_shin"), Some(c), v(0.0, -0.42, 0.0)));
-        joints.push(joint(&format!("{name}_foot"), Some(c + 1), v(0.0, -0.4, 0.0)));
+        joints.push(joint(&format!("{name}_thigh"), Some(HIPS), v(side * THIGH_OFFSET.x, THIGH_OFFSET.y, 0.0)));
+        joints.push(joint(&format!("{name}_shin"), Some(c), v(0.0, -THIGH_LENGTH, 0.0)));
+        joints.push(joint(&format!("{name}_foot"), Some(c + 1), v(0.0, -SHIN_LENGTH, 0.0)));
         joints.push(joint(&format!("{name}_toe"), Some(c + 2), v(0.0, -0.05, 0.13)));
     }
     let skin = skin_all(&joints);
@@ -631,31 +753,7 @@ pub fn humanoid_rig() -> Rig {
     for c in &caps {
         mb.capsule(c);
     }
-    let walk = Gait {
-        cycle: WALK_CYCLE,
-        speed: WALK_SPEED,
-        lean: 0.04,
-        thigh: 0.45,
-        thigh_bias: -0.05,
-        knee: 0.65,
-        knee_rest: 0.08,
-        arm_swing: 0.35,
-        elbow: 0.3,
-        twist: 0.1,
-    };
-    let run = Gait {
-        cycle: RUN_CYCLE,
-        speed: RUN_SPEED,
-        lean: 0.18,
-        thigh: 0.75,
-        thigh_bias: -0.2,
-        knee: 1.3,
-        knee_rest: 0.25,
-        arm_swing: 0.6,
-        elbow: 1.4,
-        twist: 0.15,
-    };
-    let clips = vec![idle_clip(), gait_clip("walk", &joints, &walk), gait_clip("run", &joints, &run), wave_clip()];
+    let clips = vec![idle_clip(), gait_clip("walk", &WALK_GAIT), gait_clip("run", &RUN_GAIT), wave_clip()];
     Rig {
         name: "humanoid".into(),
         joints,
@@ -786,245 +884,586 @@ impl Default for SceneLight {
 }
 
 // ------------------------------------------------------------------------------------------
-// The character's schedule
+// The character: controller, path, look-at
 // ------------------------------------------------------------------------------------------
+
+/// The character's simulation step, in seconds: [`Scene::character`] replays the controller
+/// from t = 0 in steps of this length (cached), then one partial step to the asked time.
+pub const CHARACTER_STEP: f32 = 1.0 / 60.0;
+const STEPS_PER_SECOND: f64 = 60.0;
 
 /// Length of the character's repeating schedule, in seconds.
 pub const SCHEDULE_PERIOD: f32 = 20.0;
 
-/// The schedule: `(time, idle, walk, run, wave)` keys, linear in between. Walk, crossfade to
-/// run, run, back to walk, slow to idle and wave with the right arm, walk again.
-const SCHEDULE: [(f32, f32, f32, f32, f32); 12] = [
-    (0.0, 0.0, 1.0, 0.0, 0.0),
-    (7.0, 0.0, 1.0, 0.0, 0.0),
-    (7.6, 0.0, 0.0, 1.0, 0.0),
-    (11.0, 0.0, 0.0, 1.0, 0.0),
-    (11.6, 0.0, 1.0, 0.0, 0.0),
-    (14.0, 0.0, 1.0, 0.0, 0.0),
-    (14.6, 1.0, 0.0, 0.0, 0.0),
-    (15.0, 1.0, 0.0, 0.0, 1.0),
-    (18.4, 1.0, 0.0, 0.0, 1.0),
-    (18.8, 1.0, 0.0, 0.0, 0.0),
-    (19.4, 1.0, 0.0, 0.0, 0.0),
-    (SCHEDULE_PERIOD, 0.0, 1.0, 0.0, 0.0),
+/// Controller slot of `idle`: [`CharacterFrame::slots`] is indexed by these; `idle`, `walk`
+/// and `run` play on the base layer, `wave` on the upper one.
+pub const IDLE: usize = 0;
+/// Slot of `walk` (see [`IDLE`]).
+pub const WALK: usize = 1;
+/// Slot of `run` (see [`IDLE`]).
+pub const RUN: usize = 2;
+/// Slot of `wave` (see [`IDLE`]).
+pub const WAVE: usize = 3;
+/// The layer `wave` plays on, masked by [`WAVE_MASK`].
+const WAVE_LAYER: usize = 1;
+
+/// The upper-body layer's mask: the subtree of the right clavicle (the right shoulder, arm and
+/// hand) with a fade-in of one level, so the clavicle takes half of `wave` and the arm from
+/// the shoulder joint down all of it. The legs, spine, head and left arm keep the base layer's
+/// locomotion.
+pub const WAVE_MASK: sinew::mask::Channel = sinew::mask::Channel::subtree(humanoid::R_CLAVICLE, 1);
+
+/// The character's controller: 22 joints, 4 slots, 2 layers, cursors for any clip.
+type CharacterController =
+    Controller<f32, { sinew::limits::soa_count(humanoid::COUNT) }, 4, 2, { 3 * humanoid::COUNT }>;
+
+/// What the schedule does to the controller.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Action {
+    /// Crossfade the base layer to a slot (smoothstep), keeping the feet in phase with `sync`.
+    Crossfade { slot: usize, seconds: f32, sync: bool },
+    /// Fade the `wave` slot to a weight (smoothstep); fading in restarts the clip.
+    Wave { weight: f32, seconds: f32 },
+}
+
+/// The schedule, repeated every [`SCHEDULE_PERIOD`]: walk, crossfade to run (phase-synced),
+/// back to walk, wave while walking, slow down to idle, wave while standing, walk again.
+const SCHEDULE: [(f32, Action); 8] = [
+    (6.0, Action::Crossfade { slot: RUN, seconds: 0.6, sync: true }),
+    (10.0, Action::Crossfade { slot: WALK, seconds: 0.6, sync: true }),
+    (11.5, Action::Wave { weight: 1.0, seconds: 0.5 }),
+    (14.5, Action::Wave { weight: 0.0, seconds: 0.5 }),
+    (16.0, Action::Crossfade { slot: IDLE, seconds: 0.8, sync: false }),
+    (16.8, Action::Wave { weight: 1.0, seconds: 0.5 }),
+    (18.7, Action::Wave { weight: 0.0, seconds: 0.5 }),
+    (19.2, Action::Crossfade { slot: WALK, seconds: 0.8, sync: false }),
 ];
 
-/// When the wave starts within the schedule, in seconds.
-const WAVE_START: f32 = 14.6;
-
-/// Center of the character's circular path.
+/// Center of the character's path.
 pub const PATH_CENTER: Vec3<f32> = Vec3 { x: 0.0, y: 0.0, z: -1.2 };
-/// Radius of the character's circular path, in meters.
-pub const PATH_RADIUS: f32 = 1.3;
+/// Length of each straight side of the character's path, in meters.
+pub const PATH_STRAIGHT: f32 = 1.8;
+/// Radius of the path's rounded ends, in meters.
+pub const PATH_TURN_RADIUS: f32 = 0.7;
+/// Segments of each rounded end.
+const PATH_TURN_SEGMENTS: usize = 8;
+/// How far ahead on the path the character points its heading, in meters: its heading is the
+/// direction to that point, so it turns smoothly through the path's corners.
+pub const HEADING_LOOK_AHEAD: f32 = 0.5;
 
-/// What the character does at one moment of the schedule.
+/// The character's path: a closed polyline (its last point is its first) around
+/// [`PATH_CENTER`], a stadium with two [`PATH_STRAIGHT`] sides along X joined by half
+/// circles of [`PATH_TURN_RADIUS`] made of straight segments. The front side (nearer the
+/// camera) is walked towards +X.
+#[must_use]
+pub fn character_path() -> Vec<Vec3<f32>> {
+    let (h, r) = (PATH_STRAIGHT * 0.5, PATH_TURN_RADIUS);
+    // The front straight's left end, then each half circle (its ends are the straights' ends).
+    let first = PATH_CENTER + Vec3::new(-h, 0.0, r);
+    let mut points = vec![first];
+    for (cx, from) in [(h, 0.0f32), (-h, PI)] {
+        for k in 0..=PATH_TURN_SEGMENTS {
+            let a = from + PI * k as f32 / PATH_TURN_SEGMENTS as f32;
+            points.push(PATH_CENTER + Vec3::new(cx + r * a.sin(), 0.0, r * a.cos()));
+        }
+    }
+    // The last point is the first up to rounding: make it exact.
+    if let Some(last) = points.last_mut() {
+        *last = first;
+    }
+    points
+}
+
+/// Length of [`character_path`], in meters.
+#[must_use]
+pub fn path_length() -> f32 {
+    character_path().windows(2).map(|w| (w[1] - w[0]).length()).sum()
+}
+
+/// Where the character looks when no [`LookRay`] is given: a point circling inside its path
+/// at about head height, a function of the scene time `t`.
+#[must_use]
+pub fn scripted_look_target(t: f32) -> Vec3<f32> {
+    let a = 0.45 * t;
+    PATH_CENTER + Vec3::new(0.8 * a.cos(), 1.45 + 0.2 * (1.3 * t).sin(), 0.35 * a.sin())
+}
+
+/// A ray in world space (from the camera through the mouse cursor, say) that the character
+/// looks along: its target is where the ray crosses the vertical plane facing the ray that
+/// passes [`LOOK_PLANE_DISTANCE`] in front of the character's head.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CharacterState {
-    /// Weight of `idle` (idle + walk + run = 1).
-    pub idle: f32,
-    /// Weight of `walk`.
-    pub walk: f32,
-    /// Weight of `run`.
-    pub run: f32,
-    /// Weight of the `wave` layer on the joints it animates (the right arm).
-    pub wave: f32,
-    /// Seconds since the wave started (0 outside it).
-    pub wave_time: f32,
-    /// Locomotion phase in cycles, `[0, 1)`: walk and run play at the same phase so their
-    /// feet agree while crossfading.
-    pub phase: f32,
-    /// Distance walked along the path, in meters, `[0, 2π·PATH_RADIUS)`.
-    pub distance: f32,
-    /// Current speed, in meters per second.
-    pub speed: f32,
-    /// Time in the `idle` clip, in seconds.
-    pub idle_time: f32,
+pub struct LookRay {
+    /// Start of the ray.
+    pub origin: Vec3<f32>,
+    /// Direction of the ray (any non-zero length).
+    pub direction: Vec3<f32>,
 }
 
-fn schedule_at(t: f64) -> [f64; 4] {
-    let mut prev = SCHEDULE[0];
-    for k in SCHEDULE {
-        if (k.0 as f64) >= t {
-            let span = (k.0 - prev.0) as f64;
-            let s = if span > 0.0 { (t - prev.0 as f64) / span } else { 1.0 };
-            let lerp = |a: f32, b: f32| a as f64 + (b as f64 - a as f64) * s;
-            return [lerp(prev.1, k.1), lerp(prev.2, k.2), lerp(prev.3, k.3), lerp(prev.4, k.4)];
-        }
-        prev = k;
-    }
-    [prev.1 as f64, prev.2 as f64, prev.3 as f64, prev.4 as f64]
-}
+/// Distance in front of the character's head of the plane a [`LookRay`] is projected on, in
+/// meters.
+pub const LOOK_PLANE_DISTANCE: f32 = 1.0;
 
-/// `∫₀^t f(weights(τ)) dτ` for `t` within one period, with `f` linear in the weights (so the
-/// integrand is piecewise linear and the trapezoid rule is exact).
-fn integrate(t: f64, f: impl Fn([f64; 4]) -> f64) -> f64 {
-    let mut acc = 0.0;
-    for w in SCHEDULE.windows(2) {
-        let (a, b) = (w[0].0 as f64, w[1].0 as f64);
-        if t <= a {
-            break;
-        }
-        let e = t.min(b);
-        acc += (e - a) * 0.5 * (f(schedule_at(a)) + f(schedule_at(e)));
-    }
-    acc
-}
-
-fn speed_of(w: [f64; 4]) -> f64 {
-    w[1] * WALK_SPEED as f64 + w[2] * RUN_SPEED as f64
-}
-
-fn phase_rate_of(w: [f64; 4]) -> f64 {
-    w[1] / WALK_CYCLE as f64 + w[2] / RUN_CYCLE as f64
-}
-
-/// The character's state at scene time `t` (seconds; negative or non-finite times read as 0).
-/// A pure function of `t`, so any renderer, frame rate or seek gives the same pose.
-#[must_use]
-pub fn character_state(t: f32) -> CharacterState {
-    let t = if t.is_finite() { t.max(0.0) as f64 } else { 0.0 };
-    let period = SCHEDULE_PERIOD as f64;
-    let cycles = (t / period).floor();
-    let local = t - cycles * period;
-    let w = schedule_at(local);
-    let circumference = TAU as f64 * PATH_RADIUS as f64;
-    let distance = (cycles * integrate(period, speed_of) + integrate(local, speed_of)).rem_euclid(circumference);
-    let phase = (cycles * integrate(period, phase_rate_of) + integrate(local, phase_rate_of)).rem_euclid(1.0);
-    let waving = w[3] > 0.0;
-    CharacterState {
-        idle: w[0] as f32,
-        walk: w[1] as f32,
-        run: w[2] as f32,
-        wave: w[3] as f32,
-        wave_time: if waving { (local - WAVE_START as f64).max(0.0) as f32 } else { 0.0 },
-        phase: phase as f32,
-        distance: distance as f32,
-        speed: speed_of(w) as f32,
-        idle_time: local.rem_euclid(IDLE_CYCLE as f64) as f32,
+impl LookRay {
+    /// The point of the ray on the vertical plane facing it through `anchor` (the closest point
+    /// to `anchor` for a vertical ray); `None` when that point is behind the origin or the ray
+    /// is degenerate.
+    #[must_use]
+    pub fn target(&self, anchor: Vec3<f32>) -> Option<Vec3<f32>> {
+        let d = self.direction.try_normalize()?;
+        let n = Vec3::new(d.x, 0.0, d.z).try_normalize().filter(|n| n.dot(d) > 1.0e-3).unwrap_or(d);
+        let s = (anchor - self.origin).dot(n) / d.dot(n);
+        let p = self.origin + d * s;
+        (s > 0.0 && p.is_finite()).then_some(p)
     }
 }
 
-/// Where the character stands and faces after walking `distance` along the path: a circle
-/// around [`PATH_CENTER`], walked counter-clockwise seen from below (left to right in front).
-#[must_use]
-pub fn path_transform(distance: f32) -> Mat4<f32> {
-    let a = distance / PATH_RADIUS;
-    let pos = PATH_CENTER + Vec3::new(a.sin(), 0.0, a.cos()) * PATH_RADIUS;
-    // The character faces +Z; turn it to the path's tangent (cos a, 0, −sin a).
-    Mat4::from_trs(pos, ry(a + FRAC_PI_2), Vec3::ONE)
-}
+/// Where the eyes are in the head joint's space (it faces +Z with +Y up).
+const EYES: Vec3<f32> = Vec3 { x: 0.0, y: 0.11, z: 0.08 };
+/// Horizontal angle from the character's facing up to which it looks at a target fully, and
+/// beyond which it no longer does (the weight fades out smoothly in between), radians.
+const LOOK_FULL: f32 = 90.0 * PI / 180.0;
+const LOOK_LIMIT: f32 = 130.0 * PI / 180.0;
+/// Share of the look-at turn taken by the neck; the head takes the rest.
+const NECK_SHARE: f32 = 0.5;
 
-// ------------------------------------------------------------------------------------------
-// TEMPORARY pose blending — replaced by the core's controller and blending job
-// ------------------------------------------------------------------------------------------
-
-/// Blends local poses per joint: translations and scales by weighted sums, rotations by a
-/// weighted nlerp (each aligned to the first contributing pose's hemisphere, then
-/// normalized). Weights need not sum to 1 (they are normalized); zero-weight layers are
-/// skipped; with no weight at all `out` is left as is. `out` and every layer must be equally
-/// long.
-///
-/// TEMPORARY: a stand-in for `sinew::job::BlendingJob` (being written in the core).
-pub fn blend_poses(layers: &[(&[SoaTransform<f32>], f32)], out: &mut [SoaTransform<f32>]) {
-    let total: f32 = layers.iter().filter(|l| l.1 > 0.0 && l.0.len() >= out.len()).map(|l| l.1).sum();
-    if total <= 0.0 {
-        return;
-    }
-    for (g, o) in out.iter_mut().enumerate() {
-        for lane in 0..4 {
-            let mut t = Vec3::ZERO;
-            let mut s = Vec3::ZERO;
-            let mut q = Quat::new(0.0, 0.0, 0.0, 0.0);
-            let mut first: Option<Quat<f32>> = None;
-            for (pose, w) in layers.iter().filter(|l| l.1 > 0.0 && l.0.len() > g) {
-                let x = pose[g].lane(lane);
-                let w = w / total;
-                let r = match first {
-                    Some(f) if f.dot(x.rotation) < 0.0 => -x.rotation,
-                    Some(_) => x.rotation,
-                    None => {
-                        first = Some(x.rotation);
-                        x.rotation
-                    }
-                };
-                t += x.translation * w;
-                s += x.scale * w;
-                q = q + r * w;
-            }
-            o.set_lane(lane, &Transform::new(t, q.normalize(), s));
-        }
-    }
-}
-
-/// Blends `layer` over `pose` with weight `w` on the joints where `mask` is true (a
-/// partial-skeleton layer).
-///
-/// TEMPORARY: a stand-in for a masked layer of `sinew::job::BlendingJob`.
-pub fn blend_masked(pose: &mut [SoaTransform<f32>], layer: &[SoaTransform<f32>], mask: &[bool], w: f32) {
-    let w = w.clamp(0.0, 1.0);
-    for (j, _) in mask.iter().enumerate().filter(|m| *m.1) {
-        let (g, lane) = (j / 4, j % 4);
-        let (Some(p), Some(l)) = (pose.get(g), layer.get(g)) else { continue };
-        let (a, b) = (p.lane(lane), l.lane(lane));
-        let t = Transform::new(
-            a.translation.lerp(b.translation, w),
-            a.rotation.nlerp(b.rotation, w),
-            a.scale.lerp(b.scale, w),
-        );
-        if let Some(p) = pose.get_mut(g) {
-            p.set_lane(lane, &t);
-        }
-    }
-}
-
-/// Clip indices of the humanoid, and which joints `wave` animates.
+/// The character at one moment: its pose, where it stands, and what drives it.
 #[derive(Debug, Clone)]
-struct CharacterClips {
-    idle: usize,
-    walk: usize,
-    run: usize,
-    wave: usize,
-    wave_mask: Vec<bool>,
+pub struct CharacterFrame {
+    /// Local pose (SoA): the controller's blend, then the foot locking and the look-at; the
+    /// root in place (its motion moved the character along the path instead).
+    pub pose: Vec<SoaTransform<f32>>,
+    /// Model-space joint matrices of `pose`.
+    pub model: Vec<Mat4<f32>>,
+    /// Character to world: its place on the path, turned to its heading.
+    pub world: Mat4<f32>,
+    /// The controller's slots: `idle`, `walk` and `run` on the base layer, `wave` on the
+    /// upper layer masked by [`WAVE_MASK`] (see [`SLOT_CLIPS`]).
+    pub slots: [SlotInfo; 4],
+    /// Distance moved along the path since t = 0: the sum of the root-motion displacements'
+    /// lengths, in meters.
+    pub distance: f64,
+    /// The controller's root motion accumulated since t = 0.
+    pub root_motion: Motion<f32>,
+    /// Speed over the last whole simulation step, in meters per second.
+    pub speed: f32,
+    /// Position on the path (on the ground).
+    pub position: Vec3<f32>,
+    /// Heading about +Y, radians (0 faces +Z).
+    pub heading: f32,
+    /// Whether the left and right feet are planted: held where they touched down by
+    /// [`IkTwoBoneJob`] (a lifted foot's target then returns to the animation over 0.15 s).
+    pub feet_locked: [bool; 2],
+    /// What the head looks at, in world space.
+    pub look_target: Vec3<f32>,
+    /// Weight of the look-at: 1 for targets within 90° of the character's facing
+    /// (horizontally), fading smoothly to 0 at 130° and beyond.
+    pub look_weight: f32,
 }
 
-/// The character's local pose for a schedule state.
-///
-/// TEMPORARY — the one place the character is animated by hand, to be replaced by the core's
-/// controller once `sinew::player`, `controller`, `root_motion`, `ik` and `job::blending` land:
-/// it samples each clip at a time derived from the state (walk and run at the same phase),
-/// crossfades idle/walk/run by the state's weights with [`blend_poses`], lays `wave` over the
-/// right arm with [`blend_masked`], and removes the
-/// root's motion (the scene moves the character along [`path_transform`] instead; the
-/// controller will extract the root motion of `walk` and `run` and move it by that). Aim IK
-/// (looking at the mouse) will correct this pose before local-to-model.
-fn character_pose(
+/// Names of the clips in the character's controller slots, by slot.
+pub const SLOT_CLIPS: [&str; 4] = ["idle", "walk", "run", "wave"];
+
+/// One of the character's controller slots at a moment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlotInfo {
+    /// Its weight in its layer, 0 to 1.
+    pub weight: f32,
+    /// Its player's clip time, in seconds.
+    pub time: f32,
+    /// Its player's position in the cycle, 0 to 1.
+    pub phase: f32,
+}
+
+/// Seconds over which a lifted foot's IK target returns from where it was planted to the
+/// animation.
+const FOOT_RELEASE: f32 = 0.15;
+/// Height above its standing height within which an ankle counts as touching the ground, in
+/// meters.
+const FOOT_CONTACT: f32 = 0.02;
+/// Longest hip-to-lock distance a locked foot keeps, as a share of the leg's length.
+const FOOT_LOCK_REACH: f32 = 0.995;
+
+/// Foot locking: while a foot is planted, two-bone IK holds its ankle where it touched down.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FootLock {
+    /// The foot follows the animation.
+    Free,
+    /// The foot is planted: its ankle stays at this world position.
+    Locked(Vec3<f32>),
+    /// The foot lifted off: its target returns to the animation, the world offset between the
+    /// lock and the animated ankle at lift-off fading out over [`FOOT_RELEASE`].
+    Releasing { offset: Vec3<f32>, elapsed: f32 },
+}
+
+impl FootLock {
+    /// The ankle's world target given the animated ankle, `None` when free.
+    fn target(&self, animated: Vec3<f32>) -> Option<Vec3<f32>> {
+        match *self {
+            FootLock::Free => None,
+            FootLock::Locked(p) => Some(p),
+            FootLock::Releasing { offset, elapsed } => {
+                Some(animated + offset * (1.0 - smoothstep(elapsed / FOOT_RELEASE)))
+            }
+        }
+    }
+
+    /// The next state after `dt` seconds, with the foot `planted` or not now and its hip joint
+    /// at `hip` (world space). A free foot locks only once its animated ankle is within
+    /// [`FOOT_CONTACT`] of the ground (so a blend that shortens the swing does not pin a raised
+    /// foot); a locked one is released when it lifts, or when the lock gets out of the leg's
+    /// reach (the body moved on further than the animation's stride, after a crossfade).
+    fn next(self, planted: bool, animated: Vec3<f32>, hip: Vec3<f32>, dt: f32) -> FootLock {
+        let touching = animated.y <= ANKLE_HEIGHT + FOOT_CONTACT;
+        let reach = FOOT_LOCK_REACH * (THIGH_LENGTH + SHIN_LENGTH);
+        match self {
+            FootLock::Locked(p) if planted && (p - hip).length() <= reach => FootLock::Locked(p),
+            FootLock::Locked(p) => FootLock::Releasing { offset: p - animated, elapsed: 0.0 },
+            FootLock::Releasing { offset, elapsed } if elapsed + dt < FOOT_RELEASE => {
+                FootLock::Releasing { offset, elapsed: elapsed + dt }
+            }
+            FootLock::Releasing { .. } => FootLock::Free,
+            // Touchdown: lock where the foot is.
+            FootLock::Free if planted && touching => FootLock::Locked(animated),
+            FootLock::Free => FootLock::Free,
+        }
+    }
+}
+
+/// Whether the foot on `side` (+1 left, −1 right) is on the ground in the controller's blend:
+/// only while walk and run alone drive the legs (no idle blended in), by the phase of the
+/// heavier one (they are phase-synced while crossfading) and the weighted duty of their gaits.
+fn foot_planted(c: &CharacterController, side: f32) -> bool {
+    if c.weight(IDLE).unwrap_or(0.0) > 0.0 {
+        return false;
+    }
+    let (mut duty, mut total, mut lead) = (0.0, 0.0, (0.0f32, 0.0f32));
+    for (slot, gait) in [(WALK, WALK_GAIT), (RUN, RUN_GAIT)] {
+        let w = c.weight(slot).unwrap_or(0.0);
+        if w > 0.0 {
+            duty += w * gait.duty;
+            total += w;
+            if w > lead.0 {
+                lead = (w, c.player(slot).map_or(0.0, |p| p.normalized()));
+            }
+        }
+    }
+    total > 0.0 && (lead.1 + if side > 0.0 { 0.0 } else { 0.5 }).rem_euclid(1.0) < duty / total
+}
+
+/// The character's animation state at a whole simulation step.
+#[derive(Debug, Clone)]
+struct Sim {
+    step: u64,
+    controller: Box<CharacterController>,
+    follower: PathFollower<f32>,
+    /// Left and right foot locks.
+    feet: [FootLock; 2],
+    distance: f64,
+    speed: f32,
+}
+
+/// Where the character stands after a step, and its pose before IK.
+struct Placement {
+    world: Mat4<f32>,
+    position: Vec3<f32>,
+    heading: f32,
+    /// Model matrices of the controller's pose.
+    joints: Vec<Mat4<f32>>,
+}
+
+/// Replayed states kept to seek backwards without replaying from the start.
+#[derive(Debug)]
+struct SimCache {
+    current: Sim,
+    checkpoints: Vec<Sim>,
+}
+
+/// Steps between two checkpoints (4 s), and the most checkpoints kept.
+const CHECKPOINT_STEPS: u64 = 240;
+const MAX_CHECKPOINTS: usize = 64;
+
+/// The character's clips, path and simulation cache.
+#[derive(Debug)]
+struct Character {
+    /// Model clip indices of `idle`, `walk`, `run`, `wave`: the controller's clip list.
+    clips: [usize; 4],
+    path: Vec<Segment<f32>>,
+    start: Sim,
+    cache: RefCell<SimCache>,
+}
+
+impl Character {
+    fn new(model: &Model) -> Result<Character, SceneError> {
+        let find = |name: &'static str| model.find_clip(name).ok_or(SceneError::MissingClip(name));
+        let clips = [find("idle")?, find("walk")?, find("run")?, find("wave")?];
+        let points = character_path();
+        let mut path = vec![Segment::new(Vec3::ZERO, Vec3::ZERO); points.len() - 1];
+        Segment::polyline(&points, &mut path).map_err(SceneError::Job)?;
+        let asset = model.asset();
+        let mut c = Box::new(CharacterController::new());
+        for (slot, &clip) in clips.iter().enumerate() {
+            let layer = if slot == WAVE { WAVE_LAYER } else { 0 };
+            let entry = asset.clip(clip).ok_or(SceneError::MissingClip(SLOT_CLIPS[slot]))?;
+            c.assign(slot, layer, slot, &entry).map_err(SceneError::Animation)?;
+        }
+        c.set_layer_mask(WAVE_LAYER, model.skeleton(), &[WAVE_MASK], false).map_err(SceneError::Animation)?;
+        c.set_root_motion(Some(RootMotionSettings { joint: humanoid::ROOT, ..RootMotionSettings::default() }));
+        c.set_weight(WALK, 1.0).map_err(SceneError::Animation)?;
+        let start = Sim {
+            step: 0,
+            controller: c,
+            follower: PathFollower::new(PathEnd::Loop),
+            feet: [FootLock::Free; 2],
+            distance: 0.0,
+            speed: 0.0,
+        };
+        let cache = RefCell::new(SimCache { current: start.clone(), checkpoints: Vec::new() });
+        Ok(Character { clips, path, start, cache })
+    }
+
+    /// The state at whole step `n`, replayed from the nearest cached state before it.
+    fn state_at(&self, model: &Model, n: u64) -> Result<Sim, SceneError> {
+        let mut cache = self.cache.borrow_mut();
+        if cache.current.step > n {
+            let restart = cache.checkpoints.iter().rev().find(|s| s.step <= n).cloned();
+            cache.current = restart.unwrap_or_else(|| self.start.clone());
+        }
+        let mut scratch = model.skeleton().rest_pose().to_vec();
+        while cache.current.step < n {
+            let step = cache.current.step;
+            if step % CHECKPOINT_STEPS == 0 {
+                if let Err(at) = cache.checkpoints.binary_search_by_key(&step, |s| s.step) {
+                    let snapshot = cache.current.clone();
+                    cache.checkpoints.insert(at, snapshot);
+                    if cache.checkpoints.len() > MAX_CHECKPOINTS {
+                        cache.checkpoints.remove(0);
+                    }
+                }
+            }
+            self.advance(&mut cache.current, model, CHARACTER_STEP, &mut scratch)?;
+            cache.current.step += 1;
+        }
+        Ok(cache.current.clone())
+    }
+
+    /// Applies the schedule's actions at the state's step, advances the controller by `dt` into
+    /// `pose`, moves along the path by the root motion and updates the foot locks.
+    fn advance(
+        &self,
+        sim: &mut Sim,
+        model: &Model,
+        dt: f32,
+        pose: &mut [SoaTransform<f32>],
+    ) -> Result<Placement, SceneError> {
+        let period = (SCHEDULE_PERIOD as f64 * STEPS_PER_SECOND).round() as u64;
+        let c = &mut sim.controller;
+        for (time, action) in SCHEDULE {
+            if (time as f64 * STEPS_PER_SECOND).round() as u64 != sim.step % period {
+                continue;
+            }
+            let r = match action {
+                Action::Crossfade { slot, seconds, sync } => c.crossfade(slot, seconds, FadeCurve::SmoothStep, sync),
+                Action::Wave { weight, seconds } => {
+                    if weight > 0.0 {
+                        if let Some(p) = c.player_mut(WAVE) {
+                            p.rewind();
+                        }
+                    }
+                    c.fade_to(WAVE, weight, seconds, FadeCurve::SmoothStep)
+                }
+            };
+            r.map_err(SceneError::Animation)?;
+        }
+        let asset = model.asset();
+        let mut entries = Vec::with_capacity(self.clips.len());
+        for (slot, &i) in self.clips.iter().enumerate() {
+            entries.push(ClipEntry::new(asset.clip(i).ok_or(SceneError::MissingClip(SLOT_CLIPS[slot]))?));
+        }
+        c.update(dt, &entries, model.skeleton(), pose, |_| {}).map_err(SceneError::Animation)?;
+        let moved = c.root_motion_delta().planar_length();
+        let at = sim.follower.advance(&self.path, moved).map_err(SceneError::Job)?;
+        sim.distance += moved as f64;
+        if dt >= CHARACTER_STEP {
+            sim.speed = moved / dt;
+        }
+        // Heading: towards the point HEADING_LOOK_AHEAD further on the path.
+        let mut ahead = sim.follower;
+        let next = ahead.advance(&self.path, HEADING_LOOK_AHEAD).map_err(SceneError::Job)?;
+        let d = next.position - at.position;
+        let heading = if d.x != 0.0 || d.z != 0.0 { d.x.atan2(d.z) } else { at.heading };
+        let world = Mat4::from_trs(at.position, ry(heading), Vec3::ONE);
+        let mut joints = Vec::new();
+        model.world(pose, &mut joints).map_err(SceneError::Job)?;
+        for (k, (side, thigh)) in [(1.0f32, humanoid::L_THIGH), (-1.0, humanoid::R_THIGH)].into_iter().enumerate() {
+            let at = |j: usize| world.transform_point3(joints.get(j).copied().unwrap_or(Mat4::IDENTITY).translation());
+            sim.feet[k] = sim.feet[k].next(foot_planted(c, side), at(thigh + 2), at(thigh), dt);
+        }
+        Ok(Placement { world, position: at.position, heading, joints })
+    }
+
+    /// The character at scene time `t` (negative or non-finite times read as 0), looking at
+    /// `look` (a ray) or at [`scripted_look_target`].
+    fn at(&self, model: &Model, t: f32, look: Option<LookRay>) -> Result<CharacterFrame, SceneError> {
+        let t = if t.is_finite() { t.max(0.0) as f64 } else { 0.0 };
+        let n = (t * STEPS_PER_SECOND).floor() as u64;
+        let rest = ((t - n as f64 / STEPS_PER_SECOND) as f32).clamp(0.0, CHARACTER_STEP);
+        let mut sim = self.state_at(model, n)?;
+        let mut pose = model.skeleton().rest_pose().to_vec();
+        let Placement { world, position, heading, mut joints } = self.advance(&mut sim, model, rest, &mut pose)?;
+
+        // Planted feet stay where they touched down.
+        let inverse = world.inverse().ok_or(SceneError::Job(JobError::InvalidTransform))?;
+        for (k, thigh) in [humanoid::L_THIGH, humanoid::R_THIGH].into_iter().enumerate() {
+            let ankle = world.transform_point3(joints.get(thigh + 2).copied().unwrap_or(Mat4::IDENTITY).translation());
+            if let Some(target) = sim.feet[k].target(ankle) {
+                plant_foot(model, &mut pose, &mut joints, thigh, inverse.transform_point3(target))?;
+            }
+        }
+
+        let head = joints.get(humanoid::HEAD).copied().unwrap_or(Mat4::IDENTITY);
+        let eyes = world.transform_point3(head.transform_point3(EYES));
+        let forward = Vec3::new(heading.sin(), 0.0, heading.cos());
+        let look_target = look
+            .and_then(|r| r.target(eyes + forward * LOOK_PLANE_DISTANCE))
+            .unwrap_or_else(|| scripted_look_target(t as f32));
+        let look_weight = look_at(model, &mut pose, &mut joints, &world, look_target)?;
+        let c = &sim.controller;
+        Ok(CharacterFrame {
+            pose,
+            model: joints,
+            world,
+            slots: core::array::from_fn(|i| SlotInfo {
+                weight: c.weight(i).unwrap_or(0.0),
+                time: c.player(i).map_or(0.0, |p| p.time()),
+                phase: c.player(i).map_or(0.0, |p| p.normalized()),
+            }),
+            distance: sim.distance,
+            root_motion: c.root_motion_total(),
+            speed: sim.speed,
+            position,
+            heading,
+            feet_locked: sim.feet.map(|f| matches!(f, FootLock::Locked(_))),
+            look_target,
+            look_weight,
+        })
+    }
+}
+
+/// The rotation of a rigid model matrix.
+fn rotation_of(m: &Mat4<f32>) -> Quat<f32> {
+    let col = |i: usize| Vec3::new(m.cols[i][0], m.cols[i][1], m.cols[i][2]).normalize_or_zero();
+    Quat::from_mat3_cols([col(0), col(1), col(2)]).normalize()
+}
+
+/// Puts the ankle of the leg starting at `thigh` (thigh, shin, foot) on `target` (model space)
+/// with [`IkTwoBoneJob`], the knee kept in its animated plane, and keeps the foot's animated
+/// model-space orientation (flat on the ground while planted). Updates `pose` and `joints`.
+fn plant_foot(
     model: &Model,
-    clips: &CharacterClips,
-    s: &CharacterState,
-    out: &mut Vec<SoaTransform<f32>>,
-) -> Result<(), JobError> {
-    let rot = RotationInterpolation::NlerpCorrected;
-    let sample = |clip: usize, t: f32| -> Result<Vec<SoaTransform<f32>>, JobError> {
-        let mut cursor = Vec::new();
-        let mut pose = Vec::new();
-        model.sample(Some(clip), t, rot, &mut cursor, &mut pose)?;
-        Ok(pose)
+    pose: &mut [SoaTransform<f32>],
+    joints: &mut [Mat4<f32>],
+    thigh: usize,
+    target: Vec3<f32>,
+) -> Result<(), SceneError> {
+    let (shin, foot) = (thigh + 1, thigh + 2);
+    let get = |joints: &[Mat4<f32>], j: usize| joints.get(j).copied().ok_or(SceneError::Job(JobError::OutputTooSmall));
+    let (hip_m, knee_m, ankle_m) = (get(joints, thigh)?, get(joints, shin)?, get(joints, foot)?);
+    // The knee's direction away from the hip-ankle line, else the character's forward.
+    let (hip, knee, ankle) = (hip_m.translation(), knee_m.translation(), ankle_m.translation());
+    let axis = (ankle - hip).normalize_or_zero();
+    let pole = (knee - hip - axis * (knee - hip).dot(axis)).try_normalize().unwrap_or(Vec3::Z);
+    let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
+    IkTwoBoneJob {
+        target,
+        pole_vector: pole,
+        mid_axis: Vec3::X,
+        twist_angle: 0.0,
+        soften: 1.0,
+        weight: 1.0,
+        start_joint: &hip_m,
+        mid_joint: &knee_m,
+        end_joint: &ankle_m,
+        start_correction: &mut start,
+        mid_correction: &mut mid,
+        reached: &mut reached,
+    }
+    .run()?;
+    apply_correction(pose, thigh, start)?;
+    apply_correction(pose, shin, mid)?;
+    let l2m = |pose: &[SoaTransform<f32>], joints: &mut [Mat4<f32>], from: usize| {
+        LocalToModelJob {
+            skeleton: model.skeleton(),
+            root: None,
+            input: pose,
+            output: joints,
+            from: Some(from),
+            to: None,
+        }
+        .run()
     };
-    let idle = sample(clips.idle, s.idle_time)?;
-    let walk = sample(clips.walk, s.phase * WALK_CYCLE)?;
-    let run = sample(clips.run, s.phase * RUN_CYCLE)?;
-    out.clear();
-    out.extend_from_slice(&idle);
-    blend_poses(&[(&idle, s.idle), (&walk, s.walk), (&run, s.run)], out);
-    if s.wave > 0.0 {
-        let wave = sample(clips.wave, s.wave_time.rem_euclid(WAVE_CYCLE))?;
-        blend_masked(out, &wave, &clips.wave_mask, s.wave);
-    }
-    // In-place: the root stays at its rest transform.
-    if let (Some(g), Some(rest)) = (out.first_mut(), model.skeleton().rest_transform(humanoid::ROOT)) {
-        g.set_lane(humanoid::ROOT, &rest);
-    }
+    l2m(pose, joints, thigh)?;
+    // The foot's local rotation that gives back its animated model rotation under the new shin.
+    let local = (rotation_of(&get(joints, shin)?).conjugate() * rotation_of(&ankle_m)).normalize();
+    let soa = pose.get_mut(foot / 4).ok_or(SceneError::Job(JobError::JointIndexOutOfRange))?;
+    soa.rotation.set_lane(foot % 4, local);
+    l2m(pose, joints, foot)?;
     Ok(())
+}
+
+/// Turns the neck and head of the humanoid posed by `pose` (model matrices `joints`, placed by
+/// `world`) towards `target` (world space) with [`IkAimJob`]: the neck takes [`NECK_SHARE`]
+/// of the turn, the head the rest, so the eyes' forward ray passes through the target. The
+/// weight fades out for targets behind the character. Updates `pose` and `joints`; returns
+/// the weight.
+fn look_at(
+    model: &Model,
+    pose: &mut [SoaTransform<f32>],
+    joints: &mut [Mat4<f32>],
+    world: &Mat4<f32>,
+    target: Vec3<f32>,
+) -> Result<f32, SceneError> {
+    use humanoid::{HEAD, NECK};
+    let inverse = world.inverse().ok_or(SceneError::Job(JobError::InvalidTransform))?;
+    let target = inverse.transform_point3(target);
+    let head = *joints.get(HEAD).ok_or(SceneError::Job(JobError::OutputTooSmall))?;
+    let to = target - head.translation();
+    let angle = to.x.abs().atan2(to.z);
+    let weight = 1.0 - smoothstep((angle - LOOK_FULL) / (LOOK_LIMIT - LOOK_FULL));
+    if weight <= 0.0 {
+        return Ok(0.0);
+    }
+    for (joint, share) in [(NECK, NECK_SHARE), (HEAD, 1.0)] {
+        let head = *joints.get(HEAD).ok_or(SceneError::Job(JobError::OutputTooSmall))?;
+        let m = *joints.get(joint).ok_or(SceneError::Job(JobError::OutputTooSmall))?;
+        let inv = m.inverse().ok_or(SceneError::Job(JobError::InvalidTransform))?;
+        let (mut correction, mut reached) = (Quat::IDENTITY, false);
+        IkAimJob {
+            target,
+            forward: inv.transform_vector3(head.transform_vector3(Vec3::Z)),
+            up: inv.transform_vector3(head.transform_vector3(Vec3::Y)),
+            offset: inv.transform_point3(head.transform_point3(EYES)),
+            pole_vector: Vec3::Y,
+            twist_angle: 0.0,
+            weight: share * weight,
+            joint: &m,
+            joint_correction: &mut correction,
+            reached: &mut reached,
+        }
+        .run()
+        .map_err(SceneError::Job)?;
+        apply_correction(pose, joint, correction).map_err(SceneError::Job)?;
+        LocalToModelJob {
+            skeleton: model.skeleton(),
+            root: None,
+            input: pose,
+            output: joints,
+            from: Some(joint),
+            to: None,
+        }
+        .run()
+        .map_err(SceneError::Job)?;
+    }
+    Ok(weight)
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1061,11 +1500,20 @@ pub struct SceneParams {
     pub show_bones: bool,
     /// Skinning of the tentacle and the character (the candy wrappers show both).
     pub skinning: Skinning,
+    /// What the character looks at: along this ray (the mouse cursor's), or at
+    /// [`scripted_look_target`] when `None`.
+    pub look_ray: Option<LookRay>,
 }
 
 impl Default for SceneParams {
     fn default() -> Self {
-        SceneParams { tentacle_speed: 0.5, tentacle_amplitude: 0.6, show_bones: false, skinning: Skinning::Lbs }
+        SceneParams {
+            tentacle_speed: 0.5,
+            tentacle_amplitude: 0.6,
+            show_bones: false,
+            skinning: Skinning::Lbs,
+            look_ray: None,
+        }
     }
 }
 
@@ -1076,6 +1524,10 @@ pub enum SceneError {
     Model(ModelError),
     /// A built-in clip is missing after baking (an internal error).
     MissingClip(&'static str),
+    /// The character's controller refused a call (an internal error).
+    Animation(ControllerError),
+    /// A pose did not fit its skeleton (an internal error).
+    Job(JobError),
 }
 
 impl std::fmt::Display for SceneError {
@@ -1083,11 +1535,19 @@ impl std::fmt::Display for SceneError {
         match self {
             Self::Model(e) => write!(f, "{e}"),
             Self::MissingClip(c) => write!(f, "built-in clip '{c}' is missing"),
+            Self::Animation(e) => write!(f, "character: {e}"),
+            Self::Job(e) => write!(f, "pose: {e}"),
         }
     }
 }
 
 impl std::error::Error for SceneError {}
+
+impl From<JobError> for SceneError {
+    fn from(e: JobError) -> Self {
+        Self::Job(e)
+    }
+}
 
 /// One skinned mesh to draw.
 #[derive(Debug, Clone)]
@@ -1140,7 +1600,8 @@ pub struct Frame<'a> {
     pub objects: Vec<DrawObject<'a>>,
     /// Bone lines (joint to parent) in world space, drawn over everything.
     pub bones: Vec<[Vec3<f32>; 2]>,
-    /// Ground grid lines in world space, depth-tested.
+    /// Ground grid lines and other markers (the character's look target) in world space,
+    /// depth-tested.
     pub grid: Vec<[Vec3<f32>; 2]>,
     /// Labels.
     pub labels: Vec<Label>,
@@ -1253,18 +1714,22 @@ pub fn twist_pose(model: &Model, angle: f32) -> Vec<SoaTransform<f32>> {
     pose
 }
 
-/// The built-in scene: the baked models and the settings.
+/// Half the size of the look-at target's marker, in meters.
+const MARKER_SIZE: f32 = 0.06;
+
+/// The built-in scene: the baked models, the character's animation state and the settings.
 #[derive(Debug)]
 pub struct Scene {
     models: Vec<Model>,
-    clips: CharacterClips,
+    character: Character,
     /// Interactive settings.
     pub params: SceneParams,
 }
 
 impl Scene {
     /// Builds and bakes the three rigs, splitting meshes into parts of at most `palette`
-    /// joints (`None`: no limit) with at most 4 influences per vertex.
+    /// joints (`None`: no limit) with at most 4 influences per vertex, and sets up the
+    /// character's controller.
     ///
     /// # Errors
     ///
@@ -1274,19 +1739,8 @@ impl Scene {
         let opts = BakeOptions { palette, max_influences: 4, ..BakeOptions::default() };
         let bake = |rig: &Rig| Model::from_rig(rig, &opts).map_err(SceneError::Model);
         let models = vec![bake(&tentacle_rig())?, bake(&humanoid_rig())?, bake(&twist_rig())?];
-        let c = &models[CHARACTER];
-        let find = |name: &'static str| c.find_clip(name).ok_or(SceneError::MissingClip(name));
-        let wave = find("wave")?;
-        let mut wave_mask = vec![false; c.skeleton().num_joints()];
-        if let Some(clip) = c.asset().clip(wave) {
-            for i in 0..clip.num_tracks() {
-                if let Some(m) = clip.track(i).and_then(|t| wave_mask.get_mut(t.joint as usize)) {
-                    *m = true;
-                }
-            }
-        }
-        let clips = CharacterClips { idle: find("idle")?, walk: find("walk")?, run: find("run")?, wave, wave_mask };
-        Ok(Scene { models, clips, params: SceneParams::default() })
+        let character = Character::new(&models[CHARACTER])?;
+        Ok(Scene { models, character, params: SceneParams::default() })
     }
 
     /// The baked models: [`TENTACLE`], [`CHARACTER`], [`TWIST`].
@@ -1295,13 +1749,39 @@ impl Scene {
         &self.models
     }
 
-    /// What to draw at scene time `t` (seconds) with the current [`SceneParams`].
+    /// The character at scene time `t` (seconds; negative or non-finite times read as 0) with
+    /// the current [`SceneParams::look_ray`].
+    ///
+    /// Its [`Controller`] plays `idle`, `walk` and `run` on the base layer and `wave` on an
+    /// upper layer masked by [`WAVE_MASK`], following the schedule (period
+    /// [`SCHEDULE_PERIOD`]): walk, a phase-synced crossfade to run and back, a wave while
+    /// walking, a crossfade to idle, a wave while standing, walk again. The root motion it
+    /// extracts from the clips advances a [`PathFollower`] around [`character_path`] (the
+    /// character faces the point [`HEADING_LOOK_AHEAD`] further on). While walk and run alone
+    /// drive the legs, a foot on the ground is held where it touched down by
+    /// [`IkTwoBoneJob`] (the clips plant their feet on straight lines up to key interpolation;
+    /// the locks also keep them planted in turns), and [`IkAimJob`] turns the neck and head
+    /// towards the look target.
+    ///
+    /// The state is a function of `t` alone: the controller is replayed from t = 0 in steps of
+    /// [`CHARACTER_STEP`] (the states reached are cached, with checkpoints every 4 s for
+    /// going backwards), then advanced by the remainder.
     ///
     /// # Errors
     ///
-    /// A [`JobError`] if a pose does not fit its skeleton (not expected: the models are
-    /// built here).
-    pub fn frame(&self, t: f32) -> Result<Frame<'_>, JobError> {
+    /// A [`SceneError`] if the controller or a job refuses its inputs (not expected: the
+    /// models are built here).
+    pub fn character(&self, t: f32) -> Result<CharacterFrame, SceneError> {
+        self.character.at(&self.models[CHARACTER], t, self.params.look_ray)
+    }
+
+    /// What to draw at scene time `t` (seconds) with the current [`SceneParams`]. The
+    /// character's look target is drawn as a small cross among [`Frame::grid`]'s lines.
+    ///
+    /// # Errors
+    ///
+    /// As [`Scene::character`].
+    pub fn frame(&self, t: f32) -> Result<Frame<'_>, SceneError> {
         let t = if t.is_finite() { t } else { 0.0 };
         let p = &self.params;
         let mut f = Frame { grid: ground_grid(-3.5, 3.5, -3.0, 1.5, 0.5), ..Frame::default() };
@@ -1310,12 +1790,12 @@ impl Scene {
         let at = |v: Vec3<f32>| Mat4::from_translation(v);
         push_model(&mut f, tentacle, TENTACLE, &pose, at(TENTACLE_POSITION), p.skinning, None, p.show_bones)?;
 
+        let c = self.character(t)?;
         let character = &self.models[CHARACTER];
-        let state = character_state(t);
-        let mut pose = Vec::new();
-        character_pose(character, &self.clips, &state, &mut pose)?;
-        let world = path_transform(state.distance);
-        push_model(&mut f, character, CHARACTER, &pose, world, p.skinning, None, p.show_bones)?;
+        push_model(&mut f, character, CHARACTER, &c.pose, c.world, p.skinning, None, p.show_bones)?;
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            f.grid.push([c.look_target - axis * MARKER_SIZE, c.look_target + axis * MARKER_SIZE]);
+        }
 
         let twist = &self.models[TWIST];
         let pose = twist_pose(twist, twist_angle(t));
@@ -1333,6 +1813,7 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sinew::clip::RotationInterpolation;
 
     fn weights_ok(rig: &Rig) {
         for m in &rig.meshes {
@@ -1370,7 +1851,7 @@ mod tests {
     }
 
     #[test]
-    fn clips_are_linear_at_30_hz_with_root_motion_and_an_arm_only_wave() {
+    fn clips_are_linear_at_30_hz_with_root_motion_and_a_right_arm_wave() {
         let rig = humanoid_rig();
         let names: Vec<&str> = rig.clips.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["idle", "walk", "run", "wave"]);
@@ -1380,9 +1861,10 @@ mod tests {
                 assert!(ch.times.windows(2).all(|w| (w[1] - w[0] - 1.0 / KEY_RATE).abs() < 1e-5));
             }
         }
+        // The wave animates the right arm from the clavicle down: the joints of its mask.
         let wave = &rig.clips[3];
         let joints: Vec<usize> = wave.channels.iter().map(|c| c.joint).collect();
-        assert!(joints.iter().all(|j| [humanoid::R_UPPER_ARM, humanoid::R_FOREARM, humanoid::R_HAND].contains(j)));
+        assert_eq!(joints, [humanoid::R_CLAVICLE, humanoid::R_UPPER_ARM, humanoid::R_FOREARM, humanoid::R_HAND]);
         // The baked walk and run move the root forward by speed × cycle per cycle.
         let scene = Scene::new(None).unwrap();
         let m = &scene.models()[CHARACTER];
@@ -1460,30 +1942,372 @@ mod tests {
         assert!((twist_angle(TWIST_PERIOD / 2.0) - PI).abs() < 1e-5);
     }
 
-    #[test]
-    fn character_schedule_is_continuous_and_moves_at_the_clip_speeds() {
-        for i in 0..2000 {
-            let s = character_state(i as f32 * 0.02);
-            assert!((s.idle + s.walk + s.run - 1.0).abs() < 1e-5);
-            assert!((0.0..=1.0).contains(&s.wave));
+    /// World position of joint `j` of the character.
+    fn joint_world(c: &CharacterFrame, j: usize) -> Vec3<f32> {
+        c.world.transform_point3(c.model[j].translation())
+    }
+
+    fn horizontal(v: Vec3<f32>) -> f32 {
+        Vec3::new(v.x, 0.0, v.z).length()
+    }
+
+    /// The point at arc length `s` along a polyline.
+    fn point_at(points: &[Vec3<f32>], mut s: f32) -> Vec3<f32> {
+        for w in points.windows(2) {
+            let len = (w[1] - w[0]).length();
+            if s <= len {
+                return w[0].lerp(w[1], s / len);
+            }
+            s -= len;
         }
-        let step = |t: f32| {
-            let (a, b) = (character_state(t), character_state(t + 0.1));
-            let circ = TAU * PATH_RADIUS;
-            ((b.distance - a.distance).rem_euclid(circ), (b.phase - a.phase).rem_euclid(1.0))
+        *points.last().unwrap()
+    }
+
+    #[test]
+    fn leg_angles_reach_the_target() {
+        // Forward kinematics of the sagittal chain, as `Gait::leg` builds it.
+        let fk = |hip: f32, knee: f32| {
+            let (a, b) = (THIGH_LENGTH, SHIN_LENGTH);
+            (-a * hip.cos() - b * (hip + knee).cos(), -a * hip.sin() - b * (hip + knee).sin())
         };
-        let (d, p) = step(3.0);
-        assert!((d - 0.1 * WALK_SPEED).abs() < 1e-4 && (p - 0.1 / WALK_CYCLE).abs() < 1e-4, "{d} {p}");
-        let (d, p) = step(9.0);
-        assert!((d - 0.1 * RUN_SPEED).abs() < 1e-4 && (p - 0.1 / RUN_CYCLE).abs() < 1e-4, "{d} {p}");
-        assert!(step(16.0).0 < 1e-5);
-        assert!(character_state(16.0).wave == 1.0 && character_state(16.0).idle == 1.0);
-        // Across the end of the schedule the distance keeps growing smoothly.
-        let (d, _) = step(SCHEDULE_PERIOD - 0.05);
-        assert!(d > 0.0 && d < 0.1 * WALK_SPEED + 1e-3, "{d}");
-        // The pose at any time is a function of the time alone.
-        assert_eq!(character_state(1234.5), character_state(1234.5));
-        assert_eq!(character_state(f32::NAN), character_state(0.0));
+        let mut worst = 0.0f32;
+        for i in 0..50 {
+            for j in 0..50 {
+                let (y, z) = (-0.3 - 0.5 * i as f32 / 49.0, -0.45 + 0.9 * j as f32 / 49.0);
+                if (y * y + z * z).sqrt() > 0.8 {
+                    continue;
+                }
+                let (hip, knee) = leg_angles(y, z);
+                assert!(knee >= 0.0, "the knee bends forward");
+                let (fy, fz) = fk(hip, knee);
+                worst = worst.max((fy - y).abs().max((fz - z).abs()));
+            }
+        }
+        assert!(worst < 1e-5, "{worst}");
+    }
+
+    /// Largest horizontal slide of a planted ankle and largest height error of a planted ankle,
+    /// over two cycles of a baked locomotion clip (model space, the root moving with the clip).
+    fn clip_foot_slide(m: &Model, name: &str, g: &Gait) -> (f32, f32) {
+        let clip = m.find_clip(name).unwrap();
+        let (mut slide, mut height) = (0.0f32, 0.0f32);
+        let n = 1200;
+        for (side, foot) in [(1.0f32, humanoid::L_FOOT), (-1.0, humanoid::R_FOOT)] {
+            let mut anchor: Option<Vec3<f32>> = None;
+            for k in 0..n {
+                let t = 2.0 * g.cycle * k as f32 / n as f32;
+                let (_, _, _, planted) = g.foot(side, t);
+                if !planted {
+                    anchor = None;
+                    continue;
+                }
+                let (loops, local) = ((t / g.cycle).floor(), t.rem_euclid(g.cycle));
+                let mut pose = Vec::new();
+                m.sample(Some(clip), local, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut pose).unwrap();
+                let mut joints = Vec::new();
+                m.world(&pose, &mut joints).unwrap();
+                let p = joints[foot].translation() + Vec3::new(0.0, 0.0, loops * g.speed * g.cycle);
+                let a = *anchor.get_or_insert(p);
+                slide = slide.max(horizontal(p - a));
+                height = height.max((p.y - ANKLE_HEIGHT).abs());
+            }
+        }
+        (slide, height)
+    }
+
+    #[test]
+    fn baked_walk_and_run_plant_their_feet() {
+        let scene = Scene::new(None).unwrap();
+        let m = &scene.models()[CHARACTER];
+        for (name, g) in [("walk", WALK_GAIT), ("run", RUN_GAIT)] {
+            let (slide, height) = clip_foot_slide(m, name, &g);
+            eprintln!("{name} clip: planted ankle slides {:.2} mm, height error {:.2} mm", slide * 1e3, height * 1e3);
+            // Exact at the keys up to the hips' sway (the leg stays in the plane through the
+            // swaying hip joint); in between, the joint angles' linear interpolation (30 keys/s)
+            // moves the ankle by a few millimeters, mostly near the ends of the stance where the
+            // knee is nearly straight. The scene's foot locking removes both.
+            assert!(slide < 6.0e-3 && height < 8.0e-3, "{name}: {slide} {height}");
+        }
+    }
+
+    #[test]
+    fn character_feet_do_not_slide() {
+        let scene = Scene::new(None).unwrap();
+        // One frame per simulation step over three schedule periods. A foot is planted while
+        // walk or run plays alone at full weight and its phase is within the gait's duty (the
+        // clips' ground contact, whatever the scene's foot locking does). A stance is whole when
+        // it is seen from its touchdown (not entered at the end of a crossfade).
+        #[derive(Default, Clone, Copy)]
+        struct Stance {
+            anchor: Option<Vec3<f32>>,
+            gait: usize,
+            heading: f32,
+            turning: bool,
+            whole: bool,
+            slide: f32,
+        }
+        // [walk, run] × [straight, turning]: whole stances and their largest slide; and the
+        // largest slide of partial stances.
+        let mut count = [[0usize; 2]; 2];
+        let mut worst = [[0.0f32; 2]; 2];
+        let (mut partial, mut partial_worst) = (0, 0.0f32);
+        let mut current = [Stance::default(); 2];
+        let mut end = |s: &mut Stance| {
+            if s.anchor.take().is_some() {
+                if s.whole {
+                    let turning = usize::from(s.turning);
+                    count[s.gait][turning] += 1;
+                    worst[s.gait][turning] = worst[s.gait][turning].max(s.slide);
+                } else {
+                    partial += 1;
+                    partial_worst = partial_worst.max(s.slide);
+                }
+            }
+        };
+        for i in 0..=(3.0 * SCHEDULE_PERIOD * 60.0) as usize {
+            let c = scene.character(i as f32 / 60.0).unwrap();
+            let playing = [(WALK, WALK_GAIT), (RUN, RUN_GAIT)]
+                .into_iter()
+                .enumerate()
+                .find(|(_, (slot, _))| c.slots[*slot].weight == 1.0 && c.slots[IDLE].weight == 0.0);
+            for (k, (side, foot)) in [(1.0f32, humanoid::L_FOOT), (-1.0, humanoid::R_FOOT)].into_iter().enumerate() {
+                let s = &mut current[k];
+                let u = playing.map(|(gait, (slot, g))| {
+                    (gait, (c.slots[slot].phase + if side > 0.0 { 0.0 } else { 0.5 }).rem_euclid(1.0), g)
+                });
+                match u {
+                    Some((gait, u, g)) if u < g.duty && s.anchor.is_none_or(|_| s.gait == gait) => {
+                        let p = joint_world(&c, foot);
+                        if s.anchor.is_none() {
+                            // A frame advances the phase by at most 1 / (60 × 0.7).
+                            let whole = u < 1.0 / 42.0;
+                            *s =
+                                Stance { anchor: Some(p), gait, heading: c.heading, turning: false, whole, slide: 0.0 };
+                        }
+                        s.turning |= (c.heading - s.heading).abs() > 1e-5;
+                        s.slide = s.slide.max(horizontal(p - s.anchor.unwrap_or(p)));
+                    }
+                    _ => end(s),
+                }
+            }
+        }
+        for s in &mut current {
+            end(s);
+        }
+        for (g, name) in ["walk", "run"].into_iter().enumerate() {
+            eprintln!(
+                "{name}: planted ankle slides ≤ {:.2} mm over {} stances on straights, ≤ {:.2} mm over {} in turns",
+                worst[g][0] * 1e3,
+                count[g][0],
+                worst[g][1] * 1e3,
+                count[g][1]
+            );
+        }
+        eprintln!("stances begun in a crossfade: {partial}, ankle slides ≤ {:.1} mm", partial_worst * 1e3);
+        // The run covers a straight side in about two steps: its stances mostly see the heading
+        // turn towards the next corner.
+        assert!(count[0][0] >= 10 && count[0][1] >= 10 && count[1][0] + count[1][1] >= 10, "{count:?}");
+        // Straight: the lock holds exactly. Turns: the lock holds until the leg cannot reach
+        // it at the very end of the stance (the body turns away from the planted foot).
+        assert!(worst[0][0] < 1.0e-3 && worst[1][0] < 1.0e-3, "{worst:?}");
+        assert!(worst[0][1] < 6.0e-3 && worst[1][1] < 6.0e-3, "{worst:?}");
+        // A stance that started under the other gait outlasts the leg's reach and is let go.
+        assert!(partial >= 1 && partial_worst < 0.03, "{partial} {partial_worst}");
+    }
+
+    #[test]
+    fn character_follows_its_path_by_its_root_motion() {
+        let scene = Scene::new(None).unwrap();
+        let points = character_path();
+        let length = path_length();
+        // Two straights, and two half circles of 8 chords each.
+        assert!((length - (2.0 * PATH_STRAIGHT + 32.0 * PATH_TURN_RADIUS * (PI / 16.0).sin())).abs() < 1e-4);
+        assert_eq!(points.first(), points.last());
+        let mut worst = (0.0f32, 0.0f64);
+        for i in 0..=1500 {
+            let t = i as f32 / 50.0;
+            let c = scene.character(t).unwrap();
+            // On the path, at the arc length walked.
+            let expected = point_at(&points, (c.distance as f32).rem_euclid(length));
+            worst.0 = worst.0.max((c.position - expected).length());
+            // The distance walked is the controller's root motion (it has no yaw: straight ahead).
+            worst.1 = worst.1.max((c.root_motion.translation.z as f64 - c.distance).abs());
+            assert!(c.root_motion.translation.x.abs() < 1e-6 && c.root_motion.yaw == 0.0);
+            assert!((c.world.translation() - c.position).length() < 1e-6);
+        }
+        eprintln!(
+            "path: position off the walked arc length ≤ {:.3} mm, root motion vs distance ≤ {:.3} mm",
+            worst.0 * 1e3,
+            worst.1 * 1e3
+        );
+        assert!(worst.0 < 1e-3 && worst.1 < 1e-3, "{worst:?}");
+        // Speeds: the clips' root speed while walking, running; standing still while idle.
+        let d = |t: f32| scene.character(t).unwrap().distance;
+        let walk = (d(5.5) - d(0.5)) / 5.0;
+        let run = (d(9.5) - d(7.0)) / 2.5;
+        eprintln!("walks at {walk:.5} m/s, runs at {run:.5} m/s");
+        assert!((walk - WALK_SPEED as f64).abs() < 1e-4, "{walk}");
+        assert!((run - RUN_SPEED as f64).abs() < 1e-4, "{run}");
+        assert!((d(18.8) - d(17.0)).abs() < 1e-9);
+        let c = scene.character(3.0).unwrap();
+        assert!((c.speed - WALK_SPEED).abs() < 1e-3, "{}", c.speed);
+    }
+
+    #[test]
+    fn walk_run_crossfade_keeps_the_feet_in_phase() {
+        let scene = Scene::new(None).unwrap();
+        let mut crossfading = 0;
+        for i in 0..=120 {
+            let t = 5.9 + i as f32 / 120.0;
+            let c = scene.character(t).unwrap();
+            let (w, r) = (c.slots[WALK], c.slots[RUN]);
+            assert!((w.weight + r.weight - 1.0).abs() < 1e-5, "t {t}");
+            if w.weight > 0.0 && r.weight > 0.0 {
+                crossfading += 1;
+                let d = (w.phase - r.phase).abs();
+                assert!(d.min(1.0 - d) < 1e-4, "t {t}: walk phase {} vs run phase {}", w.phase, r.phase);
+            }
+        }
+        // 0.6 s of crossfade sampled at 120 Hz.
+        assert!(crossfading >= 70, "{crossfading}");
+    }
+
+    #[test]
+    fn wave_covers_the_right_arm_only() {
+        let scene = Scene::new(None).unwrap();
+        let m = &scene.models()[CHARACTER];
+        let c = scene.character(13.0).unwrap();
+        assert_eq!((c.slots[WALK].weight, c.slots[WAVE].weight), (1.0, 1.0));
+        let sample = |clip: &str, t: f32| {
+            let mut pose = Vec::new();
+            let clip = m.find_clip(clip).unwrap();
+            m.sample(Some(clip), t, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut pose).unwrap();
+            pose
+        };
+        let walk = sample("walk", c.slots[WALK].time);
+        let wave = sample("wave", c.slots[WAVE].time);
+        let lane = |p: &[SoaTransform<f32>], j: usize| p[j / 4].lane(j % 4);
+        let skeleton = m.skeleton();
+        let mut checked = [0; 3];
+        use humanoid::*;
+        for j in 0..COUNT {
+            // The root is in place (root motion), the neck and head look at the target, the legs
+            // hold the planted foot.
+            if [ROOT, NECK, HEAD, L_THIGH, L_SHIN, L_FOOT, R_THIGH, R_SHIN, R_FOOT].contains(&j) {
+                continue;
+            }
+            let got = lane(&c.pose, j).rotation;
+            let weight: f32 = WAVE_MASK.weight(skeleton, j);
+            let (a, b) = (lane(&walk, j).rotation, lane(&wave, j).rotation);
+            let expected = if weight == 0.0 {
+                checked[0] += 1;
+                a
+            } else if weight == 1.0 {
+                checked[2] += 1;
+                b
+            } else {
+                checked[1] += 1;
+                assert_eq!(j, humanoid::R_CLAVICLE);
+                a.nlerp(b, weight)
+            };
+            assert!(got.angle_between(expected) < 1e-4, "joint {j}: mask weight {weight}");
+        }
+        assert_eq!(checked, [9, 1, 3]);
+        // The wave moves the arm: the hand is raised above the head.
+        assert!(joint_world(&c, humanoid::R_HAND).y > joint_world(&c, humanoid::HEAD).y);
+    }
+
+    #[test]
+    fn character_looks_at_its_target() {
+        let mut scene = Scene::new(None).unwrap();
+        let ray_miss = |c: &CharacterFrame| {
+            let head = c.world * c.model[humanoid::HEAD];
+            let eyes = head.transform_point3(EYES);
+            let dir = head.transform_vector3(Vec3::Z).normalize_or_zero();
+            let to = c.look_target - eyes;
+            assert!(to.dot(dir) > 0.0);
+            (to - dir * to.dot(dir)).length() / to.length()
+        };
+        let (mut looked, mut worst) = (0, 0.0f32);
+        for i in 0..80 {
+            let t = i as f32 * 0.25;
+            let c = scene.character(t).unwrap();
+            assert!((c.look_target - scripted_look_target(t)).length() < 1e-6);
+            if c.look_weight == 1.0 {
+                looked += 1;
+                worst = worst.max(ray_miss(&c));
+            }
+        }
+        eprintln!("look-at: {looked} of 80 frames at full weight, eyes' ray misses by ≤ {worst:.2e} × distance");
+        // The target circles inside the path: beside the character or ahead of it about half the
+        // time.
+        assert!(looked > 35 && worst < 1e-3, "{looked} {worst}");
+        // Along a ray: the target is on the ray, on the vertical plane facing it 1 m in front of
+        // the head.
+        let c0 = scene.character(2.0).unwrap();
+        let eyes = c0.world.transform_point3(c0.model[humanoid::HEAD].transform_point3(EYES));
+        let forward = Vec3::new(c0.heading.sin(), 0.0, c0.heading.cos());
+        let goal = eyes + forward * 1.0 + Vec3::new(0.0, 0.3, 0.0) + forward.cross(Vec3::Y) * 0.4;
+        let origin = Vec3::new(0.5, 2.0, 5.0);
+        scene.params.look_ray = Some(LookRay { origin, direction: (goal - origin) * 3.0 });
+        let c = scene.character(2.0).unwrap();
+        // Depth along the ray's horizontal direction: that of the point 1 m ahead of the eyes
+        // (the eyes before the look-at turn, which moves them by several centimeters).
+        let n = Vec3::new(goal.x - origin.x, 0.0, goal.z - origin.z).normalize_or_zero();
+        assert!((c.look_target - (eyes + forward)).dot(n).abs() < 0.1);
+        let on_ray = (c.look_target - origin).cross((goal - origin).normalize_or_zero()).length();
+        assert!(on_ray < 1e-4, "{on_ray}");
+        assert_eq!(c.look_weight, 1.0);
+        assert!(ray_miss(&c) < 1e-3);
+        // The same pose apart from the neck and head.
+        for j in 0..humanoid::COUNT {
+            let (a, b) = (c.pose[j / 4].lane(j % 4), c0.pose[j / 4].lane(j % 4));
+            assert_eq!(a == b, ![humanoid::NECK, humanoid::HEAD].contains(&j), "joint {j}");
+        }
+        // A target behind the character: no look.
+        let behind = eyes - forward * 2.0;
+        scene.params.look_ray = Some(LookRay { origin: behind + Vec3::new(0.0, 3.0, 0.0), direction: -Vec3::Y });
+        let c = scene.character(2.0).unwrap();
+        // A vertical ray: the target is its point level with the anchor.
+        assert!(horizontal(c.look_target - behind) < 1e-4 && (c.look_target.y - behind.y).abs() < 0.05);
+        assert_eq!(c.look_weight, 0.0);
+        for j in [humanoid::NECK, humanoid::HEAD] {
+            let w = c0.pose[j / 4].lane(j % 4).rotation;
+            assert!(c.pose[j / 4].lane(j % 4).rotation.angle_between(w) > 1e-3, "joint {j} turned");
+        }
+        // A ray pointing away: back to the scripted target.
+        scene.params.look_ray = Some(LookRay { origin, direction: origin - goal });
+        assert!((scene.character(2.0).unwrap().look_target - scripted_look_target(2.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn character_is_a_function_of_time_and_replays_fast() {
+        let scene = Scene::new(None).unwrap();
+        let start = std::time::Instant::now();
+        let late = scene.character(59.9).unwrap();
+        let cold = start.elapsed().as_secs_f64() * 1e3;
+        let start = std::time::Instant::now();
+        let frames = 600;
+        for i in 0..frames {
+            scene.character(59.9 + i as f32 / 60.0).unwrap();
+        }
+        let warm = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
+        let start = std::time::Instant::now();
+        scene.character(41.3).unwrap();
+        let back = start.elapsed().as_secs_f64() * 1e3;
+        eprintln!("character: {cold:.1} ms to replay 59.9 s, {warm:.3} ms per frame playing on, {back:.1} ms to seek back to 41.3 s");
+        assert!(cold < 2000.0 && back < cold, "{cold} {back}");
+        // Any order of times gives what a fresh scene gives.
+        let fresh = Scene::new(None).unwrap();
+        for t in [30.0, 5.0, 59.9, 12.34, 5.0, 0.0, 30.0] {
+            let (a, b) = (scene.character(t).unwrap(), fresh.character(t).unwrap());
+            assert_eq!(a.pose, b.pose, "t {t}");
+            assert_eq!(a.world, b.world, "t {t}");
+            assert_eq!(a.distance, b.distance, "t {t}");
+        }
+        assert_eq!(scene.character(59.9).unwrap().pose, late.pose);
+        assert_eq!(scene.character(f32::NAN).unwrap().pose, scene.character(0.0).unwrap().pose);
+        assert_eq!(scene.character(-3.0).unwrap().world, scene.character(0.0).unwrap().world);
     }
 
     fn world_vertices(scene: &Scene, t: f32) -> Vec<Vec3<f32>> {
@@ -1500,6 +2324,7 @@ mod tests {
     #[test]
     fn character_feet_stay_on_the_ground() {
         let scene = Scene::new(None).unwrap();
+        let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
         for i in 0..80 {
             let t = i as f32 * 0.25;
             let f = scene.frame(t).unwrap();
@@ -1512,8 +2337,12 @@ mod tests {
                 .flat_map(|p| p.positions.iter())
                 .map(|&v| o.world.transform_point3(v).y)
                 .fold(f32::INFINITY, f32::min);
-            assert!((-0.06..0.06).contains(&lowest), "t {t}: lowest point at {lowest} m");
+            (low, high) = (low.min(lowest), high.max(lowest));
         }
+        eprintln!("lowest point of the character: {:.1} to {:.1} cm", low * 100.0, high * 100.0);
+        // Within 2.5 cm of the ground: blends and the swing's toe pitch dip a little below it,
+        // the run's flight lifts both feet a little.
+        assert!(low > -0.025 && high < 0.025, "{low} {high}");
     }
 
     #[test]

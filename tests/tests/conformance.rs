@@ -163,7 +163,8 @@ fn dump_with(
     skin: usize,
     skinning: Skinning,
 ) -> Dump {
-    let json = dump(model, &DumpOptions { clip, time: t, skin, skinning, rotation }).expect("dump");
+    let json =
+        dump(model, &DumpOptions { clip, time: t, skin, skinning, rotation, ..DumpOptions::default() }).expect("dump");
     parse_dump(&json)
 }
 

@@ -201,7 +201,8 @@ impl<R: Real> Accumulator<R> {
         let q = &self.q;
         // Lane loops without branches, so they vectorize; degenerate lanes are fixed after.
         let inv_w: [R; 4] = core::array::from_fn(|l| self.w[l].recip());
-        let l2: [R; 4] = core::array::from_fn(|l| q.x[l] * q.x[l] + q.y[l] * q.y[l] + q.z[l] * q.z[l] + q.w[l] * q.w[l]);
+        let l2: [R; 4] =
+            core::array::from_fn(|l| q.x[l] * q.x[l] + q.y[l] * q.y[l] + q.z[l] * q.z[l] + q.w[l] * q.w[l]);
         let inv_q: [R; 4] = if R::FIXED_POINT {
             core::array::from_fn(|l| l2[l].sqrt().recip())
         } else {

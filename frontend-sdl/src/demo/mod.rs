@@ -2,7 +2,8 @@
 //! unavailable) whose GLSL ES 1.00 vertex shaders skin the meshes (LBS or DQS).
 //!
 //! Without a model it shows the built-in [`scene`](crate::scene): the tentacle with its speed
-//! and amplitude sliders, the walking humanoid, and the candy-wrapper twist in LBS beside DQS.
+//! and amplitude sliders, the humanoid driven by the core's controller (walking its path,
+//! running, waving, looking at the mouse cursor), and the candy-wrapper twist in LBS beside DQS.
 //! With a model file (on the command line, or dropped on the window) it is a viewer: clip list,
 //! play/pause, scrub, speed, loop mode, crossfade, blend weight, bones, orbit camera.
 //!
@@ -20,7 +21,7 @@ pub mod window;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use sdl2::event::Event;
+use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{Keycode, Mod};
 use sdl2::mouse::MouseButton;
 use sinew::job::JobError;
@@ -31,11 +32,11 @@ pub use window::{GlRequest, GlWindow};
 
 use crate::model::Skinning;
 use crate::scene::{
-    character_state, default_camera, Camera, Scene, SceneError, SceneLight, TENTACLE_AMPLITUDE_RANGE,
-    TENTACLE_SPEED_RANGE,
+    default_camera, Camera, LookRay, Scene, SceneError, SceneLight, IDLE, RUN, TENTACLE_AMPLITUDE_RANGE,
+    TENTACLE_SPEED_RANGE, WALK, WAVE,
 };
 use hud::{color, Hud, Mouse, Ui};
-use viewer::Viewer;
+use viewer::{loop_mode_name, Viewer};
 
 /// What `sinew demo` should do.
 #[derive(Debug, Clone, PartialEq)]
@@ -254,6 +255,24 @@ struct App {
     stats: Stats,
     /// F12 was pressed: save the next frame.
     snapshot: bool,
+    /// The mouse cursor in the window, in pixels (`None` outside): the character looks at it.
+    cursor: Option<(f32, f32)>,
+}
+
+/// The ray from the eye through pixel `(x, y)` (top-left origin) of a `w × h` view drawn with
+/// `view_proj`: the mouse cursor's ray for the character's look-at. `None` for a singular
+/// matrix.
+#[must_use]
+pub fn cursor_ray(view_proj: &Mat4<f32>, x: f32, y: f32, w: f32, h: f32) -> Option<LookRay> {
+    let inv = view_proj.inverse()?;
+    let (nx, ny) = (2.0 * x / w.max(1.0) - 1.0, 1.0 - 2.0 * y / h.max(1.0));
+    let unproject = |z: f32| {
+        let p = inv.mul_vec4(Vec4::new(nx, ny, z, 1.0));
+        (p.w.abs() > 1.0e-12).then(|| Vec3::new(p.x / p.w, p.y / p.w, p.z / p.w))
+    };
+    let (near, far) = (unproject(-1.0)?, unproject(1.0)?);
+    let direction = far - near;
+    (near.is_finite() && direction.try_normalize().is_some()).then_some(LookRay { origin: near, direction })
 }
 
 /// Projects a world point to pixels (top-left origin); `None` behind the camera.
@@ -288,6 +307,7 @@ impl App {
             drag: None,
             stats: Stats::default(),
             snapshot: false,
+            cursor: None,
         })
     }
 
@@ -397,15 +417,15 @@ impl App {
                 Keycode::Space => v.playing = !v.playing,
                 Keycode::Left => v.seek_by(if shift { -0.5 } else { -1.0 / 30.0 }),
                 Keycode::Right => v.seek_by(if shift { 0.5 } else { 1.0 / 30.0 }),
-                Keycode::Up => v.speed = (v.speed * 1.25).min(16.0),
-                Keycode::Down => v.speed = (v.speed / 1.25).max(1.0 / 16.0),
+                Keycode::Up => v.set_speed((v.speed() * 1.25).min(16.0)),
+                Keycode::Down => v.set_speed((v.speed() / 1.25).max(1.0 / 16.0)),
                 Keycode::LeftBracket | Keycode::PageUp => v.step_clip(-1),
                 Keycode::RightBracket | Keycode::PageDown => v.step_clip(1),
                 Keycode::C => v.crossfade(),
                 Keycode::Tab => v.cycle_secondary(),
                 Keycode::Minus | Keycode::KpMinus => v.nudge_weight(-0.1),
                 Keycode::Equals | Keycode::Plus | Keycode::KpPlus => v.nudge_weight(0.1),
-                Keycode::L => v.loop_mode = v.loop_mode.next(),
+                Keycode::L => v.cycle_loop_mode(),
                 Keycode::Y => {
                     v.z_up = !v.z_up;
                     v.measure_bounds();
@@ -457,6 +477,7 @@ impl App {
             Event::MouseMotion { x, y, xrel, yrel, .. } => {
                 self.mouse.x = x as f32;
                 self.mouse.y = y as f32;
+                self.cursor = Some((x as f32, y as f32));
                 match self.drag {
                     Some(Drag::Orbit) if !self.ui.captured() => {
                         self.camera_auto = false;
@@ -478,6 +499,7 @@ impl App {
                 self.camera.zoom(0.9f32.powf(precise_y));
             }
             Event::DropFile { filename, .. } => self.drop_file(r, PathBuf::from(filename)),
+            Event::Window { win_event: WindowEvent::Leave, .. } => self.cursor = None,
             _ => {}
         }
         false
@@ -500,6 +522,12 @@ impl App {
             self.camera = default_camera(aspect);
         }
         let view_proj = self.camera.view_proj(aspect);
+        // In a window the character looks at the mouse cursor; offscreen frames are a
+        // function of time alone.
+        self.scene.params.look_ray = match (offscreen, self.cursor) {
+            (false, Some((x, y))) => cursor_ray(&view_proj, x, y, w as f32, h as f32),
+            _ => None,
+        };
         let light = SceneLight::DEFAULT;
         let skinning = self.skinning();
         let bones = self.scene.params.show_bones;
@@ -507,7 +535,7 @@ impl App {
         {
             let frame = match &self.viewer {
                 Some((v, _)) => v.frame(skinning, bones)?,
-                None => self.scene.frame(self.time)?,
+                None => self.scene.frame(self.time).map_err(DemoError::Scene)?,
             };
             if layers.grid {
                 r.draw_lines(&frame.grid, &view_proj, CLEAR_LINES, false);
@@ -573,6 +601,7 @@ impl App {
                 "Space pause   Left/Right seek   D LBS/DQS   Esc quit\n\
                  B bones   R reset view   H help   F12 screenshot\n\
                  drag orbit   wheel zoom   right-drag pan\n\
+                 the character looks at the mouse cursor\n\
                  drop a .glb .gltf .md5mesh .sinew to view it"
             }
             Some(_) => {
@@ -586,20 +615,26 @@ impl App {
         };
         match &self.viewer {
             None => {
-                let s = character_state(self.time);
-                let text = format!(
-                    "sinew demo: built-in scene   {skin_name}   t {:.1} s{}\n\
-                     character  idle {:.2}  walk {:.2}  run {:.2}  wave {:.2}\n\
-                     speed {:.1} m/s   distance {:.1} m",
+                let mut text = format!(
+                    "sinew demo: built-in scene   {skin_name}   t {:.1} s{}\n",
                     self.time,
                     if self.paused { "   [paused]" } else { "" },
-                    s.idle,
-                    s.walk,
-                    s.run,
-                    s.wave,
-                    s.speed,
-                    s.distance
                 );
+                match self.scene.character(self.time) {
+                    Ok(c) => text.push_str(&format!(
+                        "character  idle {:.2}  walk {:.2}  run {:.2}  wave {:.2}\n\
+                         speed {:.1} m/s   distance {:.1} m   looking at the {} ({:.0}%)",
+                        c.slots[IDLE].weight,
+                        c.slots[WALK].weight,
+                        c.slots[RUN].weight,
+                        c.slots[WAVE].weight,
+                        c.speed,
+                        c.distance,
+                        if self.scene.params.look_ray.is_some() { "mouse" } else { "marker" },
+                        c.look_weight * 100.0
+                    )),
+                    Err(e) => text.push_str(&format!("character: {e}")),
+                }
                 hud.panel(margin, margin, &text, color::TEXT, pad);
                 // Tentacle controls, top right.
                 let pw = 26.0 * font::CELL_WIDTH as f32 * hud.scale;
@@ -641,7 +676,7 @@ impl App {
                     m.asset().num_meshes(),
                     if v.z_up { "  Z-up" } else { "" }
                 );
-                match v.primary {
+                match &v.primary {
                     Some(p) => {
                         let (s, e) = v.clip_range(p.clip);
                         text.push_str(&format!(
@@ -649,16 +684,16 @@ impl App {
                             p.clip + 1,
                             v.num_clips(),
                             v.clip_name(p.clip),
-                            p.time - s,
+                            p.time() - s,
                             e - s,
-                            v.speed,
-                            v.loop_mode.name(),
+                            v.speed(),
+                            loop_mode_name(v.loop_mode()),
                             if v.playing { "playing" } else { "paused" }
                         ));
                     }
                     None => text.push_str("no clips: rest pose\n"),
                 }
-                match v.secondary {
+                match &v.secondary {
                     Some(sec) => text.push_str(&format!(
                         "blend '{}' {:.0}%{}",
                         v.clip_name(sec.clip),
@@ -671,12 +706,12 @@ impl App {
                 let n = v.num_clips();
                 if n > 0 {
                     let shown = n.min(((h * 0.45) / lh).max(1.0) as usize);
-                    let first = v.primary.map_or(0, |p| p.clip).saturating_sub(shown / 2).min(n - shown);
+                    let first = v.primary.as_ref().map_or(0, |p| p.clip).saturating_sub(shown / 2).min(n - shown);
                     let list: Vec<String> = (first..first + shown)
                         .map(|i| {
-                            let mark = if v.primary.is_some_and(|p| p.clip == i) {
+                            let mark = if v.primary.as_ref().is_some_and(|p| p.clip == i) {
                                 '>'
-                            } else if v.secondary.is_some_and(|p| p.clip == i) {
+                            } else if v.secondary.as_ref().is_some_and(|p| p.clip == i) {
                                 '+'
                             } else {
                                 ' '
@@ -690,10 +725,10 @@ impl App {
                     hud.panel(w - lw - margin, margin, &list, color::DIM, pad);
                 }
                 // Timeline: drag to scrub.
-                if let Some(p) = v.primary {
-                    let (s, e) = v.clip_range(p.clip);
+                if let Some((clip, time)) = v.primary.as_ref().map(|p| (p.clip, p.time())) {
+                    let (s, e) = v.clip_range(clip);
                     let mouse = self.mouse;
-                    let mut t = p.time;
+                    let mut t = time;
                     let tw = (w - 2.0 * margin).max(10.0);
                     bottom -= 2.0 * lh + 2.0 * pad + 4.0;
                     hud.rect(margin, bottom, tw, 2.0 * lh + 2.0 * pad, color::PANEL);
@@ -709,8 +744,8 @@ impl App {
                         &mut t,
                         (s, e),
                     ) {
-                        if let Some(ph) = self.viewer.as_mut().and_then(|(v, _)| v.primary.as_mut()) {
-                            ph.time = t;
+                        if let Some((v, _)) = self.viewer.as_mut() {
+                            v.seek_primary(t);
                         }
                     }
                 }
@@ -970,4 +1005,33 @@ impl Headless {
 /// As [`Headless::new`] and [`Headless::render_scene`].
 pub fn render_scene_rgba(t: f32, width: u32, height: u32) -> Result<Vec<u8>, DemoError> {
     Headless::new(width, height, None, GlRequest::Auto)?.render_scene(t, Layers::MESHES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_ray_passes_through_the_point_under_the_cursor() {
+        let (w, h) = (960.0, 540.0);
+        let camera = default_camera(w / h);
+        let vp = camera.view_proj(w / h);
+        let mut worst = 0.0f32;
+        for p in [Vec3::new(0.0, 1.5, -1.2), Vec3::new(-2.0, 0.3, 0.5), Vec3::new(1.7, 2.2, -2.5)] {
+            let (x, y) = project(&vp, p, w, h).unwrap();
+            let ray = cursor_ray(&vp, x, y, w, h).unwrap();
+            let d = ray.direction.normalize_or_zero();
+            let to = p - ray.origin;
+            assert!(to.dot(d) > 0.0);
+            worst = worst.max((to - d * to.dot(d)).length());
+            // It starts near the eye (on the near plane) and looks away from it.
+            assert!((ray.origin - camera.eye()).length() < camera.clip_planes().0 * 1.5);
+        }
+        assert!(worst < 1e-4, "{worst}");
+        // The center pixel looks along the camera's axis.
+        let ray = cursor_ray(&vp, w * 0.5, h * 0.5, w, h).unwrap();
+        let axis = (camera.target - camera.eye()).normalize_or_zero();
+        assert!(ray.direction.normalize_or_zero().dot(axis) > 0.99999);
+        assert!(cursor_ray(&Mat4 { cols: [[0.0; 4]; 4] }, 1.0, 1.0, w, h).is_none());
+    }
 }

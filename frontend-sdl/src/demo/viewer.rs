@@ -1,82 +1,83 @@
 //! The model viewer's state: a loaded model, its clip playback (play/pause, scrub, speed, loop
-//! mode), a second clip to blend with or crossfade to, and the model's framing.
+//! mode) on the core's [`Player`], a second clip to blend with or crossfade to (mixed by
+//! [`BlendingJob`]), and the model's framing.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use sinew::clip::RotationInterpolation;
-use sinew::job::JobError;
+use sinew::clip::{RotationInterpolation, TrackCache};
+use sinew::job::blending::{BlendingJob, Layer};
+use sinew::job::{JobError, SamplingJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
+pub use sinew::player::LoopMode;
+use sinew::player::Player;
 
 use crate::bake::BakeOptions;
 use crate::model::{Model, ModelError, Skinning};
-use crate::scene::{blend_poses, ground_grid, push_model, Frame};
+use crate::scene::{ground_grid, push_model, Frame};
 
-/// How playback continues past the end of a clip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoopMode {
-    /// Wrap to the start.
-    Loop,
-    /// Stop at the end.
-    Once,
-    /// Reverse at each end.
-    PingPong,
-}
-
-impl LoopMode {
-    /// The next mode (Loop → Once → PingPong → Loop).
-    #[must_use]
-    pub fn next(self) -> LoopMode {
-        match self {
-            Self::Loop => Self::Once,
-            Self::Once => Self::PingPong,
-            Self::PingPong => Self::Loop,
-        }
-    }
-    /// Display name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Loop => "loop",
-            Self::Once => "once",
-            Self::PingPong => "ping-pong",
-        }
+/// The loop mode after `mode` (Loop → Once → PingPong → Loop).
+#[must_use]
+pub fn next_loop_mode(mode: LoopMode) -> LoopMode {
+    match mode {
+        LoopMode::Loop => LoopMode::Once,
+        LoopMode::Once => LoopMode::PingPong,
+        LoopMode::PingPong => LoopMode::Loop,
     }
 }
 
-/// A clip's playhead.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Playhead {
+/// Display name of a loop mode.
+#[must_use]
+pub fn loop_mode_name(mode: LoopMode) -> &'static str {
+    match mode {
+        LoopMode::Loop => "loop",
+        LoopMode::Once => "once",
+        LoopMode::PingPong => "ping-pong",
+    }
+}
+
+/// A clip playing in the viewer: its index, its clock, and a per-track sampling cache (so
+/// forward playback decodes keys only when it crosses them).
+#[derive(Debug, Clone)]
+pub struct ClipPlayer {
     /// Clip index.
     pub clip: usize,
-    /// Time in the clip, in seconds (within its range).
-    pub time: f32,
-    /// +1 forward, −1 backward (ping-pong).
-    pub direction: f32,
+    /// The clip's clock: time, speed, loop mode.
+    pub player: Player<f32>,
+    cache: RefCell<Vec<TrackCache<f32>>>,
 }
 
-/// Wraps `t` into `[start, end]` by `mode`, flipping `direction` at the ends in ping-pong.
-/// Returns the wrapped time.
-#[must_use]
-pub fn wrap_time(t: f32, start: f32, end: f32, mode: LoopMode, direction: &mut f32) -> f32 {
-    let len = end - start;
-    if len.is_nan() || len <= 0.0 || !t.is_finite() {
-        return start;
+impl ClipPlayer {
+    /// Clip `clip` of `model` at its start, playing at `speed` in `mode`; `None` past the clip
+    /// count.
+    #[must_use]
+    pub fn new(model: &Model, clip: usize, mode: LoopMode, speed: f32) -> Option<ClipPlayer> {
+        let c = model.asset().clip(clip)?;
+        let mut player = Player::new(&c);
+        player.set_mode(mode);
+        player.set_speed(speed);
+        Some(ClipPlayer { clip, player, cache: RefCell::new(vec![TrackCache::EMPTY; c.num_tracks()]) })
     }
-    match mode {
-        LoopMode::Loop => start + (t - start).rem_euclid(len),
-        LoopMode::Once => t.clamp(start, end),
-        LoopMode::PingPong => {
-            // Each crossing of an end reflects the playhead and reverses it.
-            let x = (t - start) / len;
-            let k = x.floor();
-            let frac = x - k;
-            if (k as i64).rem_euclid(2) == 1 {
-                *direction = -*direction;
-                start + (1.0 - frac) * len
-            } else {
-                start + frac * len
-            }
+
+    /// Current clip time, in seconds.
+    #[must_use]
+    pub fn time(&self) -> f32 {
+        self.player.time()
+    }
+
+    /// Samples the clip at the player's time into `pose` (as long as the rest pose).
+    fn sample(&self, model: &Model, pose: &mut [SoaTransform<f32>]) -> Result<(), JobError> {
+        let Some(clip) = model.asset().clip(self.clip) else { return Ok(()) };
+        let mut cache = self.cache.borrow_mut();
+        SamplingJob {
+            clip,
+            time: self.player.time(),
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: model.skeleton().rest_pose(),
+            cursor: &mut cache,
+            output: pose,
         }
+        .run()
     }
 }
 
@@ -95,19 +96,19 @@ pub struct Viewer {
     /// The model is Z-up (md5) and is turned to Y-up.
     pub z_up: bool,
     /// The primary clip (`None`: the model has no clips; the rest pose is shown).
-    pub primary: Option<Playhead>,
+    pub primary: Option<ClipPlayer>,
     /// A second clip blended in with [`Viewer::weight`].
-    pub secondary: Option<Playhead>,
+    pub secondary: Option<ClipPlayer>,
     /// Weight of the secondary clip, 0 to 1.
     pub weight: f32,
     /// A crossfade to the secondary clip is running.
     pub fading: bool,
     /// Playing (else paused).
     pub playing: bool,
-    /// Playback speed factor.
-    pub speed: f32,
-    /// Loop mode.
-    pub loop_mode: LoopMode,
+    /// Playback speed factor (applied to both players).
+    speed: f32,
+    /// Loop mode (applied to both players).
+    loop_mode: LoopMode,
     /// Center of the bind-pose bounds, in world space.
     pub center: Vec3<f32>,
     /// Radius of the bind-pose bounds.
@@ -130,13 +131,12 @@ impl Viewer {
     pub fn load(path: &Path, anim: Option<&Path>, palette: usize) -> Result<Viewer, ModelError> {
         let opts = BakeOptions { palette: Some(palette), max_influences: 4, ..BakeOptions::default() };
         let model = Model::load(path, anim, &opts)?;
-        let primary = (model.asset().num_clips() > 0).then_some(Playhead { clip: 0, time: 0.0, direction: 1.0 });
         let mut v = Viewer {
+            primary: ClipPlayer::new(&model, 0, LoopMode::Loop, 1.0),
             model,
             path: path.to_path_buf(),
             anim: anim.map(Path::to_path_buf),
             z_up: is_md5(path),
-            primary,
             secondary: None,
             weight: 0.0,
             fading: false,
@@ -147,9 +147,6 @@ impl Viewer {
             radius: 1.0,
             floor: 0.0,
         };
-        if let Some(p) = v.primary.as_mut() {
-            p.time = v.model.asset().clip(p.clip).map_or(0.0, |c| c.start());
-        }
         v.measure_bounds();
         Ok(v)
     }
@@ -215,10 +212,54 @@ impl Viewer {
         self.model.asset().clip(i).map_or((0.0, 0.0), |c| (c.start(), c.end()))
     }
 
+    /// The playback speed factor.
+    #[must_use]
+    pub fn speed(&self) -> f32 {
+        self.speed
+    }
+
+    /// Sets the playback speed factor of both clips (negative plays backwards; non-finite
+    /// values are ignored).
+    pub fn set_speed(&mut self, speed: f32) {
+        if speed.is_finite() {
+            self.speed = speed;
+            for p in self.players_mut() {
+                p.player.set_speed(speed);
+            }
+        }
+    }
+
+    /// The loop mode.
+    #[must_use]
+    pub fn loop_mode(&self) -> LoopMode {
+        self.loop_mode
+    }
+
+    /// Sets the loop mode of both clips.
+    pub fn set_loop_mode(&mut self, mode: LoopMode) {
+        self.loop_mode = mode;
+        for p in self.players_mut() {
+            p.player.set_mode(mode);
+        }
+    }
+
+    /// Switches to the next loop mode ([`next_loop_mode`]).
+    pub fn cycle_loop_mode(&mut self) {
+        self.set_loop_mode(next_loop_mode(self.loop_mode));
+    }
+
+    fn players_mut(&mut self) -> impl Iterator<Item = &mut ClipPlayer> {
+        [&mut self.primary, &mut self.secondary].into_iter().flatten()
+    }
+
+    fn player_for(&self, clip: usize) -> Option<ClipPlayer> {
+        ClipPlayer::new(&self.model, clip, self.loop_mode, self.speed)
+    }
+
     /// Switches the primary clip to `clip` at its start (no-op past the clip count).
     pub fn select(&mut self, clip: usize) {
-        if clip < self.num_clips() {
-            self.primary = Some(Playhead { clip, time: self.clip_range(clip).0, direction: 1.0 });
+        if let Some(p) = self.player_for(clip) {
+            self.primary = Some(p);
             self.fading = false;
         }
     }
@@ -227,20 +268,19 @@ impl Viewer {
     pub fn step_clip(&mut self, delta: i64) {
         let n = self.num_clips() as i64;
         if n > 0 {
-            let cur = self.primary.map_or(0, |p| p.clip as i64);
+            let cur = self.primary.as_ref().map_or(0, |p| p.clip as i64);
             self.select((cur + delta).rem_euclid(n) as usize);
         }
     }
 
     /// Cycles the secondary (blend) clip: none → 0 → 1 → … → none.
     pub fn cycle_secondary(&mut self) {
-        let n = self.num_clips();
-        let next = match self.secondary {
+        let next = match &self.secondary {
             None => 0,
             Some(p) => p.clip + 1,
         };
         self.fading = false;
-        self.secondary = (next < n).then(|| Playhead { clip: next, time: self.clip_range(next).0, direction: 1.0 });
+        self.secondary = self.player_for(next);
     }
 
     /// Starts a crossfade to the secondary clip, or to the clip after the primary when no
@@ -251,8 +291,8 @@ impl Viewer {
             return;
         }
         if self.secondary.is_none() {
-            let next = self.primary.map_or(0, |p| (p.clip + 1) % n);
-            self.secondary = Some(Playhead { clip: next, time: self.clip_range(next).0, direction: 1.0 });
+            let next = self.primary.as_ref().map_or(0, |p| (p.clip + 1) % n);
+            self.secondary = self.player_for(next);
             self.weight = 0.0;
         }
         self.fading = true;
@@ -264,25 +304,36 @@ impl Viewer {
         self.fading = false;
     }
 
-    /// Moves both playheads by `dt` seconds of clip time (respecting direction and loop
-    /// mode); `dt` may be negative (scrubbing).
+    /// Moves both clips by `dt` seconds of clip time along their cycle (forward on a
+    /// ping-pong's forward pass, backward on its return; `dt < 0` goes the other way), whatever
+    /// the speed, without firing markers' events (there are none here). A step the player
+    /// refuses (non-finite, or millions of loops) is ignored.
     pub fn seek_by(&mut self, dt: f32) {
-        let mode = self.loop_mode;
-        for ph in [&mut self.primary, &mut self.secondary].into_iter().flatten() {
-            let (s, e) = self.model.asset().clip(ph.clip).map_or((0.0, 0.0), |c| (c.start(), c.end()));
-            let mut dir = ph.direction;
-            ph.time = wrap_time(ph.time + dt * ph.direction, s, e, mode, &mut dir);
-            ph.direction = dir;
+        for p in self.players_mut() {
+            let speed = p.player.speed();
+            p.player.set_speed(1.0);
+            let _ignored = p.player.advance(dt, &[], |_| {});
+            p.player.set_speed(speed);
         }
     }
 
-    /// Advances playback by `dt` seconds of wall time (speed applied) and the crossfade.
+    /// Moves the primary clip to clip time `time` (clamped into its range).
+    pub fn seek_primary(&mut self, time: f32) {
+        if let Some(p) = self.primary.as_mut() {
+            p.player.seek(time);
+        }
+    }
+
+    /// Advances playback by `dt` seconds of wall time (at the players' speed) and the
+    /// crossfade. Non-finite or non-positive steps are ignored.
     pub fn advance(&mut self, dt: f32) {
         if !(dt.is_finite() && dt > 0.0) {
             return;
         }
         if self.playing {
-            self.seek_by(dt * self.speed);
+            for p in self.players_mut() {
+                let _ignored = p.player.advance(dt, &[], |_| {});
+            }
         }
         if self.fading {
             self.weight += dt / CROSSFADE_SECONDS;
@@ -295,23 +346,24 @@ impl Viewer {
     }
 
     /// The local pose now: the primary clip (or the rest pose), blended with the secondary
-    /// by the weight.
+    /// by the weight with [`BlendingJob`].
     ///
     /// # Errors
     ///
     /// A [`JobError`] when a clip does not fit the skeleton.
     pub fn pose(&self) -> Result<Vec<SoaTransform<f32>>, JobError> {
-        let rot = RotationInterpolation::NlerpCorrected;
-        let sample = |p: Option<Playhead>| -> Result<Vec<SoaTransform<f32>>, JobError> {
-            let mut pose = Vec::new();
-            self.model.sample(p.map(|p| p.clip), p.map_or(0.0, |p| p.time), rot, &mut Vec::new(), &mut pose)?;
-            Ok(pose)
-        };
-        let mut pose = sample(self.primary)?;
-        if let (Some(sec), true) = (self.secondary, self.weight > 0.0) {
-            let other = sample(Some(sec))?;
+        let rest = self.model.skeleton().rest_pose();
+        let mut pose = rest.to_vec();
+        if let Some(p) = &self.primary {
+            p.sample(&self.model, &mut pose)?;
+        }
+        if let (Some(sec), true) = (&self.secondary, self.weight > 0.0) {
+            let mut other = rest.to_vec();
+            sec.sample(&self.model, &mut other)?;
             let base = pose.clone();
-            blend_poses(&[(&base, 1.0 - self.weight), (&other, self.weight)], &mut pose);
+            let layers = [Layer::new(&base, 1.0 - self.weight), Layer::new(&other, self.weight)];
+            // The weights sum to 1: any threshold up to 1 leaves the rest pose out.
+            BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.5, output: &mut pose }.run()?;
         }
         Ok(pose)
     }
@@ -350,23 +402,106 @@ pub fn grid_step(radius: f32) -> f32 {
 mod tests {
     use super::*;
 
+    use crate::bake::bake;
+    use crate::scene::humanoid_rig;
+
+    /// A viewer on the built-in humanoid (clips idle 3 s, walk 1 s, run 0.7 s, wave 1.2 s).
+    fn humanoid(tag: &str) -> Viewer {
+        let (bytes, _) = bake(&humanoid_rig(), &BakeOptions::default()).unwrap();
+        let path = std::env::temp_dir().join(format!("sinew_viewer_{}_{tag}.sinew", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        let v = Viewer::load(&path, None, 64).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        v
+    }
+
+    fn sample(v: &Viewer, clip: usize, t: f32) -> Vec<SoaTransform<f32>> {
+        let mut pose = Vec::new();
+        v.model.sample(Some(clip), t, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut pose).unwrap();
+        pose
+    }
+
+    fn max_diff(a: &[SoaTransform<f32>], b: &[SoaTransform<f32>], joints: usize) -> f32 {
+        (0..joints)
+            .map(|j| {
+                let (x, y) = (a[j / 4].lane(j % 4), b[j / 4].lane(j % 4));
+                (x.translation - y.translation).max_abs().max(x.rotation.angle_between(y.rotation))
+            })
+            .fold(0.0, f32::max)
+    }
+
     #[test]
-    fn loop_modes_wrap_as_named() {
-        let mut d = 1.0;
-        assert!((wrap_time(2.5, 0.0, 1.0, LoopMode::Loop, &mut d) - 0.5).abs() < 1e-6);
-        assert!((wrap_time(-0.25, 0.0, 1.0, LoopMode::Loop, &mut d) - 0.75).abs() < 1e-6);
-        assert_eq!(wrap_time(3.0, 0.0, 1.0, LoopMode::Once, &mut d), 1.0);
-        assert_eq!(wrap_time(-3.0, 0.0, 1.0, LoopMode::Once, &mut d), 0.0);
-        // Ping-pong: past the end comes back and turns around.
-        let mut d = 1.0;
-        assert!((wrap_time(1.25, 0.0, 1.0, LoopMode::PingPong, &mut d) - 0.75).abs() < 1e-6);
-        assert_eq!(d, -1.0);
-        // Going backward past the start turns forward again.
-        let t = wrap_time(0.75 - 1.0, 0.0, 1.0, LoopMode::PingPong, &mut d);
-        assert!((t - 0.25).abs() < 1e-6, "{t}");
-        assert_eq!(d, 1.0);
-        assert_eq!(wrap_time(f32::NAN, 0.5, 1.0, LoopMode::Loop, &mut d), 0.5);
-        assert_eq!(wrap_time(3.0, 1.0, 1.0, LoopMode::Loop, &mut d), 1.0);
+    fn loop_modes_speed_and_scrubbing_follow_the_player() {
+        let mut v = humanoid("loop");
+        let walk = v.model.find_clip("walk").unwrap();
+        let time = |v: &Viewer| v.primary.as_ref().unwrap().time();
+        v.select(walk);
+        assert_eq!(v.clip_range(walk), (0.0, 1.0));
+        v.advance(2.5);
+        assert!((time(&v) - 0.5).abs() < 1e-6);
+        // Once stops at the end.
+        v.cycle_loop_mode();
+        assert_eq!(v.loop_mode(), LoopMode::Once);
+        v.advance(2.0);
+        assert_eq!(time(&v), 1.0);
+        assert!(v.primary.as_ref().unwrap().player.finished());
+        // Ping-pong bounces; scrubbing moves along the pass.
+        v.cycle_loop_mode();
+        v.select(walk);
+        assert_eq!(v.primary.as_ref().unwrap().player.mode(), LoopMode::PingPong);
+        v.advance(1.25);
+        assert!((time(&v) - 0.75).abs() < 1e-6);
+        v.seek_by(0.125);
+        assert!((time(&v) - 0.625).abs() < 1e-6);
+        // Half speed; scrubbing ignores the speed; a pause holds.
+        v.cycle_loop_mode();
+        assert_eq!(loop_mode_name(v.loop_mode()), "loop");
+        v.select(walk);
+        v.set_speed(0.5);
+        v.advance(1.0);
+        assert!((time(&v) - 0.5).abs() < 1e-6);
+        v.seek_by(-0.75);
+        assert!((time(&v) - 0.75).abs() < 1e-6);
+        v.playing = false;
+        v.advance(1.0);
+        assert!((time(&v) - 0.75).abs() < 1e-6);
+        v.seek_primary(0.25);
+        assert!((time(&v) - 0.25).abs() < 1e-6);
+        // The pose is the clip's sample at the player's time.
+        assert!(max_diff(&v.pose().unwrap(), &sample(&v, walk, 0.25), 22) < 1e-6);
+    }
+
+    #[test]
+    fn blend_weight_and_crossfade_mix_two_players() {
+        let mut v = humanoid("blend");
+        let (walk, run) = (v.model.find_clip("walk").unwrap(), v.model.find_clip("run").unwrap());
+        v.select(walk);
+        while v.secondary.as_ref().map(|p| p.clip) != Some(run) {
+            v.cycle_secondary();
+        }
+        v.advance(0.3);
+        let (a, b) = (sample(&v, walk, 0.3), sample(&v, run, 0.3));
+        assert!(max_diff(&v.pose().unwrap(), &a, 22) < 1e-6);
+        v.nudge_weight(1.0);
+        assert!(max_diff(&v.pose().unwrap(), &b, 22) < 1e-6);
+        // Half and half: every joint halfway between the clips.
+        v.nudge_weight(-0.5);
+        let half = v.pose().unwrap();
+        for j in 0..22 {
+            let (h, x, y) = (half[j / 4].lane(j % 4), a[j / 4].lane(j % 4), b[j / 4].lane(j % 4));
+            assert!((h.translation - (x.translation + y.translation) * 0.5).max_abs() < 1e-6);
+            let (p, q) = (h.rotation.angle_between(x.rotation), h.rotation.angle_between(y.rotation));
+            assert!((p - q).abs() < 1e-4 && (p + q - x.rotation.angle_between(y.rotation)).abs() < 1e-4, "joint {j}");
+        }
+        // A crossfade takes CROSSFADE_SECONDS, then the second clip plays alone.
+        v.nudge_weight(-1.0);
+        v.crossfade();
+        v.advance(CROSSFADE_SECONDS * 0.5);
+        assert!((v.weight - 0.5).abs() < 1e-6 && v.fading);
+        v.advance(CROSSFADE_SECONDS * 0.5);
+        assert_eq!((v.primary.as_ref().map(|p| p.clip), v.secondary.is_none(), v.weight), (Some(run), true, 0.0));
+        // Next loop modes cycle through all three.
+        assert_eq!(next_loop_mode(next_loop_mode(next_loop_mode(LoopMode::Loop))), LoopMode::Loop);
     }
 
     #[test]

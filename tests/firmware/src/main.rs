@@ -1,10 +1,14 @@
 //! The probe binary.
 //!
-//! On a bare-metal Cortex-M target (`target_os = "none"`) it is the firmware: it runs the scene
-//! of the `sinew_firmware` library, writes the report through semihosting, then the peak stack
-//! use, and exits QEMU with the run's status. Anything that pulls in `std` fails to link there.
+//! On a bare-metal Cortex-M target (`target_os = "none"`) it is the firmware: it parses the
+//! embedded character, builds the skeleton and the controller into statics, runs the frames of
+//! the `sinew_firmware` library, writes the report through semihosting, then two target-specific
+//! lines (`memory …`: the sizes of the character's state and buffers on this target; `stack
+//! peak …`: the painted stack's peak during setup and during the frames), and exits QEMU with
+//! the run's status. Anything that pulls in `std` or an allocator fails to link there.
 //!
-//! On the host it writes the same report to stdout, so the two can be compared line by line.
+//! On the host it writes the same report (without the target-specific lines) to stdout, so the
+//! two can be compared line by line.
 //!
 //! The scalar is `f32`, or Q16.16 with the `q16` feature.
 
@@ -19,12 +23,18 @@ type Scalar = sinew::Q16;
 #[cfg(target_os = "none")]
 mod firmware {
     use core::fmt::Write;
+    use core::mem::{size_of, MaybeUninit};
     use core::panic::PanicInfo;
 
     use cortex_m_rt::{entry, exception, ExceptionFrame};
     use cortex_m_semihosting::{debug, hio};
+    use sinew::math::{Mat4, SoaTransform};
+    use sinew::raster::CachedVertex;
     use sinew::skeleton::Skeleton;
-    use sinew_firmware::{build_skeleton, report, Probe, ProbeError, SOA};
+    use sinew_firmware::{
+        report, CharacterController, MeshBuffers, ProbeError, Scene, BAND_LEN, FIXTURE, JOINT_CAPACITY, MAX_VERTICES,
+        SOA,
+    };
 
     use super::Scalar;
 
@@ -56,6 +66,22 @@ mod firmware {
         (hi - lo, hi - a)
     }
 
+    /// Paints the free stack again, from the statics up to a little below the current stack
+    /// pointer, so that a later [`stack_use`] measures what ran after this call.
+    #[inline(never)]
+    fn repaint() {
+        let lo = core::ptr::addr_of!(_stack_end) as usize;
+        let sp = cortex_m::register::msp::read() as usize;
+        let mut a = lo;
+        // Leave this function's own frame and a margin alone.
+        while a + 256 < sp {
+            // SAFETY: `a` is a word-aligned address between the statics and the stack pointer:
+            // stack that no live frame uses (no interrupt is enabled).
+            unsafe { core::ptr::write_volatile(a as *mut u32, STACK_PAINT) };
+            a += 4;
+        }
+    }
+
     /// Exits QEMU with `status` through semihosting; parks the core if that returns.
     fn halt(status: debug::ExitStatus) -> ! {
         debug::exit(status);
@@ -64,12 +90,22 @@ mod firmware {
         }
     }
 
-    /// Builds the skeleton into `slot`. Kept out of line so the temporaries of its
+    /// Builds the skeleton into its static. Kept out of line so the temporaries of its
     /// construction leave the stack before the frames run.
     #[inline(never)]
-    fn build(slot: &mut Option<Skeleton<Scalar, SOA>>) -> Result<(), ProbeError> {
-        *slot = Some(build_skeleton::<Scalar>()?);
-        Ok(())
+    fn build_skeleton(
+        scene: &Scene<'_, Scalar>,
+        slot: &'static mut MaybeUninit<Skeleton<Scalar, SOA>>,
+    ) -> Result<&'static Skeleton<Scalar, SOA>, ProbeError> {
+        Ok(slot.write(scene.skeleton()?))
+    }
+
+    /// Builds the controller into its static, out of line like [`build_skeleton`].
+    #[inline(never)]
+    fn build_controller(
+        slot: &'static mut MaybeUninit<CharacterController<Scalar>>,
+    ) -> &'static mut CharacterController<Scalar> {
+        slot.write(CharacterController::new())
     }
 
     /// Why the firmware failed.
@@ -102,17 +138,37 @@ mod firmware {
         }
     }
 
+    /// Runs the frames and writes the report, the memory figures and the peak stack use of the
+    /// setup (`setup`, measured by the caller) and of the frames.
     #[inline(never)]
     fn run(
         out: &mut hio::HostStream,
-        slot: &mut Option<Skeleton<Scalar, SOA>>,
-        probe: &mut Probe<Scalar>,
+        scene: &Scene<'_, Scalar>,
+        skeleton: &Skeleton<Scalar, SOA>,
+        controller: &mut CharacterController<Scalar>,
+        mesh: &mut MeshBuffers<Scalar>,
+        setup: usize,
     ) -> Result<(), Failure> {
-        build(slot)?;
-        let Some(skeleton) = slot.as_ref() else { return Err(ProbeError::WrongSkeleton.into()) };
-        report(out, skeleton.view(), probe)?;
-        let (size, peak) = stack_use();
-        writeln!(out, "stack peak {peak} of {size} bytes")?;
+        report(out, scene, skeleton.view(), controller, mesh)?;
+        let (size, frames) = stack_use();
+        // Target-specific figures: run.sh leaves these lines out of the comparison.
+        let (controller, pose, palette) = (
+            size_of::<CharacterController<Scalar>>(),
+            size_of::<[SoaTransform<Scalar>; SOA]>(),
+            size_of::<[Mat4<Scalar>; JOINT_CAPACITY]>(),
+        );
+        writeln!(
+            out,
+            "memory character {} = controller {controller} + pose {pose} + palette {palette}; statics: skeleton {}, \
+             controller {controller}, mesh {}; draw stack: vertex scratch {}, band {}",
+            controller + pose + palette,
+            size_of::<Skeleton<Scalar, SOA>>(),
+            size_of::<MeshBuffers<Scalar>>(),
+            size_of::<[CachedVertex; MAX_VERTICES]>(),
+            2 * size_of::<[u16; BAND_LEN]>(),
+        )?;
+        let peak = setup.max(frames);
+        writeln!(out, "stack peak {peak} of {size} bytes (setup {setup}, frames {frames})")?;
         if peak >= size {
             return Err(Failure::StackExhausted(size));
         }
@@ -121,12 +177,21 @@ mod firmware {
 
     #[entry]
     fn main() -> ! {
-        // The skeleton, the mesh and every output buffer live in .bss; cortex-m-rt turns these
-        // into `&'static mut` references that only `main` holds.
-        static mut SKELETON: Option<Skeleton<Scalar, SOA>> = None;
-        static mut PROBE: Probe<Scalar> = Probe::ZERO;
+        // Every buffer lives in .bss; cortex-m-rt turns these into `&'static mut` references
+        // that only `main` holds.
+        static mut SKELETON: MaybeUninit<Skeleton<Scalar, SOA>> = MaybeUninit::uninit();
+        static mut CONTROLLER: MaybeUninit<CharacterController<Scalar>> = MaybeUninit::uninit();
+        static mut MESH: MeshBuffers<Scalar> = MeshBuffers::ZERO;
         let Ok(mut out) = hio::hstdout() else { halt(debug::EXIT_FAILURE) };
-        match run(&mut out, SKELETON, PROBE) {
+        // Setup, then the frames on a freshly painted stack, so each phase's peak is known.
+        let result = Scene::<Scalar>::new(FIXTURE).map_err(Failure::from).and_then(|scene| {
+            let skeleton = build_skeleton(&scene, SKELETON)?;
+            let controller = build_controller(CONTROLLER);
+            let (_, setup) = stack_use();
+            repaint();
+            run(&mut out, &scene, skeleton, controller, MESH, setup)
+        });
+        match result {
             Ok(()) => halt(debug::EXIT_SUCCESS),
             Err(e) => {
                 let _ = writeln!(out, "error: {e}");
@@ -162,14 +227,18 @@ mod firmware {
 
 #[cfg(not(target_os = "none"))]
 fn main() -> std::process::ExitCode {
+    use sinew_firmware::{report, CharacterController, MeshBuffers, ProbeError, Scene, FIXTURE};
     let mut out = String::new();
-    let result = sinew_firmware::build_skeleton::<Scalar>().map_err(sinew_firmware::ProbeError::from).and_then(|s| {
-        let mut probe = Box::new(sinew_firmware::Probe::<Scalar>::ZERO);
-        sinew_firmware::report(&mut out, s.view(), &mut probe)
+    let result = Scene::<Scalar>::new(FIXTURE).and_then(|scene| {
+        let skeleton = scene.skeleton()?;
+        let mut controller = Box::new(CharacterController::<Scalar>::new());
+        let mut mesh = Box::new(MeshBuffers::<Scalar>::ZERO);
+        report(&mut out, &scene, skeleton.view(), &mut controller, &mut mesh)?;
+        Ok::<(), ProbeError>(())
     });
     print!("{out}");
     match result {
-        Ok(_) => std::process::ExitCode::SUCCESS,
+        Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             std::process::ExitCode::FAILURE
