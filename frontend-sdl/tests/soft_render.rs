@@ -65,3 +65,35 @@ fn gl_and_software_silhouettes_agree() {
     }
     assert!(worst >= 0.97, "GL and software silhouettes differ: IoU {worst:.4}");
 }
+
+/// The software render of the default scene at t = 2 s (320×180, grid on, bones off) against
+/// `tests/golden/scene_t2.png`, with a tolerance (not bit-exact across compilers): at most 1 %
+/// of the pixels may differ by more than 24 levels in a channel. `SINEW_REGENERATE_GOLDEN=1`
+/// rewrites the image.
+#[test]
+fn default_scene_matches_its_golden_image() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/scene_t2.png"));
+    let scene = Scene::new(None).unwrap();
+    let camera = default_camera(W as f32 / H as f32);
+    let frame = scene.frame(2.0).unwrap();
+    let px = render_frame(&frame, &camera, W, H, Overlays { grid: true, bones: false }).unwrap();
+    if std::env::var_os("SINEW_REGENERATE_GOLDEN").is_some() {
+        sinew_frontend::soft::write_png(path, &px, W, H).unwrap();
+    }
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height, info.color_type), (W, H, png::ColorType::Rgb));
+    let differ = px
+        .iter()
+        .zip(buf.chunks_exact(3))
+        .filter(|(&p, g)| {
+            let c = [(p >> 16) as u8, (p >> 8) as u8, p as u8];
+            c.iter().zip(g.iter()).any(|(a, b)| a.abs_diff(*b) > 24)
+        })
+        .count();
+    let share = differ as f64 / px.len() as f64;
+    eprintln!("golden image: {differ} of {} pixels differ by more than 24 levels ({:.3} %)", px.len(), share * 100.0);
+    assert!(share <= 0.01, "the default scene no longer matches its golden image: {differ} pixels differ");
+}
