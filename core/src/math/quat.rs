@@ -148,6 +148,20 @@ impl<R: Real> Quat<R> {
         }
         (self + (e - self) * t).normalize()
     }
+    /// The end point on the shortest arc from `self` (`end` or `−end`) and their (non-negative)
+    /// dot product; `Err` with the exact result at `t = 0` or `t = 1`.
+    #[inline(always)]
+    fn shortest_arc(self, end: Self, t: R) -> Result<(Self, R), Self> {
+        let d = self.dot(end);
+        let (e, d) = if d < R::ZERO { (-end, -d) } else { (end, d) };
+        if t == R::ZERO {
+            Err(self)
+        } else if t == R::ONE {
+            Err(e)
+        } else {
+            Ok((e, d))
+        }
+    }
     /// Corrected nlerp: nlerp with its parameter warped by a fitted polynomial in `t` and the
     /// cosine between the inputs, so the result follows [`Quat::slerp`] closely at the cost of a
     /// few multiply-adds (no trigonometry). Shortest path; exact at `t = 0` and `t = 1`.
@@ -159,19 +173,10 @@ impl<R: Real> Quat<R> {
     #[inline]
     #[must_use]
     pub fn nlerp_corrected(self, end: Self, t: R) -> Self {
-        let mut d = self.dot(end);
-        let e = if d < R::ZERO {
-            d = -d;
-            -end
-        } else {
-            end
+        let (e, d) = match self.shortest_arc(end, t) {
+            Ok(v) => v,
+            Err(exact) => return exact,
         };
-        if t == R::ZERO {
-            return self;
-        }
-        if t == R::ONE {
-            return e;
-        }
         let w = nlerp_warp(d);
         (self + (e - self) * warp_t(t, &w)).normalize()
     }
@@ -182,19 +187,10 @@ impl<R: Real> Quat<R> {
     #[inline]
     #[must_use]
     pub fn slerp(self, end: Self, t: R) -> Self {
-        let mut d = self.dot(end);
-        let e = if d < R::ZERO {
-            d = -d;
-            -end
-        } else {
-            end
+        let (e, d) = match self.shortest_arc(end, t) {
+            Ok(v) => v,
+            Err(exact) => return exact,
         };
-        if t == R::ZERO {
-            return self;
-        }
-        if t == R::ONE {
-            return e;
-        }
         // Below a 4D angle of 0.01 rad nlerp's deviation is about 3e-8 rad, under f32 rounding.
         if d > R::ratio(99_995, 100_000) {
             return (self + (e - self) * t).normalize();
