@@ -729,6 +729,9 @@ fn interp_value(target: ChannelTarget, a: [f64; 4], b: [f64; 4], s: f64) -> [f64
     }
 }
 
+/// Most source key intervals one baked interval of [`reduce`] spans.
+const MAX_REDUCE_SPAN: usize = 256;
+
 /// Keys to keep so every removed key is reproduced within `tol` (scene units).
 fn reduce(c: &RigChannel, tol: f64, extent: f64) -> Vec<usize> {
     let n = c.times.len();
@@ -756,10 +759,13 @@ fn reduce(c: &RigChannel, tol: f64, extent: f64) -> Vec<usize> {
     while j < n {
         let (ti, tj) = (c.times[i] as f64, c.times[j] as f64);
         let (vi, vj) = (key_value(c, i), key_value(c, j));
-        let ok = (i + 1..j).all(|m| {
-            let s = (c.times[m] as f64 - ti) / (tj - ti);
-            value_error(c.target, key_value(c, m), interp_value(c.target, vi, vj, s), extent) <= tol
-        });
+        // A segment is checked key by key, so its length is capped: without the cap, keys on
+        // a straight line make one segment of the whole track, checked in quadratic time.
+        let ok = j - i <= MAX_REDUCE_SPAN
+            && (i + 1..j).all(|m| {
+                let s = (c.times[m] as f64 - ti) / (tj - ti);
+                value_error(c.target, key_value(c, m), interp_value(c.target, vi, vj, s), extent) <= tol
+            });
         if ok {
             j += 1;
         } else {
@@ -835,9 +841,6 @@ fn bake_clip(
     if eval_times.is_empty() {
         eval_times.push(start as f64);
     }
-    let reference: Vec<Vec<M4>> =
-        eval_times.iter().map(|&t| eval::model_matrices(rig, &eval::local_pose(rig, Some(clip), t))).collect();
-
     let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
     let mut errors;
     // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
@@ -878,7 +881,7 @@ fn bake_clip(
                 t
             })
             .collect();
-        errors = measure(rig, skel, &enc, &eval_times, &reference, opts.shell)?;
+        errors = measure(rig, skel, clip, &enc, &eval_times, opts.shell)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
         if failing.is_empty() || round == 14 {
             break;
@@ -921,13 +924,15 @@ fn bake_clip(
 }
 
 /// Samples the encoded clip with the runtime at every evaluation time and returns, per joint,
-/// the largest virtual-vertex error against the reference model matrices.
+/// the largest virtual-vertex error against the source clip's model matrices. The reference is
+/// evaluated time by time rather than kept for every time (times × joints matrices reach
+/// gigabytes for long clips on large skeletons).
 fn measure(
     rig: &Rig,
     skel: &EncSkeleton,
+    source: &RigClip,
     enc: &EncClip,
     times: &[f64],
-    reference: &[Vec<M4>],
     shell: f64,
 ) -> Result<Vec<f64>, BakeError> {
     let bytes = write_file(skel, &[], &[], &[enc]);
@@ -947,7 +952,7 @@ fn measure(
     let mut out = vec![SoaTransform::<f32>::IDENTITY; soa];
     let mut cursor = vec![0u16; clip.num_tracks()];
     let mut errors = vec![0.0f64; n];
-    for (ti, &t) in times.iter().enumerate() {
+    for &t in times {
         SamplingJob {
             clip,
             time: t as f32,
@@ -969,8 +974,9 @@ fn measure(
             })
             .collect();
         let model = eval::model_matrices(rig, &pose);
+        let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(source), t));
         for j in 0..n {
-            errors[j] = errors[j].max(shell_error(&model[j], &reference[ti][j], shell));
+            errors[j] = errors[j].max(shell_error(&model[j], &reference[j], shell));
         }
     }
     Ok(errors)

@@ -13,6 +13,8 @@
 //!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP (others are skipped)
 //!   offset       u32      from the start of the file
 //!   length       u32
+//! sections: each starts at or after the end of the table and of the section before it in the
+//!   table (no overlap), and the sections of one kind are consecutive entries of the table
 //! SKEL (at most one; required when any SKIN or CLIP exists)
 //!   joint_count  u16
 //!   parents      i16 × n          (-1: root; parents come first)

@@ -48,7 +48,9 @@ pub enum ParseError {
         /// Checksum of the data.
         computed: u32,
     },
-    /// A section lies outside the file, or its contents do not fill it exactly.
+    /// A section lies outside the file, starts before the end of the table or of the section
+    /// before it, comes apart from the other sections of its kind, or its contents do not fill
+    /// it exactly.
     BadSection {
         /// Section index.
         section: u16,
@@ -141,7 +143,7 @@ impl fmt::Display for ParseError {
                 write!(f, "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): corrupt data")
             }
             Self::BadSection { section } => {
-                write!(f, "section {section} lies outside the file or has the wrong length")
+                write!(f, "section {section} lies outside the file, overlaps another, is out of order or has the wrong length")
             }
             Self::DuplicateSkeleton => f.write_str("more than one skeleton section"),
             Self::MissingSkeleton => f.write_str("skins or clips without a skeleton section"),
@@ -175,16 +177,41 @@ impl core::error::Error for ParseError {}
 #[derive(Debug, Clone, Copy)]
 pub struct Asset<'a> {
     data: &'a [u8],
-    section_count: usize,
     skeleton: Option<SkeletonData<'a>>,
-    skins: usize,
-    meshes: usize,
-    clips: usize,
+    skins: KindRun,
+    meshes: KindRun,
+    clips: KindRun,
+}
+
+/// Where the sections of one kind are in the table: `count` consecutive entries from `first`.
+#[derive(Debug, Clone, Copy, Default)]
+struct KindRun {
+    first: usize,
+    count: usize,
+}
+
+impl KindRun {
+    /// Adds table entry `i`; false when it does not directly follow this kind's last entry.
+    fn push(&mut self, i: usize) -> bool {
+        if self.count == 0 {
+            self.first = i;
+        } else if self.first + self.count != i {
+            return false;
+        }
+        self.count += 1;
+        true
+    }
+    /// Table index of the `n`-th section of this kind.
+    fn index(&self, n: usize) -> Option<usize> {
+        (n < self.count).then_some(self.first + n)
+    }
 }
 
 impl<'a> Asset<'a> {
-    /// Parses and validates a `.sinew` file. Runs in time linear in the file size and reads
-    /// nothing outside `data`.
+    /// Parses and validates a `.sinew` file. Runs in time linear in the file size (sections
+    /// follow the table in table order without overlapping, so no byte is validated twice) and
+    /// reads nothing outside `data`. Sections of one kind are consecutive in the table, so the
+    /// `n`-th skin, mesh or clip is found in constant time.
     ///
     /// # Errors
     ///
@@ -214,7 +241,27 @@ impl<'a> Asset<'a> {
         // The table must fit in the file.
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN).ok_or(ParseError::Truncated)?)?;
 
-        let mut asset = Asset { data, section_count, skeleton: None, skins: 0, meshes: 0, clips: 0 };
+        let empty = KindRun::default();
+        let mut asset = Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty };
+        // Bodies in table order, after the table, disjoint; each known kind in one run.
+        let mut end = HEADER_LEN + section_count * SECTION_ENTRY_LEN;
+        for i in 0..section_count {
+            let bad = ParseError::BadSection { section: i as u16 };
+            let (kind, off, len) = asset.entry(i).ok_or(bad)?;
+            if off < end || asset.section_raw(i).is_none() {
+                return Err(bad);
+            }
+            end = off + len;
+            let grouped = match kind {
+                KIND_SKIN => asset.skins.push(i),
+                KIND_MESH => asset.meshes.push(i),
+                KIND_CLIP => asset.clips.push(i),
+                _ => true,
+            };
+            if !grouped {
+                return Err(bad);
+            }
+        }
         for i in 0..section_count {
             let (kind, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
             if kind == KIND_SKELETON {
@@ -233,20 +280,17 @@ impl<'a> Asset<'a> {
                     return Err(ParseError::MissingSkeleton);
                 }
                 SkinData::parse(body, sec, joints)?;
-                asset.skins += 1;
             } else if kind == KIND_CLIP {
                 if asset.skeleton.is_none() {
                     return Err(ParseError::MissingSkeleton);
                 }
                 Clip::parse(body, sec, joints)?;
-                asset.clips += 1;
             }
         }
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
             if kind == KIND_MESH {
                 MeshData::parse(body, i as u16, &asset, joints)?;
-                asset.meshes += 1;
             }
         }
         Ok(asset)
@@ -266,7 +310,8 @@ impl<'a> Asset<'a> {
         r.bytes(12).ok()?;
         let section_count = r.u32().ok()? as usize;
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN)?).ok()?;
-        let mut asset = Asset { data, section_count, skeleton: None, skins: 0, meshes: 0, clips: 0 };
+        let empty = KindRun::default();
+        let mut asset = Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty };
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
             match kind {
@@ -274,9 +319,16 @@ impl<'a> Asset<'a> {
                     let joints = le_u16(body, 0) as usize;
                     asset.skeleton = Some(SkeletonData { body, joints });
                 }
-                KIND_SKIN => asset.skins += 1,
-                KIND_MESH => asset.meshes += 1,
-                KIND_CLIP => asset.clips += 1,
+                // A kind that is not in one run keeps its first run (bytes `parse` rejected).
+                KIND_SKIN => {
+                    asset.skins.push(i);
+                }
+                KIND_MESH => {
+                    asset.meshes.push(i);
+                }
+                KIND_CLIP => {
+                    asset.clips.push(i);
+                }
                 _ => {}
             }
         }
@@ -289,22 +341,32 @@ impl<'a> Asset<'a> {
         self.data
     }
 
-    fn section_raw(&self, i: usize) -> Option<([u8; 4], &'a [u8])> {
+    /// Table entry `i`: kind, offset and length.
+    fn entry(&self, i: usize) -> Option<([u8; 4], usize, usize)> {
         let at = HEADER_LEN + i * SECTION_ENTRY_LEN;
         let e = self.data.get(at..at + SECTION_ENTRY_LEN)?;
         let kind = [e[0], e[1], e[2], e[3]];
         let off = u32::from_le_bytes([e[4], e[5], e[6], e[7]]) as usize;
         let len = u32::from_le_bytes([e[8], e[9], e[10], e[11]]) as usize;
+        Some((kind, off, len))
+    }
+
+    fn section_raw(&self, i: usize) -> Option<([u8; 4], &'a [u8])> {
+        let (kind, off, len) = self.entry(i)?;
         let body = self.data.get(off..off.checked_add(len)?)?;
         Some((kind, body))
     }
 
     fn nth_of_kind(&self, kind: [u8; 4], n: usize) -> Option<(u16, &'a [u8])> {
-        (0..self.section_count)
-            .filter_map(|i| self.section_raw(i).map(|(k, b)| (i, k, b)))
-            .filter(|(_, k, _)| *k == kind)
-            .nth(n)
-            .map(|(i, _, b)| (i as u16, b))
+        let run = match kind {
+            KIND_SKIN => self.skins,
+            KIND_MESH => self.meshes,
+            KIND_CLIP => self.clips,
+            _ => return None,
+        };
+        let i = run.index(n)?;
+        let (k, b) = self.section_raw(i)?;
+        (k == kind).then_some((i as u16, b))
     }
 
     /// The skeleton, if the file has one.
@@ -315,7 +377,7 @@ impl<'a> Asset<'a> {
     /// Number of skins.
     #[must_use]
     pub fn num_skins(&self) -> usize {
-        self.skins
+        self.skins.count
     }
     /// Skin `i`.
     #[must_use]
@@ -326,7 +388,7 @@ impl<'a> Asset<'a> {
     /// Number of meshes.
     #[must_use]
     pub fn num_meshes(&self) -> usize {
-        self.meshes
+        self.meshes.count
     }
     /// Mesh `i`.
     #[must_use]
@@ -337,7 +399,7 @@ impl<'a> Asset<'a> {
     /// Number of clips.
     #[must_use]
     pub fn num_clips(&self) -> usize {
-        self.clips
+        self.clips.count
     }
     /// Clip `i`.
     #[must_use]
@@ -348,7 +410,7 @@ impl<'a> Asset<'a> {
     /// The first clip called `name`.
     #[must_use]
     pub fn clip_by_name(&self, name: &str) -> Option<Clip<'a>> {
-        (0..self.clips).filter_map(|i| self.clip(i)).find(|c| c.name() == name)
+        (0..self.clips.count).filter_map(|i| self.clip(i)).find(|c| c.name() == name)
     }
 }
 
@@ -412,15 +474,25 @@ impl<'a> SkeletonData<'a> {
         if r.pos() != body.len() {
             return Err(ParseError::BadSection { section: sec });
         }
-        // Duplicate names (non-empty), quadratic in the joint count, once at load.
-        let sd = SkeletonData { body, joints: n };
+        // Duplicate names (non-empty), quadratic in the joint count, once at load. Names are
+        // walked with running offsets (looking each one up from the start would be cubic).
+        let names = body.get(2 + n * 42..).unwrap_or(&[]);
+        let name_at = |at: usize| {
+            let len = names.get(at).copied().unwrap_or(0) as usize;
+            names.get(at + 1..at + 1 + len).unwrap_or(&[])
+        };
+        let mut at_i = 0;
         for i in 0..n {
-            let a = sd.name(i).unwrap_or("");
+            let a = name_at(at_i);
+            at_i += 1 + a.len();
             if a.is_empty() {
                 continue;
             }
+            let mut at_j = 0;
             for j in 0..i {
-                if sd.name(j) == Some(a) {
+                let b = name_at(at_j);
+                at_j += 1 + b.len();
+                if a == b {
                     return Err(ParseError::Skeleton(SkeletonError::DuplicateName {
                         joint: i as u16,
                         first: j as u16,
@@ -428,7 +500,7 @@ impl<'a> SkeletonData<'a> {
                 }
             }
         }
-        Ok(sd)
+        Ok(SkeletonData { body, joints: n })
     }
 
     /// Number of joints.
@@ -705,7 +777,7 @@ impl<'a> MeshData<'a> {
         let skin_joints = if m.skin == NONE {
             None
         } else {
-            if m.skin as usize >= asset.skins {
+            if m.skin as usize >= asset.skins.count {
                 return Err(ParseError::SkinOutOfRange { section: sec });
             }
             asset.skin(m.skin as usize).map(|s| s.num_joints())

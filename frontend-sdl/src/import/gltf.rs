@@ -40,6 +40,15 @@ pub const MAX_NODES: usize = 1 << 16;
 /// shared by many channels count once per use). Guards against files that expand enormously.
 pub const MAX_DECODED_BYTES: usize = 1 << 30;
 
+/// Below [`MAX_DECODED_BYTES`], an import decodes at most this many bytes per byte of input
+/// (the document plus its buffers), and at least [`MIN_DECODE_BUDGET`]: sparse accessors and
+/// accessors without a buffer view decode to zeros of any declared count, so a few hundred bytes
+/// of JSON could otherwise demand the whole [`MAX_DECODED_BYTES`].
+pub const DECODED_BYTES_PER_INPUT_BYTE: usize = 64;
+
+/// Decoding budget of a small input (see [`DECODED_BYTES_PER_INPUT_BYTE`]).
+pub const MIN_DECODE_BUDGET: usize = 16 << 20;
+
 /// Base color of primitives that have no material.
 pub const DEFAULT_COLOR: [f32; 4] = [0.8, 0.8, 0.8, 1.0];
 
@@ -161,7 +170,8 @@ pub enum GltfError {
         /// Node index.
         node: usize,
     },
-    /// Decoding the file would produce more than [`MAX_DECODED_BYTES`] of data.
+    /// Decoding the file would produce more data than its budget allows: 64 bytes per byte of
+    /// input, at least 16 MiB and at most [`MAX_DECODED_BYTES`].
     TooLarge {
         /// The accessor whose data crossed the limit.
         accessor: usize,
@@ -270,7 +280,9 @@ pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let mut notes = Vec::new();
     let (doc, blob) = parse_document(bytes, &mut notes)?;
     let buffers = resolve_buffers(&doc, blob, base_dir)?;
-    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0 };
+    let input = buffers.iter().fold(bytes.len(), |n, b| n.saturating_add(b.len()));
+    let budget = input.saturating_mul(DECODED_BYTES_PER_INPUT_BYTE).clamp(MIN_DECODE_BUDGET, MAX_DECODED_BYTES);
+    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0, budget };
     let mut rig = imp.build()?;
     rig.name = name.to_owned();
     rig.notes = imp.notes;
@@ -553,8 +565,10 @@ struct Importer<'a> {
     doc: &'a gltf::Document,
     buffers: &'a [Vec<u8>],
     notes: Vec<String>,
-    /// Bytes decoded so far, against [`MAX_DECODED_BYTES`].
+    /// Bytes decoded so far, against `budget`.
     decoded: usize,
+    /// Most bytes this import may decode (see [`DECODED_BYTES_PER_INPUT_BYTE`]).
+    budget: usize,
 }
 
 /// A skin mapped onto the rig: its index in [`Rig::skins`] and its joint count.
@@ -1238,8 +1252,8 @@ impl<'a> Importer<'a> {
     ) -> Result<Vec<T>, GltfError> {
         let bytes = count.saturating_mul(std::mem::size_of::<T>());
         self.decoded = self.decoded.saturating_add(bytes);
-        if self.decoded > MAX_DECODED_BYTES {
-            return Err(GltfError::TooLarge { accessor, limit: MAX_DECODED_BYTES });
+        if self.decoded > self.budget {
+            return Err(GltfError::TooLarge { accessor, limit: self.budget });
         }
         let it =
             it.ok_or_else(|| GltfError::AccessorOutOfBounds { accessor, detail: "its data could not be read".into() })?;
@@ -2688,7 +2702,7 @@ mod tests {
             1,
         );
         let r = load_bytes(huge.as_bytes(), None, "t");
-        assert!(matches!(r, Err(GltfError::TooLarge { accessor: 0, limit: MAX_DECODED_BYTES })), "{r:?}");
+        assert!(matches!(r, Err(GltfError::TooLarge { accessor: 0, limit: MIN_DECODE_BUDGET })), "{r:?}");
         // The same with a small count decodes zeros plus the sparse value.
         let small = huge.replacen(r#""count":100000000"#, r#""count":3"#, 1);
         let rig = load_bytes(small.as_bytes(), None, "t").unwrap();

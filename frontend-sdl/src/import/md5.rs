@@ -882,6 +882,10 @@ impl Md5Anim {
     /// The animated components of frame `frame`, or `None` past the last frame.
     #[must_use]
     pub fn frame_components(&self, frame: usize) -> Option<&[f32]> {
+        // With no animated components every frame's slice is empty; the count decides.
+        if frame >= self.frame_count {
+            return None;
+        }
         let n = self.animated_components;
         self.frames.get(frame.checked_mul(n)?..frame.checked_add(1)?.checked_mul(n)?)
     }

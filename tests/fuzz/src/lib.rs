@@ -1,0 +1,380 @@
+//! The code paths the fuzz targets drive, shared with `tests/tests/fuzz_regressions.rs` (which
+//! includes this file by path) so a regression input runs exactly what the fuzzer ran.
+//!
+//! Every function takes untrusted bytes and must return normally: a typed error from sinew is
+//! fine, a panic (including a failed assertion below) is a finding. The assertions check what
+//! sinew documents: a `.sinew` file that [`Asset::parse`] accepted reads without errors, jobs fed
+//! buffers of the documented sizes run, and the baker's output parses.
+
+use sinew::asset::format::{CRC_START, HEADER_LEN};
+use sinew::asset::{crc32, Asset};
+use sinew::clip::{Clip, RotationInterpolation, TrackCache};
+use sinew::job::sampling::TrackState;
+use sinew::job::{JobError, LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
+use sinew::limits::{MAX_INFLUENCES, MAX_SOA_JOINTS};
+use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
+use sinew::skeleton::Skeleton;
+use sinew::{Real, Q16};
+use sinew_frontend::bake::{bake, BakeOptions};
+use sinew_frontend::import::{gltf, md5};
+use sinew_frontend::rig::Rig;
+
+/// Fuzz target `asset_parse`: the bytes as given, then the same bytes with the header's length
+/// and checksum made to match (so mutations get past the CRC and reach the section checks).
+pub fn asset_bytes(data: &[u8]) {
+    exercise_asset(data, &sample_times(data));
+    if data.len() >= HEADER_LEN {
+        let mut fixed = data.to_vec();
+        let len = u32::try_from(fixed.len()).unwrap_or(u32::MAX);
+        fixed[12..16].copy_from_slice(&len.to_le_bytes());
+        let crc = crc32(&fixed[CRC_START..]);
+        fixed[16..20].copy_from_slice(&crc.to_le_bytes());
+        exercise_asset(&fixed, &sample_times(data));
+    }
+}
+
+/// Which md5 file the first part of an md5 fuzz input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Md5First {
+    /// `.md5mesh` first (fuzz target `md5mesh`).
+    Mesh,
+    /// `.md5anim` first (fuzz target `md5anim`).
+    Anim,
+}
+
+/// Fuzz targets `md5mesh` and `md5anim`: the input (lossy UTF-8) is split at its first NUL into
+/// the named file and, optionally, the other one. Each part is parsed; when both parse they are
+/// loaded together with [`md5::load`], baked, and the baked file is run through
+/// [`exercise_asset`].
+pub fn md5_bytes(data: &[u8], first: Md5First) {
+    let text = String::from_utf8_lossy(data);
+    let (a, b) = match text.split_once('\0') {
+        Some((a, b)) => (a, Some(b)),
+        None => (text.as_ref(), None),
+    };
+    let (mesh_text, anim_text) = match first {
+        Md5First::Mesh => (Some(a), b),
+        Md5First::Anim => (b, Some(a)),
+    };
+    let mesh = mesh_text.map(md5::parse_mesh);
+    let anim = anim_text.map(md5::parse_anim);
+    if let Some(Ok(a)) = &anim {
+        // Every frame's pose is defined (|xyz| ≤ 1 was checked); one past the end is not.
+        for f in 0..a.frame_count().min(64) {
+            assert!(a.pose(f).is_some(), "frame {f} of {} has no pose", a.frame_count());
+            assert!(a.frame_components(f).is_some());
+        }
+        assert!(a.pose(a.frame_count()).is_none());
+    }
+    let mut rigs = Vec::new();
+    if let Some(Ok(m)) = &mesh {
+        if let Ok(rig) = md5::to_rig(m, &[], "f") {
+            rigs.push(rig);
+        }
+    }
+    if let (Some(Ok(_)), Some(Ok(_)), Some(mt), Some(at)) = (&mesh, &anim, mesh_text, anim_text) {
+        if let Ok(rig) = md5::load(mt, Some(at), "f") {
+            rigs.push(rig);
+        }
+    }
+    let times = sample_times(data);
+    for rig in &rigs {
+        bake_and_exercise(rig, &times);
+    }
+}
+
+/// Fuzz target `gltf_import`: [`gltf::load_bytes`] without a base directory; an imported rig is
+/// baked and the baked file run through [`exercise_asset`].
+pub fn gltf_bytes(data: &[u8]) {
+    if let Ok(rig) = gltf::load_bytes(data, None, "f") {
+        bake_and_exercise(&rig, &sample_times(data));
+    }
+}
+
+/// Bakes `rig` with the default options and with lossless keys, small palettes and every
+/// influence; whatever bakes must parse, and is then exercised.
+fn bake_and_exercise(rig: &Rig, times: &[f32]) {
+    let options = [
+        BakeOptions::default(),
+        BakeOptions { lossless: true, palette: Some(8), max_influences: MAX_INFLUENCES, ..BakeOptions::default() },
+    ];
+    for opts in &options {
+        if let Ok((bytes, _report)) = bake(rig, opts) {
+            if let Err(e) = Asset::parse(&bytes) {
+                panic!("the baker wrote a file that does not parse: {e}");
+            }
+            exercise_asset(&bytes, times);
+        }
+    }
+}
+
+/// Sample times derived from the input: the clip's ends and middle, points outside it, NaN and
+/// ±∞, and times read from the input's bytes. Interpreted relative to each clip by
+/// [`clip_times`].
+fn sample_times(data: &[u8]) -> Vec<f32> {
+    // Two raw f32 values from the end of the input (anything, NaN and ∞ included; 0 when the
+    // input is shorter).
+    let mut t: Vec<f32> = data.rchunks_exact(4).take(2).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    t.resize(2, 0.0);
+    // Two fractions of the clip range from a hash of the input.
+    let h = crc32(data);
+    t.push(f32::from(h as u16) / 65535.0);
+    t.push(f32::from((h >> 16) as u16) / 65535.0);
+    t
+}
+
+/// Absolute times for `clip`: `raw` values as given, fractions mapped into the range, plus the
+/// fixed probes. Played forward then backward so cursors move both ways.
+fn clip_times(clip: &Clip<'_>, raw: &[f32]) -> Vec<f32> {
+    let (s, e) = (clip.start(), clip.end());
+    let mut t = vec![s - 1.0, s, s + (e - s) * 0.25, s + (e - s) * 0.5, e, e + 1.0, f32::NAN, f32::INFINITY];
+    t.push(f32::NEG_INFINITY);
+    for (i, &r) in raw.iter().enumerate() {
+        if i < 2 {
+            t.push(r);
+        } else {
+            t.push(s + (e - s) * r);
+        }
+    }
+    let back: Vec<f32> = t.iter().rev().copied().collect();
+    t.extend(back);
+    t
+}
+
+/// Parses `data` as a `.sinew` file; when accepted, reads every view it hands out and runs the
+/// whole per-frame pipeline in `f32` and Q16.16.
+pub fn exercise_asset(data: &[u8], times: &[f32]) {
+    let Ok(asset) = Asset::parse(data) else { return };
+    check_views(&asset);
+    pipeline::<f32>(&asset, times);
+    pipeline::<Q16>(&asset, times);
+}
+
+/// The accessors of a parsed asset: counts agree with `reopen`, every index below a count gives
+/// a view, and the views' own counts are consistent.
+fn check_views(asset: &Asset<'_>) {
+    let again = Asset::reopen(asset.bytes()).expect("an accepted file re-opens");
+    assert_eq!(again.num_skins(), asset.num_skins());
+    assert_eq!(again.num_meshes(), asset.num_meshes());
+    assert_eq!(again.num_clips(), asset.num_clips());
+    assert_eq!(again.skeleton().map(|s| s.num_joints()), asset.skeleton().map(|s| s.num_joints()));
+    let joints = asset.skeleton().map_or(0, |s| s.num_joints());
+    if let Some(sd) = asset.skeleton() {
+        for j in 0..joints {
+            assert!(sd.name(j).is_some(), "joint {j} has no name");
+            let p = sd.parent(j);
+            assert!(p == -1 || (p >= 0 && (p as usize) < j), "joint {j} has parent {p}");
+        }
+    }
+    for i in 0..asset.num_skins() {
+        let s = asset.skin(i).expect("skin below num_skins");
+        for k in 0..s.num_joints() {
+            assert!((s.joint(k) as usize) < joints);
+        }
+    }
+    for i in 0..asset.num_meshes() {
+        let m = asset.mesh(i).expect("mesh below num_meshes");
+        assert_eq!(m.parts().count(), m.num_parts());
+        if let Some(s) = m.skin() {
+            assert!(s < asset.num_skins());
+        }
+        if let Some(n) = m.node() {
+            assert!(n < joints);
+        }
+        for p in m.parts() {
+            assert_eq!(p.num_indices() % 3, 0);
+            for k in 0..p.num_indices() {
+                assert!((p.index(k) as usize) < p.num_vertices());
+            }
+        }
+    }
+    for i in 0..asset.num_clips() {
+        let c = asset.clip(i).expect("clip below num_clips");
+        assert!(c.start() <= c.end());
+        assert!(c.joint_bound() <= joints);
+        for k in 0..c.num_tracks() {
+            let t = c.track(k).expect("track below num_tracks");
+            assert!(t.key_count >= 1);
+            assert!((t.joint as usize) < joints);
+        }
+        assert!(c.track(c.num_tracks()).is_none());
+        let _ = c.num_keys();
+        // A search by name walks the clips: only the first few, or many clips make it quadratic.
+        if i < FULL_CLIPS {
+            assert!(asset.clip_by_name(c.name()).is_some());
+        }
+    }
+}
+
+/// Per-skin palettes for one pose.
+struct Palettes<R> {
+    matrices: Vec<Vec<Mat4<R>>>,
+    dual_quats: Vec<Vec<DualQuat<R>>>,
+}
+
+/// Sampling (u16 cursors and track caches, slerp and corrected nlerp) → local-to-model →
+/// palettes → skinning, for every clip (or the rest pose when there is none).
+fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
+    let skeleton: Box<Skeleton<R, MAX_SOA_JOINTS>> = match asset.skeleton() {
+        Some(sd) => match sd.to_skeleton::<R, MAX_SOA_JOINTS>() {
+            Ok(s) => Box::new(s),
+            // A rest rotation far from unit length: a typed error, nothing more to run.
+            Err(_) => return,
+        },
+        None => Box::new(Skeleton::EMPTY),
+    };
+    let view = skeleton.view();
+    let rest = view.rest_pose();
+    let mut pose = vec![SoaTransform::<R>::IDENTITY; rest.len()];
+    let mut world = vec![Mat4::<R>::IDENTITY; view.num_joints()];
+
+    // Rest pose.
+    pose.copy_from_slice(rest);
+    local_to_model(&skeleton, &pose, &mut world);
+    skin_all(asset, &world);
+
+    // Every clip is sampled; the hierarchy walk and skinning, whose cost does not depend on the
+    // clip, run for the first clips only, so a file of many small clips does not multiply them.
+    for c in 0..asset.num_clips() {
+        let clip = asset.clip(c).expect("clip below num_clips");
+        let abs = clip_times(&clip, times);
+        let full = c < FULL_CLIPS;
+        for rotation in [RotationInterpolation::Slerp, RotationInterpolation::NlerpCorrected] {
+            let mut cursors = vec![0u16; clip.num_tracks()];
+            sample_sequence(&skeleton, clip, rotation, &abs, &mut cursors, &mut pose, &mut world, full);
+            let mut caches = vec![TrackCache::<R>::EMPTY; clip.num_tracks()];
+            sample_sequence(&skeleton, clip, rotation, &abs, &mut caches, &mut pose, &mut world, full);
+            if full {
+                skin_all(asset, &world);
+            }
+        }
+    }
+}
+
+/// Clips that get the whole pipeline (see [`pipeline`]).
+const FULL_CLIPS: usize = 2;
+
+/// Samples `clip` at every time in turn with persistent per-track state, running local-to-model
+/// after each sample when `walk` is set.
+#[allow(clippy::too_many_arguments)]
+fn sample_sequence<R: Real, C: TrackState<R>>(
+    skeleton: &Skeleton<R, MAX_SOA_JOINTS>,
+    clip: Clip<'_>,
+    rotation: RotationInterpolation,
+    times: &[f32],
+    state: &mut [C],
+    pose: &mut [SoaTransform<R>],
+    world: &mut [Mat4<R>],
+    walk: bool,
+) {
+    for &t in times {
+        let r = SamplingJob {
+            clip,
+            time: R::from_f32(t),
+            rotation,
+            rest_pose: skeleton.rest_pose(),
+            cursor: &mut *state,
+            output: &mut *pose,
+        }
+        .run();
+        assert_eq!(r, Ok(()), "sampling a validated clip at {t}");
+        if walk {
+            local_to_model(skeleton, pose, world);
+        }
+    }
+}
+
+fn local_to_model<R: Real>(skeleton: &Skeleton<R, MAX_SOA_JOINTS>, pose: &[SoaTransform<R>], world: &mut [Mat4<R>]) {
+    let r = LocalToModelJob { skeleton: skeleton.view(), root: None, input: pose, output: world, from: None, to: None }
+        .run();
+    assert_eq!(r, Ok(()));
+}
+
+/// Builds every skin's palettes from `world`, then skins every part of every mesh with both.
+fn skin_all<R: Real>(asset: &Asset<'_>, world: &[Mat4<R>]) {
+    let mut pal = Palettes { matrices: Vec::new(), dual_quats: Vec::new() };
+    for i in 0..asset.num_skins() {
+        let s = asset.skin(i).expect("skin below num_skins");
+        let joints: Vec<u16> = (0..s.num_joints()).map(|k| s.joint(k)).collect();
+        let ib: Vec<Mat4<R>> = (0..s.num_joints()).map(|k| s.inverse_bind(k)).collect();
+        let mut m = vec![Mat4::IDENTITY; ib.len()];
+        let r = SkinMatrixJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut m }.run();
+        assert_eq!(r, Ok(()), "matrix palette of skin {i}");
+        let mut d = vec![DualQuat::IDENTITY; ib.len()];
+        let r = SkinDualQuatJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut d }.run();
+        assert_eq!(r, Ok(()), "dual-quaternion palette of skin {i}");
+        pal.matrices.push(m);
+        pal.dual_quats.push(d);
+    }
+    for i in 0..asset.num_meshes() {
+        let mesh = asset.mesh(i).expect("mesh below num_meshes");
+        for part in mesh.parts() {
+            skin_part(&part, mesh.skin(), mesh.node(), world, &pal);
+        }
+    }
+}
+
+fn skin_part<R: Real>(
+    part: &sinew::asset::MeshPart<'_>,
+    skin: Option<usize>,
+    node: Option<usize>,
+    world: &[Mat4<R>],
+    pal: &Palettes<R>,
+) {
+    let n = part.num_vertices();
+    let positions: Vec<Vec3<R>> = (0..n).map(|v| part.position(v)).collect();
+    let normals: Option<Vec<Vec3<R>>> = part.has_normals().then(|| (0..n).map(|v| part.normal(v)).collect());
+    let tangents: Option<Vec<Vec4<R>>> = part.has_tangents().then(|| (0..n).map(|v| part.tangent(v)).collect());
+    let k = part.influences();
+    let joints: Vec<u16> = (0..n * k).map(|i| part.joint(i / k, i % k)).collect();
+    let weights: Vec<R> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
+    let Some(s) = skin else {
+        // Rigid: follows its node. The skinning job refuses zero influences with a typed error.
+        let m = node.and_then(|j| world.get(j)).copied().unwrap_or(Mat4::IDENTITY);
+        for p in &positions {
+            let _ = m.transform_point3(*p);
+        }
+        let mut out = vec![Vec3::ZERO; n];
+        let r = SkinningJob {
+            palette: Palette::<R>::Matrices(&[]),
+            influences: k,
+            joint_indices: &joints,
+            joint_weights: &weights,
+            positions: &positions,
+            normals: None,
+            tangents: None,
+            out_positions: &mut out,
+            out_normals: None,
+            out_tangents: None,
+        }
+        .run();
+        assert_eq!(r, Err(JobError::InvalidInfluenceCount));
+        return;
+    };
+    let (skin_m, skin_d) = (&pal.matrices[s], &pal.dual_quats[s]);
+    let local_m: Vec<Mat4<R>> = (0..part.palette_len())
+        .map(|i| *skin_m.get(part.palette(i) as usize).expect("palette entry below the skin's joint count"))
+        .collect();
+    let local_d: Vec<DualQuat<R>> = (0..part.palette_len())
+        .map(|i| *skin_d.get(part.palette(i) as usize).expect("palette entry below the skin's joint count"))
+        .collect();
+    for palette in [Palette::Matrices(&local_m), Palette::DualQuats(&local_d)] {
+        let mut out_p = vec![Vec3::ZERO; n];
+        let mut out_n = normals.as_ref().map(|_| vec![Vec3::ZERO; n]);
+        let mut out_t = tangents.as_ref().map(|_| vec![Vec4::ZERO; n]);
+        let r = SkinningJob {
+            palette,
+            influences: k,
+            joint_indices: &joints,
+            joint_weights: &weights,
+            positions: &positions,
+            normals: normals.as_deref(),
+            tangents: tangents.as_deref(),
+            out_positions: &mut out_p,
+            out_normals: out_n.as_deref_mut(),
+            out_tangents: out_t.as_deref_mut(),
+        }
+        .run();
+        assert_eq!(r, Ok(()), "skinning a validated part ({k} influences, {n} vertices)");
+    }
+}
