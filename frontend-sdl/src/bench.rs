@@ -249,9 +249,7 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let b = asset.clip(1).unwrap_or(a);
     let skel = model.skeleton();
     let soa = skel.num_soa_joints();
-    let skin = asset.skin(0);
-    let joints: Vec<u16> = skin.map(|s| (0..s.num_joints()).map(|i| s.joint(i)).collect()).unwrap_or_default();
-    let ib: Vec<Mat4<f32>> = skin.map(|s| (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect()).unwrap_or_default();
+    let (joints, ib) = model.skin_bind(0).unwrap_or((&[], &[]));
     let mut chars: Vec<Character> = (0..n)
         .map(|i| Character {
             offset: i as f32 * 0.618_034,
@@ -295,7 +293,7 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
             .run()?;
         LocalToModelJob { skeleton: skel, root: None, input: &c.blended, output: &mut c.world, from: None, to: None }
             .run()?;
-        SkinMatrixJob { model: &c.world, inverse_bind: &ib, joints: Some(&joints), output: &mut c.palette }.run()
+        SkinMatrixJob { model: &c.world, inverse_bind: ib, joints: Some(joints), output: &mut c.palette }.run()
     };
     let mut reports = Vec::new();
     let mut err = None;

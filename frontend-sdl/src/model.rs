@@ -63,6 +63,8 @@ pub struct Model {
     pub name: String,
     bytes: Arc<[u8]>,
     skeleton: Box<Skeleton<f32, MAX_SOA_JOINTS>>,
+    /// Per skin: skeleton joint of each skin joint and its inverse bind matrix, decoded once.
+    skins: Vec<(Vec<u16>, Vec<Mat4<f32>>)>,
     /// The baker's report, when the model was baked from an imported file.
     pub report: Option<BakeReport>,
     /// Importer notes, when imported.
@@ -95,7 +97,16 @@ impl Model {
         let asset = Asset::parse(&bytes).map_err(ModelError::Parse)?;
         let sd = asset.skeleton().ok_or(ModelError::NoSkeleton)?;
         let skeleton = Box::new(sd.to_skeleton().map_err(ModelError::Skeleton)?);
-        Ok(Model { name: name.to_string(), bytes: bytes.into(), skeleton, report: None, notes: Vec::new() })
+        let skins = (0..asset.num_skins())
+            .filter_map(|i| asset.skin(i))
+            .map(|s| {
+                (
+                    (0..s.num_joints()).map(|i| s.joint(i)).collect(),
+                    (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect(),
+                )
+            })
+            .collect();
+        Ok(Model { name: name.to_string(), bytes: bytes.into(), skeleton, skins, report: None, notes: Vec::new() })
     }
     /// Bakes an imported rig.
     ///
@@ -185,17 +196,20 @@ impl Model {
         LocalToModelJob { skeleton: self.skeleton.view(), root: None, input: pose, output: out, from: None, to: None }
             .run()
     }
+    /// Skin `skin`'s skeleton joint per skin joint and inverse bind matrices (decoded at load).
+    #[must_use]
+    pub fn skin_bind(&self, skin: usize) -> Option<(&[u16], &[Mat4<f32>])> {
+        self.skins.get(skin).map(|(j, ib)| (j.as_slice(), ib.as_slice()))
+    }
     /// The skin palette (world × inverse bind) of skin `skin`.
     ///
     /// # Errors
     ///
     /// A [`JobError`] when `world` is too short; an empty palette for a missing skin.
     pub fn palette(&self, world: &[Mat4<f32>], skin: usize) -> Result<Vec<Mat4<f32>>, JobError> {
-        let Some(s) = self.asset().skin(skin) else { return Ok(Vec::new()) };
-        let joints: Vec<u16> = (0..s.num_joints()).map(|i| s.joint(i)).collect();
-        let ib: Vec<Mat4<f32>> = (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect();
+        let Some((joints, ib)) = self.skin_bind(skin) else { return Ok(Vec::new()) };
         let mut out = vec![Mat4::IDENTITY; ib.len()];
-        SkinMatrixJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut out }.run()?;
+        SkinMatrixJob { model: world, inverse_bind: ib, joints: Some(joints), output: &mut out }.run()?;
         Ok(out)
     }
     /// The dual-quaternion palette of skin `skin`.
@@ -204,11 +218,9 @@ impl Model {
     ///
     /// As [`Model::palette`].
     pub fn dq_palette(&self, world: &[Mat4<f32>], skin: usize) -> Result<Vec<DualQuat<f32>>, JobError> {
-        let Some(s) = self.asset().skin(skin) else { return Ok(Vec::new()) };
-        let joints: Vec<u16> = (0..s.num_joints()).map(|i| s.joint(i)).collect();
-        let ib: Vec<Mat4<f32>> = (0..s.num_joints()).map(|i| s.inverse_bind(i)).collect();
+        let Some((joints, ib)) = self.skin_bind(skin) else { return Ok(Vec::new()) };
         let mut out = vec![DualQuat::IDENTITY; ib.len()];
-        SkinDualQuatJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut out }.run()?;
+        SkinDualQuatJob { model: world, inverse_bind: ib, joints: Some(joints), output: &mut out }.run()?;
         Ok(out)
     }
     /// Skins every part of mesh `mesh` with a skin palette (`palette`/`dq` from
