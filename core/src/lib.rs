@@ -41,6 +41,7 @@ pub mod clip;
 pub mod controller;
 pub mod ik;
 pub mod job;
+pub mod lanes;
 pub mod limits;
 pub mod mask;
 pub mod math;

@@ -64,6 +64,8 @@ pub trait Real:
     /// True for fixed-point types, whose `1/√x` loses relative precision for large `x`: code
     /// that normalizes divides by `√x` instead of multiplying by `1/√x`.
     const FIXED_POINT: bool;
+    /// Four lanes of the type, as one SIMD value where the target has one (see [`crate::lanes`]).
+    type Lanes: crate::lanes::Lanes<Self>;
 
     /// Converts an integer (saturating where it does not fit).
     fn from_i32(v: i32) -> Self;
@@ -136,6 +138,7 @@ impl Real for f32 {
     const EPSILON: Self = f32::EPSILON;
     const MAX: Self = f32::MAX;
     const FIXED_POINT: bool = false;
+    type Lanes = crate::lanes::F32x4;
 
     #[inline(always)]
     fn from_i32(v: i32) -> Self {
@@ -386,6 +389,7 @@ impl Real for Q16 {
     const EPSILON: Self = Q16::from_bits(1);
     const MAX: Self = Q16::from_bits(i32::MAX);
     const FIXED_POINT: bool = true;
+    type Lanes = crate::lanes::Q16x4;
 
     #[inline(always)]
     fn from_i32(v: i32) -> Self {

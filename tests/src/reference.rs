@@ -841,7 +841,8 @@ pub fn skin_linear(palette: &[Mat4d], input: &SkinInput<'_>) -> Result<Skinned, 
 ///
 /// [`ReferenceError::DegenerateBlend`] when the blended real part is zero.
 fn blend_dual_quat(palette: &[DualQuatd], input: &SkinInput<'_>, v: usize) -> Result<DualQuatd, ReferenceError> {
-    let first = input.influences_of(v).next().map_or(Quatd::IDENTITY, |(j, _)| palette[j].real);
+    // Signs align with the first influence that has a weight.
+    let first = input.influences_of(v).find(|&(_, w)| w != 0.0).map_or(Quatd::IDENTITY, |(j, _)| palette[j].real);
     let mut real = Quatd::ZERO;
     let mut dual = Quatd::ZERO;
     for (j, w) in input.influences_of(v) {

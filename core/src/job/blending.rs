@@ -26,11 +26,14 @@
 //! A weight of 1 applies the delta fully; −1 removes it exactly (for translation, rotation and
 //! scale alike).
 //!
-//! The job loops over SoA elements and, inside, over layers, accumulating in registers: it needs
-//! no scratch memory, whatever the joint or layer count.
+//! The job makes one pass per normal layer over the output, which holds the running sums, then
+//! one pass that fills in the rest pose, normalizes and applies the additive layers. Each pass is
+//! a short vector loop with the layer's weight hoisted out of it; no scratch memory is needed,
+//! whatever the joint or layer count.
 
 use crate::job::JobError;
-use crate::math::{Quat, SoaQuat, SoaTransform, SoaVec3, Transform, Vec3};
+use crate::lanes::Lanes;
+use crate::math::{Quat, SoaTransform, Transform, Vec3};
 use crate::real::Real;
 
 /// One input pose of a [`BlendingJob`].
@@ -109,124 +112,191 @@ impl<R: Real> BlendingJob<'_, R> {
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
         self.validate()?;
-        for (e, out) in self.output.iter_mut().enumerate().take(self.rest_pose.len()) {
-            let mut acc = Accumulator::new();
-            for layer in self.layers {
-                let w = lane_weights(layer, e, layer.weight.max(R::ZERO));
-                if w.iter().all(|&x| x == R::ZERO) {
-                    continue;
+        let n = self.rest_pose.len();
+        let out = &mut self.output[..n];
+        let weight = |w: R| w.max(R::ZERO);
+        let threshold = self.threshold;
+        // One pass per normal layer over the output, which holds the running sums (it stays in
+        // L1 for any skeleton: 160 bytes per four joints). The layer's weight is hoisted out of
+        // its pass; the first active layer stores instead of adding.
+        let mut first = true;
+        for layer in self.layers {
+            let base = weight(layer.weight);
+            let src = &layer.transform[..n];
+            match layer.joint_weights {
+                None if base == R::ZERO => continue,
+                None => {
+                    let w = V::<R>::splat(base);
+                    if first {
+                        out.iter_mut().zip(src).for_each(|(o, x)| store_scaled(o, x, w));
+                    } else {
+                        out.iter_mut().zip(src).for_each(|(o, x)| add_scaled(o, x, w));
+                    }
                 }
-                acc.add(&layer.transform[e], w);
+                Some(jw) => {
+                    for ((o, x), j) in out.iter_mut().zip(src).zip(&jw[..n]) {
+                        let w = clamped_weights(base, j);
+                        if first {
+                            store_scaled(o, x, V::<R>::load(&w));
+                        } else if w != [R::ZERO; 4] {
+                            // A joint whose weight is 0 ignores the layer, whatever it holds.
+                            add_scaled(o, x, V::<R>::load(&w));
+                        }
+                    }
+                }
             }
-            acc.fill_rest(&self.rest_pose[e], self.threshold);
-            let mut blended = acc.finish();
+            first = false;
+        }
+        if first {
+            let zero = V::<R>::splat(R::ZERO);
+            out.iter_mut().for_each(|o| store_scaled(o, &SoaTransform::IDENTITY, zero));
+        }
+        // Total weights: one value for the whole pose unless a layer has per-joint weights.
+        let per_joint = self.layers.iter().any(|l| l.joint_weights.is_some());
+        let mut uniform = R::ZERO;
+        for layer in self.layers {
+            uniform += weight(layer.weight);
+        }
+        for (e, (o, rest)) in out.iter_mut().zip(self.rest_pose).enumerate() {
+            let mut total = [uniform; 4];
+            if per_joint {
+                total = [R::ZERO; 4];
+                for layer in self.layers {
+                    let base = weight(layer.weight);
+                    let w = match layer.joint_weights {
+                        Some(jw) => jw.get(e).map_or([R::ZERO; 4], |j| clamped_weights(base, j)),
+                        None => [base; 4],
+                    };
+                    for l in 0..4 {
+                        total[l] += w[l];
+                    }
+                }
+            }
+            finish(o, rest, V::<R>::load(&total), V::<R>::splat(threshold));
             for layer in self.additive {
-                let w = lane_weights(layer, e, layer.weight);
-                if w.iter().all(|&x| x == R::ZERO) {
+                let w = match layer.joint_weights {
+                    Some(jw) => jw.get(e).map_or([R::ZERO; 4], |j| clamped_weights(layer.weight, j)),
+                    None => [layer.weight; 4],
+                };
+                if w == [R::ZERO; 4] {
                     continue;
                 }
-                apply_additive(&mut blended, &layer.transform[e], w);
+                if let Some(d) = layer.transform.get(e) {
+                    apply_additive(o, d, w);
+                }
             }
-            *out = blended;
         }
         Ok(())
     }
 }
 
-/// The four lane weights of element `e`: `base` times the clamped per-joint weights.
+/// `base` times per-joint weights clamped into `[0, 1]` (`max` first maps NaN to 0 for `f32`).
 #[inline(always)]
-fn lane_weights<R: Real>(layer: &Layer<'_, R>, e: usize, base: R) -> [R; 4] {
-    match layer.joint_weights {
-        // `max` first maps NaN to 0 for f32.
-        Some(jw) => core::array::from_fn(|l| base * jw[e][l].max(R::ZERO).min(R::ONE)),
-        None => [base; 4],
+fn clamped_weights<R: Real>(base: R, jw: &[R; 4]) -> [R; 4] {
+    let mut w = *jw;
+    for l in 0..4 {
+        w[l] = base * w[l].max(R::ZERO).min(R::ONE);
     }
+    w
 }
 
-/// Weighted sums of one SoA element.
-struct Accumulator<R> {
-    t: SoaVec3<R>,
-    q: SoaQuat<R>,
-    s: SoaVec3<R>,
-    w: [R; 4],
+/// The lanes of one component.
+type V<R> = <R as Real>::Lanes;
+
+/// Loads one component's four lanes.
+#[inline(always)]
+fn ld<R: Real>(a: &[R; 4]) -> V<R> {
+    V::<R>::load(a)
 }
 
-impl<R: Real> Accumulator<R> {
-    #[inline(always)]
-    fn new() -> Self {
-        Accumulator {
-            t: SoaVec3::ZERO,
-            q: SoaQuat { x: [R::ZERO; 4], y: [R::ZERO; 4], z: [R::ZERO; 4], w: [R::ZERO; 4] },
-            s: SoaVec3::ZERO,
-            w: [R::ZERO; 4],
-        }
-    }
+/// `o = w · x`, component by component.
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
+fn store_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
+    o.translation.x = (ld(&x.translation.x) * w).to_array();
+    o.translation.y = (ld(&x.translation.y) * w).to_array();
+    o.translation.z = (ld(&x.translation.z) * w).to_array();
+    o.rotation.x = (ld(&x.rotation.x) * w).to_array();
+    o.rotation.y = (ld(&x.rotation.y) * w).to_array();
+    o.rotation.z = (ld(&x.rotation.z) * w).to_array();
+    o.rotation.w = (ld(&x.rotation.w) * w).to_array();
+    o.scale.x = (ld(&x.scale.x) * w).to_array();
+    o.scale.y = (ld(&x.scale.y) * w).to_array();
+    o.scale.z = (ld(&x.scale.z) * w).to_array();
+}
 
-    /// Adds `src` with lane weights `w` (each ≥ 0).
-    #[inline(always)]
-    fn add(&mut self, src: &SoaTransform<R>, w: [R; 4]) {
-        for l in 0..4 {
-            let wl = w[l];
-            self.t.x[l] += wl * src.translation.x[l];
-            self.t.y[l] += wl * src.translation.y[l];
-            self.t.z[l] += wl * src.translation.z[l];
-            let q = &src.rotation;
-            let dot = self.q.x[l] * q.x[l] + self.q.y[l] * q.y[l] + self.q.z[l] * q.z[l] + self.q.w[l] * q.w[l];
-            let wq = if dot < R::ZERO { -wl } else { wl };
-            self.q.x[l] += wq * q.x[l];
-            self.q.y[l] += wq * q.y[l];
-            self.q.z[l] += wq * q.z[l];
-            self.q.w[l] += wq * q.w[l];
-            self.s.x[l] += wl * src.scale.x[l];
-            self.s.y[l] += wl * src.scale.y[l];
-            self.s.z[l] += wl * src.scale.z[l];
-            self.w[l] += wl;
-        }
-    }
+/// `o += w · x`, each quaternion first brought into the hemisphere of the running sum in `o`.
+///
+/// Inlined where lanes are SIMD registers; elsewhere (microcontrollers) one shared copy keeps
+/// the code small, for the cost of a call per element and layer.
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
+fn add_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
+    let (ox, oy, oz, ow) = (ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w));
+    let (qx, qy, qz, qw) = (ld(&x.rotation.x), ld(&x.rotation.y), ld(&x.rotation.z), ld(&x.rotation.w));
+    let dot = ox * qx + oy * qy + oz * qz + ow * qw;
+    let wq = w.negate_where_negative(dot);
+    o.rotation.x = (ox + wq * qx).to_array();
+    o.rotation.y = (oy + wq * qy).to_array();
+    o.rotation.z = (oz + wq * qz).to_array();
+    o.rotation.w = (ow + wq * qw).to_array();
+    o.translation.x = (ld(&o.translation.x) + w * ld(&x.translation.x)).to_array();
+    o.translation.y = (ld(&o.translation.y) + w * ld(&x.translation.y)).to_array();
+    o.translation.z = (ld(&o.translation.z) + w * ld(&x.translation.z)).to_array();
+    o.scale.x = (ld(&o.scale.x) + w * ld(&x.scale.x)).to_array();
+    o.scale.y = (ld(&o.scale.y) + w * ld(&x.scale.y)).to_array();
+    o.scale.z = (ld(&o.scale.z) + w * ld(&x.scale.z)).to_array();
+}
 
-    /// Blends the rest pose in with the weight `threshold − total` where the total is below
-    /// `threshold`.
-    #[inline(always)]
-    fn fill_rest(&mut self, rest: &SoaTransform<R>, threshold: R) {
-        let w: [R; 4] = core::array::from_fn(|l| (threshold - self.w[l]).max(R::ZERO));
-        if w.iter().any(|&x| x > R::ZERO) {
-            self.add(rest, w);
-        }
+/// Fills in the rest pose with the weight `threshold − total` where that is positive, then turns
+/// the weighted sums in `o` into a transform: translation and scale divided by the total weight
+/// (at least the threshold in every lane), the rotation normalized (identity where the sum
+/// vanished or overflowed).
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
+fn finish<R: Real>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V<R>, threshold: V<R>) {
+    let rw = (threshold - total).max(V::<R>::splat(R::ZERO));
+    if rw.any_positive() {
+        add_scaled(o, rest, rw);
+        total = total + rw;
     }
-
-    /// Normalizes the sums into a transform. Every lane's total is at least the threshold.
-    #[inline(always)]
-    fn finish(&self) -> SoaTransform<R> {
-        let mut o = SoaTransform::IDENTITY;
-        let q = &self.q;
-        // Lane loops without branches, so they vectorize; degenerate lanes are fixed after.
-        let inv_w: [R; 4] = core::array::from_fn(|l| self.w[l].recip());
-        let l2: [R; 4] =
-            core::array::from_fn(|l| q.x[l] * q.x[l] + q.y[l] * q.y[l] + q.z[l] * q.z[l] + q.w[l] * q.w[l]);
-        let inv_q: [R; 4] = if R::FIXED_POINT {
-            core::array::from_fn(|l| l2[l].sqrt().recip())
-        } else {
-            core::array::from_fn(|l| l2[l].inv_sqrt_positive())
-        };
-        for l in 0..4 {
-            o.translation.x[l] = self.t.x[l] * inv_w[l];
-            o.translation.y[l] = self.t.y[l] * inv_w[l];
-            o.translation.z[l] = self.t.z[l] * inv_w[l];
-            o.scale.x[l] = self.s.x[l] * inv_w[l];
-            o.scale.y[l] = self.s.y[l] * inv_w[l];
-            o.scale.z[l] = self.s.z[l] * inv_w[l];
-            o.rotation.x[l] = q.x[l] * inv_q[l];
-            o.rotation.y[l] = q.y[l] * inv_q[l];
-            o.rotation.z[l] = q.z[l] * inv_q[l];
-            o.rotation.w[l] = q.w[l] * inv_q[l];
-        }
-        for l in 0..4 {
-            if !(l2[l] > R::ZERO && l2[l].is_finite()) {
-                o.rotation.set_lane(l, crate::math::Quat::IDENTITY);
-            }
-        }
-        o
+    let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
+    let (mut qx, mut qy, mut qz, mut qw) = (ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w));
+    if R::FIXED_POINT {
+        // Fixed point divides (rounded once) instead of multiplying by rounded reciprocals,
+        // whose relative error grows with the total weight, and divides the rotation sum by the
+        // total first so that its squared length cannot saturate (|Σ w·q|² would exceed the
+        // Q16.16 range above a total weight of 181).
+        let (tx, ty, tz) = (ld(&o.translation.x) / total, ld(&o.translation.y) / total, ld(&o.translation.z) / total);
+        let (sx, sy, sz) = (ld(&o.scale.x) / total, ld(&o.scale.y) / total, ld(&o.scale.z) / total);
+        o.translation.x = tx.to_array();
+        o.translation.y = ty.to_array();
+        o.translation.z = tz.to_array();
+        o.scale.x = sx.to_array();
+        o.scale.y = sy.to_array();
+        o.scale.z = sz.to_array();
+        (qx, qy, qz, qw) = (qx / total, qy / total, qz / total, qw / total);
+        let l2 = qx * qx + qy * qy + qz * qz + qw * qw;
+        let len = l2.sqrt();
+        o.rotation.x = l2.select_positive_finite(qx / len, zero).to_array();
+        o.rotation.y = l2.select_positive_finite(qy / len, zero).to_array();
+        o.rotation.z = l2.select_positive_finite(qz / len, zero).to_array();
+        o.rotation.w = l2.select_positive_finite(qw / len, one).to_array();
+        return;
     }
+    let inv_w = total.recip();
+    let l2 = qx * qx + qy * qy + qz * qz + qw * qw;
+    let inv_q = l2.inv_sqrt_positive();
+    o.rotation.x = l2.select_positive_finite(qx * inv_q, zero).to_array();
+    o.rotation.y = l2.select_positive_finite(qy * inv_q, zero).to_array();
+    o.rotation.z = l2.select_positive_finite(qz * inv_q, zero).to_array();
+    o.rotation.w = l2.select_positive_finite(qw * inv_q, one).to_array();
+    o.translation.x = (ld(&o.translation.x) * inv_w).to_array();
+    o.translation.y = (ld(&o.translation.y) * inv_w).to_array();
+    o.translation.z = (ld(&o.translation.z) * inv_w).to_array();
+    o.scale.x = (ld(&o.scale.x) * inv_w).to_array();
+    o.scale.y = (ld(&o.scale.y) * inv_w).to_array();
+    o.scale.z = (ld(&o.scale.z) * inv_w).to_array();
 }
 
 /// Applies the additive delta `d` with signed lane weights `w` onto `out`.
@@ -340,6 +410,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    use crate::math::SoaVec3;
     use crate::real::Q16;
 
     /// xorshift32 in [0, 1).

@@ -5,6 +5,7 @@
 //! given (no renormalization), so the caller decides how to treat data that does not.
 
 use crate::job::JobError;
+use crate::lanes::Lanes;
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, Vec3, Vec4};
 use crate::real::Real;
@@ -16,7 +17,7 @@ pub enum Palette<'a, R> {
     /// vertex. Handles scale; thin joints collapse under strong twists ("candy wrapper").
     Matrices(&'a [Mat4<R>]),
     /// Dual-quaternion skinning: the weighted, normalized sum of the joints' unit dual
-    /// quaternions (each sign-aligned with the vertex's first influence, so antipodal
+    /// quaternions (each sign-aligned with the vertex's first weighted influence, so antipodal
     /// quaternions do not cancel) transforms the vertex. Keeps volume under twist; rigid only
     /// (see [`SkinDualQuatJob`](crate::job::SkinDualQuatJob)).
     DualQuats(&'a [DualQuat<R>]),
@@ -183,7 +184,7 @@ impl<R: Real> SkinningJob<'_, R> {
             .zip(self.positions.iter().zip(self.out_positions.iter_mut()))
             .enumerate()
         {
-            let m = blend_dual_quats(palette, idx, w);
+            let m = columns(&blend_dual_quats(palette, idx, w));
             *op = xform(&m, *p, true);
             if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
                 if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
@@ -205,7 +206,15 @@ impl<R: Real> SkinningJob<'_, R> {
 fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> [[R; 4]; 4] {
     let mut r = [R::ZERO; 4];
     let mut d = [R::ZERO; 4];
-    let first = idx.first().and_then(|&j| palette.get(j as usize)).map(|q| q.real.to_array()).unwrap_or([R::ZERO; 4]);
+    // Signs align with the first influence that has a weight: a zero-weight entry must not
+    // change the result.
+    let first = idx
+        .iter()
+        .zip(w.iter())
+        .find(|&(_, &wj)| wj != R::ZERO)
+        .and_then(|(&j, _)| palette.get(j as usize))
+        .map(|q| q.real.to_array())
+        .unwrap_or([R::ZERO; 4]);
     for (&j, &wj) in idx.iter().zip(w.iter()) {
         if wj == R::ZERO {
             continue;
@@ -246,40 +255,44 @@ fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> [
     ]
 }
 
-/// The weighted sum of the influences' matrices (validated indices: a missing entry reads as
-/// zero instead of panicking).
+/// The lanes of one matrix column.
+type V<R> = <R as Real>::Lanes;
+
+/// The weighted sum of the influences' matrices, one lane vector per column (validated
+/// indices: a missing entry reads as zero instead of panicking).
+///
+/// Every influence is added, zero weights included: four multiply-adds cost less than the
+/// mispredicted branch that skipping them would take on meshes with mixed influence counts.
 #[inline(always)]
-fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> [[R; 4]; 4] {
+fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> [V<R>; 4] {
     let k = if K == 0 { idx.len() } else { K };
-    let mut m = [[R::ZERO; 4]; 4];
+    let mut m = [V::<R>::splat(R::ZERO); 4];
     for i in 0..k {
         let (Some(&j), Some(&wj)) = (idx.get(i), w.get(i)) else { continue };
-        // Zero weights add nothing; bakers sort influences by weight, so this usually ends the
-        // loop early (most vertices of a humanoid mesh have one or two influences).
-        if wj == R::ZERO {
-            continue;
-        }
         let Some(pm) = palette.get(j as usize) else { continue };
+        let ws = V::<R>::splat(wj);
         for c in 0..4 {
-            for r in 0..4 {
-                m[c][r] += pm.cols[c][r] * wj;
-            }
+            m[c] = m[c] + V::<R>::load(&pm.cols[c]) * ws;
         }
     }
     m
 }
 
-/// `m · (v, 1)` for a point or `m · (v, 0)` for a direction, as four-lane column sums.
+/// Loads a column-major matrix as one lane vector per column.
 #[inline(always)]
-fn xform<R: Real>(m: &[[R; 4]; 4], v: Vec3<R>, point: bool) -> Vec3<R> {
-    let mut o = [R::ZERO; 4];
-    for r in 0..4 {
-        o[r] = m[0][r] * v.x + m[1][r] * v.y + m[2][r] * v.z;
-        if point {
-            o[r] += m[3][r];
-        }
+fn columns<R: Real>(m: &[[R; 4]; 4]) -> [V<R>; 4] {
+    [V::<R>::load(&m[0]), V::<R>::load(&m[1]), V::<R>::load(&m[2]), V::<R>::load(&m[3])]
+}
+
+/// `m · (v, 1)` for a point or `m · (v, 0)` for a direction: a sum of scaled columns.
+#[inline(always)]
+fn xform<R: Real>(m: &[V<R>; 4], v: Vec3<R>, point: bool) -> Vec3<R> {
+    let mut o = m[0] * V::<R>::splat(v.x) + m[1] * V::<R>::splat(v.y) + m[2] * V::<R>::splat(v.z);
+    if point {
+        o = o + m[3];
     }
-    Vec3::new(o[0], o[1], o[2])
+    let a = o.to_array();
+    Vec3::new(a[0], a[1], a[2])
 }
 
 #[cfg(test)]

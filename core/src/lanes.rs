@@ -1,0 +1,393 @@
+//! Four lanes of a [`Real`] as one value: [`Lanes`], the vector type behind the SoA jobs.
+//!
+//! For `f32` it is [`F32x4`], one SIMD register on targets that have one (SSE2 on x86-64, NEON
+//! on AArch64, simd128 on WebAssembly, through the `wide` crate) and four scalars elsewhere
+//! (Cortex-M, RISC-V). For [`Q16`] it is [`Q16x4`], four fixed-point scalars. Every operation
+//! gives, lane by lane, bit for bit the result of the scalar operation of [`Real`], so a job
+//! written with lanes computes the same numbers on every target.
+//!
+//! Jobs use lanes where the compiler's auto-vectorizer is unreliable: loops over SoA elements
+//! whose lane loops it may fully unroll and then vectorize across elements instead (with
+//! gathers), or partially (one, two and one lanes).
+
+use core::fmt;
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+use wide::{f32x4, i32x4, CmpGt, CmpLe, CmpLt};
+
+use crate::real::{Real, Q16};
+
+/// Four lanes of `R`, combined lane by lane. See the [module documentation](self).
+pub trait Lanes<R: Real>:
+    Copy
+    + fmt::Debug
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// All lanes `v`.
+    fn splat(v: R) -> Self;
+    /// The lanes of `a`, lane `i` from `a[i]`.
+    fn load(a: &[R; 4]) -> Self;
+    /// The lanes as an array.
+    fn to_array(self) -> [R; 4];
+    /// Lane-wise [`Real::max`] (for `f32`, a NaN lane gives the other operand).
+    #[must_use]
+    fn max(self, other: Self) -> Self;
+    /// Lane-wise [`Real::min`] (for `f32`, a NaN lane gives the other operand).
+    #[must_use]
+    fn min(self, other: Self) -> Self;
+    /// Lane-wise `1 / x` (exact division, not an estimate).
+    #[must_use]
+    fn recip(self) -> Self;
+    /// Lane-wise [`Real::inv_sqrt_positive`].
+    #[must_use]
+    fn inv_sqrt_positive(self) -> Self;
+    /// Lane-wise [`Real::sqrt`].
+    #[must_use]
+    fn sqrt(self) -> Self;
+    /// `self` with the lanes negated where `sign < 0`.
+    #[must_use]
+    fn negate_where_negative(self, sign: Self) -> Self;
+    /// `a` in the lanes where `0 < self ≤ R::MAX` (so not 0, negative, NaN or ∞), `b` elsewhere.
+    #[must_use]
+    fn select_positive_finite(self, a: Self, b: Self) -> Self;
+    /// True when some lane is above 0.
+    fn any_positive(self) -> bool;
+}
+
+/// Four `f32` lanes; one SIMD register where the target has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct F32x4(pub f32x4);
+
+impl Add for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        F32x4(self.0 + o.0)
+    }
+}
+
+impl Sub for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        F32x4(self.0 - o.0)
+    }
+}
+
+impl Mul for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        F32x4(self.0 * o.0)
+    }
+}
+
+impl Div for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        F32x4(self.0 / o.0)
+    }
+}
+
+impl Neg for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        // Flips the sign bit, as scalar negation does (`0 − x` would turn −0 into +0).
+        F32x4(self.0 ^ f32x4::splat(-0.0))
+    }
+}
+
+impl Lanes<f32> for F32x4 {
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        F32x4(f32x4::splat(v))
+    }
+    #[inline(always)]
+    fn load(a: &[f32; 4]) -> Self {
+        F32x4(f32x4::from(*a))
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; 4] {
+        self.0.to_array()
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        F32x4(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        F32x4(self.0.min(other.0))
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        F32x4(f32x4::ONE / self.0)
+    }
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        // The scalar kernel of `f32::inv_sqrt_positive`, lane by lane: the bit-level seed, then
+        // three Newton steps, with the same operation order (so the same bits).
+        let bits: i32x4 = bytemuck::cast(self.0);
+        let mut y: f32x4 = bytemuck::cast(i32x4::splat(0x5f37_5a86) - (bits >> 1));
+        let h = f32x4::splat(0.5) * self.0;
+        let c = f32x4::splat(1.5);
+        y *= c - h * y * y;
+        y *= c - h * y * y;
+        y *= c - h * y * y;
+        F32x4(y)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        let a = self.0.to_array();
+        F32x4(f32x4::from([a[0].sqrt_real(), a[1].sqrt_real(), a[2].sqrt_real(), a[3].sqrt_real()]))
+    }
+    #[inline(always)]
+    fn negate_where_negative(self, sign: Self) -> Self {
+        F32x4(sign.0.cmp_lt(f32x4::ZERO).blend((-self).0, self.0))
+    }
+    #[inline(always)]
+    fn select_positive_finite(self, a: Self, b: Self) -> Self {
+        let good = self.0.cmp_gt(f32x4::ZERO) & self.0.cmp_le(f32x4::splat(f32::MAX));
+        F32x4(good.blend(a.0, b.0))
+    }
+    #[inline(always)]
+    fn any_positive(self) -> bool {
+        self.0.cmp_gt(f32x4::ZERO).any()
+    }
+}
+
+/// `Real::sqrt` under a name that does not collide with `f32`'s inherent method.
+trait SqrtReal {
+    fn sqrt_real(self) -> Self;
+}
+
+impl SqrtReal for f32 {
+    #[inline(always)]
+    fn sqrt_real(self) -> Self {
+        <f32 as Real>::sqrt(self)
+    }
+}
+
+/// Four [`Q16`] lanes, computed one by one with [`Q16`]'s saturating arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Q16x4(pub [Q16; 4]);
+
+impl Q16x4 {
+    #[inline(always)]
+    fn map(self, f: impl Fn(Q16) -> Q16) -> Self {
+        Q16x4([f(self.0[0]), f(self.0[1]), f(self.0[2]), f(self.0[3])])
+    }
+    #[inline(always)]
+    fn zip(self, o: Self, f: impl Fn(Q16, Q16) -> Q16) -> Self {
+        Q16x4([f(self.0[0], o.0[0]), f(self.0[1], o.0[1]), f(self.0[2], o.0[2]), f(self.0[3], o.0[3])])
+    }
+}
+
+impl Add for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.zip(o, |a, b| a + b)
+    }
+}
+
+impl Sub for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.zip(o, |a, b| a - b)
+    }
+}
+
+impl Mul for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self.zip(o, |a, b| a * b)
+    }
+}
+
+impl Div for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self.zip(o, |a, b| a / b)
+    }
+}
+
+impl Neg for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self.map(|a| -a)
+    }
+}
+
+impl Lanes<Q16> for Q16x4 {
+    #[inline(always)]
+    fn splat(v: Q16) -> Self {
+        Q16x4([v; 4])
+    }
+    #[inline(always)]
+    fn load(a: &[Q16; 4]) -> Self {
+        Q16x4(*a)
+    }
+    #[inline(always)]
+    fn to_array(self) -> [Q16; 4] {
+        self.0
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        self.zip(other, Real::max)
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        self.zip(other, Real::min)
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        self.map(Real::recip)
+    }
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        self.map(Real::inv_sqrt_positive)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        self.map(Real::sqrt)
+    }
+    #[inline(always)]
+    fn negate_where_negative(self, sign: Self) -> Self {
+        self.zip(sign, |a, s| if s < Q16::ZERO { -a } else { a })
+    }
+    #[inline(always)]
+    fn select_positive_finite(self, a: Self, b: Self) -> Self {
+        let p = |l: usize| if self.0[l] > Q16::ZERO { a.0[l] } else { b.0[l] };
+        Q16x4([p(0), p(1), p(2), p(3)])
+    }
+    #[inline(always)]
+    fn any_positive(self) -> bool {
+        self.0.iter().any(|&v| v > Q16::ZERO)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values that exercise rounding, tiny and huge magnitudes, zeros and specials.
+    fn samples() -> [f32; 16] {
+        [
+            1.0,
+            0.5,
+            2.0,
+            1e-30,
+            3.4e38,
+            0.999_999_9,
+            1.000_000_1,
+            123.456,
+            7.0e-3,
+            0.0,
+            -0.0,
+            -1.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::MIN_POSITIVE,
+            0.333_333_34,
+        ]
+    }
+
+    fn lanes(v: &[f32], i: usize) -> [f32; 4] {
+        core::array::from_fn(|l| v[(i + l * 5) % v.len()])
+    }
+
+    #[test]
+    fn f32_lanes_match_the_scalar_operations_bit_for_bit() {
+        let v = samples();
+        for i in 0..v.len() {
+            for j in 0..v.len() {
+                let (a, b) = (lanes(&v, i), lanes(&v, j));
+                let (x, y) = (F32x4::load(&a), F32x4::load(&b));
+                let check = |got: [f32; 4], want: &dyn Fn(f32, f32) -> f32, what: &str| {
+                    for l in 0..4 {
+                        let w = want(a[l], b[l]);
+                        assert!(
+                            got[l].to_bits() == w.to_bits() || (got[l].is_nan() && w.is_nan()),
+                            "{what}({}, {}) lane {l}: {} vs {}",
+                            a[l],
+                            b[l],
+                            got[l],
+                            w
+                        );
+                    }
+                };
+                check((x + y).to_array(), &|p, q| p + q, "add");
+                check((x - y).to_array(), &|p, q| p - q, "sub");
+                check((x * y).to_array(), &|p, q| p * q, "mul");
+                check((x / y).to_array(), &|p, q| p / q, "div");
+                check((-x).to_array(), &|p, _| -p, "neg");
+                check(x.recip().to_array(), &|p, _| 1.0 / p, "recip");
+                check(x.sqrt().to_array(), &|p, _| Real::sqrt(p), "sqrt");
+                check(x.negate_where_negative(y).to_array(), &|p, q| if q < 0.0 { -p } else { p }, "negate");
+                check(
+                    x.select_positive_finite(x, y).to_array(),
+                    &|p, q| if p > 0.0 && p <= f32::MAX { p } else { q },
+                    "select",
+                );
+                // ±0 compare equal: either is a valid maximum of 0 and −0.
+                let (mx, mn) = (x.max(y).to_array(), x.min(y).to_array());
+                for l in 0..4 {
+                    let (p, q) = (a[l], b[l]);
+                    if !p.is_nan() && !q.is_nan() {
+                        assert!(mx[l] == Real::max(p, q) && mn[l] == Real::min(p, q), "max/min({p}, {q})");
+                    }
+                }
+                assert_eq!(x.any_positive(), a.iter().any(|&p| p > 0.0));
+                if a.iter().all(|&p| p > 0.0 && p.is_finite()) {
+                    check(x.inv_sqrt_positive().to_array(), &|p, _| Real::inv_sqrt_positive(p), "inv_sqrt");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn f32_max_with_nan_gives_the_other_operand() {
+        let x = F32x4::load(&[f32::NAN, 1.0, f32::NAN, -2.0]);
+        let z = F32x4::splat(0.0);
+        assert_eq!(x.max(z).to_array(), [0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(z.max(x).to_array(), [0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(x.min(F32x4::splat(1.0)).to_array(), [1.0, 1.0, 1.0, -2.0]);
+    }
+
+    #[test]
+    fn q16_lanes_match_the_scalar_operations() {
+        let vals = [1.0f32, 0.5, -3.25, 100.0, 0.0, 1.0 / 65536.0, -32768.0, 32767.0];
+        for i in 0..vals.len() {
+            for j in 0..vals.len() {
+                let a: [Q16; 4] = core::array::from_fn(|l| Q16::from_f32(vals[(i + l) % vals.len()]));
+                let b: [Q16; 4] = core::array::from_fn(|l| Q16::from_f32(vals[(j + 3 * l) % vals.len()]));
+                let (x, y) = (Q16x4::load(&a), Q16x4::load(&b));
+                for l in 0..4 {
+                    assert_eq!((x + y).to_array()[l], a[l] + b[l]);
+                    assert_eq!((x - y).to_array()[l], a[l] - b[l]);
+                    assert_eq!((x * y).to_array()[l], a[l] * b[l]);
+                    if b[l] != Q16::ZERO {
+                        assert_eq!((x / y).to_array()[l], a[l] / b[l]);
+                    }
+                    assert_eq!(x.max(y).to_array()[l], Real::max(a[l], b[l]));
+                    assert_eq!(x.sqrt().to_array()[l], Real::sqrt(a[l]));
+                    let want = if b[l] < Q16::ZERO { -a[l] } else { a[l] };
+                    assert_eq!(x.negate_where_negative(y).to_array()[l], want);
+                    let want = if a[l] > Q16::ZERO { a[l] } else { b[l] };
+                    assert_eq!(x.select_positive_finite(x, y).to_array()[l], want);
+                }
+                assert_eq!(x.any_positive(), a.iter().any(|&p| p > Q16::ZERO));
+            }
+        }
+    }
+}
