@@ -47,17 +47,20 @@
 //!
 //! # Memory
 //!
-//! Everything lives in the struct: per slot a pose of `SOA` elements, a cursor of `TRACKS`
-//! `u16`, a player and root-motion state; per layer a mask and a weight buffer of `SOA` `[R; 4]`.
-//! The caller supplies the clips, the skeleton and the output pose (and the model matrices of
-//! the jobs that follow). Measured on x86_64 (`memory_per_character` test, which prints them):
+//! The controller holds what persists between updates: per slot a cursor of `TRACKS` `u16`, a
+//! player and root-motion state; per layer a mask of `SOA` `[R; 4]`. What an update only works
+//! in — one sampled pose per slot and each layer's per-joint blend weights — is a
+//! [`ControllerScratch`] passed to [`Controller::update`]; characters updated in turn share one
+//! (one per thread). The caller supplies the clips, the skeleton and the output pose (and the
+//! model matrices of the jobs that follow). Measured on x86_64 (`memory_per_character` test,
+//! which prints them):
 //!
-//! | configuration                                      | `size_of` |
-//! |----------------------------------------------------|-----------|
-//! | `Controller<f32, 6, 4, 3, 72>` (24 joints, 4 slots, 3 layers)  | 5 888 B   |
-//! | `Controller<f32, 17, 4, 3, 201>` (67 joints, 4 slots, 3 layers) | 15 008 B  |
+//! | configuration                                                   | controller | scratch  |
+//! |-----------------------------------------------------------------|------------|----------|
+//! | `Controller<f32, 6, 4, 3, 72>` (24 joints, 4 slots, 3 layers)   | 1 760 B    | 4 128 B  |
+//! | `Controller<f32, 17, 4, 3, 201>` (67 joints, 4 slots, 3 layers) | 3 312 B    | 11 696 B |
 //!
-//! (`Q16` is the same size.) The slot poses are most of it: `SLOTS × SOA × 160` bytes for
+//! (`Q16` is the same size.) The scratch's poses are most of it: `SLOTS × SOA × 160` bytes for
 //! `f32`.
 
 use core::fmt;
@@ -270,6 +273,41 @@ struct LayerState<R, const SOA: usize> {
     mask: [[R; 4]; SOA],
 }
 
+/// The working memory of [`Controller::update`]: one sampled pose per slot and the per-joint
+/// blend weights of each layer.
+///
+/// Nothing in it survives from one update to the next, so characters updated one after another
+/// share one scratch (one per thread): per character only the [`Controller`], its output pose
+/// and its matrices stay in memory.
+#[derive(Debug, Clone)]
+pub struct ControllerScratch<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> {
+    poses: [[SoaTransform<R>; SOA]; SLOTS],
+    shares: [[[R; 4]; SOA]; LAYERS],
+}
+
+impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Default
+    for ControllerScratch<R, SOA, SLOTS, LAYERS>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> ControllerScratch<R, SOA, SLOTS, LAYERS> {
+    /// A scratch for controllers of the same `SOA`, `SLOTS` and `LAYERS`.
+    #[must_use]
+    pub const fn new() -> Self {
+        ControllerScratch { poses: [[SoaTransform::IDENTITY; SOA]; SLOTS], shares: [[[R::ZERO; 4]; SOA]; LAYERS] }
+    }
+
+    /// Slot `slot`'s sampled pose in the last update that used this scratch (in place when root
+    /// motion is on; a delta in an additive layer with [`AdditiveReference::RestPose`]).
+    #[must_use]
+    pub fn slot_pose(&self, slot: usize) -> Option<&[SoaTransform<R>]> {
+        self.poses.get(slot).map(|p| &p[..])
+    }
+}
+
 /// A character's animation state in fixed memory. See the [module documentation](self).
 ///
 /// - `SOA`: pose capacity in SoA elements (`soa_count(joints)`), at most
@@ -280,10 +318,7 @@ struct LayerState<R, const SOA: usize> {
 #[derive(Debug, Clone)]
 pub struct Controller<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize> {
     slots: [Slot<R, TRACKS>; SLOTS],
-    poses: [[SoaTransform<R>; SOA]; SLOTS],
     layers: [LayerState<R, SOA>; LAYERS],
-    /// Per-update blend weights of each layer (scratch).
-    shares: [[[R; 4]; SOA]; LAYERS],
     threshold: R,
     rotation: RotationInterpolation,
     root_settings: Option<RootMotionSettings>,
@@ -312,14 +347,12 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         };
         Controller {
             slots: core::array::from_fn(|_| Slot::empty()),
-            poses: [[SoaTransform::IDENTITY; SOA]; SLOTS],
             layers: core::array::from_fn(|_| LayerState {
                 mode: LayerMode::Override,
                 weight: R::ONE,
                 mask_joints: None,
                 mask: [[R::ONE; 4]; SOA],
             }),
-            shares: [[[R::ZERO; 4]; SOA]; LAYERS],
             threshold: R::ONE,
             rotation: RotationInterpolation::default(),
             root_settings: None,
@@ -477,13 +510,6 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         self.slots.get(slot).is_some_and(|s| s.fade.is_some())
     }
 
-    /// Slot `slot`'s sampled pose of the last update (in place when root motion is on; a delta
-    /// in an additive layer with [`AdditiveReference::RestPose`]).
-    #[must_use]
-    pub fn slot_pose(&self, slot: usize) -> Option<&[SoaTransform<R>]> {
-        self.poses.get(slot).map(|p| &p[..])
-    }
-
     /// Sets slot `slot`'s weight at once (clamped into `[0, 1]`), cancelling its fade.
     ///
     /// # Errors
@@ -618,6 +644,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         dt: R,
         clips: &[ClipEntry<'_, R>],
         skeleton: SkeletonView<'_, R>,
+        scratch: &mut ControllerScratch<R, SOA, SLOTS, LAYERS>,
         output: &mut [SoaTransform<R>],
         mut on_event: impl FnMut(ControllerEvent<R>),
     ) -> Result<(), ControllerError> {
@@ -648,7 +675,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         let rest = skeleton.rest_pose();
         let root_rest = self.root_settings.and_then(|r| skeleton.rest_transform(r.joint));
         let mut motion = MotionBlend::new();
-        self.compute_shares(n);
+        self.compute_shares(n, &mut scratch.shares);
         for i in 0..SLOTS {
             let slot = &mut self.slots[i];
             let (Some(ci), true) = (slot.clip, was_active[i]) else {
@@ -684,7 +711,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                 slot.synced = false;
                 continue;
             }
-            let pose = &mut self.poses[i][..n];
+            let pose = &mut scratch.poses[i][..n];
             SamplingJob {
                 clip: entry.clip,
                 time: slot.player.time(),
@@ -709,7 +736,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                         let root = pose[g].lane(l);
                         let delta = tracker.update(Motion::extract(&root, &tracker.settings), step.wraps);
                         pose[g].set_lane(l, &tracker.remove(&root));
-                        motion.add(delta, slot.weight * self.shares[slot.layer][g][l]);
+                        motion.add(delta, slot.weight * scratch.shares[slot.layer][g][l]);
                     }
                 }
             }
@@ -724,12 +751,14 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                 continue;
             }
             let layer = &self.layers[s.layer];
-            let transform = &self.poses[i][..n];
+            let transform = &scratch.poses[i][..n];
             // Both vectors hold at most SLOTS layers: pushes cannot fail.
             let _ = match layer.mode {
-                LayerMode::Override => {
-                    normal.push(Layer { transform, weight: s.weight, joint_weights: Some(&self.shares[s.layer][..n]) })
-                }
+                LayerMode::Override => normal.push(Layer {
+                    transform,
+                    weight: s.weight,
+                    joint_weights: Some(&scratch.shares[s.layer][..n]),
+                }),
                 LayerMode::Additive(_) => additive.push(Layer {
                     transform,
                     weight: s.weight * layer.weight,
@@ -839,7 +868,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
 
     /// Each override layer's share of every joint (see the module documentation), from the last
     /// layer down. A slot's blend weight is its weight times its layer's share.
-    fn compute_shares(&mut self, n: usize) {
+    fn compute_shares(&self, n: usize, shares: &mut [[[R; 4]; SOA]; LAYERS]) {
         // Per layer: coverage α·min(1, Σw), and the factor turning slot weights into blend
         // weights that sum to that coverage (1/Σw when the slots sum to more than 1).
         let mut cover = [R::ZERO; LAYERS];
@@ -863,7 +892,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                 }
                 for k in 0..4 {
                     let m = if layer.mask_joints.is_some() { layer.mask[e][k] } else { R::ONE };
-                    self.shares[l][e][k] = factor[l] * m * remaining[k];
+                    shares[l][e][k] = factor[l] * m * remaining[k];
                     remaining[k] *= R::ONE - cover[l] * m;
                 }
             }
@@ -957,6 +986,7 @@ mod tests {
     }
 
     type Ctl = Controller<f32, 2, 4, 3, 9>;
+    type Scratch = ControllerScratch<f32, 2, 4, 3>;
 
     struct Fixture<'a> {
         skel: Skeleton<f32, 2>,
@@ -1000,7 +1030,7 @@ mod tests {
 
     fn update(c: &mut Ctl, f: &Fixture, dt: f32, out: &mut [SoaTransform<f32>]) -> Vec<ControllerEvent<f32>> {
         let mut ev = Vec::new();
-        c.update(dt, &f.clips, f.skel.view(), out, |e| ev.push(e)).unwrap();
+        c.update(dt, &f.clips, f.skel.view(), &mut Scratch::new(), out, |e| ev.push(e)).unwrap();
         ev
     }
 
@@ -1051,24 +1081,29 @@ mod tests {
             let before = std::format!("{ctl:?}");
             let mut out = [sentinel; 2];
             let mut events = 0;
-            let r = ctl.update(dt, &f.clips[..nclips], f.skel.view(), &mut out[..out_len], |_| events += 1);
+            let r = ctl.update(dt, &f.clips[..nclips], f.skel.view(), &mut Scratch::new(), &mut out[..out_len], |_| {
+                events += 1
+            });
             assert_eq!(r, Err(e));
             assert_eq!(std::format!("{ctl:?}"), before, "{e:?}");
             assert!(out.iter().all(|o| *o == sentinel) && events == 0, "{e:?}");
         }
         // A skeleton larger than SOA, and a clip animating joints past the skeleton.
         let mut out = [sentinel; 3];
-        assert_eq!(c.update(0.1, &f.clips, other.view(), &mut out, |_| {}), Err(ControllerError::SkeletonTooLarge));
+        assert_eq!(
+            c.update(0.1, &f.clips, other.view(), &mut Scratch::new(), &mut out, |_| {}),
+            Err(ControllerError::SkeletonTooLarge)
+        );
         let mut out = [sentinel; 1];
         assert_eq!(
-            c.update(0.1, &f.clips, tiny.view(), &mut out, |_| {}),
+            c.update(0.1, &f.clips, tiny.view(), &mut Scratch::new(), &mut out, |_| {}),
             Err(ControllerError::Job(JobError::JointIndexOutOfRange))
         );
         assert_eq!(out[0], sentinel);
         // Nothing active: the rest pose.
         let mut empty = Ctl::new();
         let mut out = [sentinel; 2];
-        empty.update(0.1, &f.clips, f.skel.view(), &mut out, |_| {}).unwrap();
+        empty.update(0.1, &f.clips, f.skel.view(), &mut Scratch::new(), &mut out, |_| {}).unwrap();
         assert!(max_diff(&out, f.skel.rest_pose(), 6) < 1.0e-6);
     }
 
@@ -1340,13 +1375,18 @@ mod tests {
         let s24 = core::mem::size_of::<Controller<f32, 6, 4, 3, 72>>();
         let s67 = core::mem::size_of::<Controller<f32, 17, 4, 3, 201>>();
         let q67 = core::mem::size_of::<Controller<crate::real::Q16, 17, 4, 3, 201>>();
-        std::println!("Controller<f32, 6, 4, 3, 72> (24 joints): {s24} bytes");
-        std::println!("Controller<f32, 17, 4, 3, 201> (67 joints): {s67} bytes (Q16: {q67})");
-        // Poses dominate: SLOTS × SOA × 160 bytes, plus 2 × LAYERS × SOA × 16 for masks and
-        // shares, 2 × TRACKS per slot for cursors, and about 150 bytes of state per slot.
-        let bound = |soa: usize, tracks: usize| 4 * soa * 160 + 2 * 3 * soa * 16 + 4 * (2 * tracks + 160) + 256;
+        let x24 = core::mem::size_of::<ControllerScratch<f32, 6, 4, 3>>();
+        let x67 = core::mem::size_of::<ControllerScratch<f32, 17, 4, 3>>();
+        std::println!("Controller<f32, 6, 4, 3, 72> (24 joints): {s24} bytes, scratch {x24}");
+        std::println!("Controller<f32, 17, 4, 3, 201> (67 joints): {s67} bytes (Q16: {q67}), scratch {x67}");
+        // The controller: a mask of LAYERS × SOA × 16 bytes, 2 × TRACKS per slot for cursors,
+        // and about 160 bytes of state per slot. The scratch: SLOTS × SOA × 160 bytes of poses
+        // and LAYERS × SOA × 16 of shares.
+        let bound = |soa: usize, tracks: usize| 3 * soa * 16 + 4 * (2 * tracks + 160) + 256;
         assert!(s24 <= bound(6, 72), "{s24}");
         assert!(s67 <= bound(17, 201), "{s67}");
         assert_eq!(s67, q67);
+        assert_eq!(x24, 4 * 6 * 160 + 3 * 6 * 16);
+        assert_eq!(x67, 4 * 17 * 160 + 3 * 17 * 16);
     }
 }

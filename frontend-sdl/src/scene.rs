@@ -24,7 +24,7 @@
 use std::cell::RefCell;
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
-use sinew::controller::{ClipEntry, Controller, ControllerError, FadeCurve};
+use sinew::controller::{ClipEntry, Controller, ControllerError, ControllerScratch, FadeCurve};
 use sinew::ik::{apply_correction, IkAimJob, IkTwoBoneJob};
 use sinew::job::{JobError, LocalToModelJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3};
@@ -917,6 +917,9 @@ pub const WAVE_MASK: sinew::mask::Channel = sinew::mask::Channel::subtree(humano
 type CharacterController =
     Controller<f32, { sinew::limits::soa_count(humanoid::COUNT) }, 4, 2, { 3 * humanoid::COUNT }>;
 
+/// The working memory of the character's controller updates.
+type CharacterScratch = ControllerScratch<f32, { sinew::limits::soa_count(humanoid::COUNT) }, 4, 2>;
+
 /// What the schedule does to the controller.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Action {
@@ -1190,6 +1193,8 @@ struct Character {
     path: Vec<Segment<f32>>,
     start: Sim,
     cache: RefCell<SimCache>,
+    /// Shared by every controller update.
+    scratch: RefCell<Box<CharacterScratch>>,
 }
 
 impl Character {
@@ -1218,7 +1223,7 @@ impl Character {
             speed: 0.0,
         };
         let cache = RefCell::new(SimCache { current: start.clone(), checkpoints: Vec::new() });
-        Ok(Character { clips, path, start, cache })
+        Ok(Character { clips, path, start, cache, scratch: RefCell::new(Box::new(CharacterScratch::new())) })
     }
 
     /// The state at whole step `n`, replayed from the nearest cached state before it.
@@ -1279,7 +1284,8 @@ impl Character {
         for (slot, &i) in self.clips.iter().enumerate() {
             entries.push(ClipEntry::new(asset.clip(i).ok_or(SceneError::MissingClip(SLOT_CLIPS[slot]))?));
         }
-        c.update(dt, &entries, model.skeleton(), pose, |_| {}).map_err(SceneError::Animation)?;
+        let mut scratch = self.scratch.borrow_mut();
+        c.update(dt, &entries, model.skeleton(), &mut scratch, pose, |_| {}).map_err(SceneError::Animation)?;
         let moved = c.root_motion_delta().planar_length();
         let at = sim.follower.advance(&self.path, moved).map_err(SceneError::Job)?;
         sim.distance += moved as f64;

@@ -117,6 +117,9 @@ impl<R: Real> SkinningJob<'_, R> {
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
         self.validate()?;
+        // Hosts get a loop specialised for each usual influence count; microcontrollers one
+        // general loop, which keeps the code small.
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         match (self.palette, self.influences) {
             (Palette::Matrices(p), 1) => self.lbs::<1>(p),
             (Palette::Matrices(p), 2) => self.lbs::<2>(p),
@@ -124,6 +127,11 @@ impl<R: Real> SkinningJob<'_, R> {
             (Palette::Matrices(p), 4) => self.lbs::<4>(p),
             (Palette::Matrices(p), _) => self.lbs::<0>(p),
             (Palette::DualQuats(p), _) => self.dqs(p),
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        match self.palette {
+            Palette::Matrices(p) => self.lbs::<0>(p),
+            Palette::DualQuats(p) => self.dqs(p),
         }
         Ok(())
     }

@@ -30,8 +30,9 @@
 //! Three things live from frame to frame, in statics on the firmware: the skeleton, the
 //! character's [`CharacterController`], and the [`MeshBuffers`] (skinned positions and the
 //! triangle list). Every other buffer is an array on the stack of the stage that uses it:
-//! [`animate`] holds the local pose and the model matrices (turned palette), [`draw`] the
-//! vertex scratch and one band of color and depth. The two stages never overlap, so their
+//! [`animate`] holds the local pose and the model matrices (turned palette), [`update`] the
+//! controller's scratch (the slots' sampled poses), [`draw`] the vertex scratch and one band of
+//! color and depth. The two stages never overlap, so their
 //! buffers share the same stack. Bind-pose vertices, weights and inverse bind matrices stay in
 //! the asset (in flash) and are read [`SKIN_CHUNK`] vertices or [`PALETTE_CHUNK`] joints at a
 //! time.
@@ -48,7 +49,7 @@
 use core::fmt;
 
 use sinew::asset::{Asset, MeshData, ParseError, SkinData};
-use sinew::controller::{ClipEntry, Controller, ControllerError, FadeCurve};
+use sinew::controller::{ClipEntry, Controller, ControllerError, ControllerScratch, FadeCurve};
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
 use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
@@ -116,6 +117,8 @@ pub fn crossfade<R: Real>() -> R {
 
 /// The controller of one character.
 pub type CharacterController<R> = Controller<R, SOA, SLOTS, LAYERS, TRACKS>;
+/// The working memory of a controller update (one per thread, not per character).
+pub type CharacterScratch<R> = ControllerScratch<R, SOA, SLOTS, LAYERS>;
 
 /// A scalar the probe can run in and hash.
 pub trait Scalar: Real {
@@ -384,7 +387,8 @@ pub fn start<R: Scalar>(controller: &mut CharacterController<R>, scene: &Scene<'
 }
 
 /// Advances `controller` to frame `frame` (starting the crossfade before [`CROSSFADE_FRAME`]),
-/// blending into `pose`.
+/// blending into `pose`. The controller's scratch (the slots' sampled poses) is an array on this
+/// function's stack: it lives only while the controller updates.
 ///
 /// # Errors
 ///
@@ -400,7 +404,8 @@ pub fn update<R: Scalar>(
     if frame == CROSSFADE_FRAME {
         controller.crossfade(1, crossfade(), FadeCurve::SmoothStep, true)?;
     }
-    controller.update(dt(), &scene.clips, skeleton, pose, |_| {})?;
+    let mut scratch = CharacterScratch::new();
+    controller.update(dt(), &scene.clips, skeleton, &mut scratch, pose, |_| {})?;
     Ok(())
 }
 

@@ -32,8 +32,8 @@ mod firmware {
     use sinew::raster::CachedVertex;
     use sinew::skeleton::Skeleton;
     use sinew_firmware::{
-        report, CharacterController, MeshBuffers, ProbeError, Scene, BAND_LEN, FIXTURE, JOINT_CAPACITY, MAX_VERTICES,
-        SOA,
+        report, CharacterController, CharacterScratch, MeshBuffers, ProbeError, Scene, BAND_LEN, FIXTURE,
+        JOINT_CAPACITY, MAX_VERTICES, SOA,
     };
 
     use super::Scalar;
@@ -160,10 +160,12 @@ mod firmware {
         writeln!(
             out,
             "memory character {} = controller {controller} + pose {pose} + palette {palette}; statics: skeleton {}, \
-             controller {controller}, mesh {}; draw stack: vertex scratch {}, band {}",
+             controller {controller}, mesh {}; update stack: controller scratch {}; draw stack: vertex scratch {}, \
+             band {}",
             controller + pose + palette,
             size_of::<Skeleton<Scalar, SOA>>(),
             size_of::<MeshBuffers<Scalar>>(),
+            size_of::<CharacterScratch<Scalar>>(),
             size_of::<[CachedVertex; MAX_VERTICES]>(),
             2 * size_of::<[u16; BAND_LEN]>(),
         )?;
