@@ -334,10 +334,7 @@ impl<'a> Clip<'a> {
     ) -> (usize, u8, [R; 4]) {
         // The tag names the clip (by the address and length of its bytes) and the track, so a
         // hit needs no access to the track directory.
-        let tag = ((self.body.as_ptr() as usize as u32) ^ (self.body.len() as u32).rotate_left(13))
-            .wrapping_mul(0x9E37_79B1)
-            .wrapping_add(i as u32)
-            | 1;
+        let tag = time.tag.wrapping_add(i as u32) | 1;
         if cache.tag == tag && t >= cache.t0 && t < cache.t1 {
             return (cache.joint as usize, cache.target, cache.eval(t, rot));
         }
@@ -434,7 +431,7 @@ impl<R: Real> TrackCache<R> {
             CacheKind::Slerp => {
                 let s = ((t - self.t0) * self.inv_dt).clamp(R::ZERO, R::ONE);
                 let (a, b) = (Quat::from_array(self.v0), Quat::from_array(self.v1));
-                a.slerp(b, s).normalize().to_array()
+                a.slerp_with(b, s, &self.warp).normalize().to_array()
             }
         }
     }
@@ -578,8 +575,14 @@ impl TrackView<'_> {
                             b = (-qb).to_array();
                             d = -d;
                         }
-                        cache.kind = if self.slerp { CacheKind::Slerp } else { CacheKind::Rotation };
-                        cache.warp = crate::math::quat::nlerp_warp(d);
+                        if self.slerp {
+                            // The interval's angle and 1/sin of it, once per interval.
+                            cache.kind = CacheKind::Slerp;
+                            cache.warp = crate::math::quat::slerp_constants(d);
+                        } else {
+                            cache.kind = CacheKind::Rotation;
+                            cache.warp = crate::math::quat::nlerp_warp(d);
+                        }
                     } else {
                         cache.kind = CacheKind::Lerp;
                     }
@@ -603,13 +606,18 @@ pub struct ClipTime<R> {
     pub(crate) start: R,
     /// `(end − start) · 65536 / 65535`: multiplies `q / 65536` into seconds.
     pub(crate) scale: R,
+    /// The clip's part of a [`TrackCache`] tag (a hash of the address and length of its bytes),
+    /// computed once per sampling instead of once per track.
+    pub(crate) tag: u32,
 }
 
 impl<R: Real> ClipTime<R> {
     pub(crate) fn new(clip: &Clip<'_>) -> Self {
         let start = R::from_f32(clip.start);
         let end = R::from_f32(clip.end);
-        ClipTime { start, scale: (end - start) * R::ratio(65536, 65535) }
+        let tag =
+            ((clip.body.as_ptr() as usize as u32) ^ (clip.body.len() as u32).rotate_left(13)).wrapping_mul(0x9E37_79B1);
+        ClipTime { start, scale: (end - start) * R::ratio(65536, 65535), tag }
     }
 }
 

@@ -191,12 +191,28 @@ impl<R: Real> Quat<R> {
             Ok(v) => v,
             Err(exact) => return exact,
         };
+        self.slerp_arc(e, t, &slerp_constants(d))
+    }
+    /// [`Quat::slerp`] with the constants of the pair, [`slerp_constants`] of their cosine,
+    /// computed beforehand (once per key interval when sampling): the same result, bit for bit,
+    /// without the inverse trigonometry.
+    #[inline]
+    #[must_use]
+    pub fn slerp_with(self, end: Self, t: R, constants: &[R; 3]) -> Self {
+        let (e, _) = match self.shortest_arc(end, t) {
+            Ok(v) => v,
+            Err(exact) => return exact,
+        };
+        self.slerp_arc(e, t, constants)
+    }
+    /// The slerp kernel on a shortest arc `self → e` (`e` already in `self`'s hemisphere).
+    #[inline(always)]
+    fn slerp_arc(self, e: Self, t: R, c: &[R; 3]) -> Self {
+        let [theta, inv_sin, d] = *c;
         // Below a 4D angle of 0.01 rad nlerp's deviation is about 3e-8 rad, under f32 rounding.
         if d > R::ratio(99_995, 100_000) {
             return (self + (e - self) * t).normalize();
         }
-        let theta = ops::atan2(((R::ONE - d) * (R::ONE + d)).sqrt(), d);
-        let inv_sin = ops::sin(theta).recip();
         let s0 = ops::sin((R::ONE - t) * theta) * inv_sin;
         let s1 = ops::sin(t * theta) * inv_sin;
         (self * s0 + e * s1).normalize()
@@ -268,6 +284,18 @@ pub fn nlerp_warp<R: Real>(d: R) -> [R; 3] {
         c(-3_040_618) + x * (c(53_643_737) + x * (c(-119_788_933) + x * c(210_766_721))),
         c(-2_064_490) + x * (c(83_019_048) + x * (c(-292_418_203) + x * c(332_432_653))),
     ]
+}
+
+/// The constants of a slerp between unit quaternions whose cosine is `d ≥ 0`: the 4D angle
+/// `θ`, `1 / sin θ` and `d` itself (see [`Quat::slerp_with`]). For `d` above 0.99995 slerp
+/// falls back to nlerp and the first two are not computed.
+#[must_use]
+pub fn slerp_constants<R: Real>(d: R) -> [R; 3] {
+    if d > R::ratio(99_995, 100_000) {
+        return [R::ZERO, R::ZERO, d];
+    }
+    let theta = ops::atan2(((R::ONE - d) * (R::ONE + d)).sqrt(), d);
+    [theta, ops::sin(theta).recip(), d]
 }
 
 /// The warped parameter `t' = t + u(t−½)(w₀ + u(w₁ + u·w₂))`, `u = t(t−1)`.
