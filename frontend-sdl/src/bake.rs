@@ -12,6 +12,15 @@
 //!   hierarchy (a child's error includes its parents'). The bound is verified by sampling the
 //!   encoded clip with the runtime at every source key time and between them; tracks on the
 //!   path of a joint that misses it are re-encoded with a tighter budget.
+//! - **Bounded work**: key reduction and error measurement count their steps against
+//!   [`BakeOptions::max_work`] (shared by the clips of one bake). A clip whose search would not
+//!   fit in what is left — one measurement pass alone too big, or the budget running out between
+//!   rounds — is stored lossless instead (every key `f32`, linear rotations slerped exactly, so
+//!   it reproduces the source keys and needs no measurement) and reported as such
+//!   ([`ClipReport::fallback`]). The bake stays correct; only its size grows.
+//! - **Checks**: skin weights must not be negative or all zero on a vertex, inverse bind
+//!   matrices must be finite (typed [`BakeError`]s); triangles that repeat a vertex are dropped
+//!   and counted ([`BakeReport::degenerate_triangles`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -41,11 +50,27 @@ pub struct BakeOptions {
     pub max_influences: usize,
     /// Store every key as lossless `f32` (no quantization, no reduction).
     pub lossless: bool,
+    /// Most work steps the key reduction and error measurement of all clips may take (default
+    /// [`MAX_BAKE_WORK`]): one step is one source key checked by the reduction, or one joint or
+    /// track evaluated at one time by the measurement. Clips that do not fit are stored
+    /// lossless (see the module documentation).
+    pub max_work: u64,
 }
+
+/// Default [`BakeOptions::max_work`]: 2²⁵ (33.5 million) steps, about 5 s of baking in an
+/// unoptimized build. The sample models take at most 3.6 million (`pab_crossarms`, BrainStem).
+pub const MAX_BAKE_WORK: u64 = 1 << 25;
 
 impl Default for BakeOptions {
     fn default() -> Self {
-        BakeOptions { tolerance: 1.0e-4, shell: 0.03, palette: None, max_influences: 4, lossless: false }
+        BakeOptions {
+            tolerance: 1.0e-4,
+            shell: 0.03,
+            palette: None,
+            max_influences: 4,
+            lossless: false,
+            max_work: MAX_BAKE_WORK,
+        }
     }
 }
 
@@ -71,7 +96,32 @@ pub enum BakeError {
         /// Joints one triangle needs.
         needed: usize,
     },
-    /// The rig is inconsistent (an index out of range), with a description.
+    /// A skinned vertex has a negative weight.
+    NegativeWeight {
+        /// Mesh name.
+        mesh: String,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// A skinned vertex has all its weights zero (it would follow no joint).
+    ZeroWeights {
+        /// Mesh name.
+        mesh: String,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// An inverse bind matrix is not finite.
+    NonFiniteBind {
+        /// Skin name.
+        skin: String,
+        /// Skin joint whose matrix it is.
+        joint: usize,
+    },
+    /// The rig is inconsistent (an index out of range, a NaN vertex), with a description.
     Invalid(String),
     /// The encoded file failed to parse (an internal error), with the parser's message.
     Encoding(String),
@@ -85,6 +135,15 @@ impl fmt::Display for BakeError {
             Self::NonFiniteRest { joint } => write!(f, "joint '{joint}' has a non-finite rest transform"),
             Self::PaletteTooSmall { palette, needed } => {
                 write!(f, "palette of {palette} joints is too small: a triangle needs {needed}")
+            }
+            Self::NegativeWeight { mesh, primitive, vertex } => {
+                write!(f, "mesh '{mesh}' primitive {primitive} vertex {vertex} has a negative weight")
+            }
+            Self::ZeroWeights { mesh, primitive, vertex } => {
+                write!(f, "mesh '{mesh}' primitive {primitive} vertex {vertex} has all weights zero")
+            }
+            Self::NonFiniteBind { skin, joint } => {
+                write!(f, "skin '{skin}': the inverse bind matrix of joint {joint} is not finite")
             }
             Self::Invalid(s) => write!(f, "invalid rig: {s}"),
             Self::Encoding(s) => write!(f, "internal encoding error: {s}"),
@@ -117,6 +176,11 @@ pub struct ClipReport {
     pub max_error: f64,
     /// Joint with the largest error.
     pub max_error_joint: String,
+    /// Work steps the clip's reduction and measurement took (see [`BakeOptions::max_work`]).
+    pub work: u64,
+    /// The search did not fit the work budget: the clip is stored lossless (every key `f32`,
+    /// linear rotations slerped exactly) and was not measured (`max_error` is 0).
+    pub fallback: bool,
 }
 
 /// What baking gave.
@@ -126,6 +190,8 @@ pub struct BakeReport {
     pub clips: Vec<ClipReport>,
     /// Vertices whose influences were cut to `max_influences`.
     pub clamped_vertices: usize,
+    /// Triangles dropped because they use one vertex twice (they cover no pixel).
+    pub degenerate_triangles: usize,
     /// Mesh parts written.
     pub parts: usize,
     /// File size.
@@ -352,7 +418,9 @@ fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: 
 /// # Errors
 ///
 /// [`BakeError`] when the rig cannot be represented (too many joints or keys, non-finite rest
-/// values, a palette too small for a triangle, inconsistent indices).
+/// values, vertices or inverse bind matrices, negative or all-zero skin weights, a palette too
+/// small for a triangle, inconsistent indices). Running out of [`BakeOptions::max_work`] is
+/// not an error: the clips that do not fit are stored lossless.
 pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), BakeError> {
     let skel = skeleton_of(rig)?;
     let mut report = BakeReport::default();
@@ -360,6 +428,9 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
     for s in &rig.skins {
         if s.joints.iter().any(|&j| j >= rig.joints.len()) {
             return Err(BakeError::Invalid(format!("skin '{}' names a joint past the hierarchy", s.name)));
+        }
+        if let Some(joint) = s.inverse_bind.iter().position(|m| !m.iter().all(|v| v.is_finite())) {
+            return Err(BakeError::NonFiniteBind { skin: s.name.clone(), joint });
         }
         skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
     }
@@ -371,8 +442,9 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
     let mut clips = Vec::new();
     let unit = rig.meters_per_unit.filter(|u| *u > 0.0 && u.is_finite()).unwrap_or(1.0);
     let scene_opts = BakeOptions { tolerance: opts.tolerance / unit, shell: opts.shell / unit, ..*opts };
+    let mut work = Work { left: opts.max_work };
     for c in &rig.clips {
-        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts)?;
+        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, &mut work)?;
         clips.push(enc);
         report.clips.push(rep);
     }
@@ -410,8 +482,11 @@ fn bake_mesh(
     let node = m.node.map(|n| n as u16).unwrap_or(NONE);
     let mut parts = Vec::new();
     let kmax = opts.max_influences.clamp(1, MAX_INFLUENCES);
-    for p in &m.primitives {
+    for (pi, p) in m.primitives.iter().enumerate() {
         let n = p.positions.len();
+        if let Some(v) = p.positions.iter().position(|q| !q.iter().all(|x| x.is_finite())) {
+            return Err(BakeError::Invalid(format!("mesh '{}' primitive {pi} vertex {v} is not finite", m.name)));
+        }
         let (influences, joints, weights) = match skin_joints {
             Some(sj) if p.influences > 0 => {
                 let k_in = p.influences;
@@ -438,6 +513,18 @@ fn bake_mesh(
                     if pairs.iter().any(|&(j, w)| w != 0.0 && j as usize >= sj) {
                         return Err(BakeError::Invalid(format!("mesh '{}' has a joint index past its skin", m.name)));
                     }
+                    if pairs.iter().any(|&(_, w)| !w.is_finite()) {
+                        return Err(BakeError::Invalid(format!(
+                            "mesh '{}' primitive {pi} vertex {v} has a non-finite weight",
+                            m.name
+                        )));
+                    }
+                    if pairs.iter().any(|&(_, w)| w < 0.0) {
+                        return Err(BakeError::NegativeWeight { mesh: m.name.clone(), primitive: pi, vertex: v });
+                    }
+                    if pairs.iter().all(|&(_, w)| w == 0.0) {
+                        return Err(BakeError::ZeroWeights { mesh: m.name.clone(), primitive: pi, vertex: v });
+                    }
                     pairs.sort_by(|a, b| b.1.total_cmp(&a.1));
                     let dropped = pairs[k..].iter().any(|&(_, w)| w != 0.0);
                     let kept = &mut pairs[..k];
@@ -460,6 +547,15 @@ fn bake_mesh(
         if p.indices.len() % 3 != 0 || p.indices.iter().any(|&i| i as usize >= n) {
             return Err(BakeError::Invalid(format!("mesh '{}' has invalid triangle indices", m.name)));
         }
+        // Triangles that repeat a vertex cover no pixel; the format rejects them.
+        let indices: Vec<u32> = p
+            .indices
+            .chunks_exact(3)
+            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .flatten()
+            .copied()
+            .collect();
+        report.degenerate_triangles += (p.indices.len() - indices.len()) / 3;
         let full: Vec<u16> = match skin_joints {
             Some(sj) if influences > 0 => (0..sj as u16).collect(),
             _ => Vec::new(),
@@ -477,9 +573,9 @@ fn bake_mesh(
                 influences,
                 joints,
                 weights,
-                indices: p.indices.clone(),
+                indices,
             }),
-            Some(limit) => split_palette(p, influences, &joints, &weights, limit, &mut parts)?,
+            Some(limit) => split_palette(p, &indices, influences, &joints, &weights, limit, &mut parts)?,
         }
     }
     Ok(EncMesh { name: m.name.clone(), skin: m.skin.map(|s| s as u16).unwrap_or(NONE), node, color, parts })
@@ -488,6 +584,7 @@ fn bake_mesh(
 /// Splits one primitive's triangles into parts whose joint sets fit `limit`.
 fn split_palette(
     p: &crate::rig::RigPrimitive,
+    indices: &[u32],
     k: usize,
     joints: &[u16],
     weights: &[f32],
@@ -542,7 +639,7 @@ fn split_palette(
         cur.clear();
         tris.clear();
     };
-    for t in p.indices.chunks_exact(3) {
+    for t in indices.chunks_exact(3) {
         let mut need: Vec<u16> = Vec::new();
         for &v in t {
             for j in vjoints(v as usize) {
@@ -732,27 +829,57 @@ fn interp_value(target: ChannelTarget, a: [f64; 4], b: [f64; 4], s: f64) -> [f64
 /// Most source key intervals one baked interval of [`reduce`] spans.
 const MAX_REDUCE_SPAN: usize = 256;
 
-/// Keys to keep so every removed key is reproduced within `tol` (scene units).
-fn reduce(c: &RigChannel, tol: f64, extent: f64) -> Vec<usize> {
+/// What is left of a bake's work budget (see [`BakeOptions::max_work`]).
+#[derive(Debug)]
+struct Work {
+    left: u64,
+}
+
+impl Work {
+    /// Takes `steps` from the budget; false (and nothing taken) when they do not fit.
+    fn spend(&mut self, steps: u64) -> bool {
+        match self.left.checked_sub(steps) {
+            Some(rest) => {
+                self.left = rest;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Keys to keep so every removed key is reproduced within `tol` (scene units). Each key checked
+/// costs one step of `work`; `None` when the budget runs out.
+fn reduce(c: &RigChannel, tol: f64, extent: f64, work: &mut Work) -> Option<Vec<usize>> {
     let n = c.times.len();
     if n <= 1 {
-        return (0..n).collect();
+        return Some((0..n).collect());
     }
     let first = key_value(c, 0);
-    if (1..n).all(|k| value_error(c.target, key_value(c, k), first, extent) <= tol) {
-        return vec![0];
+    let mut within = |a: [f64; 4], b: [f64; 4]| -> Option<bool> {
+        work.spend(1).then(|| value_error(c.target, a, b, extent) <= tol)
+    };
+    let mut constant = true;
+    for k in 1..n {
+        if !within(key_value(c, k), first)? {
+            constant = false;
+            break;
+        }
+    }
+    if constant {
+        return Some(vec![0]);
     }
     let mut kept = vec![0];
     if c.interpolation == Interpolation::Step {
         let mut last = first;
         for k in 1..n {
             let v = key_value(c, k);
-            if value_error(c.target, v, last, extent) > tol {
+            if !within(v, last)? {
                 kept.push(k);
                 last = v;
             }
         }
-        return kept;
+        return Some(kept);
     }
     let mut i = 0;
     let mut j = 2;
@@ -761,11 +888,16 @@ fn reduce(c: &RigChannel, tol: f64, extent: f64) -> Vec<usize> {
         let (vi, vj) = (key_value(c, i), key_value(c, j));
         // A segment is checked key by key, so its length is capped: without the cap, keys on
         // a straight line make one segment of the whole track, checked in quadratic time.
-        let ok = j - i <= MAX_REDUCE_SPAN
-            && (i + 1..j).all(|m| {
+        let mut ok = j - i <= MAX_REDUCE_SPAN;
+        if ok {
+            for m in i + 1..j {
                 let s = (c.times[m] as f64 - ti) / (tj - ti);
-                value_error(c.target, key_value(c, m), interp_value(c.target, vi, vj, s), extent) <= tol
-            });
+                if !within(key_value(c, m), interp_value(c.target, vi, vj, s))? {
+                    ok = false;
+                    break;
+                }
+            }
+        }
         if ok {
             j += 1;
         } else {
@@ -775,7 +907,7 @@ fn reduce(c: &RigChannel, tol: f64, extent: f64) -> Vec<usize> {
         }
     }
     kept.push(n - 1);
-    kept
+    Some(kept)
 }
 
 /// Joint positions in the rest pose and, per joint, the distance to its farthest descendant.
@@ -814,6 +946,7 @@ fn bake_clip(
     skel: &EncSkeleton,
     clip: &RigClip,
     opts: &BakeOptions,
+    work: &mut Work,
 ) -> Result<(EncClip, ClipReport), BakeError> {
     let (start, end) = clip.time_range();
     let mut times: Vec<f32> = clip.channels.iter().flat_map(|c| c.times.iter().copied()).collect();
@@ -825,8 +958,6 @@ fn bake_clip(
     }
     let channels: Vec<&RigChannel> =
         clip.channels.iter().filter(|c| c.joint < rig.joints.len() && !c.times.is_empty()).collect();
-    let ext = extents(rig, opts.shell);
-    let mut budget = vec![0.5f64; rig.joints.len()];
     // Evaluation times: every source key time and three points inside each interval — at ½
     // and near the peaks of corrected nlerp's deviation (about 0.2 and 0.8).
     let mut eval_times: Vec<f64> = Vec::new();
@@ -841,8 +972,77 @@ fn bake_clip(
     if eval_times.is_empty() {
         eval_times.push(start as f64);
     }
+    let before = work.left;
+    // One measurement: every joint and every source track at every evaluation time.
+    let measure_cost = (eval_times.len() as u64).saturating_mul((rig.joints.len() + clip.channels.len()) as u64);
+    let searched = if measure_cost <= work.left {
+        search(rig, skel, clip, &channels, &eval_times, opts, measure_cost, work)?
+    } else {
+        None
+    };
+    let fallback = searched.is_none();
+    let (tracks, errors) = match searched {
+        Some(found) => found,
+        None => {
+            // Lossless, with exact slerp: the runtime reproduces the source's interpolation.
+            let tracks = channels
+                .iter()
+                .map(|c| {
+                    let mut t = encode_f32(c);
+                    if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
+                        t.flags |= TRACK_FLAG_SLERP;
+                    }
+                    t
+                })
+                .collect();
+            (tracks, vec![0.0; rig.joints.len()])
+        }
+    };
+    let enc = EncClip { name: clip.name.clone(), start, end, tracks };
+    let (worst_joint, max_error) =
+        errors.iter().copied().enumerate().fold((0, 0.0f64), |acc, (j, e)| if e > acc.1 { (j, e) } else { acc });
+    let animated: std::collections::HashSet<usize> = channels.iter().map(|c| c.joint).collect();
+    let report = ClipReport {
+        name: clip.name.clone(),
+        duration: end - start,
+        tracks: enc.tracks.len(),
+        source_keys,
+        baked_keys: enc.tracks.iter().map(|t| t.keys as usize).sum(),
+        source_times: times.len(),
+        raw_bytes: 40 * animated.len() * times.len(),
+        baked_bytes: 0,
+        max_error,
+        max_error_joint: if fallback {
+            String::new()
+        } else {
+            rig.joints.get(worst_joint).map(|j| j.name.clone()).unwrap_or_default()
+        },
+        work: before - work.left,
+        fallback,
+    };
+    Ok((enc, report))
+}
+
+/// A clip's tracks and the per-joint errors measured for them.
+type Searched = (Vec<EncTrack>, Vec<f64>);
+
+/// The encoding search of [`bake_clip`]: encode, measure, tighten the joints that miss the bound,
+/// repeat. Returns the tracks and the per-joint errors, or `None` when `work` runs out first.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    rig: &Rig,
+    skel: &EncSkeleton,
+    clip: &RigClip,
+    channels: &[&RigChannel],
+    eval_times: &[f64],
+    opts: &BakeOptions,
+    measure_cost: u64,
+    work: &mut Work,
+) -> Result<Option<Searched>, BakeError> {
+    let (start, end) = clip.time_range();
+    let ext = extents(rig, opts.shell);
+    let mut budget = vec![0.5f64; rig.joints.len()];
     let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
-    let mut errors;
     // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
     // quantization steps alone exceed the bound), 2 = every key in f32. Joints on the path of a
     // joint that misses the bound get a halved budget, then move up a mode.
@@ -850,41 +1050,55 @@ fn bake_clip(
     // Joints whose rotations must be slerped exactly: corrected nlerp deviates up to 7e-5 rad
     // per joint between keys, which long chains amplify past the bound.
     let mut slerp = vec![false; rig.joints.len()];
+    // The last reduction of each channel and the tolerance it was made for: a joint whose budget
+    // did not change keeps its keys without a second pass.
+    let mut reduced: Vec<Option<(f64, Vec<usize>)>> = vec![None; channels.len()];
     let mut round = 0;
     loop {
-        enc.tracks = channels
-            .iter()
-            .map(|c| {
-                let mut t = if mode[c.joint] == 2 || c.interpolation == Interpolation::CubicSpline {
-                    encode_f32(c)
-                } else {
-                    let keys = reduce(c, opts.tolerance * budget[c.joint], ext[c.joint]);
-                    if mode[c.joint] == 1 {
-                        encode_f32_keys(c, &keys)
-                    } else {
-                        encode_quantized(c, &keys, start, end)
-                            .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
-                            .unwrap_or_else(|| encode_f32(c))
-                    }
-                };
-                if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
-                    let keys = if mode[c.joint] == 2 {
-                        (0..c.times.len()).collect()
-                    } else {
-                        reduce(c, opts.tolerance * budget[c.joint], ext[c.joint])
-                    };
-                    let nlerp_error = nlerp_deviation(c, &keys) * ext[c.joint];
-                    if slerp[c.joint] || nlerp_error > 0.25 * opts.tolerance * budget[c.joint] {
-                        t.flags |= TRACK_FLAG_SLERP;
+        enc.tracks.clear();
+        for (ci, c) in channels.iter().enumerate() {
+            let tol = opts.tolerance * budget[c.joint];
+            let lossless = mode[c.joint] == 2;
+            let keys = if lossless || c.interpolation == Interpolation::CubicSpline {
+                Vec::new()
+            } else {
+                match &reduced[ci] {
+                    Some((t, k)) if *t == tol => k.clone(),
+                    _ => {
+                        let Some(k) = reduce(c, tol, ext[c.joint], work) else { return Ok(None) };
+                        reduced[ci] = Some((tol, k.clone()));
+                        k
                     }
                 }
-                t
-            })
-            .collect();
-        errors = measure(rig, skel, clip, &enc, &eval_times, opts.shell)?;
+            };
+            let mut t = if lossless || c.interpolation == Interpolation::CubicSpline {
+                encode_f32(c)
+            } else if mode[c.joint] == 1 {
+                encode_f32_keys(c, &keys)
+            } else {
+                encode_quantized(c, &keys, start, end)
+                    .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
+                    .unwrap_or_else(|| encode_f32(c))
+            };
+            if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
+                let nlerp_error = if lossless {
+                    nlerp_deviation(c, &(0..c.times.len()).collect::<Vec<_>>())
+                } else {
+                    nlerp_deviation(c, &keys)
+                } * ext[c.joint];
+                if slerp[c.joint] || nlerp_error > 0.25 * opts.tolerance * budget[c.joint] {
+                    t.flags |= TRACK_FLAG_SLERP;
+                }
+            }
+            enc.tracks.push(t);
+        }
+        if !work.spend(measure_cost) {
+            return Ok(None);
+        }
+        let errors = measure(rig, skel, clip, &enc, eval_times, opts.shell)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
         if failing.is_empty() || round == 14 {
-            break;
+            return Ok(Some((enc.tracks, errors)));
         }
         for j in failing {
             let mut a = Some(j);
@@ -905,22 +1119,6 @@ fn bake_clip(
         }
         round += 1;
     }
-    let (worst_joint, max_error) =
-        errors.iter().copied().enumerate().fold((0, 0.0f64), |acc, (j, e)| if e > acc.1 { (j, e) } else { acc });
-    let animated: std::collections::HashSet<usize> = channels.iter().map(|c| c.joint).collect();
-    let report = ClipReport {
-        name: clip.name.clone(),
-        duration: end - start,
-        tracks: enc.tracks.len(),
-        source_keys,
-        baked_keys: enc.tracks.iter().map(|t| t.keys as usize).sum(),
-        source_times: times.len(),
-        raw_bytes: 40 * animated.len() * times.len(),
-        baked_bytes: 0,
-        max_error,
-        max_error_joint: rig.joints.get(worst_joint).map(|j| j.name.clone()).unwrap_or_default(),
-    };
-    Ok((enc, report))
 }
 
 /// Samples the encoded clip with the runtime at every evaluation time and returns, per joint,

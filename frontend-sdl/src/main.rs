@@ -51,6 +51,10 @@ enum Command {
         /// Keep every key as lossless f32.
         #[arg(long)]
         lossless: bool,
+        /// Most work steps for key reduction and error measurement (keys checked, joints and
+        /// tracks evaluated); clips that need more are stored lossless.
+        #[arg(long, default_value_t = sinew_frontend::bake::MAX_BAKE_WORK)]
+        max_work: u64,
     },
     /// Print what a model holds: joints, skins, meshes, clips with durations and key counts.
     Info {
@@ -218,7 +222,7 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Bake { input, output, anim, tolerance, shell, palette, influences, lossless } => {
+        Command::Bake { input, output, anim, tolerance, shell, palette, influences, lossless, max_work } => {
             if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
                 return Err(Failure {
                     file: None, message: "--tolerance must be > 0 and --shell ≥ 0".into(), code: 2
@@ -227,15 +231,20 @@ fn run(command: Command) -> Result<(), Failure> {
             if !(1..=sinew::limits::MAX_INFLUENCES).contains(&influences) {
                 return Err(Failure { file: None, message: "--influences must be 1 to 8".into(), code: 2 });
             }
-            let opts = BakeOptions { tolerance, shell, palette, max_influences: influences, lossless };
+            let opts = BakeOptions { tolerance, shell, palette, max_influences: influences, lossless, max_work };
             let model = Model::load(&input, anim.as_deref(), &opts).map_err(|e| fail(&input, e))?;
             std::fs::write(&output, model.bytes()).map_err(|e| fail(&output, e))?;
-            print_info(&model);
+            print_info(&model, &mut Out::new())?;
             if let Some(r) = &model.report {
                 eprintln!("clip                     tracks  source keys  baked keys  raw bytes  baked bytes  ratio  max error");
                 for c in &r.clips {
+                    let error = if c.fallback {
+                        "lossless (work budget)".to_owned()
+                    } else {
+                        format!("{:>10.3e} ({})", c.max_error, c.max_error_joint)
+                    };
                     eprintln!(
-                        "{:<24} {:>6} {:>12} {:>11} {:>10} {:>12} {:>6.2} {:>10.3e} ({})",
+                        "{:<24} {:>6} {:>12} {:>11} {:>10} {:>12} {:>6.2} {error}",
                         c.name,
                         c.tracks,
                         c.source_keys,
@@ -243,8 +252,14 @@ fn run(command: Command) -> Result<(), Failure> {
                         c.raw_bytes,
                         c.baked_bytes,
                         c.baked_bytes as f64 / c.raw_bytes.max(1) as f64,
-                        c.max_error,
-                        c.max_error_joint
+                    );
+                }
+                let work: u64 = r.clips.iter().map(|c| c.work).sum();
+                eprintln!("key reduction and error measurement: {work} work steps (budget {})", opts.max_work);
+                for c in r.clips.iter().filter(|c| c.fallback) {
+                    eprintln!(
+                        "clip '{}': key reduction would exceed the work budget of {} steps; stored lossless",
+                        c.name, opts.max_work
                     );
                 }
                 if r.clamped_vertices > 0 {
@@ -253,18 +268,22 @@ fn run(command: Command) -> Result<(), Failure> {
                         r.clamped_vertices
                     );
                 }
+                if r.degenerate_triangles > 0 {
+                    eprintln!("dropped {} degenerate triangles (a vertex used twice)", r.degenerate_triangles);
+                }
             }
             eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
             Ok(())
         }
         Command::Bench { model: path, clip, anim, crowd } => {
             let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
+            let mut out = Out::new();
             if let Some(n) = crowd {
                 for r in sinew_frontend::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
-                    println!(
+                    out.line(format_args!(
                         "crowd {} characters, {} thread(s): {:.3} ms per frame, {:.0} characters per 16.6 ms frame",
                         r.characters, r.threads, r.ms_per_frame, r.per_60hz_frame
-                    );
+                    ))?;
                 }
                 return Ok(());
             }
@@ -285,7 +304,7 @@ fn run(command: Command) -> Result<(), Failure> {
             }
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
             for m in sinew_frontend::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
-                println!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count);
+                out.line(format_args!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count))?;
                 eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
             }
             Ok(())
@@ -320,8 +339,7 @@ fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Info { file, anim } => {
             let model = Model::load(&file, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&file, e))?;
-            print_info(&model);
-            Ok(())
+            print_info(&model, &mut Out::new())
         }
         Command::Dump { model: path, anim, clip, time, skin, skinning, raw, layers, additive } => {
             let opts = if raw {
@@ -358,14 +376,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 },
             )
             .map_err(|e| fail(&path, e))?;
-            // A closed pipe (`sinew dump … | head`) ends the output quietly.
-            let mut out = std::io::stdout().lock();
-            match writeln!(out, "{json}") {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(Failure { file: None, message: e.to_string(), code: 1 })
-                }
-                _ => Ok(()),
-            }
+            Out::new().line(format_args!("{json}"))
         }
         Command::Demo {
             model,
@@ -417,14 +428,40 @@ fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
-fn print_info(model: &Model) {
+/// Standard output that goes quiet once its reader has gone (`sinew info … | head -1`): a closed
+/// pipe ends the output without an error; other write errors fail with exit code 1.
+struct Out {
+    closed: bool,
+}
+
+impl Out {
+    fn new() -> Self {
+        Out { closed: false }
+    }
+    /// Writes one line (nothing once the pipe is closed).
+    fn line(&mut self, args: std::fmt::Arguments<'_>) -> Result<(), Failure> {
+        if self.closed {
+            return Ok(());
+        }
+        match writeln!(std::io::stdout().lock(), "{args}") {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(Failure { file: None, message: format!("cannot write the output: {e}"), code: 1 }),
+            Ok(()) => Ok(()),
+        }
+    }
+}
+
+fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
     let a = model.asset();
     let s = model.skeleton();
-    println!("model {} ({} bytes baked)", model.name, model.bytes().len());
-    println!("joints {}", s.num_joints());
+    out.line(format_args!("model {} ({} bytes baked)", model.name, model.bytes().len()))?;
+    out.line(format_args!("joints {}", s.num_joints()))?;
     for i in 0..a.num_skins() {
         if let Some(k) = a.skin(i) {
-            println!("skin {i} '{}': {} joints", k.name(), k.num_joints());
+            out.line(format_args!("skin {i} '{}': {} joints", k.name(), k.num_joints()))?;
         }
     }
     for i in 0..a.num_meshes() {
@@ -433,11 +470,11 @@ fn print_info(model: &Model) {
                 (acc.0 + p.num_vertices(), acc.1 + p.num_indices() / 3, acc.2.max(p.influences()))
             });
             let skin = m.skin().map(|s| s.to_string()).unwrap_or_else(|| "-".into());
-            println!(
+            out.line(format_args!(
                 "mesh {i} '{}': skin {skin}, {} parts, {v} vertices, {t} triangles, {k} influences",
                 m.name(),
                 m.num_parts()
-            );
+            ))?;
         }
     }
     for i in 0..a.num_clips() {
@@ -445,7 +482,7 @@ fn print_info(model: &Model) {
             let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
             let quantized = tracks.iter().filter(|t| t.format == sinew::clip::KeyFormat::Quantized).count();
             let slerp = tracks.iter().filter(|t| t.slerp).count();
-            println!(
+            out.line(format_args!(
                 "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks ({quantized} quantized, {slerp} exact slerp), {} keys, {} bytes",
                 c.name(),
                 c.end() - c.start(),
@@ -454,10 +491,11 @@ fn print_info(model: &Model) {
                 c.num_tracks(),
                 c.num_keys(),
                 c.byte_len()
-            );
+            ))?;
         }
     }
     for n in &model.notes {
-        println!("note: {n}");
+        out.line(format_args!("note: {n}"))?;
     }
+    Ok(())
 }

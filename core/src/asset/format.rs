@@ -38,6 +38,8 @@
 //!     joints u16 × k × v, weights f32 × k × v
 //!     index_count u32, index_size u8 (2 or 4), indices × index_count
 //!   }
+//!   (skinned vertices have no negative weight and not all weights zero; each triangle uses
+//!   three distinct vertices below vertex_count)
 //! CLIP
 //!   name         u8 len + bytes
 //!   start, end   f32              (union of the tracks' key times, seconds)

@@ -2,9 +2,10 @@
 //! the host), validated once, then read without further checks failing.
 //!
 //! [`Asset::parse`] checks the header, the checksum and every section (counts, ranges, finite
-//! values, key order, index bounds), so the views it hands out ([`SkeletonData`], [`SkinData`],
-//! [`MeshData`], [`Clip`]) can be read without errors. Data is read with unaligned
-//! little-endian loads, so any byte alignment works. The layout is in [`format`].
+//! values, key order, index bounds, skin weights, triangles), so the views it hands out
+//! ([`SkeletonData`], [`SkinData`], [`MeshData`], [`Clip`]) can be read without errors. Data is
+//! read with unaligned little-endian loads, so any byte alignment works. The layout is in
+//! [`format`].
 
 use core::fmt;
 
@@ -55,6 +56,12 @@ pub enum ParseError {
         /// Section index.
         section: u16,
     },
+    /// A count or length inside a section (joints, parts, vertices, indices, tracks, a name)
+    /// declares more data than the section holds.
+    SectionOverrun {
+        /// Section index.
+        section: u16,
+    },
     /// More than one skeleton section.
     DuplicateSkeleton,
     /// Skins or clips exist but no skeleton does.
@@ -93,11 +100,55 @@ pub enum ParseError {
         /// Section index.
         section: u16,
     },
-    /// A triangle index is not below the part's vertex count, the index count is not a
-    /// multiple of 3, or the index size is not 2 or 4.
+    /// A mesh part's index count is not a multiple of 3, or its index size is not 2 or 4.
     BadIndices {
         /// Section index.
         section: u16,
+    },
+    /// A triangle of a mesh part uses a vertex index that is not below the part's vertex count.
+    IndexOutOfRange {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Triangle index within the part.
+        triangle: u32,
+        /// The vertex index found.
+        vertex: u32,
+    },
+    /// A triangle of a mesh part uses one vertex twice (the baker drops such triangles).
+    DegenerateTriangle {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Triangle index within the part.
+        triangle: u32,
+    },
+    /// A skinned vertex has a negative weight.
+    NegativeWeight {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Vertex index within the part.
+        vertex: u32,
+    },
+    /// A skinned vertex has no weight: all of its weights are zero.
+    ZeroWeights {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Vertex index within the part.
+        vertex: u32,
+    },
+    /// An inverse bind matrix holds a NaN or infinite value.
+    NonFiniteBind {
+        /// Section index.
+        section: u16,
+        /// Skin joint whose matrix it is.
+        joint: u16,
     },
     /// A clip track has an unknown target, interpolation or format, no keys, or a quantized
     /// cubic spline.
@@ -145,6 +196,9 @@ impl fmt::Display for ParseError {
             Self::BadSection { section } => {
                 write!(f, "section {section} lies outside the file, overlaps another, is out of order or has the wrong length")
             }
+            Self::SectionOverrun { section } => {
+                write!(f, "section {section} declares more data than it holds (a count runs past its end)")
+            }
             Self::DuplicateSkeleton => f.write_str("more than one skeleton section"),
             Self::MissingSkeleton => f.write_str("skins or clips without a skeleton section"),
             Self::Skeleton(e) => write!(f, "invalid skeleton: {e}"),
@@ -156,7 +210,24 @@ impl fmt::Display for ParseError {
                 write!(f, "mesh section {section} has a joint index past its palette")
             }
             Self::BadInfluences { section } => write!(f, "mesh section {section} has an invalid influence count"),
-            Self::BadIndices { section } => write!(f, "mesh section {section} has invalid triangle indices"),
+            Self::BadIndices { section } => {
+                write!(f, "mesh section {section} has an index count that is not a multiple of 3 or a bad index size")
+            }
+            Self::IndexOutOfRange { section, part, triangle, vertex } => {
+                write!(f, "mesh section {section}, part {part}: triangle {triangle}: vertex {vertex} is out of range")
+            }
+            Self::DegenerateTriangle { section, part, triangle } => {
+                write!(f, "mesh section {section}, part {part}: triangle {triangle} uses a vertex twice")
+            }
+            Self::NegativeWeight { section, part, vertex } => {
+                write!(f, "mesh section {section}, part {part}: vertex {vertex} has a negative weight")
+            }
+            Self::ZeroWeights { section, part, vertex } => {
+                write!(f, "mesh section {section}, part {part}: vertex {vertex} has weights summing to 0")
+            }
+            Self::NonFiniteBind { section, joint } => {
+                write!(f, "skin section {section}: the inverse bind matrix of skin joint {joint} is not finite")
+            }
             Self::BadTrack { section, track } => {
                 write!(f, "clip section {section}, track {track}: invalid track header")
             }
@@ -172,6 +243,12 @@ impl fmt::Display for ParseError {
 }
 
 impl core::error::Error for ParseError {}
+
+/// Turns [`ParseError::Truncated`] from inside section `section` (the file and its table were
+/// checked before) into [`ParseError::SectionOverrun`].
+fn overrun(section: u16) -> impl Fn(ParseError) -> ParseError {
+    move |e| if e == ParseError::Truncated { ParseError::SectionOverrun { section } } else { e }
+}
 
 /// A validated `.sinew` file, borrowing its bytes.
 #[derive(Debug, Clone, Copy)]
@@ -215,9 +292,12 @@ impl<'a> Asset<'a> {
     ///
     /// # Errors
     ///
-    /// A [`ParseError`] naming the first problem found: truncation, bad magic or version,
-    /// length or checksum mismatch, a section out of bounds, or invalid contents (see the
-    /// variants).
+    /// A [`ParseError`] naming the first problem found: truncation of the header or table
+    /// ([`ParseError::Truncated`]), bad magic or version, length or checksum mismatch, a section
+    /// out of bounds ([`ParseError::BadSection`]), a count inside a section that runs past it
+    /// ([`ParseError::SectionOverrun`]), or invalid contents: NaN or infinite values, unsorted
+    /// keys, joint, skin, palette or vertex indices out of range, negative or all-zero weights,
+    /// triangles that repeat a vertex, a skeleton that is not parents-first (see the variants).
     pub fn parse(data: &'a [u8]) -> Result<Self, ParseError> {
         let mut r = Reader::new(data);
         if r.array::<8>()? != MAGIC {
@@ -268,7 +348,7 @@ impl<'a> Asset<'a> {
                 if asset.skeleton.is_some() {
                     return Err(ParseError::DuplicateSkeleton);
                 }
-                asset.skeleton = Some(SkeletonData::parse(body, i as u16)?);
+                asset.skeleton = Some(SkeletonData::parse(body, i as u16).map_err(overrun(i as u16))?);
             }
         }
         let joints = asset.skeleton.map(|s| s.num_joints()).unwrap_or(0);
@@ -279,18 +359,18 @@ impl<'a> Asset<'a> {
                 if asset.skeleton.is_none() {
                     return Err(ParseError::MissingSkeleton);
                 }
-                SkinData::parse(body, sec, joints)?;
+                SkinData::parse(body, sec, joints).map_err(overrun(sec))?;
             } else if kind == KIND_CLIP {
                 if asset.skeleton.is_none() {
                     return Err(ParseError::MissingSkeleton);
                 }
-                Clip::parse(body, sec, joints)?;
+                Clip::parse(body, sec, joints).map_err(overrun(sec))?;
             }
         }
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
             if kind == KIND_MESH {
-                MeshData::parse(body, i as u16, &asset, joints)?;
+                MeshData::parse(body, i as u16, &asset, joints).map_err(overrun(i as u16))?;
             }
         }
         Ok(asset)
@@ -580,7 +660,7 @@ impl<'a> SkinData<'a> {
         let ib = r.bytes(n * 64)?;
         for i in 0..n * 16 {
             if !reader::is_finite_bits(le_u32(ib, i * 4)) {
-                return Err(ParseError::NonFinite { section: sec });
+                return Err(ParseError::NonFiniteBind { section: sec, joint: (i / 16) as u16 });
             }
         }
         if r.pos() != body.len() {
@@ -786,7 +866,8 @@ impl<'a> MeshData<'a> {
             return Err(ParseError::JointOutOfRange { section: sec });
         }
         let mut r = Reader::new(m.parts_bytes);
-        for _ in 0..m.parts {
+        for part in 0..m.parts {
+            let part = part as u16;
             let p = MeshPart::read(&mut r)?;
             match skin_joints {
                 Some(sj) => {
@@ -814,11 +895,33 @@ impl<'a> MeshData<'a> {
             {
                 return Err(ParseError::NonFinite { section: sec });
             }
+            // Weights: none negative, and not all zero (checked on the bits: no float operation).
+            let k = p.influences;
+            for v in 0..if k > 0 { p.vertices } else { 0 } {
+                let mut any = false;
+                for i in 0..k {
+                    let bits = le_u32(p.weights, (v * k + i) * 4);
+                    let magnitude = bits & 0x7fff_ffff;
+                    if magnitude != 0 && bits >> 31 != 0 {
+                        return Err(ParseError::NegativeWeight { section: sec, part, vertex: v as u32 });
+                    }
+                    any |= magnitude != 0;
+                }
+                if !any {
+                    return Err(ParseError::ZeroWeights { section: sec, part, vertex: v as u32 });
+                }
+            }
             if (p.index_size != 2 && p.index_size != 4) || p.num_indices() % 3 != 0 {
                 return Err(ParseError::BadIndices { section: sec });
             }
-            if (0..p.num_indices()).any(|i| p.index(i) as usize >= p.vertices) {
-                return Err(ParseError::BadIndices { section: sec });
+            for t in 0..p.num_indices() / 3 {
+                let tri = [p.index(t * 3), p.index(t * 3 + 1), p.index(t * 3 + 2)];
+                if let Some(&vertex) = tri.iter().find(|&&i| i as usize >= p.vertices) {
+                    return Err(ParseError::IndexOutOfRange { section: sec, part, triangle: t as u32, vertex });
+                }
+                if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] {
+                    return Err(ParseError::DegenerateTriangle { section: sec, part, triangle: t as u32 });
+                }
             }
         }
         if r.pos() != m.parts_bytes.len() {

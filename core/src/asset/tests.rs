@@ -299,9 +299,11 @@ fn corrupt_files_are_rejected_without_panics() {
     let mut buf = [0u8; 1024];
     let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
     let good = &buf[..len];
-    // Every truncation fails.
+    // Every truncation fails: before the length field is read, as truncated; after it, as a
+    // length mismatch.
     for cut in 0..len {
-        assert!(Asset::parse(&good[..cut]).is_err(), "truncated at {cut}");
+        let want = if cut < 16 { ParseError::Truncated } else { ParseError::LengthMismatch { declared: len as u32 } };
+        assert_eq!(Asset::parse(&good[..cut]).err(), Some(want), "truncated at {cut}");
     }
     // Bad magic, version, length, checksum.
     let mut b = [0u8; 1024];
@@ -314,11 +316,18 @@ fn corrupt_files_are_rejected_without_panics() {
     b[..len].copy_from_slice(good);
     b[len] = 0;
     assert!(matches!(Asset::parse(&b[..len + 1]), Err(ParseError::LengthMismatch { .. })));
-    // Every single-bit flip past the checksummed offset is caught by the checksum (or earlier).
+    // Every single-bit flip past the checksummed offset is caught by the checksum.
+    let stored = u32::from_le_bytes([good[16], good[17], good[18], good[19]]);
     for i in CRC_START..len {
         b[..len].copy_from_slice(good);
         b[i] ^= 0x10;
-        assert!(Asset::parse(&b[..len]).is_err(), "flip at {i}");
+        let computed = crc32(&b[CRC_START..len]);
+        assert_ne!(computed, stored);
+        assert_eq!(
+            Asset::parse(&b[..len]).err(),
+            Some(ParseError::ChecksumMismatch { stored, computed }),
+            "flip at {i}"
+        );
     }
 }
 
@@ -561,4 +570,177 @@ fn slerp_flag_forces_exact_slerp() {
     let mut bad = buf;
     patch(&mut bad, 2);
     assert_eq!(Asset::parse(&bad[..len]).err(), Some(ParseError::BadTrack { section: 1, track: 1 }));
+}
+
+/// One skinned mesh part as written by [`build_mesh`].
+#[derive(Clone)]
+struct Part {
+    palette: [u16; 3],
+    vertices: u32,
+    influences: u8,
+    joints: [u16; 8],
+    weights: [f32; 8],
+    index_size: u8,
+    indices: [u32; 6],
+    index_count: u32,
+}
+
+impl Part {
+    /// Four vertices, two influences each, two triangles.
+    fn good() -> Self {
+        Part {
+            palette: [0, 1, 2],
+            vertices: 4,
+            influences: 2,
+            joints: [0, 1, 1, 2, 2, 0, 0, 0],
+            weights: [0.5, 0.5, 1.0, 0.0, 0.25, 0.75, 1.0, 0.0],
+            index_size: 2,
+            indices: [0, 1, 2, 2, 1, 3],
+            index_count: 6,
+        }
+    }
+}
+
+/// A skeleton of 3 joints, one skin of 3 joints (`bind` as the inverse bind matrix of joint 1)
+/// and a mesh of two parts, the second being `part`.
+fn build_mesh(buf: &mut [u8], part: &Part, bind: f32) -> usize {
+    let mut w = Writer::new(buf);
+    let table = w.begin_file(3);
+    let s0 = w.len();
+    w.u16(3);
+    for i in 0..3 {
+        w.i16(i - 1);
+    }
+    for _ in 0..3 {
+        f32s(&mut w, &[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
+    }
+    for name in ["a", "b", "c"] {
+        w.str(name);
+    }
+    w.section(table, 0, KIND_SKELETON, s0);
+    let s1 = w.len();
+    w.str("skin");
+    w.u16(3);
+    for j in 0..3 {
+        w.u16(j);
+    }
+    for j in 0..3 {
+        for k in 0..16 {
+            w.f32(if j == 1 && k == 5 {
+                bind
+            } else if k % 5 == 0 {
+                1.0
+            } else {
+                0.0
+            });
+        }
+    }
+    w.section(table, 1, KIND_SKIN, s1);
+    let s2 = w.len();
+    w.str("mesh");
+    w.u16(0);
+    w.u16(NONE);
+    w.bytes(&[255; 4]);
+    w.u16(2);
+    for p in [&Part::good(), part] {
+        w.u16(3);
+        p.palette.iter().for_each(|&j| w.u16(j));
+        w.u32(p.vertices);
+        w.u8(p.influences);
+        w.u8(0);
+        for v in 0..4 {
+            f32s(&mut w, &[v as f32, 0.0, 0.0]);
+        }
+        p.joints.iter().for_each(|&j| w.u16(j));
+        f32s(&mut w, &p.weights);
+        w.u32(p.index_count);
+        w.u8(p.index_size);
+        for &i in &p.indices {
+            if p.index_size == 4 {
+                w.u32(i);
+            } else {
+                w.u16(i as u16);
+            }
+        }
+    }
+    w.section(table, 2, KIND_MESH, s2);
+    w.finish()
+}
+
+fn parse_mesh(part: &Part) -> Result<(), ParseError> {
+    let mut buf = [0u8; 1024];
+    let len = build_mesh(&mut buf, part, 1.0);
+    Asset::parse(&buf[..len]).map(|_| ())
+}
+
+#[test]
+fn bad_meshes_give_specific_errors() {
+    assert_eq!(parse_mesh(&Part::good()), Ok(()));
+    let with = |f: &dyn Fn(&mut Part)| {
+        let mut p = Part::good();
+        f(&mut p);
+        parse_mesh(&p)
+    };
+    // Triangles: a repeated vertex, a vertex past the part, a count that is not a multiple of 3.
+    assert_eq!(with(&|p| p.indices[4] = 2), Err(ParseError::DegenerateTriangle { section: 2, part: 1, triangle: 1 }));
+    assert_eq!(
+        with(&|p| p.indices[2] = 4),
+        Err(ParseError::IndexOutOfRange { section: 2, part: 1, triangle: 0, vertex: 4 })
+    );
+    assert_eq!(
+        with(&|p| {
+            p.index_size = 4;
+            p.indices[5] = 0x0001_0003;
+        }),
+        Err(ParseError::IndexOutOfRange { section: 2, part: 1, triangle: 1, vertex: 0x0001_0003 })
+    );
+    // Five indices (the sixth is left over).
+    assert!(matches!(with(&|p| p.index_count = 5), Err(ParseError::BadIndices { section: 2 })));
+    // Weights: negative, all zero (also as −0), NaN.
+    assert_eq!(with(&|p| p.weights[5] = -0.25), Err(ParseError::NegativeWeight { section: 2, part: 1, vertex: 2 }));
+    assert_eq!(with(&|p| p.weights[2] = 0.0), Err(ParseError::ZeroWeights { section: 2, part: 1, vertex: 1 }));
+    assert_eq!(
+        with(&|p| p.weights[6..8].copy_from_slice(&[-0.0, 0.0])),
+        Err(ParseError::ZeroWeights { section: 2, part: 1, vertex: 3 })
+    );
+    assert_eq!(with(&|p| p.weights[0] = f32::NAN), Err(ParseError::NonFinite { section: 2 }));
+    // Joint indices past the palette or the skin.
+    assert_eq!(with(&|p| p.joints[3] = 3), Err(ParseError::PaletteOutOfRange { section: 2 }));
+    assert_eq!(with(&|p| p.palette[2] = 3), Err(ParseError::PaletteOutOfRange { section: 2 }));
+    // Counts larger than the section (the part is the last thing in it): vertices, also
+    // 0x1555_5556 whose 12-byte positions wrap to 8 bytes in 32-bit arithmetic, and indices.
+    for vertices in [5, u32::MAX, 0x1555_5556] {
+        assert_eq!(with(&|p| p.vertices = vertices), Err(ParseError::SectionOverrun { section: 2 }), "{vertices}");
+    }
+    assert_eq!(with(&|p| p.index_count = u32::MAX), Err(ParseError::SectionOverrun { section: 2 }));
+    // A NaN inverse bind matrix names its skin joint.
+    let mut buf = [0u8; 1024];
+    let len = build_mesh(&mut buf, &Part::good(), f32::INFINITY);
+    assert_eq!(Asset::parse(&buf[..len]).err(), Some(ParseError::NonFiniteBind { section: 1, joint: 1 }));
+}
+
+#[test]
+fn counts_past_a_section_are_overruns() {
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, 0.0, 3.0, &sample_tracks());
+    let patch = |at: usize, bytes: &[u8]| {
+        let mut b = buf;
+        b[at..at + bytes.len()].copy_from_slice(bytes);
+        let crc = crc32(&b[CRC_START..len]);
+        b[16..20].copy_from_slice(&crc.to_le_bytes());
+        Asset::parse(&b[..len]).map(|_| ())
+    };
+    let section = |i: usize| {
+        let at = HEADER_LEN + i * SECTION_ENTRY_LEN + 4;
+        u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize
+    };
+    // The skeleton's joint count (3 → 4, still below MAX_JOINTS).
+    assert_eq!(patch(section(0), &4u16.to_le_bytes()), Err(ParseError::SectionOverrun { section: 0 }));
+    // The length of the skeleton's last name ("j2", the section's last bytes), the clip's
+    // track count.
+    assert_eq!(patch(section(1) - 3, &[200]), Err(ParseError::SectionOverrun { section: 0 }));
+    assert_eq!(patch(section(1) + 1 + 4 + 8, &u16::MAX.to_le_bytes()), Err(ParseError::SectionOverrun { section: 1 }));
+    // The section count of the header: the table no longer fits the file.
+    assert_eq!(patch(20, &u32::MAX.to_le_bytes()), Err(ParseError::Truncated));
+    assert_eq!(patch(20, &0x1555_5556u32.to_le_bytes()), Err(ParseError::Truncated));
 }

@@ -13,6 +13,12 @@
 //!   file has (`JOINTS_0/1`, `WEIGHTS_0/1`); all animations with their translation, rotation and
 //!   scale channels and their interpolation kept as glTF defines it.
 //!
+//! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
+//!   ([`GltfError::NegativeWeight`], [`GltfError::ZeroWeights`]: such a vertex follows no joint,
+//!   and the spec requires weights summing to 1); sums off 1 by more than 1e-3 are renormalized
+//!   with a note. Triangles that repeat a vertex (strip joins, zero-area triangles of real
+//!   exports) are kept as they are: the baker drops them.
+//!
 //! Nothing read from the file is trusted: every accessor, buffer view and sparse block is checked
 //! against its buffer before the `gltf` crate's readers touch it, every index is range-checked and
 //! every float must be finite. A bad file gives a [`GltfError`] naming the offending item; things
@@ -74,6 +80,12 @@ pub enum GltfError {
     Container(String),
     /// The JSON text could not be parsed into a glTF document (syntax, wrong value types).
     Json(String),
+    /// `asset.version` is not `2.<minor>`, or `asset.minVersion` is above 2.0: the file is for
+    /// another major version of glTF (or needs features of a later 2.x).
+    UnsupportedVersion {
+        /// The version (or minimum version) the file declares.
+        version: String,
+    },
     /// The document breaks a rule of the glTF schema (a reference to a missing object, an
     /// unknown enum value, an unsupported required extension): the failing JSON paths.
     Schema(String),
@@ -129,10 +141,24 @@ pub enum GltfError {
         /// Which value.
         what: String,
     },
-    /// A skin weight is negative.
+    /// A skinned vertex has a negative weight (glTF requires weights ≥ 0).
     NegativeWeight {
-        /// Which vertex.
-        what: String,
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// A skinned vertex has all its weights zero: it follows no joint (glTF requires weights
+    /// that sum to 1; sums off by more than 1e-3 but above 0 are renormalized with a note).
+    ZeroWeights {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
     },
     /// An animation channel's key times are not strictly increasing.
     UnsortedKeyTimes {
@@ -201,6 +227,9 @@ impl fmt::Display for GltfError {
             GltfError::Container(s) => write!(f, "malformed GLB container: {s}"),
             GltfError::Json(s) => write!(f, "invalid glTF JSON: {s}"),
             GltfError::Schema(s) => write!(f, "glTF schema violation: {s}"),
+            GltfError::UnsupportedVersion { version } => {
+                write!(f, "glTF version {:?} is not supported (only 2.0)", short(version))
+            }
             GltfError::MissingBuffer { buffer, reason } => write!(f, "buffer {buffer}: {reason}"),
             GltfError::BufferTooShort { buffer, declared, actual } => {
                 write!(f, "buffer {buffer} has {actual} bytes, its byteLength is {declared}")
@@ -212,7 +241,15 @@ impl fmt::Display for GltfError {
             GltfError::MissingAttribute { what } => write!(f, "missing attribute: {what}"),
             GltfError::BadIndex { what, index, limit } => write!(f, "{what}: index {index} is not below {limit}"),
             GltfError::NonFinite { what } => write!(f, "{what} is not finite"),
-            GltfError::NegativeWeight { what } => write!(f, "{what} has a negative weight"),
+            GltfError::NegativeWeight { mesh, primitive, vertex } => {
+                write!(f, "mesh {mesh} primitive {primitive} vertex {vertex} has a negative weight")
+            }
+            GltfError::ZeroWeights { mesh, primitive, vertex } => {
+                write!(
+                    f,
+                    "mesh {mesh} primitive {primitive} vertex {vertex} has all weights zero (it follows no joint)"
+                )
+            }
             GltfError::UnsortedKeyTimes { animation, channel, key } => write!(
                 f,
                 "animation {animation} channel {channel}: key time {key} is not greater than the previous one"
@@ -264,15 +301,15 @@ pub fn load_file(path: &Path) -> Result<Rig, GltfError> {
 ///
 /// # Errors
 ///
-/// - [`GltfError::Container`], [`GltfError::Json`], [`GltfError::Schema`]: the bytes are not a
-///   well-formed glTF 2.0 document.
+/// - [`GltfError::Container`], [`GltfError::Json`], [`GltfError::Schema`],
+///   [`GltfError::UnsupportedVersion`]: the bytes are not a well-formed glTF 2.0 document.
 /// - [`GltfError::MissingBuffer`], [`GltfError::BufferTooShort`], [`GltfError::Io`]: buffer data
 ///   is missing, unsafe to fetch (absolute or escaping paths, non-file schemes) or short.
 /// - [`GltfError::AccessorOutOfBounds`], [`GltfError::AccessorType`],
 ///   [`GltfError::CountMismatch`], [`GltfError::MissingAttribute`]: an accessor that is used
 ///   does not fit its data or its use.
 /// - [`GltfError::BadIndex`], [`GltfError::NonFinite`], [`GltfError::NegativeWeight`],
-///   [`GltfError::UnsortedKeyTimes`]: bad values.
+///   [`GltfError::ZeroWeights`], [`GltfError::UnsortedKeyTimes`]: bad values.
 /// - [`GltfError::HierarchyCycle`], [`GltfError::MultipleParents`], [`GltfError::NotARoot`],
 ///   [`GltfError::TooManyNodes`], [`GltfError::SkinJointNotInScene`]: the node graph is not a
 ///   forest of imported trees.
@@ -306,6 +343,21 @@ fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<(gltf::Docume
     })?;
     let gltf::Gltf { document, blob } = gltf;
     let root = document.as_json();
+
+    // `major.minor`: this importer reads 2.0 and the later 2.x that do not require more.
+    let numbers = |v: &str| -> Option<(u32, u32)> {
+        let (major, minor) = v.split_once('.')?;
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let version = &root.asset.version;
+    if numbers(version).is_none_or(|(major, _)| major != 2) {
+        return Err(GltfError::UnsupportedVersion { version: version.clone() });
+    }
+    if let Some(min) = &root.asset.min_version {
+        if numbers(min).is_none_or(|v| v > (2, 0)) {
+            return Err(GltfError::UnsupportedVersion { version: min.clone() });
+        }
+    }
 
     // The schema validation of `gltf-json` indexes the accessor list with the POSITION
     // accessor index before checking it, so attribute references are checked here first.
@@ -990,7 +1042,7 @@ impl<'a> Importer<'a> {
                 influences = 4 * sets.len();
                 joint_indices.reserve(n * influences);
                 joint_weights.reserve(n * influences);
-                let (mut dropped, mut renormalized, mut zero) = (0usize, 0usize, 0usize);
+                let (mut dropped, mut renormalized) = (0usize, 0usize);
                 for v in 0..n {
                     let start = joint_weights.len();
                     for (js, ws) in &sets {
@@ -1006,7 +1058,11 @@ impl<'a> Importer<'a> {
                                 return Err(GltfError::NonFinite { what: format!("{label} vertex {v} weight") });
                             }
                             if w < 0.0 {
-                                return Err(GltfError::NegativeWeight { what: format!("{label} vertex {v}") });
+                                return Err(GltfError::NegativeWeight {
+                                    mesh: mesh.index(),
+                                    primitive: prim.index(),
+                                    vertex: v,
+                                });
                             }
                             let jt = if usize::from(jt) < limit {
                                 jt
@@ -1027,7 +1083,7 @@ impl<'a> Importer<'a> {
                     let ws = joint_weights.get_mut(start..).unwrap_or_default();
                     let sum: f32 = ws.iter().sum();
                     if sum == 0.0 {
-                        zero += 1;
+                        return Err(GltfError::ZeroWeights { mesh: mesh.index(), primitive: prim.index(), vertex: v });
                     } else if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
                         renormalized += 1;
                         for w in ws.iter_mut() {
@@ -1043,9 +1099,6 @@ impl<'a> Importer<'a> {
                 if renormalized > 0 {
                     self.notes
                         .push(format!("{label}: {renormalized} vertices' weights did not sum to 1; renormalized"));
-                }
-                if zero > 0 {
-                    self.notes.push(format!("{label}: {zero} skinned vertices have all weights zero"));
                 }
             }
             None => {}
@@ -2314,7 +2367,14 @@ mod tests {
         assert!(has_note(&rig, "out-of-range joint"));
         let mut negative = Tiny::new();
         negative.weights[0] = [1.5, -0.5, 0.0, 0.0];
-        assert!(matches!(negative.load(), Err(GltfError::NegativeWeight { .. })));
+        assert!(matches!(negative.load(), Err(GltfError::NegativeWeight { mesh: 0, primitive: 0, vertex: 0 })));
+        let mut zero = Tiny::new();
+        zero.weights[1] = [0.0; 4];
+        assert!(matches!(zero.load(), Err(GltfError::ZeroWeights { mesh: 0, primitive: 0, vertex: 1 })));
+        // A triangle that repeats a vertex is kept (the baker drops it).
+        let mut degenerate = Tiny::new();
+        degenerate.indices = vec![0, 1, 1];
+        assert_eq!(degenerate.load().unwrap().meshes[0].primitives[0].indices, [0, 1, 1]);
         let mut unnormalized = Tiny::new();
         unnormalized.weights[2] = [1.0, 1.0, 0.0, 0.0];
         let rig = unnormalized.load().unwrap();

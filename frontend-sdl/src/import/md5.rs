@@ -33,7 +33,9 @@
 //!   are local to the parent joint (model space for a root).
 //! - **Bind positions** are `Σ bias × (joint_position + joint_rotation.rotate(weight_position))`
 //!   over a vertex's weights, with the raw biases of the file (a vertex whose biases do not sum to
-//!   1 within 1e-3 is kept as is and reported in [`Rig::notes`]).
+//!   1 within 1e-3 is kept as is and reported in [`Rig::notes`]). A negative bias, or a vertex
+//!   whose biases are all 0 (it would follow no joint), is an error.
+//! - **Triangles** that repeat a vertex are kept (the baker drops them).
 //! - **Winding.** Doom 3 lists triangles clockwise when seen from the front; OpenGL and glTF
 //!   treat counter-clockwise as front-facing. Each `tri i a b c` becomes the rig triangle
 //!   `a c b`, so back-face culling with the default `GL_CCW` front face keeps the outside.
@@ -942,7 +944,8 @@ fn parent_index(p: &Parser<'_>, parent: i64, line: u32, index: usize) -> Result<
 /// the entries do not match (`numJoints`, `numMeshes`, `numverts`, `numtris`, `numweights`), an
 /// entry numbered out of order, a parent not below its joint, a weight joint at or above
 /// `numJoints`, a vertex weight range outside the weights, a triangle index at or above
-/// `numverts`, `countWeight` of 0, a quaternion with `|xyz| > 1`, a malformed or non-finite
+/// `numverts`, `countWeight` of 0, a negative weight bias, a vertex whose biases are all 0, a
+/// quaternion with `|xyz| > 1`, a malformed or non-finite
 /// number, or a count above [`MAX_JOINTS`] / [`MAX_WEIGHTS_PER_VERTEX`].
 pub fn parse_mesh(text: &str) -> Result<Md5Mesh, Md5Error> {
     let mut p = Parser::new(text, Md5File::Mesh);
@@ -1061,7 +1064,14 @@ fn parse_mesh_block(p: &mut Parser<'_>, joints: &[Md5Joint]) -> Result<Md5MeshPa
                 })
             }
         };
-        let (bias, _) = p.float("a weight bias")?;
+        let (bias, bias_line) = p.float("a weight bias")?;
+        if bias < 0.0 {
+            return Err(Md5Error::InvalidValue {
+                at: p.at(bias_line),
+                what: "weight bias",
+                requirement: "must not be negative",
+            });
+        }
         let (position, _) = p.vec3("a weight position")?;
         Ok(Md5Weight { joint, bias, position })
     })?;
@@ -1079,6 +1089,13 @@ fn parse_mesh_block(p: &mut Parser<'_>, joints: &[Md5Joint]) -> Result<Md5MeshPa
             });
         }
         let range = weights.get(v.start_weight..=last).unwrap_or(&[]);
+        if range.iter().all(|w| w.bias == 0.0) {
+            return Err(Md5Error::InvalidValue {
+                at: p.at(line),
+                what: "vertex",
+                requirement: "has weights whose biases are all 0 (it follows no joint)",
+            });
+        }
         if !bind_position(range, joints).is_some_and(Vec3::is_finite) {
             return Err(Md5Error::InvalidValue {
                 at: p.at(line),
@@ -2119,6 +2136,11 @@ frame 2 {
         assert!(matches!(e, Md5Error::InvalidValue { what: "countWeight", .. }), "{e}");
         let e = mesh_err(&replace_once(TINY_MESH, "( 0 1 ) 2 2", "( 0 1 ) 2 33"));
         assert!(matches!(e, Md5Error::TooLarge { what: "countWeight", value: 33, max: 32, .. }), "{e}");
+        // Negative biases and vertices whose biases are all 0.
+        let e = mesh_err(&replace_once(TINY_MESH, "weight 3 1 0.5", "weight 3 1 -0.5"));
+        assert!(matches!(e, Md5Error::InvalidValue { what: "weight bias", at: Location { line: 26, .. }, .. }), "{e}");
+        let e = mesh_err(&replace_once(TINY_MESH, "weight 1 0 1 ", "weight 1 0 0 "));
+        assert!(matches!(e, Md5Error::InvalidValue { what: "vertex", at: Location { line: 16, .. }, .. }), "{e}");
         // startIndex + flagged components beyond numAnimatedComponents.
         let e = anim_err(&replace_once(TINY_ANIM, "0 56 1", "0 56 2"));
         assert!(matches!(e, Md5Error::IndexOutOfRange { what: "animated component", index: 4, limit: 4, .. }), "{e}");
