@@ -116,6 +116,41 @@ impl<R: Real> BlendingJob<'_, R> {
         let out = &mut self.output[..n];
         let weight = |w: R| w.max(R::ZERO);
         let threshold = self.threshold;
+        // The usual case in floating point: every layer with one weight for the whole pose,
+        // a total above the threshold, no additive layer. One loop over the elements keeps each
+        // element's sums in registers across the layers (the same operations, in the same
+        // order, as the passes below). Hosts only: on microcontrollers the passes alone keep
+        // the code small.
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        if !R::FIXED_POINT
+            && self.additive.is_empty()
+            && self.layers.iter().all(|l| l.joint_weights.is_none())
+            && self.layers.iter().fold(R::ZERO, |a, l| a + weight(l.weight)) >= threshold
+        {
+            let mut uniform = R::ZERO;
+            for layer in self.layers {
+                uniform += weight(layer.weight);
+            }
+            let inv_w = V::<R>::splat(uniform).recip();
+            let zero = V::<R>::splat(R::ZERO);
+            for (e, o) in out.iter_mut().enumerate() {
+                let mut acc = Sums { t: [zero; 3], q: [zero; 4], s: [zero; 3] };
+                let mut first = true;
+                for layer in self.layers {
+                    let base = weight(layer.weight);
+                    let Some(x) = layer.transform.get(e).filter(|_| base != R::ZERO) else { continue };
+                    let w = V::<R>::splat(base);
+                    if first {
+                        acc = Sums::scaled(x, w);
+                        first = false;
+                    } else {
+                        acc.add(x, w);
+                    }
+                }
+                acc.normalize_into(o, inv_w);
+            }
+            return Ok(());
+        }
         // One pass per normal layer over the output, which holds the running sums (it stays in
         // L1 for any skeleton: 160 bytes per four joints). The layer's weight is hoisted out of
         // its pass; the first active layer stores instead of adding.
@@ -209,6 +244,69 @@ fn ld<R: Real>(a: &[R; 4]) -> V<R> {
     V::<R>::load(a)
 }
 
+/// An element's weighted sums as lane values (registers where lanes are SIMD).
+#[derive(Clone, Copy)]
+struct Sums<R: Real> {
+    t: [V<R>; 3],
+    q: [V<R>; 4],
+    s: [V<R>; 3],
+}
+
+impl<R: Real> Sums<R> {
+    /// The sums held in `o`.
+    #[inline(always)]
+    fn load(o: &SoaTransform<R>) -> Self {
+        Self::scaled(o, V::<R>::splat(R::ONE))
+    }
+
+    /// `w · x`.
+    #[inline(always)]
+    fn scaled(x: &SoaTransform<R>, w: V<R>) -> Self {
+        Sums {
+            t: [ld(&x.translation.x) * w, ld(&x.translation.y) * w, ld(&x.translation.z) * w],
+            q: [ld(&x.rotation.x) * w, ld(&x.rotation.y) * w, ld(&x.rotation.z) * w, ld(&x.rotation.w) * w],
+            s: [ld(&x.scale.x) * w, ld(&x.scale.y) * w, ld(&x.scale.z) * w],
+        }
+    }
+
+    /// `self += w · x`, the quaternion first brought into the hemisphere of the running sum.
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[inline(always)]
+    fn add(&mut self, x: &SoaTransform<R>, w: V<R>) {
+        let (qx, qy, qz, qw) = (ld(&x.rotation.x), ld(&x.rotation.y), ld(&x.rotation.z), ld(&x.rotation.w));
+        let dot = self.q[0] * qx + self.q[1] * qy + self.q[2] * qz + self.q[3] * qw;
+        let wq = w.negate_where_negative(dot);
+        self.q = [self.q[0] + wq * qx, self.q[1] + wq * qy, self.q[2] + wq * qz, self.q[3] + wq * qw];
+        self.t[0] = self.t[0] + w * ld(&x.translation.x);
+        self.t[1] = self.t[1] + w * ld(&x.translation.y);
+        self.t[2] = self.t[2] + w * ld(&x.translation.z);
+        self.s[0] = self.s[0] + w * ld(&x.scale.x);
+        self.s[1] = self.s[1] + w * ld(&x.scale.y);
+        self.s[2] = self.s[2] + w * ld(&x.scale.z);
+    }
+
+    /// The floating-point normalization into `o`: translation and scale times `inv_w`
+    /// (1 / total weight), the rotation sum normalized (identity where it vanished or
+    /// overflowed).
+    #[inline(always)]
+    fn normalize_into(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
+        let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
+        let [qx, qy, qz, qw] = self.q;
+        let l2 = qx * qx + qy * qy + qz * qz + qw * qw;
+        let inv_q = l2.inv_sqrt_positive();
+        o.rotation.x = l2.select_positive_finite(qx * inv_q, zero).to_array();
+        o.rotation.y = l2.select_positive_finite(qy * inv_q, zero).to_array();
+        o.rotation.z = l2.select_positive_finite(qz * inv_q, zero).to_array();
+        o.rotation.w = l2.select_positive_finite(qw * inv_q, one).to_array();
+        o.translation.x = (self.t[0] * inv_w).to_array();
+        o.translation.y = (self.t[1] * inv_w).to_array();
+        o.translation.z = (self.t[2] * inv_w).to_array();
+        o.scale.x = (self.s[0] * inv_w).to_array();
+        o.scale.y = (self.s[1] * inv_w).to_array();
+        o.scale.z = (self.s[2] * inv_w).to_array();
+    }
+}
+
 /// `o = w · x`, component by component.
 #[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
@@ -260,9 +358,10 @@ fn finish<R: Real>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V
         add_scaled(o, rest, rw);
         total = total + rw;
     }
-    let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
-    let (mut qx, mut qy, mut qz, mut qw) = (ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w));
     if R::FIXED_POINT {
+        let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
+        let (mut qx, mut qy, mut qz, mut qw) =
+            (ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w));
         // Fixed point divides (rounded once) instead of multiplying by rounded reciprocals,
         // whose relative error grows with the total weight, and divides the rotation sum by the
         // total first so that its squared length cannot saturate (|Σ w·q|² would exceed the
@@ -284,19 +383,13 @@ fn finish<R: Real>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V
         o.rotation.w = l2.select_positive_finite(qw / len, one).to_array();
         return;
     }
-    let inv_w = total.recip();
-    let l2 = qx * qx + qy * qy + qz * qz + qw * qw;
-    let inv_q = l2.inv_sqrt_positive();
-    o.rotation.x = l2.select_positive_finite(qx * inv_q, zero).to_array();
-    o.rotation.y = l2.select_positive_finite(qy * inv_q, zero).to_array();
-    o.rotation.z = l2.select_positive_finite(qz * inv_q, zero).to_array();
-    o.rotation.w = l2.select_positive_finite(qw * inv_q, one).to_array();
-    o.translation.x = (ld(&o.translation.x) * inv_w).to_array();
-    o.translation.y = (ld(&o.translation.y) * inv_w).to_array();
-    o.translation.z = (ld(&o.translation.z) * inv_w).to_array();
-    o.scale.x = (ld(&o.scale.x) * inv_w).to_array();
-    o.scale.y = (ld(&o.scale.y) * inv_w).to_array();
-    o.scale.z = (ld(&o.scale.z) * inv_w).to_array();
+    normalize(o, total.recip());
+}
+
+/// [`Sums::normalize_into`] of the sums held in `o`.
+#[inline(always)]
+fn normalize<R: Real>(o: &mut SoaTransform<R>, inv_w: V<R>) {
+    Sums::load(o).normalize_into(o, inv_w);
 }
 
 /// Applies the additive delta `d` with signed lane weights `w` onto `out`.
@@ -740,6 +833,37 @@ mod tests {
         let la = Layer { transform: &a, weight: 1.0, joint_weights: Some(&ja) };
         let lb = Layer { transform: &b, weight: 1.0, joint_weights: Some(&jb) };
         assert_eq!(run(&[la, lb], 0.1), [1.0, 3.0, 2.0, 10.0]);
+    }
+
+    /// Uniform layers (one loop with the sums in registers on hosts) and the same layers with
+    /// per-joint weights of 1 (one pass per layer) give the same bits.
+    #[test]
+    fn uniform_and_per_joint_paths_agree_bit_for_bit() {
+        let mut rng = Rng(7);
+        for case in 0..200 {
+            let joints = 1 + case % 13;
+            let rest =
+                pose::<f32>(&(0..joints).map(|_| random_t64(&mut rng, [0.0, 0.0, 0.0, 1.0])).collect::<Vec<_>>());
+            let layers: Vec<Vec<SoaTransform<f32>>> = (0..1 + case % 4)
+                .map(|_| pose(&(0..joints).map(|_| random_t64(&mut rng, [0.0, 0.0, 0.0, 1.0])).collect::<Vec<_>>()))
+                .collect();
+            let weights: Vec<f32> = layers.iter().map(|_| rng.range(0.0, 2.0) as f32).collect();
+            let ones = std::vec![[1.0f32; 4]; rest.len()];
+            let uniform: Vec<Layer<f32>> = layers.iter().zip(&weights).map(|(l, &w)| Layer::new(l, w)).collect();
+            let per_joint: Vec<Layer<f32>> = layers
+                .iter()
+                .zip(&weights)
+                .map(|(l, &w)| Layer { transform: l, weight: w, joint_weights: Some(&ones) })
+                .collect();
+            let threshold = 0.05;
+            let mut a = std::vec![SoaTransform::IDENTITY; rest.len()];
+            let mut b = a.clone();
+            BlendingJob { layers: &uniform, additive: &[], rest_pose: &rest, threshold, output: &mut a }.run().unwrap();
+            BlendingJob { layers: &per_joint, additive: &[], rest_pose: &rest, threshold, output: &mut b }
+                .run()
+                .unwrap();
+            assert_eq!(a, b, "case {case}");
+        }
     }
 
     #[test]
