@@ -1117,7 +1117,7 @@ mod tests {
         c.set_weight(0, 1.0).unwrap();
         let mut out = [SoaTransform::IDENTITY; 2];
         let mut worst = 0.0f32;
-        for _ in 0..200 {
+        for _ in 0..if cfg!(miri) { 30 } else { 200 } {
             update(&mut c, &f, 1.0 / 60.0, &mut out);
             let t = c.player(0).unwrap().time();
             worst = worst.max(max_diff(&out, &sample(&f, 1, t), 6));
@@ -1322,8 +1322,9 @@ mod tests {
         c.set_weight(0, 1.0).unwrap();
         let mut out = [SoaTransform::IDENTITY; 2];
         // 10 loops of the walk at 64 Hz: 20 m along Z, the hips in place.
-        for _ in 0..640 {
-            update(&mut c, &f, 1.0 / 64.0, &mut out);
+        let (steps, dt) = if cfg!(miri) { (40, 0.25) } else { (640, 1.0 / 64.0) };
+        for _ in 0..steps {
+            update(&mut c, &f, dt, &mut out);
             let hips = out[0].lane(0).translation;
             assert!(hips.x.abs() < 1.0e-6 && hips.z.abs() < 1.0e-6);
         }
@@ -1331,8 +1332,8 @@ mod tests {
         assert!((total.translation - Vec3::new(0.0, 0.0, 20.0)).max_abs() < 1.0e-4, "{total:?}");
         // Reverse: back to the start.
         c.player_mut(0).unwrap().set_speed(-1.0);
-        for _ in 0..640 {
-            update(&mut c, &f, 1.0 / 64.0, &mut out);
+        for _ in 0..steps {
+            update(&mut c, &f, dt, &mut out);
         }
         assert!(c.root_motion_total().translation.max_abs() < 1.0e-4);
         // A seek does not move the character.
@@ -1348,8 +1349,9 @@ mod tests {
         b.set_weight(1, 0.5).unwrap();
         update(&mut b, &f, 0.0, &mut out);
         b.reset_root_motion_total();
-        for _ in 0..300 {
-            update(&mut b, &f, 1.0 / 100.0, &mut out);
+        let (steps, dt) = if cfg!(miri) { (30, 0.1) } else { (300, 1.0 / 100.0) };
+        for _ in 0..steps {
+            update(&mut b, &f, dt, &mut out);
         }
         let z = b.root_motion_total().translation.z;
         assert!((z - 9.0).abs() < 1.0e-3, "{z}");

@@ -526,11 +526,11 @@ mod tests {
 
     #[test]
     fn two_bone_reaches_reachable_targets() {
-        let (err, pole) = two_bone_accuracy::<f32>(0x5eed, 2000);
+        let (err, pole) = two_bone_accuracy::<f32>(0x5eed, if cfg!(miri) { 20 } else { 2000 });
         std::println!("two-bone f32: end error {err:.2e} × chain, pole misalignment {pole:.2e}");
         assert!(err < 1.0e-5, "end error {err:e} of the chain length");
         assert!(pole < 1.0e-5, "pole misalignment {pole:e}");
-        let (err, pole) = two_bone_accuracy::<Q16>(0x5eed, 500);
+        let (err, pole) = two_bone_accuracy::<Q16>(0x5eed, if cfg!(miri) { 10 } else { 500 });
         std::println!("two-bone Q16: end error {err:.2e} × chain, pole misalignment {pole:.2e}");
         assert!(err < 5.0e-4, "Q16 end error {err:e}");
         assert!(pole < 1.0e-4, "Q16 pole misalignment {pole:e}");
@@ -539,7 +539,7 @@ mod tests {
     #[test]
     fn two_bone_reports_unreachable_targets() {
         let mut rng = Rng(99);
-        for i in 0..200 {
+        for i in 0..if cfg!(miri) { 10 } else { 200 } {
             let (s, chain) = arm::<f32>(&mut rng, false);
             let mut m = [Mat4::IDENTITY; 4];
             model(&s, s.rest_pose(), &mut m, None);
@@ -630,7 +630,7 @@ mod tests {
     fn aim_points_the_offset_ray_through_the_target() {
         let mut rng = Rng(0xa1a1);
         let mut worst = (0.0f32, 0.0f32);
-        for i in 0..2000 {
+        for i in 0..if cfg!(miri) { 30 } else { 2000 } {
             // A rigid joint matrix with a uniform scale.
             let q = rng.quat(3.0);
             let scale = rng.range(0.5, 2.0);
@@ -718,7 +718,7 @@ mod tests {
     fn q16_aim() {
         let mut rng = Rng(0xbeef);
         let mut worst = 0.0f32;
-        for _ in 0..300 {
+        for _ in 0..if cfg!(miri) { 15 } else { 300 } {
             let q = qr::<Q16>(rng.quat(3.0));
             let joint = Mat4::from_trs(to_r::<Q16>(Vec3::new(rng.range(-2.0, 2.0), 1.5, 0.0)), q, Vec3::ONE);
             let forward = Vec3::<Q16>::Z;

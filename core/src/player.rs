@@ -760,8 +760,9 @@ mod tests {
         // Nothing changed, nothing fired.
         assert!(events.is_empty());
         assert_eq!(std::format!("{p:?}"), std::format!("{before:?}"));
-        // Just under the limit is fine.
-        assert!(collect(&mut p, (MAX_WRAPS_PER_STEP - 1) as f32, &[], &mut events).is_ok());
+        // Just under the limit is fine (under miri, a shorter step: 2^20 wraps take minutes there).
+        let wraps = if cfg!(miri) { 1 << 10 } else { MAX_WRAPS_PER_STEP - 1 };
+        assert!(collect(&mut p, wraps as f32, &[], &mut events).is_ok());
         // Once mode never wraps: any finite step is fine and clamps.
         let mut once = Player::<f32>::from_range(0.0, 1.0);
         once.set_mode(LoopMode::Once);
@@ -773,7 +774,7 @@ mod tests {
     #[test]
     fn fixed_point_conversions_are_exact_or_correctly_rounded() {
         let mut s = 0x2545_f491u32;
-        for _ in 0..200_000 {
+        for _ in 0..if cfg!(miri) { 2_000 } else { 200_000 } {
             s ^= s << 13;
             s ^= s >> 17;
             s ^= s << 5;
@@ -954,7 +955,7 @@ mod tests {
         let mut b = a.clone();
         let mut many = Vec::new();
         let mut total = 0.0f32;
-        for _ in 0..400 {
+        for _ in 0..if cfg!(miri) { 20 } else { 400 } {
             // Steps of k / 256 s, k in 0..1024: from nothing to several loops, all exact.
             let dt = (rnd() % 1024) as f32 / 256.0;
             total += dt;
@@ -1054,7 +1055,7 @@ mod tests {
         let mut p = Player::<f32>::new(&clip);
         p.set_speed(speed);
         let dt = 1.0f32 / hz as f32;
-        let frames = hz as u64 * 3600 * hours as u64;
+        let frames = if cfg!(miri) { 400 } else { hz as u64 * 3600 * hours as u64 };
         let (start, d) = (clip.start() as f64, clip.end() as f64 - clip.start() as f64);
         // Exact arithmetic: dt·speed·n and D in units of 2⁻⁶⁴ s (both are exact in f64 × 2³²).
         let unit = |x: f64| (x * 4_294_967_296.0) as i128;
@@ -1112,6 +1113,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "5 million steps: the length of the run is what it tests")]
     fn no_drift_over_24_hours_at_60_hz() {
         let naive = no_drift(60, 24, 1.0);
         std::println!("naive f32 accumulation drifts {naive:.4} s over 24 h at 60 Hz");
@@ -1119,6 +1121,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "600 000 steps: the length of the run is what it tests")]
     fn no_drift_over_24_hours_at_7_hz() {
         let naive = no_drift(7, 24, 1.0);
         std::println!("naive f32 accumulation drifts {naive:.4} s over 24 h at 7 Hz");
@@ -1137,7 +1140,7 @@ mod tests {
         let dt = Q16::ratio(1, 60);
         let markers = [Marker { time: Q16::ONE, id: 3 }];
         let mut events = 0;
-        let frames = 60 * 600;
+        let frames = if cfg!(miri) { 600 } else { 60 * 600 };
         for _ in 0..frames {
             p.advance(dt, &markers, |_| events += 1).unwrap();
         }
