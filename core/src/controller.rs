@@ -11,7 +11,7 @@
 //! ([`crate::mask`]).
 //!
 //! Each update: fades progress, active slots advance (reporting markers), are sampled into their
-//! own pose, root motion is extracted from them, and everything is blended into the caller's
+//! own pose of the caller's [`ControllerScratch`], root motion is extracted from them, and everything is blended into the caller's
 //! output pose with one [`BlendingJob`]:
 //!
 //! - **Override layers**, from the last to the first, cover the ones below: a layer of weight `α`,
@@ -301,7 +301,9 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Control
     }
 
     /// Slot `slot`'s sampled pose in the last update that used this scratch (in place when root
-    /// motion is on; a delta in an additive layer with [`AdditiveReference::RestPose`]).
+    /// motion is on; a delta in an additive layer with [`AdditiveReference::RestPose`]). A slot
+    /// that update did not sample keeps whatever was there before, possibly another
+    /// character's pose when the scratch is shared.
     #[must_use]
     pub fn slot_pose(&self, slot: usize) -> Option<&[SoaTransform<R>]> {
         self.poses.get(slot).map(|p| &p[..])
@@ -365,9 +367,9 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     ///
     /// # Errors
     ///
-    /// [`ControllerError::InvalidParameter`] unless finite and above 0.
+    /// [`ControllerError::InvalidParameter`] unless finite and at least `R::EPSILON`.
     pub fn set_threshold(&mut self, threshold: R) -> Result<(), ControllerError> {
-        if !(threshold.is_finite() && threshold > R::ZERO) {
+        if !(threshold.is_finite() && threshold >= R::EPSILON) {
             return Err(ControllerError::InvalidParameter);
         }
         self.threshold = threshold;
@@ -627,9 +629,11 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         self.root_total = Motion::IDENTITY;
     }
 
-    /// Advances every active slot by `dt` seconds, samples and blends them into `output` (the
-    /// local pose, at least `skeleton.num_soa_joints()` elements), and reports marker crossings of
-    /// active slots to `on_event` (slot order, then crossing order).
+    /// Advances every active slot by `dt` seconds, samples them into `scratch` and blends them
+    /// into `output` (the local pose, at least `skeleton.num_soa_joints()` elements), and reports
+    /// marker crossings of active slots to `on_event` (slot order, then crossing order).
+    /// `scratch` holds nothing from one update to the next: any scratch of the same shape will
+    /// do, and characters updated in turn can share one.
     ///
     /// # Errors
     ///

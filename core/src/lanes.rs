@@ -1,8 +1,8 @@
 //! Four lanes of a [`Real`] as one value: [`Lanes`], the vector type behind the SoA jobs.
 //!
 //! For `f32` it is [`F32x4`], one SIMD register on targets that have one (SSE2 on x86-64, NEON
-//! on AArch64, simd128 on WebAssembly, through the `wide` crate) and four scalars elsewhere
-//! (Cortex-M, RISC-V). For [`Q16`] it is [`Q16x4`], four fixed-point scalars. Every operation
+//! on AArch64, simd128 on WebAssembly built with `-C target-feature=+simd128`, through the
+//! `wide` crate) and four scalars elsewhere (Cortex-M, RISC-V). For [`Q16`] it is [`Q16x4`], four fixed-point scalars. Every operation
 //! gives, lane by lane, bit for bit the result of the scalar operation of [`Real`], so a job
 //! written with lanes computes the same numbers on every target.
 //!

@@ -27,9 +27,11 @@
 //! scale alike).
 //!
 //! The job makes one pass per normal layer over the output, which holds the running sums, then
-//! one pass that fills in the rest pose, normalizes and applies the additive layers. Each pass is
-//! a short vector loop with the layer's weight hoisted out of it; no scratch memory is needed,
-//! whatever the joint or layer count.
+//! one pass that fills in the rest pose, normalizes and applies the additive layers; no scratch
+//! memory is needed, whatever the joint or layer count. On x86-64 and AArch64, when every layer
+//! has one weight for the whole pose, the total is above the threshold and there is no additive
+//! layer, one loop over the elements keeps each element's sums in registers across the layers
+//! instead (the same operations in the same order, so the same bits).
 
 use crate::job::JobError;
 use crate::lanes::Lanes;
@@ -43,8 +45,9 @@ pub struct Layer<'a, R> {
     /// layers, deltas made by [`make_additive`].
     pub transform: &'a [SoaTransform<R>],
     /// Layer weight; must be finite. Normal layers: negative values count as 0, any positive
-    /// value is allowed (weights are normalized by their sum). Additive layers: signed, 1 applies
-    /// the delta, −1 subtracts it, values beyond ±1 extrapolate.
+    /// value is allowed (weights are normalized by their sum; with `Q16` the weighted sums
+    /// `weight × value` must stay within ±32768). Additive layers: signed, 1 applies the delta,
+    /// −1 subtracts it, values beyond ±1 extrapolate.
     pub weight: R,
     /// Optional per-joint weights multiplying `weight`, one `[R; 4]` per SoA element (lane `j % 4`
     /// of element `j / 4` for joint `j`), at least as long as `rest_pose`. Values are clamped
@@ -71,7 +74,7 @@ pub struct BlendingJob<'a, R: Real> {
     /// The skeleton's rest pose; its length is the number of SoA elements processed.
     pub rest_pose: &'a [SoaTransform<R>],
     /// Total weight below which the rest pose fills in (with the weight `threshold − total`).
-    /// Must be finite and above 0; 0.1 is a usual value.
+    /// Must be finite and at least `R::EPSILON`; 0.1 is a usual value.
     pub threshold: R,
     /// The blended local pose, at least `rest_pose.len()` elements; extra elements are untouched.
     pub output: &'a mut [SoaTransform<R>],
@@ -82,12 +85,12 @@ impl<R: Real> BlendingJob<'_, R> {
     ///
     /// # Errors
     ///
-    /// [`JobError::InvalidThreshold`] when `threshold` is not finite or not above 0,
+    /// [`JobError::InvalidThreshold`] when `threshold` is not finite or below `R::EPSILON`,
     /// [`JobError::InvalidWeight`] when a layer weight is NaN or infinite,
     /// [`JobError::InputTooSmall`] when a layer's `transform` or `joint_weights` is shorter than
     /// `rest_pose`, [`JobError::OutputTooSmall`] when `output` is.
     pub fn validate(&self) -> Result<(), JobError> {
-        if !(self.threshold.is_finite() && self.threshold > R::ZERO) {
+        if !(self.threshold.is_finite() && self.threshold >= R::EPSILON) {
             return Err(JobError::InvalidThreshold);
         }
         let n = self.rest_pose.len();
@@ -158,8 +161,11 @@ impl<R: Real> BlendingJob<'_, R> {
         for layer in self.layers {
             let base = weight(layer.weight);
             let src = &layer.transform[..n];
+            if base == R::ZERO {
+                // Contributes nothing anywhere, whatever it holds.
+                continue;
+            }
             match layer.joint_weights {
-                None if base == R::ZERO => continue,
                 None => {
                     let w = V::<R>::splat(base);
                     if first {
@@ -170,11 +176,16 @@ impl<R: Real> BlendingJob<'_, R> {
                 }
                 Some(jw) => {
                     for ((o, x), j) in out.iter_mut().zip(src).zip(&jw[..n]) {
+                        // Four joints whose weights are all 0 ignore the layer, whatever it
+                        // holds (a lane of weight 0 among others adds 0 · value).
                         let w = clamped_weights(base, j);
-                        if first {
+                        if w == [R::ZERO; 4] {
+                            if first {
+                                store_scaled(o, &SoaTransform::IDENTITY, V::<R>::splat(R::ZERO));
+                            }
+                        } else if first {
                             store_scaled(o, x, V::<R>::load(&w));
-                        } else if w != [R::ZERO; 4] {
-                            // A joint whose weight is 0 ignores the layer, whatever it holds.
+                        } else {
                             add_scaled(o, x, V::<R>::load(&w));
                         }
                     }

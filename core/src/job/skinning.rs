@@ -42,7 +42,8 @@ impl<R> Palette<'_, R> {
 /// Skins vertex positions, and optionally normals and tangents, with a palette.
 ///
 /// Normals and tangents are transformed by the blended 3×3 part (LBS) or rotated (DQS) and not
-/// renormalized; tangents keep their `w` (handedness).
+/// renormalized; tangents keep their `w` (handedness). LBS adds every influence, zero weights
+/// included (cheaper than a branch), so every palette entry a vertex names must be finite.
 #[derive(Debug)]
 pub struct SkinningJob<'a, R: Real> {
     /// The skin palette (see [`SkinMatrixJob`](crate::job::SkinMatrixJob)).
