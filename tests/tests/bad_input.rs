@@ -17,6 +17,8 @@
 //! (`sinew info … | head -1`) ends the output quietly; the asset cache keeps what it loaded
 //! when a later load fails; and the baker's work on a hostile-but-valid clip stays bounded.
 
+mod common;
+use common::sinew_bin;
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -54,31 +56,6 @@ fn bob() -> (PathBuf, PathBuf) {
 
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The `sinew` binary, built once per test run the way `tests/cli.rs` does it: `cargo build`
-/// in this test's profile, located through cargo's JSON messages so a stale binary never runs.
-fn sinew_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
-        cmd.args(["build", "-p", "sinew-frontend", "--bin", "sinew", "--message-format=json-render-diagnostics"]);
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().expect("cargo runs");
-        assert!(out.status.success(), "building sinew failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        let exe = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "sinew")
-            .find_map(|v| v["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the sinew executable");
-        assert!(exe.exists(), "{} exists", exe.display());
-        exe
-    })
 }
 
 fn sinew(args: &[&str]) -> Output {

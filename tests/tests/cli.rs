@@ -7,9 +7,10 @@
 //! cargo's JSON build messages, so a stale binary is never run. Scratch files go to
 //! `CARGO_TARGET_TMPDIR`.
 
+mod common;
+use common::sinew_bin;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use base64::Engine as _;
 
@@ -24,30 +25,6 @@ fn gltf_asset(model: &str) -> PathBuf {
 fn bob() -> (PathBuf, PathBuf) {
     let dir = assets().join("md5/boblamp");
     (dir.join("boblampclean.md5mesh"), dir.join("boblampclean.md5anim"))
-}
-
-/// The `sinew` binary, built once per test run.
-fn sinew_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
-        cmd.args(["build", "-p", "sinew-frontend", "--bin", "sinew", "--message-format=json-render-diagnostics"]);
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let out = cmd.output().expect("cargo runs");
-        assert!(out.status.success(), "building sinew failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        let exe = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "sinew")
-            .find_map(|v| v["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the sinew executable");
-        assert!(exe.exists(), "{} exists", exe.display());
-        exe
-    })
 }
 
 /// A fresh scratch directory for one test (emptied at the start of each run, kept afterwards
