@@ -267,7 +267,11 @@ impl<R: Real> Sums<R> {
     /// The sums held in `o`.
     #[inline(always)]
     fn load(o: &SoaTransform<R>) -> Self {
-        Self::scaled(o, V::<R>::splat(R::ONE))
+        Sums {
+            t: [ld(&o.translation.x), ld(&o.translation.y), ld(&o.translation.z)],
+            q: [ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w)],
+            s: [ld(&o.scale.x), ld(&o.scale.y), ld(&o.scale.z)],
+        }
     }
 
     /// `w · x`.
@@ -281,7 +285,6 @@ impl<R: Real> Sums<R> {
     }
 
     /// `self += w · x`, the quaternion first brought into the hemisphere of the running sum.
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline(always)]
     fn add(&mut self, x: &SoaTransform<R>, w: V<R>) {
         let (qx, qy, qz, qw) = (ld(&x.rotation.x), ld(&x.rotation.y), ld(&x.rotation.z), ld(&x.rotation.w));
@@ -294,6 +297,21 @@ impl<R: Real> Sums<R> {
         self.s[0] = self.s[0] + w * ld(&x.scale.x);
         self.s[1] = self.s[1] + w * ld(&x.scale.y);
         self.s[2] = self.s[2] + w * ld(&x.scale.z);
+    }
+
+    /// Writes the sums into `o`.
+    #[inline(always)]
+    fn store(&self, o: &mut SoaTransform<R>) {
+        o.translation.x = self.t[0].to_array();
+        o.translation.y = self.t[1].to_array();
+        o.translation.z = self.t[2].to_array();
+        o.rotation.x = self.q[0].to_array();
+        o.rotation.y = self.q[1].to_array();
+        o.rotation.z = self.q[2].to_array();
+        o.rotation.w = self.q[3].to_array();
+        o.scale.x = self.s[0].to_array();
+        o.scale.y = self.s[1].to_array();
+        o.scale.z = self.s[2].to_array();
     }
 
     /// The floating-point normalization into `o`: translation and scale times `inv_w`
@@ -322,16 +340,7 @@ impl<R: Real> Sums<R> {
 #[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
 fn store_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
-    o.translation.x = (ld(&x.translation.x) * w).to_array();
-    o.translation.y = (ld(&x.translation.y) * w).to_array();
-    o.translation.z = (ld(&x.translation.z) * w).to_array();
-    o.rotation.x = (ld(&x.rotation.x) * w).to_array();
-    o.rotation.y = (ld(&x.rotation.y) * w).to_array();
-    o.rotation.z = (ld(&x.rotation.z) * w).to_array();
-    o.rotation.w = (ld(&x.rotation.w) * w).to_array();
-    o.scale.x = (ld(&x.scale.x) * w).to_array();
-    o.scale.y = (ld(&x.scale.y) * w).to_array();
-    o.scale.z = (ld(&x.scale.z) * w).to_array();
+    Sums::scaled(x, w).store(o);
 }
 
 /// `o += w · x`, each quaternion first brought into the hemisphere of the running sum in `o`.
@@ -341,20 +350,9 @@ fn store_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) 
 #[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
 fn add_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
-    let (ox, oy, oz, ow) = (ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w));
-    let (qx, qy, qz, qw) = (ld(&x.rotation.x), ld(&x.rotation.y), ld(&x.rotation.z), ld(&x.rotation.w));
-    let dot = ox * qx + oy * qy + oz * qz + ow * qw;
-    let wq = w.negate_where_negative(dot);
-    o.rotation.x = (ox + wq * qx).to_array();
-    o.rotation.y = (oy + wq * qy).to_array();
-    o.rotation.z = (oz + wq * qz).to_array();
-    o.rotation.w = (ow + wq * qw).to_array();
-    o.translation.x = (ld(&o.translation.x) + w * ld(&x.translation.x)).to_array();
-    o.translation.y = (ld(&o.translation.y) + w * ld(&x.translation.y)).to_array();
-    o.translation.z = (ld(&o.translation.z) + w * ld(&x.translation.z)).to_array();
-    o.scale.x = (ld(&o.scale.x) + w * ld(&x.scale.x)).to_array();
-    o.scale.y = (ld(&o.scale.y) + w * ld(&x.scale.y)).to_array();
-    o.scale.z = (ld(&o.scale.z) + w * ld(&x.scale.z)).to_array();
+    let mut sums = Sums::load(o);
+    sums.add(x, w);
+    sums.store(o);
 }
 
 /// Fills in the rest pose with the weight `threshold − total` where that is positive, then turns
