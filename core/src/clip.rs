@@ -19,6 +19,9 @@ use crate::limits::MAX_JOINTS;
 use crate::math::{Quat, Vec3};
 use crate::real::Real;
 
+mod soa;
+pub use soa::SoaTrackCache;
+
 /// Which joint property a track animates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -285,14 +288,17 @@ impl<'a> Clip<'a> {
     fn track_view(&self, i: usize) -> TrackView<'a> {
         let e = self.dir + i * TRACK_ENTRY_LEN;
         let b = self.body;
-        let off = crate::asset::reader::le_u32(b, e + 8) as usize;
+        // One bounds check for the whole entry (a validated clip has every entry).
+        let d: [u8; TRACK_ENTRY_LEN] =
+            b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
+        let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
         TrackView {
-            joint: le_u16(b, e) as usize,
-            target: byte(b, e + 2),
-            interp: byte(b, e + 3),
-            format: byte(b, e + 4),
-            slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
-            n: le_u16(b, e + 6) as usize,
+            joint: u16::from_le_bytes([d[0], d[1]]) as usize,
+            target: d[2],
+            interp: d[3],
+            format: d[4],
+            slerp: d[5] & TRACK_FLAG_SLERP != 0,
+            n: u16::from_le_bytes([d[6], d[7]]) as usize,
             data: b.get(off..).unwrap_or(&[]),
         }
     }
@@ -475,7 +481,17 @@ impl TrackView<'_> {
         let c = self.components();
         let stride = if self.interp == INTERP_CUBIC { 3 * c } else { c };
         let at = self.n * 4 + (k * stride + part) * 4;
-        core::array::from_fn(|j| if j < c { R::from_f32(le_f32(self.data, at + j * 4)) } else { R::ZERO })
+        // One bounds check for the key's components (a 3-component key reads its 12 bytes).
+        let mut b = [0u8; 16];
+        if c == 4 {
+            if let Some(s) = self.data.get(at..at + 16) {
+                b.copy_from_slice(s);
+            }
+        } else if let Some(s) = self.data.get(at..at + 12) {
+            b[..12].copy_from_slice(s);
+        }
+        let f = |j: usize| R::from_f32(f32::from_le_bytes([b[4 * j], b[4 * j + 1], b[4 * j + 2], b[4 * j + 3]]));
+        [f(0), f(1), f(2), if c == 4 { f(3) } else { R::ZERO }]
     }
     /// Value of key `k` as stored (quantized rotations not renormalized).
     #[inline(always)]

@@ -13,7 +13,7 @@
 use core::fmt;
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
-use wide::{f32x4, i32x4, CmpGt, CmpLe, CmpLt};
+use wide::{f32x4, i32x4, CmpGe, CmpGt, CmpLe, CmpLt};
 
 use crate::real::{Real, Q16};
 
@@ -56,6 +56,19 @@ pub trait Lanes<R: Real>:
     fn select_positive_finite(self, a: Self, b: Self) -> Self;
     /// True when some lane is above 0.
     fn any_positive(self) -> bool;
+    /// Lane-wise [`Real::abs`].
+    #[must_use]
+    fn abs(self) -> Self;
+    /// Each lane clamped into [0, 1]; a NaN lane gives 0 (as `max(0)` then `min(1)`).
+    #[must_use]
+    #[inline(always)]
+    fn clamp01(self) -> Self {
+        self.max(Self::splat(R::ZERO)).min(Self::splat(R::ONE))
+    }
+    /// Bit `i` set where lane `i` of `self` is at least that of `other` (clear for NaN).
+    fn mask_ge(self, other: Self) -> u32;
+    /// Bit `i` set where lane `i` of `self` is below that of `other` (clear for NaN).
+    fn mask_lt(self, other: Self) -> u32;
 }
 
 /// Four `f32` lanes; one SIMD register where the target has one.
@@ -158,6 +171,24 @@ impl Lanes<f32> for F32x4 {
     #[inline(always)]
     fn any_positive(self) -> bool {
         self.0.cmp_gt(f32x4::ZERO).any()
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        F32x4(self.0.abs())
+    }
+    #[cfg(target_feature = "sse")]
+    #[inline(always)]
+    fn clamp01(self) -> Self {
+        // `maxps(x, 0)` returns its second operand when the first is NaN: no NaN fix-up needed.
+        F32x4(self.0.fast_max(f32x4::ZERO).fast_min(f32x4::ONE))
+    }
+    #[inline(always)]
+    fn mask_ge(self, other: Self) -> u32 {
+        self.0.cmp_ge(other.0).move_mask() as u32
+    }
+    #[inline(always)]
+    fn mask_lt(self, other: Self) -> u32 {
+        self.0.cmp_lt(other.0).move_mask() as u32
     }
 }
 
@@ -274,6 +305,18 @@ impl Lanes<Q16> for Q16x4 {
     fn any_positive(self) -> bool {
         self.0.iter().any(|&v| v > Q16::ZERO)
     }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        self.map(Real::abs)
+    }
+    #[inline(always)]
+    fn mask_ge(self, other: Self) -> u32 {
+        (0..4).fold(0, |m, l| m | (u32::from(self.0[l] >= other.0[l]) << l))
+    }
+    #[inline(always)]
+    fn mask_lt(self, other: Self) -> u32 {
+        (0..4).fold(0, |m, l| m | (u32::from(self.0[l] < other.0[l]) << l))
+    }
 }
 
 #[cfg(test)]
@@ -348,6 +391,14 @@ mod tests {
                     }
                 }
                 assert_eq!(x.any_positive(), a.iter().any(|&p| p > 0.0));
+                check(x.abs().to_array(), &|p, _| Real::abs(p), "abs");
+                let clamp = |p: f32| if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
+                for (l, v) in x.clamp01().to_array().into_iter().enumerate() {
+                    assert!(v == clamp(a[l]) && !v.is_sign_negative() || v == 0.0, "clamp01({})", a[l]);
+                }
+                let ge = (0..4).fold(0, |m, l| m | (u32::from(a[l] >= b[l]) << l));
+                let lt = (0..4).fold(0, |m, l| m | (u32::from(a[l] < b[l]) << l));
+                assert_eq!((x.mask_ge(y), x.mask_lt(y)), (ge, lt), "masks of {a:?} and {b:?}");
                 if a.iter().all(|&p| p > 0.0 && p.is_finite()) {
                     check(x.inv_sqrt_positive().to_array(), &|p, _| Real::inv_sqrt_positive(p), "inv_sqrt");
                 }
@@ -387,6 +438,10 @@ mod tests {
                     assert_eq!(x.select_positive_finite(x, y).to_array()[l], want);
                 }
                 assert_eq!(x.any_positive(), a.iter().any(|&p| p > Q16::ZERO));
+                let ge = (0..4).fold(0, |m, l| m | (u32::from(a[l] >= b[l]) << l));
+                let lt = (0..4).fold(0, |m, l| m | (u32::from(a[l] < b[l]) << l));
+                assert_eq!((x.mask_ge(y), x.mask_lt(y)), (ge, lt));
+                assert_eq!(x.abs().to_array()[0], Real::abs(a[0]));
             }
         }
     }

@@ -61,6 +61,8 @@ pub trait Real:
     const EPSILON: Self;
     /// The largest finite value.
     const MAX: Self;
+    /// `−MAX`: for `f32` the lowest finite value, for [`Q16`] one step above its lowest.
+    const MIN: Self;
     /// True for fixed-point types, whose `1/√x` loses relative precision for large `x`: code
     /// that normalizes divides by `√x` instead of multiplying by `1/√x`.
     const FIXED_POINT: bool;
@@ -137,6 +139,7 @@ impl Real for f32 {
     const FRAC_PI_2_LO: Self = 4.838_268e-4;
     const EPSILON: Self = f32::EPSILON;
     const MAX: Self = f32::MAX;
+    const MIN: Self = f32::MIN;
     const FIXED_POINT: bool = false;
     type Lanes = crate::lanes::F32x4;
 
@@ -388,6 +391,7 @@ impl Real for Q16 {
     const FRAC_PI_2_LO: Self = Q16::from_bits(0);
     const EPSILON: Self = Q16::from_bits(1);
     const MAX: Self = Q16::from_bits(i32::MAX);
+    const MIN: Self = Q16::from_bits(-i32::MAX);
     const FIXED_POINT: bool = true;
     type Lanes = crate::lanes::Q16x4;
 

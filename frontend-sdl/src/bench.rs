@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use sinew::clip::{RotationInterpolation, TrackCache};
+use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
 
@@ -69,7 +69,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     // sample: t advances by 1/60 s before each call and wraps; the cursor persists.
     let duration = c.end() - c.start();
     let mut cursor = vec![0u16; c.num_tracks()];
-    let mut cache = vec![TrackCache::<f32>::EMPTY; c.num_tracks()];
+    let mut cache = vec![SoaTrackCache::<f32>::EMPTY; soa];
     let mut pose = vec![SoaTransform::<f32>::IDENTITY; soa];
     let mut t = 0.0f32;
     let mut err = None;
@@ -211,16 +211,23 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     Ok(out)
 }
 
-/// One character of the crowd: its clip caches, poses and matrices.
+/// One character of the crowd: what persists from frame to frame (its clips' sampling caches)
+/// and its output (the skin palette).
 struct Character {
     offset: f32,
-    cache_a: Vec<TrackCache<f32>>,
-    cache_b: Vec<TrackCache<f32>>,
+    cache_a: Vec<SoaTrackCache<f32>>,
+    cache_b: Vec<SoaTrackCache<f32>>,
+    palette: Vec<Mat4<f32>>,
+}
+
+/// The working memory of one character update, reused for every character a thread updates:
+/// the two sampled poses, their blend and the model matrices.
+#[derive(Clone)]
+struct Scratch {
     pose_a: Vec<SoaTransform<f32>>,
     pose_b: Vec<SoaTransform<f32>>,
     blended: Vec<SoaTransform<f32>>,
     world: Vec<Mat4<f32>>,
-    palette: Vec<Mat4<f32>>,
 }
 
 /// Result of the crowd benchmark.
@@ -238,6 +245,9 @@ pub struct CrowdReport {
 
 /// Updates `n` characters per frame — each samples two clips at its own time offset, blends
 /// them, runs local-to-model and builds its skin palette — on one thread and on a `rayon` pool.
+/// A character keeps what persists (its sampling caches) and its output (the palette); the
+/// poses and model matrices of an update are working memory shared by the characters a thread
+/// updates.
 ///
 /// # Errors
 ///
@@ -253,16 +263,18 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let mut chars: Vec<Character> = (0..n)
         .map(|i| Character {
             offset: i as f32 * 0.618_034,
-            cache_a: vec![TrackCache::EMPTY; a.num_tracks()],
-            cache_b: vec![TrackCache::EMPTY; b.num_tracks()],
-            pose_a: vec![SoaTransform::IDENTITY; soa],
-            pose_b: vec![SoaTransform::IDENTITY; soa],
-            blended: vec![SoaTransform::IDENTITY; soa],
-            world: vec![Mat4::IDENTITY; skel.num_joints()],
+            cache_a: vec![SoaTrackCache::EMPTY; soa],
+            cache_b: vec![SoaTrackCache::EMPTY; soa],
             palette: vec![Mat4::IDENTITY; ib.len()],
         })
         .collect();
-    let update = |c: &mut Character, t: f32| -> Result<(), sinew::job::JobError> {
+    let scratch = Scratch {
+        pose_a: vec![SoaTransform::IDENTITY; soa],
+        pose_b: vec![SoaTransform::IDENTITY; soa],
+        blended: vec![SoaTransform::IDENTITY; soa],
+        world: vec![Mat4::IDENTITY; skel.num_joints()],
+    };
+    let update = |c: &mut Character, w: &mut Scratch, t: f32| -> Result<(), sinew::job::JobError> {
         let wrap = |clip: &sinew::clip::Clip<'_>| clip.start() + (c.offset + t) % (clip.end() - clip.start()).max(1e-6);
         let rot = RotationInterpolation::NlerpCorrected;
         let rest = skel.rest_pose();
@@ -273,7 +285,7 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
             rotation: rot,
             rest_pose: rest,
             cursor: &mut c.cache_a,
-            output: &mut c.pose_a,
+            output: &mut w.pose_a,
         }
         .run()?;
         SamplingJob {
@@ -282,26 +294,27 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
             rotation: rot,
             rest_pose: rest,
             cursor: &mut c.cache_b,
-            output: &mut c.pose_b,
+            output: &mut w.pose_b,
         }
         .run()?;
         let layers = [
-            Layer { transform: &c.pose_a, weight: 0.6, joint_weights: None },
-            Layer { transform: &c.pose_b, weight: 0.4, joint_weights: None },
+            Layer { transform: &w.pose_a, weight: 0.6, joint_weights: None },
+            Layer { transform: &w.pose_b, weight: 0.4, joint_weights: None },
         ];
-        BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.1, output: &mut c.blended }
+        BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.1, output: &mut w.blended }
             .run()?;
-        LocalToModelJob { skeleton: skel, root: None, input: &c.blended, output: &mut c.world, from: None, to: None }
+        LocalToModelJob { skeleton: skel, root: None, input: &w.blended, output: &mut w.world, from: None, to: None }
             .run()?;
-        SkinMatrixJob { model: &c.world, inverse_bind: ib, joints: Some(joints), output: &mut c.palette }.run()
+        SkinMatrixJob { model: &w.world, inverse_bind: ib, joints: Some(joints), output: &mut c.palette }.run()
     };
     let mut reports = Vec::new();
     let mut err = None;
     let mut t = 0.0f32;
+    let mut one = scratch.clone();
     let (med, _, _) = time_it(|| {
         t += 1.0 / 60.0;
         for c in chars.iter_mut() {
-            if let Err(e) = update(c, t) {
+            if let Err(e) = update(c, &mut one, t) {
                 err = Some(e);
             }
         }
@@ -312,7 +325,8 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let threads = rayon::current_num_threads();
     let (med, _, _) = time_it(|| {
         t += 1.0 / 60.0;
-        if chars.par_iter_mut().any(|c| update(c, t).is_err()) {
+        // One scratch per rayon work item (reused for every character of the item).
+        if chars.par_iter_mut().map_init(|| scratch.clone(), |w, c| update(c, w, t).is_err()).any(|bad| bad) {
             err = Some(sinew::job::JobError::InputTooSmall);
         }
         black_box(&chars);

@@ -466,9 +466,21 @@ fn track_cache_matches_the_cursor_path() {
     for rot in [RotationInterpolation::NlerpCorrected, RotationInterpolation::Slerp] {
         let mut cursor = [0u16; 4];
         let mut cache = [TrackCache::EMPTY; 4];
+        let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
         for &t in &times[..if cfg!(miri) { 40 } else { times.len() }] {
             let mut a1 = [SoaTransform::IDENTITY; 1];
             let mut a2 = [SoaTransform::IDENTITY; 1];
+            let mut a3 = [SoaTransform::IDENTITY; 1];
+            SamplingJob {
+                clip: a.clip(0).unwrap(),
+                time: t,
+                rotation: rot,
+                rest_pose: skel.rest_pose(),
+                cursor: &mut soa,
+                output: &mut a3,
+            }
+            .run()
+            .unwrap();
             SamplingJob {
                 clip: a.clip(0).unwrap(),
                 time: t,
@@ -490,10 +502,16 @@ fn track_cache_matches_the_cursor_path() {
             .run()
             .unwrap();
             for l in 0..4 {
-                let (x, y) = (a1[0].lane(l), a2[0].lane(l));
-                assert!((x.translation - y.translation).max_abs() < 1.0e-6, "t = {t}, lane {l}");
-                assert!((x.scale - y.scale).max_abs() < 1.0e-6, "t = {t}, lane {l}");
-                assert!(x.rotation.angle_between(y.rotation) < 1.0e-5, "t = {t}, lane {l}");
+                let x = a1[0].lane(l);
+                for y in [a2[0].lane(l), a3[0].lane(l)] {
+                    assert!((x.translation - y.translation).max_abs() < 1.0e-6, "t = {t}, lane {l}");
+                    assert!((x.scale - y.scale).max_abs() < 1.0e-6, "t = {t}, lane {l}");
+                    assert!(x.rotation.angle_between(y.rotation) < 1.0e-5, "t = {t}, lane {l}");
+                }
+                // The SoA cache computes the per-track cache's formulas in the same order.
+                let z = a2[0].lane(l);
+                assert_eq!((a3[0].lane(l).translation, a3[0].lane(l).scale), (z.translation, z.scale));
+                assert!(a3[0].lane(l).rotation.angle_between(z.rotation) < 1.0e-6);
             }
         }
     }
@@ -525,6 +543,31 @@ fn track_cache_matches_the_cursor_path() {
         .unwrap();
     }
     assert_eq!(out[0].lane(0).translation, Vec3::splat(5.0));
+    let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
+    for clip in [a.clip(0).unwrap(), b.clip(0).unwrap()] {
+        SamplingJob {
+            clip,
+            time: 0.5,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: skel.rest_pose(),
+            cursor: &mut soa,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+    }
+    assert_eq!(out[0].lane(0).translation, Vec3::splat(5.0));
+    // Too few entries: one per SoA element of the pose.
+    let mut none: [crate::clip::SoaTrackCache<f32>; 0] = [];
+    let job = SamplingJob {
+        clip: a.clip(0).unwrap(),
+        time: 0.5,
+        rotation: RotationInterpolation::NlerpCorrected,
+        rest_pose: skel.rest_pose(),
+        cursor: &mut none,
+        output: &mut out,
+    };
+    assert_eq!(job.validate(), Err(crate::job::JobError::ContextTooSmall));
 }
 
 #[test]
@@ -566,6 +609,18 @@ fn slerp_flag_forces_exact_slerp() {
         .run()
         .unwrap();
         assert!(out[0].lane(1).rotation.angle_between(s) < 1.0e-6, "cached, t = {t}");
+        let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
+        SamplingJob {
+            clip: a.clip(0).unwrap(),
+            time: t,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: skel.rest_pose(),
+            cursor: &mut soa,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        assert!(out[0].lane(1).rotation.angle_between(s) < 1.0e-6, "SoA cache, t = {t}");
     }
     let mut bad = buf;
     patch(&mut bad, 2);
@@ -743,4 +798,69 @@ fn counts_past_a_section_are_overruns() {
     // The section count of the header: the table no longer fits the file.
     assert_eq!(patch(20, &u32::MAX.to_le_bytes()), Err(ParseError::Truncated));
     assert_eq!(patch(20, &0x1555_5556u32.to_le_bytes()), Err(ParseError::Truncated));
+}
+
+#[test]
+fn soa_cache_is_finite_over_the_widest_clip_range() {
+    // Keys near ±f32::MAX: held lanes (before the first key, after the last, and untracked
+    // joints) see `t − t0` overflow; their parameter must not turn the output into NaN.
+    let tracks = [
+        Track {
+            joint: 0,
+            target: TARGET_TRANSLATION,
+            interp: INTERP_LINEAR,
+            format: FORMAT_F32,
+            keys: 2,
+            data: &|w| f32s(w, &[-1.0e38, 1.0e38, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+        },
+        Track {
+            joint: 1,
+            target: TARGET_ROTATION,
+            interp: INTERP_LINEAR,
+            format: FORMAT_F32,
+            keys: 2,
+            data: &|w| f32s(w, &[-3.0e38, 3.0e38, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.6, 0.8]),
+        },
+    ];
+    let mut buf = [0u8; 1024];
+    let len = build(&mut buf, 3, -3.0e38, 3.0e38, &tracks);
+    let a = Asset::parse(&buf[..len]).unwrap();
+    let skel: Skeleton<f32, 1> = a.skeleton().unwrap().to_skeleton().unwrap();
+    let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
+    let mut cursor = [0u16; 2];
+    for t in [3.0e38f32, -3.0e38, 0.0, 2.0e38, -2.0e38, f32::NAN, f32::INFINITY, 1.0e38, -1.0e38] {
+        let (mut x, mut y) = ([SoaTransform::IDENTITY; 1], [SoaTransform::IDENTITY; 1]);
+        for (out, lanes) in [(&mut x, true), (&mut y, false)] {
+            let job_out: &mut [SoaTransform<f32>] = out;
+            if lanes {
+                SamplingJob {
+                    clip: a.clip(0).unwrap(),
+                    time: t,
+                    rotation: RotationInterpolation::NlerpCorrected,
+                    rest_pose: skel.rest_pose(),
+                    cursor: &mut soa,
+                    output: job_out,
+                }
+                .run()
+                .unwrap();
+            } else {
+                SamplingJob {
+                    clip: a.clip(0).unwrap(),
+                    time: t,
+                    rotation: RotationInterpolation::NlerpCorrected,
+                    rest_pose: skel.rest_pose(),
+                    cursor: &mut cursor,
+                    output: job_out,
+                }
+                .run()
+                .unwrap();
+            }
+        }
+        for l in 0..4 {
+            let (p, q) = (x[0].lane(l), y[0].lane(l));
+            assert!(p.translation.is_finite() && p.scale.is_finite() && p.rotation.is_finite(), "t = {t}: {p:?}");
+            assert!((p.translation - q.translation).max_abs() <= 1.0e-6 * q.translation.max_abs().max(1.0), "t = {t}");
+            assert!(p.rotation.angle_between(q.rotation) < 1.0e-6, "t = {t}, lane {l}");
+        }
+    }
 }

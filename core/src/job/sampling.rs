@@ -1,7 +1,7 @@
 //! Sampling: evaluates a clip at a time into a local pose.
 
 use crate::asset::format::{TARGET_ROTATION, TARGET_TRANSLATION};
-use crate::clip::{Clip, ClipTime, RotationInterpolation, TrackCache};
+use crate::clip::{Clip, ClipTime, RotationInterpolation, SoaTrackCache, TrackCache};
 use crate::job::JobError;
 use crate::math::SoaTransform;
 use crate::real::Real;
@@ -10,49 +10,123 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for u16 {}
     impl<R> Sealed for crate::clip::TrackCache<R> {}
+    impl<R> Sealed for crate::clip::SoaTrackCache<R> {}
 }
 
-/// Per-instance, per-track sampling state: a `u16` key cursor (2 bytes per track; decodes the
-/// two surrounding keys on every call) or a [`TrackCache`] (decodes keys only when playback
-/// crosses one; about 60 bytes per track for `f32`).
+/// Per-instance sampling state, kept between calls:
+/// - `u16`: a key cursor per track (2 bytes per track; decodes the two surrounding keys on
+///   every call);
+/// - [`TrackCache`]: a cache per track (decodes keys only when playback crosses one; about 60
+///   bytes per track for `f32`);
+/// - [`SoaTrackCache`]: a cache per SoA element of the pose, four joints' tracks in lanes
+///   (decodes keys only when playback crosses one and interpolates four joints per
+///   operation; about 580 bytes per four joints for `f32`). The fastest.
 pub trait TrackState<R: Real>: sealed::Sealed + Copy + core::fmt::Debug {
-    /// Samples track `i` of `clip` at `t`; returns (joint, target code, value).
+    /// Entries needed to sample `clip` into a pose of `soa_len` elements.
     #[doc(hidden)]
-    fn sample(
-        &mut self,
+    fn needed(clip: &Clip<'_>, soa_len: usize) -> usize;
+
+    /// Samples `clip` at `t` (already clamped) into `out` (as long as `rest`); `states` has at
+    /// least [`needed`](Self::needed) entries.
+    #[doc(hidden)]
+    fn sample_pose(
+        states: &mut [Self],
         clip: &Clip<'_>,
-        i: usize,
         t: R,
-        time: &ClipTime<R>,
         rot: RotationInterpolation,
-    ) -> (usize, u8, [R; 4]);
+        rest: &[SoaTransform<R>],
+        out: &mut [SoaTransform<R>],
+    );
+}
+
+/// The per-track loop shared by cursors and per-track caches.
+#[inline(always)]
+fn sample_tracks<R: Real, C>(
+    states: &mut [C],
+    clip: &Clip<'_>,
+    t: R,
+    rot: RotationInterpolation,
+    rest: &[SoaTransform<R>],
+    out: &mut [SoaTransform<R>],
+    sample: impl Fn(&mut C, &Clip<'_>, usize, R, &ClipTime<R>, RotationInterpolation) -> (usize, u8, [R; 4]),
+) {
+    let n = rest.len();
+    out[..n].copy_from_slice(rest);
+    let time = ClipTime::new(clip);
+    for (i, state) in states.iter_mut().enumerate().take(clip.num_tracks()) {
+        let (joint, target, v) = sample(state, clip, i, t, &time, rot);
+        let (g, l) = (joint / 4, joint % 4);
+        let Some(out) = out[..n].get_mut(g) else { continue };
+        if target == TARGET_TRANSLATION {
+            out.translation.x[l] = v[0];
+            out.translation.y[l] = v[1];
+            out.translation.z[l] = v[2];
+        } else if target == TARGET_ROTATION {
+            out.rotation.x[l] = v[0];
+            out.rotation.y[l] = v[1];
+            out.rotation.z[l] = v[2];
+            out.rotation.w[l] = v[3];
+        } else {
+            out.scale.x[l] = v[0];
+            out.scale.y[l] = v[1];
+            out.scale.z[l] = v[2];
+        }
+    }
 }
 
 impl<R: Real> TrackState<R> for u16 {
-    #[inline(always)]
-    fn sample(
-        &mut self,
+    fn needed(clip: &Clip<'_>, _soa_len: usize) -> usize {
+        clip.num_tracks()
+    }
+    fn sample_pose(
+        states: &mut [Self],
         clip: &Clip<'_>,
-        i: usize,
         t: R,
-        time: &ClipTime<R>,
         rot: RotationInterpolation,
-    ) -> (usize, u8, [R; 4]) {
-        clip.sample_track(i, t, time, self, rot)
+        rest: &[SoaTransform<R>],
+        out: &mut [SoaTransform<R>],
+    ) {
+        sample_tracks(states, clip, t, rot, rest, out, |c, clip, i, t, time, rot| {
+            clip.sample_track(i, t, time, c, rot)
+        });
     }
 }
 
 impl<R: Real> TrackState<R> for TrackCache<R> {
-    #[inline(always)]
-    fn sample(
-        &mut self,
+    fn needed(clip: &Clip<'_>, _soa_len: usize) -> usize {
+        clip.num_tracks()
+    }
+    fn sample_pose(
+        states: &mut [Self],
         clip: &Clip<'_>,
-        i: usize,
         t: R,
-        time: &ClipTime<R>,
         rot: RotationInterpolation,
-    ) -> (usize, u8, [R; 4]) {
-        clip.sample_track_cached(i, t, time, self, rot)
+        rest: &[SoaTransform<R>],
+        out: &mut [SoaTransform<R>],
+    ) {
+        sample_tracks(states, clip, t, rot, rest, out, |c, clip, i, t, time, rot| {
+            clip.sample_track_cached(i, t, time, c, rot)
+        });
+    }
+}
+
+impl<R: Real> TrackState<R> for SoaTrackCache<R> {
+    fn needed(_clip: &Clip<'_>, soa_len: usize) -> usize {
+        soa_len
+    }
+    fn sample_pose(
+        states: &mut [Self],
+        clip: &Clip<'_>,
+        t: R,
+        rot: RotationInterpolation,
+        rest: &[SoaTransform<R>],
+        out: &mut [SoaTransform<R>],
+    ) {
+        let time = ClipTime::new(clip);
+        for (g, ((state, rest_g), out_g)) in states.iter_mut().zip(rest).zip(out.iter_mut()).enumerate() {
+            let tag = SoaTrackCache::tag_of(&time, rest, g);
+            state.sample(clip, g, tag, t, &time, rot, rest_g, out_g);
+        }
     }
 }
 
@@ -68,9 +142,10 @@ pub struct SamplingJob<'a, R: Real, C: TrackState<R> = u16> {
     pub rotation: RotationInterpolation,
     /// Rest pose of the skeleton (`Skeleton::rest_pose`); its length is the pose length.
     pub rest_pose: &'a [SoaTransform<R>],
-    /// Per-instance track state, at least `clip.num_tracks()` entries: `u16` key cursors
-    /// (start zeroed; any content is valid) or [`TrackCache`] entries (start
-    /// [`TrackCache::EMPTY`]). Keep it between calls.
+    /// Per-instance sampling state (see [`TrackState`]); keep it between calls. `u16` key
+    /// cursors (start zeroed; any content is valid) or [`TrackCache`] entries (start
+    /// [`TrackCache::EMPTY`]): at least `clip.num_tracks()` entries. [`SoaTrackCache`] entries
+    /// (start [`SoaTrackCache::EMPTY`]): at least `rest_pose.len()` entries.
     pub cursor: &'a mut [C],
     /// The local pose, at least `rest_pose.len()` elements; extra elements are untouched.
     pub output: &'a mut [SoaTransform<R>],
@@ -81,11 +156,11 @@ impl<R: Real, C: TrackState<R>> SamplingJob<'_, R, C> {
     ///
     /// # Errors
     ///
-    /// [`JobError::ContextTooSmall`] when `cursor` is shorter than the track count,
+    /// [`JobError::ContextTooSmall`] when `cursor` has fewer entries than its type needs,
     /// [`JobError::OutputTooSmall`] when `output` is shorter than `rest_pose`,
     /// [`JobError::JointIndexOutOfRange`] when a track animates a joint past the pose.
     pub fn validate(&self) -> Result<(), JobError> {
-        if self.cursor.len() < self.clip.num_tracks() {
+        if self.cursor.len() < C::needed(&self.clip, self.rest_pose.len()) {
             return Err(JobError::ContextTooSmall);
         }
         if self.output.len() < self.rest_pose.len() {
@@ -104,32 +179,11 @@ impl<R: Real, C: TrackState<R>> SamplingJob<'_, R, C> {
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
         self.validate()?;
-        let n = self.rest_pose.len();
-        self.output[..n].copy_from_slice(self.rest_pose);
         let start = R::from_f32(self.clip.start());
         let end = R::from_f32(self.clip.end());
         // max/min in this order map NaN to the start for f32.
         let t = self.time.max(start).min(end);
-        let time = ClipTime::new(&self.clip);
-        for i in 0..self.clip.num_tracks() {
-            let (joint, target, v) = self.cursor[i].sample(&self.clip, i, t, &time, self.rotation);
-            let (g, l) = (joint / 4, joint % 4);
-            let Some(out) = self.output.get_mut(g) else { continue };
-            if target == TARGET_TRANSLATION {
-                out.translation.x[l] = v[0];
-                out.translation.y[l] = v[1];
-                out.translation.z[l] = v[2];
-            } else if target == TARGET_ROTATION {
-                out.rotation.x[l] = v[0];
-                out.rotation.y[l] = v[1];
-                out.rotation.z[l] = v[2];
-                out.rotation.w[l] = v[3];
-            } else {
-                out.scale.x[l] = v[0];
-                out.scale.y[l] = v[1];
-                out.scale.z[l] = v[2];
-            }
-        }
+        C::sample_pose(self.cursor, &self.clip, t, self.rotation, self.rest_pose, self.output);
         Ok(())
     }
 }

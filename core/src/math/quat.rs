@@ -294,8 +294,9 @@ pub fn slerp_constants<R: Real>(d: R) -> [R; 3] {
     if d > R::ratio(99_995, 100_000) {
         return [R::ZERO, R::ZERO, d];
     }
-    let theta = ops::atan2(((R::ONE - d) * (R::ONE + d)).sqrt(), d);
-    [theta, ops::sin(theta).recip(), d]
+    // sin θ = √(1 − d²) for θ = atan2(√(1 − d²), d) in [0, π/2].
+    let sin = ((R::ONE - d) * (R::ONE + d)).sqrt();
+    [ops::atan2(sin, d), sin.recip(), d]
 }
 
 /// The warped parameter `t' = t + u(t−½)(w₀ + u(w₁ + u·w₂))`, `u = t(t−1)`.

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use sinew::clip::{RotationInterpolation, TrackCache};
+use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::job::blending::{BlendingJob, Layer};
 use sinew::job::{JobError, SamplingJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
@@ -36,7 +36,7 @@ pub fn loop_mode_name(mode: LoopMode) -> &'static str {
     }
 }
 
-/// A clip playing in the viewer: its index, its clock, and a per-track sampling cache (so
+/// A clip playing in the viewer: its index, its clock, and a sampling cache per four joints (so
 /// forward playback decodes keys only when it crosses them).
 #[derive(Debug, Clone)]
 pub struct ClipPlayer {
@@ -44,7 +44,7 @@ pub struct ClipPlayer {
     pub clip: usize,
     /// The clip's clock: time, speed, loop mode.
     pub player: Player<f32>,
-    cache: RefCell<Vec<TrackCache<f32>>>,
+    cache: RefCell<Vec<SoaTrackCache<f32>>>,
 }
 
 impl ClipPlayer {
@@ -56,7 +56,8 @@ impl ClipPlayer {
         let mut player = Player::new(&c);
         player.set_mode(mode);
         player.set_speed(speed);
-        Some(ClipPlayer { clip, player, cache: RefCell::new(vec![TrackCache::EMPTY; c.num_tracks()]) })
+        let soa = model.skeleton().num_soa_joints();
+        Some(ClipPlayer { clip, player, cache: RefCell::new(vec![SoaTrackCache::EMPTY; soa]) })
     }
 
     /// Current clip time, in seconds.

@@ -8,7 +8,7 @@
 
 use sinew::asset::format::{CRC_START, HEADER_LEN};
 use sinew::asset::{crc32, Asset};
-use sinew::clip::{Clip, RotationInterpolation, TrackCache};
+use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
 use sinew::job::sampling::TrackState;
 use sinew::job::{JobError, LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
 use sinew::limits::{MAX_INFLUENCES, MAX_SOA_JOINTS};
@@ -244,6 +244,8 @@ fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
             sample_sequence(&skeleton, clip, rotation, &abs, &mut cursors, &mut pose, &mut world, full);
             let mut caches = vec![TrackCache::<R>::EMPTY; clip.num_tracks()];
             sample_sequence(&skeleton, clip, rotation, &abs, &mut caches, &mut pose, &mut world, full);
+            let mut lanes = vec![SoaTrackCache::<R>::EMPTY; skeleton.rest_pose().len()];
+            sample_sequence(&skeleton, clip, rotation, &abs, &mut lanes, &mut pose, &mut world, full);
             if full {
                 skin_all(asset, &world);
             }

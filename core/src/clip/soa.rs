@@ -1,0 +1,491 @@
+//! The structure-of-arrays sampling cache: the decoded key intervals of four joints' tracks,
+//! held in lanes, so that sampling between keys evaluates four joints per operation.
+
+use super::{interval, Clip, ClipTime, RotationInterpolation, Span, TrackCache, TrackView};
+use crate::asset::format::{TARGET_ROTATION, TARGET_SCALE, TARGET_TRANSLATION};
+use crate::asset::reader::le_u16;
+use crate::lanes::Lanes;
+use crate::math::{Quat, SoaQuat, SoaTransform, SoaVec3};
+use crate::real::Real;
+
+use super::CacheKind;
+
+/// Lane marker of a joint property without a track (it holds the rest pose).
+const NO_TRACK: u16 = u16::MAX;
+
+type V<R> = <R as Real>::Lanes;
+
+/// The key interval of each lane: a lane is valid while `t0 ≤ t < t1`; `inv_dt` is
+/// `1 / (t1 − t0)`, or 0 where the lane holds one value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+struct Span4<R> {
+    t0: [R; 4],
+    t1: [R; 4],
+    inv_dt: [R; 4],
+}
+
+impl<R: Real> Span4<R> {
+    /// Lanes that must be filled before use (no time is in `[MAX, MIN)`).
+    const STALE: Self = Span4 { t0: [R::MAX; 4], t1: [R::MIN; 4], inv_dt: [R::ZERO; 4] };
+
+    /// Lanes whose interval does not contain `t`.
+    #[inline(always)]
+    fn misses(&self, t: V<R>) -> u32 {
+        !(t.mask_ge(V::<R>::load(&self.t0)) & t.mask_lt(V::<R>::load(&self.t1))) & 0xF
+    }
+
+    /// The interpolation parameter of each lane, in [0, 1].
+    #[inline(always)]
+    fn param(&self, t: V<R>) -> V<R> {
+        // A NaN product (only possible in a lane that holds one value, whose parameter
+        // multiplies 0) reads as 0.
+        ((t - V::<R>::load(&self.t0)) * V::<R>::load(&self.inv_dt)).clamp01()
+    }
+
+    #[inline(always)]
+    fn set(&mut self, l: usize, t0: R, t1: R, inv_dt: R) {
+        self.t0[l] = t0;
+        self.t1[l] = t1;
+        self.inv_dt[l] = inv_dt;
+    }
+}
+
+/// A per-instance sampling cache for one SoA element of a pose (four joints): for each of the
+/// joints' translation, rotation and scale, the current key interval, its two keys and its
+/// interpolation constants, stored lane by lane. Give a
+/// [`SamplingJob`](crate::job::SamplingJob) one entry per SoA element of the pose (the rest
+/// pose's length): while playback stays between keys, a call evaluates four joints per
+/// operation and writes whole SoA elements; a lane that crosses a key is refilled from the clip.
+///
+/// About 580 bytes per entry for `f32` (one entry covers four joints, tracked or not).
+///
+/// An entry remembers which clip (by the address and length of its bytes), which rest pose (by
+/// its address) and which element filled it; reset entries to [`SoaTrackCache::EMPTY`] when the
+/// storage starts serving another clip, since new bytes can reuse the address of freed ones.
+///
+/// Results equal those of the per-track [`TrackCache`] within rounding (see
+/// `tests/tests/sampling_states.rs`); a rotation may come out as its negation `−q` (the same
+/// rotation), since forward playback keeps each new key in the previous key's hemisphere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+pub struct SoaTrackCache<R> {
+    translation_span: Span4<R>,
+    translation: SoaVec3<R>,
+    /// `key1 − key0` per lane (0 where the lane holds one value).
+    translation_delta: SoaVec3<R>,
+    scale_span: Span4<R>,
+    scale: SoaVec3<R>,
+    scale_delta: SoaVec3<R>,
+    rotation_span: Span4<R>,
+    rotation0: SoaQuat<R>,
+    /// The second key, in the first key's hemisphere.
+    rotation1: SoaQuat<R>,
+    /// Corrected-nlerp warp coefficients, or θ and 1/sin θ in `exact_slerp` lanes.
+    warp: [[R; 4]; 3],
+    /// 1 in `exact_slerp` lanes, 0 elsewhere.
+    slerp_key: [R; 4],
+    tag: u32,
+    /// Track index per target (translation, rotation, scale) and lane, or `NO_TRACK`.
+    track: [[u16; 4]; 3],
+    /// Key hint per target and lane.
+    key: [[u16; 4]; 3],
+    /// Rotation lanes interpolating between two keys.
+    interpolating: u8,
+    /// Rotation lanes the clip requires to be slerped exactly.
+    exact_slerp: u8,
+    /// Lanes (per target) evaluated in full at every call: cubic splines, whose four control
+    /// values per interval are not cached.
+    direct: [u8; 3],
+}
+
+impl<R: Real> SoaTrackCache<R> {
+    /// An empty entry (fills on first use).
+    pub const EMPTY: Self = SoaTrackCache {
+        translation_span: Span4::STALE,
+        translation: SoaVec3::ZERO,
+        translation_delta: SoaVec3::ZERO,
+        scale_span: Span4::STALE,
+        scale: SoaVec3::ZERO,
+        scale_delta: SoaVec3::ZERO,
+        rotation_span: Span4::STALE,
+        rotation0: SoaQuat::IDENTITY,
+        rotation1: SoaQuat::IDENTITY,
+        warp: [[R::ZERO; 4]; 3],
+        slerp_key: [R::ZERO; 4],
+        tag: 0,
+        track: [[NO_TRACK; 4]; 3],
+        key: [[0; 4]; 3],
+        interpolating: 0,
+        exact_slerp: 0,
+        direct: [0; 3],
+    };
+
+    /// The tag of element `group` of a pose sampled from the clip of `time` with `rest`.
+    #[inline(always)]
+    pub(crate) fn tag_of(time: &ClipTime<R>, rest: &[SoaTransform<R>], group: usize) -> u32 {
+        let base = time.tag ^ (rest.as_ptr() as usize as u32).wrapping_mul(0x85EB_CA6B);
+        base.wrapping_add((group as u32).wrapping_mul(0x27D4_EB2F)) | 1
+    }
+
+    /// Samples element `group` of the pose at clip time `t` (clamped to the clip range) into
+    /// `out`; `rest` is that element of the rest pose, `tag` its [`tag_of`](Self::tag_of).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn sample(
+        &mut self,
+        clip: &Clip<'_>,
+        group: usize,
+        tag: u32,
+        t: R,
+        time: &ClipTime<R>,
+        rot: RotationInterpolation,
+        rest: &SoaTransform<R>,
+        out: &mut SoaTransform<R>,
+    ) {
+        if self.tag != tag {
+            self.reset(clip, group, tag, rest);
+        }
+        let tl = V::<R>::splat(t);
+
+        let miss = self.translation_span.misses(tl);
+        if miss != 0 {
+            self.refill_vectors(clip, 0, miss, t, time, rest);
+        }
+        let s = self.translation_span.param(tl);
+        lerp_into(&self.translation, &self.translation_delta, s, &mut out.translation);
+
+        let miss = self.scale_span.misses(tl);
+        if miss != 0 {
+            self.refill_vectors(clip, 2, miss, t, time, rest);
+        }
+        let s = self.scale_span.param(tl);
+        lerp_into(&self.scale, &self.scale_delta, s, &mut out.scale);
+
+        let miss = self.rotation_span.misses(tl);
+        if miss != 0 {
+            self.refill_rotations(clip, miss, t, time, rest);
+        }
+        self.rotations_into(tl, rot, &mut out.rotation);
+
+        for target in 0..3 {
+            let mut lanes = self.direct[target];
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let v = self.evaluate_direct(clip, target, l, t, time, rot);
+                match target {
+                    0 => out.translation.set_lane(l, crate::math::Vec3::new(v[0], v[1], v[2])),
+                    1 => out.rotation.set_lane(l, Quat::from_array(v)),
+                    _ => out.scale.set_lane(l, crate::math::Vec3::new(v[0], v[1], v[2])),
+                }
+            }
+        }
+    }
+
+    /// Starts serving `clip` for element `group`: finds the tracks of its four joints and marks
+    /// every tracked lane for filling; untracked lanes hold the rest pose.
+    #[cold]
+    fn reset(&mut self, clip: &Clip<'_>, group: usize, tag: u32, rest: &SoaTransform<R>) {
+        *self = Self::EMPTY;
+        self.tag = tag;
+        for i in 0..clip.num_tracks().min(NO_TRACK as usize) {
+            let e = clip.dir + i * crate::asset::format::TRACK_ENTRY_LEN;
+            let joint = le_u16(clip.body, e) as usize;
+            let target = super::byte(clip.body, e + 2);
+            if joint / 4 == group && target <= TARGET_SCALE {
+                self.track[target as usize][joint % 4] = i as u16;
+            }
+        }
+        for l in 0..4 {
+            if self.track[TARGET_TRANSLATION as usize][l] == NO_TRACK {
+                self.translation_span.set(l, R::MIN, R::MAX, R::ZERO);
+                self.translation.set_lane(l, rest.translation.lane(l));
+            }
+            if self.track[TARGET_SCALE as usize][l] == NO_TRACK {
+                self.scale_span.set(l, R::MIN, R::MAX, R::ZERO);
+                self.scale.set_lane(l, rest.scale.lane(l));
+            }
+            if self.track[TARGET_ROTATION as usize][l] == NO_TRACK {
+                self.rotation_span.set(l, R::MIN, R::MAX, R::ZERO);
+                self.rotation0.set_lane(l, rest.rotation.lane(l));
+                self.rotation1.set_lane(l, rest.rotation.lane(l));
+            }
+        }
+    }
+
+    /// Decodes the interval at `t` of lane `l`'s track for `target` into the scalar cache entry
+    /// `c`; false for a lane without a track or a cubic spline (which becomes a direct lane).
+    #[inline(always)]
+    fn fill_lane(
+        &mut self,
+        clip: &Clip<'_>,
+        target: usize,
+        l: usize,
+        t: R,
+        time: &ClipTime<R>,
+        c: &mut TrackCache<R>,
+    ) -> bool {
+        let i = self.track[target][l];
+        if i == NO_TRACK {
+            return false;
+        }
+        let tv: TrackView<'_> = clip.track_view(i as usize);
+        let mut key = self.key[target][l];
+        let filled = tv.fill(t, time, &mut key, c);
+        self.key[target][l] = key;
+        if !filled {
+            self.direct[target] |= 1 << l;
+        }
+        filled
+    }
+
+    /// Refills the `lanes` of translation (`target` 0) or scale (2) for time `t`.
+    #[cold]
+    fn refill_vectors(
+        &mut self,
+        clip: &Clip<'_>,
+        target: usize,
+        lanes: u32,
+        t: R,
+        time: &ClipTime<R>,
+        rest: &SoaTransform<R>,
+    ) {
+        let mut lanes = lanes;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let mut c = TrackCache::EMPTY;
+            let filled = self.fill_lane(clip, target, l, t, time, &mut c);
+            let (span, value, delta) = if target == 0 {
+                (&mut self.translation_span, &mut self.translation, &mut self.translation_delta)
+            } else {
+                (&mut self.scale_span, &mut self.scale, &mut self.scale_delta)
+            };
+            let zero = crate::math::Vec3::ZERO;
+            if filled {
+                let a = crate::math::Vec3::new(c.v0[0], c.v0[1], c.v0[2]);
+                if c.kind == CacheKind::Lerp {
+                    span.set(l, c.t0, c.t1, c.inv_dt);
+                    value.set_lane(l, a);
+                    delta.set_lane(l, crate::math::Vec3::new(c.v1[0] - a.x, c.v1[1] - a.y, c.v1[2] - a.z));
+                } else {
+                    span.set(l, c.t0, c.t1, R::ZERO);
+                    value.set_lane(l, a);
+                    delta.set_lane(l, zero);
+                }
+            } else {
+                // A direct lane (overwritten at every call) or a lane without a track.
+                span.set(l, R::MIN, R::MAX, R::ZERO);
+                let r = if target == 0 { rest.translation.lane(l) } else { rest.scale.lane(l) };
+                value.set_lane(l, r);
+                delta.set_lane(l, zero);
+            }
+        }
+    }
+
+    /// Moves interpolating rotation lane `l` to the next key interval when `t` lies in it
+    /// (forward playback crossing one key): the interval's first key is the previous interval's
+    /// second (already decoded and hemisphere-aligned), so only one key is decoded. False, with
+    /// nothing changed, in every other case.
+    #[inline(always)]
+    fn advance_rotation(&mut self, clip: &Clip<'_>, l: usize, t: R, time: &ClipTime<R>) -> bool {
+        let bit = 1u8 << l;
+        let i = self.track[TARGET_ROTATION as usize][l];
+        if self.interpolating & bit == 0 || i == NO_TRACK {
+            return false;
+        }
+        let t0 = self.rotation_span.t1[l];
+        if t < t0 {
+            return false;
+        }
+        let tv: TrackView<'_> = clip.track_view(i as usize);
+        let k = self.key[TARGET_ROTATION as usize][l] as usize + 1;
+        if k + 1 >= tv.n {
+            return false;
+        }
+        let t1 = tv.time(k + 1, time);
+        if t >= t1 {
+            return false;
+        }
+        let a = self.rotation1.lane(l);
+        let mut b = Quat::from_array(tv.raw(k + 1));
+        let mut d = a.dot(b);
+        if d < R::ZERO {
+            b = -b;
+            d = -d;
+        }
+        let (warp, exact) = if tv.slerp {
+            let c = crate::math::quat::slerp_constants(d);
+            // θ = 0 marks an interval short enough for plain nlerp: the warp of all zeros.
+            if c[1] != R::ZERO {
+                (c, true)
+            } else {
+                ([R::ZERO; 3], false)
+            }
+        } else {
+            (crate::math::quat::nlerp_warp(d), false)
+        };
+        self.rotation_span.set(l, t0, t1, (t1 - t0).recip());
+        self.rotation0.set_lane(l, a);
+        self.rotation1.set_lane(l, b);
+        for (w, v) in self.warp.iter_mut().zip(warp) {
+            w[l] = v;
+        }
+        self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
+        self.exact_slerp = if exact { self.exact_slerp | bit } else { self.exact_slerp & !bit };
+        self.key[TARGET_ROTATION as usize][l] = k as u16;
+        true
+    }
+
+    /// Refills the rotation `lanes` for time `t`.
+    #[cold]
+    fn refill_rotations(&mut self, clip: &Clip<'_>, lanes: u32, t: R, time: &ClipTime<R>, rest: &SoaTransform<R>) {
+        let mut lanes = lanes;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            if self.advance_rotation(clip, l, t, time) {
+                continue;
+            }
+            let bit = 1u8 << l;
+            self.interpolating &= !bit;
+            self.exact_slerp &= !bit;
+            let mut c = TrackCache::EMPTY;
+            let filled = self.fill_lane(clip, TARGET_ROTATION as usize, l, t, time, &mut c);
+            if filled {
+                let interpolates = matches!(c.kind, CacheKind::Rotation | CacheKind::Slerp);
+                let (b, inv_dt, mut warp) =
+                    if interpolates { (c.v1, c.inv_dt, c.warp) } else { (c.v0, R::ZERO, [R::ZERO; 3]) };
+                // Slerp constants with θ = 0 mark an interval short enough for plain nlerp
+                // (`Quat::slerp_with`), which is the warp of all zeros.
+                let exact = c.kind == CacheKind::Slerp && warp[1] != R::ZERO;
+                if c.kind == CacheKind::Slerp && !exact {
+                    warp = [R::ZERO; 3];
+                }
+                self.rotation_span.set(l, c.t0, c.t1, inv_dt);
+                self.rotation0.set_lane(l, Quat::from_array(c.v0));
+                self.rotation1.set_lane(l, Quat::from_array(b));
+                for (w, v) in self.warp.iter_mut().zip(warp) {
+                    w[l] = v;
+                }
+                self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
+                if interpolates {
+                    self.interpolating |= bit;
+                }
+                if exact {
+                    self.exact_slerp |= bit;
+                }
+            } else {
+                self.slerp_key[l] = R::ZERO;
+                self.rotation_span.set(l, R::MIN, R::MAX, R::ZERO);
+                self.rotation0.set_lane(l, rest.rotation.lane(l));
+                self.rotation1.set_lane(l, rest.rotation.lane(l));
+                for w in self.warp.iter_mut() {
+                    w[l] = R::ZERO;
+                }
+            }
+        }
+    }
+
+    /// Interpolates the four rotations at `t`: corrected nlerp, or exact slerp in the lanes the
+    /// clip flags (four lanes at once), or in every lane when `rot` asks for it (lane by lane).
+    #[inline(always)]
+    fn rotations_into(&self, t: V<R>, rot: RotationInterpolation, out: &mut SoaQuat<R>) {
+        let s = self.rotation_span.param(t);
+        // The corrected-nlerp warp of `quat::warp_t`, lane by lane in the same order.
+        let one = V::<R>::splat(R::ONE);
+        let half = V::<R>::splat(R::HALF);
+        let w = &self.warp;
+        let u = s * (s - one);
+        let ws = s + u * (s - half) * (V::<R>::load(&w[0]) + u * (V::<R>::load(&w[1]) + u * V::<R>::load(&w[2])));
+        // q = a·c0 + b·c1.
+        let (mut c0, mut c1) = (one - ws, ws);
+        if self.exact_slerp != 0 {
+            // Slerp lanes hold θ and 1/sin θ (θ ≤ π/2, since the keys share a hemisphere).
+            let theta = V::<R>::load(&w[0]);
+            let inv_sin = V::<R>::load(&w[1]);
+            let e0 = sin_quadrant::<R>((one - s) * theta) * inv_sin;
+            let e1 = sin_quadrant::<R>(s * theta) * inv_sin;
+            let key = V::<R>::load(&self.slerp_key);
+            c0 = key.select_positive_finite(e0, c0);
+            c1 = key.select_positive_finite(e1, c1);
+        }
+        let (a, b) = (&self.rotation0, &self.rotation1);
+        let mix = |a: &[R; 4], b: &[R; 4]| V::<R>::load(a) * c0 + V::<R>::load(b) * c1;
+        let (x, y, z, q) = (mix(&a.x, &b.x), mix(&a.y, &b.y), mix(&a.z, &b.z), mix(&a.w, &b.w));
+        // `Quat::normalize_near_unit`, lane by lane.
+        let l2 = x * x + y * y + z * z + q * q;
+        let e = l2 - one;
+        let near = e.abs().mask_lt(V::<R>::splat(R::ratio(1, 100)));
+        let y0 = one - half * e;
+        let y1 = y0 * (V::<R>::splat(R::ratio(3, 2)) - half * l2 * y0 * y0);
+        out.x = (x * y1).to_array();
+        out.y = (y * y1).to_array();
+        out.z = (z * y1).to_array();
+        out.w = (q * y1).to_array();
+        let slow =
+            if rot == RotationInterpolation::Slerp { (self.interpolating & !self.exact_slerp) as u32 } else { 0 };
+        let mut lanes = (!near & 0xF) | slow;
+        if lanes != 0 {
+            let (xs, ys, zs, qs, ss) = (x.to_array(), y.to_array(), z.to_array(), q.to_array(), s.to_array());
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let v = if slow & (1 << l) != 0 {
+                    a.lane(l).slerp(b.lane(l), ss[l]).normalize()
+                } else {
+                    Quat::new(xs[l], ys[l], zs[l], qs[l]).normalize()
+                };
+                out.set_lane(l, v);
+            }
+        }
+    }
+
+    /// Evaluates a direct lane (a cubic spline) at `t` from its track.
+    fn evaluate_direct(
+        &mut self,
+        clip: &Clip<'_>,
+        target: usize,
+        l: usize,
+        t: R,
+        time: &ClipTime<R>,
+        rot: RotationInterpolation,
+    ) -> [R; 4] {
+        let tv = clip.track_view(self.track[target][l] as usize);
+        let mut key = self.key[target][l];
+        let v = match interval(tv.n, t, &mut key, |k| tv.time(k, time)) {
+            Span::At(k) => tv.finish(tv.raw(k)),
+            Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
+        };
+        self.key[target][l] = key;
+        v
+    }
+}
+
+impl<R: Real> Default for SoaTrackCache<R> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+/// `sin x` for `0 ≤ x ≤ π/2`, four lanes: the Taylor series to x¹³ (truncation below 7e-10).
+#[inline(always)]
+fn sin_quadrant<R: Real>(x: V<R>) -> V<R> {
+    let c = |v: f32| V::<R>::splat(R::from_f32(v));
+    let z = x * x;
+    x + x
+        * z
+        * (c(-1.0 / 6.0)
+            + z * (c(1.0 / 120.0)
+                + z * (c(-1.0 / 5040.0)
+                    + z * (c(1.0 / 362_880.0) + z * (c(-1.0 / 39_916_800.0) + z * c(1.0 / 6_227_020_800.0))))))
+}
+
+/// `out = value + delta · s`, lane by lane.
+#[inline(always)]
+fn lerp_into<R: Real>(value: &SoaVec3<R>, delta: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
+    out.x = (V::<R>::load(&value.x) + V::<R>::load(&delta.x) * s).to_array();
+    out.y = (V::<R>::load(&value.y) + V::<R>::load(&delta.y) * s).to_array();
+    out.z = (V::<R>::load(&value.z) + V::<R>::load(&delta.z) * s).to_array();
+}
