@@ -136,6 +136,20 @@ impl<R: Real> BlendingJob<'_, R> {
             }
             let inv_w = V::<R>::splat(uniform).recip();
             let zero = V::<R>::splat(R::ZERO);
+            if let [a, b] = self.layers {
+                let (wa, wb) = (weight(a.weight), weight(b.weight));
+                if wa != R::ZERO && wb != R::ZERO {
+                    // Two active layers (a crossfade, a two-clip blend): the same operations
+                    // without the per-layer loop and its bounds checks.
+                    let (wa, wb) = (V::<R>::splat(wa), V::<R>::splat(wb));
+                    for ((o, x), y) in out.iter_mut().zip(&a.transform[..n]).zip(&b.transform[..n]) {
+                        let mut acc = Sums::scaled(x, wa);
+                        acc.add(y, wb);
+                        acc.normalize_into(o, inv_w);
+                    }
+                    return Ok(());
+                }
+            }
             for (e, o) in out.iter_mut().enumerate() {
                 let mut acc = Sums { t: [zero; 3], q: [zero; 4], s: [zero; 3] };
                 let mut first = true;
