@@ -138,7 +138,22 @@ impl<R: Real> SkinningJob<'_, R> {
     }
 
     /// Linear blend skinning with `K` influences (`K = 0`: `self.influences`).
+    ///
+    /// Hosts skinning enough vertices first copy the palette into a [`PackedPalette`] on the
+    /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
     fn lbs<const K: usize>(&mut self, palette: &[Mat4<R>]) {
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        if palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
+            let table = pack(palette);
+            return self.lbs_with::<K>(|idx, w| blend_packed::<R, K>(&table, idx, w));
+        }
+        self.lbs_with::<K>(|idx, w| blend_matrices::<R, K>(palette, idx, w));
+    }
+
+    /// Linear blend skinning with `blend` turning a vertex's indices and weights into its
+    /// matrix.
+    #[inline(always)]
+    fn lbs_with<const K: usize>(&mut self, blend: impl Fn(&[u16], &[R]) -> Blended<R>) {
         let k = if K == 0 { self.influences } else { K };
         let n = self.positions.len();
         let idx = &self.joint_indices[..n * k];
@@ -150,25 +165,25 @@ impl<R: Real> SkinningJob<'_, R> {
                 let (nrm, out_n) = (&nrm[..n], &mut out_n[..n]);
                 let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut()));
                 for (((idx, w), (p, op)), (nv, on)) in it.zip(nrm.iter().zip(out_n.iter_mut())) {
-                    let m = blend_matrices::<R, K>(palette, idx, w);
-                    *op = xform(&m, *p, true);
-                    *on = xform(&m, *nv, false);
+                    let m = blend(idx, w);
+                    *op = m.point(*p);
+                    *on = m.direction(*nv);
                 }
             }
             (nrm, mut out_n, tan, mut out_t) => {
                 for (v, ((idx, w), (p, op))) in
                     idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut())).enumerate()
                 {
-                    let m = blend_matrices::<R, K>(palette, idx, w);
-                    *op = xform(&m, *p, true);
+                    let m = blend(idx, w);
+                    *op = m.point(*p);
                     if let (Some(src), Some(dst)) = (nrm, out_n.as_deref_mut()) {
                         if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                            *d = xform(&m, *s, false);
+                            *d = m.direction(*s);
                         }
                     }
                     if let (Some(src), Some(dst)) = (tan, out_t.as_deref_mut()) {
                         if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                            *d = xform(&m, s.truncate(), false).extend(s.w);
+                            *d = m.direction(s.truncate()).extend(s.w);
                         }
                     }
                 }
@@ -193,16 +208,16 @@ impl<R: Real> SkinningJob<'_, R> {
             .zip(self.positions.iter().zip(self.out_positions.iter_mut()))
             .enumerate()
         {
-            let m = columns(&blend_dual_quats(palette, idx, w));
-            *op = xform(&m, *p, true);
+            let m = Blended::columns(&blend_dual_quats(palette, idx, w));
+            *op = m.point(*p);
             if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
                 if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = xform(&m, *s, false);
+                    *d = m.direction(*s);
                 }
             }
             if let (Some(src), Some(dst)) = (tangents, out_t.as_deref_mut()) {
                 if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = xform(&m, s.truncate(), false).extend(s.w);
+                    *d = m.direction(s.truncate()).extend(s.w);
                 }
             }
         }
@@ -267,41 +282,138 @@ fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> [
 /// The lanes of one matrix column.
 type V<R> = <R as Real>::Lanes;
 
-/// The weighted sum of the influences' matrices, one lane vector per column (validated
-/// indices: a missing entry reads as zero instead of panicking).
-///
-/// Every influence is added, zero weights included: four multiply-adds cost less than the
-/// mispredicted branch that skipping them would take on meshes with mixed influence counts.
-#[inline(always)]
-fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> [V<R>; 4] {
-    let k = if K == 0 { idx.len() } else { K };
-    let mut m = [V::<R>::splat(R::ZERO); 4];
-    for i in 0..k {
-        let (Some(&j), Some(&wj)) = (idx.get(i), w.get(i)) else { continue };
-        let Some(pm) = palette.get(j as usize) else { continue };
-        let ws = V::<R>::splat(wj);
-        for c in 0..4 {
-            m[c] = m[c] + V::<R>::load(&pm.cols[c]) * ws;
+/// Palette entries the packed table holds (a power of two: validated indices, all below the
+/// palette length, are masked into range without a bounds check).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const PACKED_JOINTS: usize = 256;
+
+/// Fewest vertices for which packing the palette (a 12 KiB table for `f32`) pays off.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const PACKED_MIN_VERTICES: usize = 256;
+
+/// A palette without its matrices' last rows, which only reach the discarded fourth output
+/// lane: `table[c][j]` holds the first three rows of joint `j`'s column `c` and, in its fourth
+/// lane, row `c` of the joint's translation (one array per column, so an entry's address is
+/// the joint index shifted).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+type PackedPalette<R> = [[Aligned<R>; PACKED_JOINTS]; 3];
+
+/// Four lanes at a 16-byte boundary, so SSE arithmetic can read them from memory directly.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Aligned<R>([R; 4]);
+
+/// `palette` (at most [`PACKED_JOINTS`] entries) as a [`PackedPalette`], zeros past its end.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn pack<R: Real>(palette: &[Mat4<R>]) -> PackedPalette<R> {
+    let mut table = [[Aligned([R::ZERO; 4]); PACKED_JOINTS]; 3];
+    for (j, m) in palette.iter().enumerate().take(PACKED_JOINTS) {
+        let t = m.cols[3];
+        for c in 0..3 {
+            let col = m.cols[c];
+            table[c][j] = Aligned([col[0], col[1], col[2], t[c]]);
         }
     }
-    m
+    table
 }
 
-/// Loads a column-major matrix as one lane vector per column.
-#[inline(always)]
-fn columns<R: Real>(m: &[[R; 4]; 4]) -> [V<R>; 4] {
-    [V::<R>::load(&m[0]), V::<R>::load(&m[1]), V::<R>::load(&m[2]), V::<R>::load(&m[3])]
+/// A matrix as lane vectors: columns 0 to 2 and the translation (lanes 0 to 2 of each matter).
+#[derive(Clone, Copy)]
+struct Blended<R: Real> {
+    cols: [V<R>; 3],
+    translation: V<R>,
 }
 
-/// `m · (v, 1)` for a point or `m · (v, 0)` for a direction: a sum of scaled columns.
-#[inline(always)]
-fn xform<R: Real>(m: &[V<R>; 4], v: Vec3<R>, point: bool) -> Vec3<R> {
-    let mut o = m[0] * V::<R>::splat(v.x) + m[1] * V::<R>::splat(v.y) + m[2] * V::<R>::splat(v.z);
-    if point {
-        o = o + m[3];
+impl<R: Real> Blended<R> {
+    /// The lanes of a column-major matrix.
+    #[inline(always)]
+    fn columns(m: &[[R; 4]; 4]) -> Self {
+        Blended {
+            cols: [V::<R>::load(&m[0]), V::<R>::load(&m[1]), V::<R>::load(&m[2])],
+            translation: V::<R>::load(&m[3]),
+        }
     }
+
+    /// `m · (v, 1)`: `((c₀·x + c₁·y) + c₂·z) + t`, lane by lane.
+    #[inline(always)]
+    fn point(&self, v: Vec3<R>) -> Vec3<R> {
+        vec3(self.linear(v) + self.translation)
+    }
+
+    /// `m · (v, 0)`: `(c₀·x + c₁·y) + c₂·z`, lane by lane.
+    #[inline(always)]
+    fn direction(&self, v: Vec3<R>) -> Vec3<R> {
+        vec3(self.linear(v))
+    }
+
+    #[inline(always)]
+    fn linear(&self, v: Vec3<R>) -> V<R> {
+        let [c0, c1, c2] = self.cols;
+        c0 * V::<R>::splat(v.x) + c1 * V::<R>::splat(v.y) + c2 * V::<R>::splat(v.z)
+    }
+}
+
+/// The first three lanes of `o`.
+#[inline(always)]
+fn vec3<R: Real>(o: V<R>) -> Vec3<R> {
     let a = o.to_array();
     Vec3::new(a[0], a[1], a[2])
+}
+
+/// `Σ wᵢ·vᵢ` over the influences, accumulated in order from the first product: the same
+/// lane-wise sums whatever lane vectors `load` gives for a palette entry (validated indices:
+/// a missing entry, or an empty influence list, reads as zero instead of panicking).
+///
+/// Every influence is added, zero weights included: the multiply-adds cost less than the
+/// mispredicted branch that skipping them would take on meshes with mixed influence counts.
+/// A zero weight adds exact zeros, so it leaves every sum unchanged.
+#[inline(always)]
+fn blend_with<R: Real, const K: usize, const C: usize>(
+    idx: &[u16],
+    w: &[R],
+    load: impl Fn(u16) -> Option<[V<R>; C]>,
+) -> [V<R>; C] {
+    let k = if K == 0 { idx.len().min(w.len()) } else { K };
+    let (Some(idx), Some(w)) = (idx.get(..k), w.get(..k)) else { return [V::<R>::splat(R::ZERO); C] };
+    // Four weights: one load, then a broadcast of each lane.
+    let w4 = <&[R; 4]>::try_from(w).ok().map(|a| V::<R>::load(a).to_array());
+    let mut sum = [V::<R>::splat(R::ZERO); C];
+    for (i, (&j, &wj)) in idx.iter().zip(w.iter()).enumerate() {
+        let Some(m) = load(j) else { continue };
+        let ws = V::<R>::splat(match w4 {
+            Some(a) if K == 4 => a[i & 3],
+            _ => wj,
+        });
+        for c in 0..C {
+            sum[c] = if i == 0 { m[c] * ws } else { sum[c] + m[c] * ws };
+        }
+    }
+    sum
+}
+
+/// The weighted sum of the influences' matrices.
+#[inline(always)]
+fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> Blended<R> {
+    let [c0, c1, c2, t] =
+        blend_with::<R, K, 4>(idx, w, |j| palette.get(usize::from(j)).map(|m| m.cols.map(|c| V::<R>::load(&c))));
+    Blended { cols: [c0, c1, c2], translation: t }
+}
+
+/// The weighted sum of the influences' [`PackedPalette`] entries (the translation moved out of
+/// the fourth lanes).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[u16], w: &[R]) -> Blended<R> {
+    let cols = blend_with::<R, K, 3>(idx, w, |j| {
+        // Validated indices are below the palette length, at most PACKED_JOINTS: the mask
+        // keeps them as they are and spares the bounds check.
+        let j = usize::from(j) & (PACKED_JOINTS - 1);
+        Some([V::<R>::load(&table[0][j].0), V::<R>::load(&table[1][j].0), V::<R>::load(&table[2][j].0)])
+    });
+    let [c0, c1, c2] = cols;
+    let (t0, t1, t2) = (c0.to_array()[3], c1.to_array()[3], c2.to_array()[3]);
+    Blended { cols, translation: V::<R>::load(&[t0, t1, t2, R::ZERO]) }
 }
 
 #[cfg(test)]
@@ -469,6 +581,80 @@ mod tests {
             }
             assert!((op[0] - e).max_abs() < 1.0e-5, "k = {k}");
         }
+    }
+
+    /// Vertices of the packed-palette test: enough for the packed loops.
+    const N: usize = 300;
+
+    /// Skins `N` vertices of a pseudo-random mesh on `J` pseudo-random (not affine) matrices,
+    /// whole and one vertex per job, and asserts the same bits: large jobs take the
+    /// packed-palette loops on hosts, single vertices the direct ones.
+    fn check_packed_matches_direct<const J: usize>() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        let pal: [Mat4<f32>; J] =
+            core::array::from_fn(|_| Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 3.0)) });
+        let pos: [Vec3<f32>; N] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), rnd()) * 10.0);
+        let nrm: [Vec3<f32>; N] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), -0.0));
+        let tan: [Vec4<f32>; N] = core::array::from_fn(|_| Vec4::new(rnd(), rnd(), rnd(), 1.0));
+        let idx: [u16; N * MAX_INFLUENCES] =
+            core::array::from_fn(|_| ((rnd() + 1.0) * 0.5 * J as f32) as u16 % J as u16);
+        // Some zero weights of either sign: they still add their products.
+        let w: [f32; N * MAX_INFLUENCES] = core::array::from_fn(|i| {
+            if i % 5 == 1 {
+                0.0
+            } else if i % 7 == 2 {
+                -0.0
+            } else {
+                rnd()
+            }
+        });
+        for k in 1..=MAX_INFLUENCES {
+            for streams in 0..3 {
+                let skin =
+                    |from: usize, to: usize, op: &mut [Vec3<f32>], on: &mut [Vec3<f32>], ot: &mut [Vec4<f32>]| {
+                        SkinningJob {
+                            palette: Palette::Matrices(&pal),
+                            influences: k,
+                            joint_indices: &idx[from * k..to * k],
+                            joint_weights: &w[from * k..to * k],
+                            positions: &pos[from..to],
+                            normals: (streams > 0).then(|| &nrm[from..to]),
+                            tangents: (streams > 1).then(|| &tan[from..to]),
+                            out_positions: &mut op[from..to],
+                            out_normals: (streams > 0).then_some(&mut on[from..to]),
+                            out_tangents: (streams > 1).then_some(&mut ot[from..to]),
+                        }
+                        .run()
+                        .unwrap();
+                    };
+                let (mut op, mut on, mut ot) = ([S; N], [S; N], [S4; N]);
+                skin(0, N, &mut op, &mut on, &mut ot);
+                let (mut ep, mut en, mut et) = ([S; N], [S; N], [S4; N]);
+                for v in 0..N {
+                    skin(v, v + 1, &mut ep, &mut en, &mut et);
+                }
+                for v in 0..N {
+                    let bits3 = |a: Vec3<f32>| [a.x.to_bits(), a.y.to_bits(), a.z.to_bits()];
+                    let bits4 = |a: Vec4<f32>| [a.x.to_bits(), a.y.to_bits(), a.z.to_bits(), a.w.to_bits()];
+                    assert_eq!(bits3(op[v]), bits3(ep[v]), "position {v}, k = {k}, streams {streams}");
+                    assert_eq!(bits3(on[v]), bits3(en[v]), "normal {v}, k = {k}, streams {streams}");
+                    assert_eq!(bits4(ot[v]), bits4(et[v]), "tangent {v}, k = {k}, streams {streams}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packed_palette_gives_the_same_bits() {
+        check_packed_matches_direct::<67>();
+        // Palettes longer than the packed table take the direct loops.
+        check_packed_matches_direct::<300>();
     }
 
     #[test]
