@@ -1,8 +1,9 @@
 //! Local-to-model: walks the hierarchy and turns local transforms into model-space matrices.
 
 use crate::job::JobError;
+use crate::lanes::Lanes as _;
 use crate::limits::MAX_JOINTS;
-use crate::math::{Mat4, SoaTransform};
+use crate::math::{Mat4, SoaTransform, SoaVec3};
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
 
@@ -71,50 +72,280 @@ impl<R: Real> LocalToModelJob<'_, R> {
         }
         let parents = self.skeleton.parents();
         let root = self.root.copied().unwrap_or(Mat4::IDENTITY);
-        let start = self.from.unwrap_or(0);
-        let end = self.to.unwrap_or(n - 1);
-        // Descendant bits of `from`; unused when every joint is processed.
-        let mut in_subtree = [0u32; MAX_JOINTS / 32];
-        let subtree = self.from.is_some();
-
-        let mut group = usize::MAX;
-        let mut local = [[[R::ZERO; 4]; 3]; 4];
-        for i in start..=end {
-            let parent = parents[i];
-            if subtree {
-                let member =
-                    i == start || (parent >= 0 && in_subtree[parent as usize / 32] & (1 << (parent % 32)) != 0);
-                if !member {
-                    continue;
-                }
-                in_subtree[i / 32] |= 1 << (i % 32);
+        let range = Range { start: self.from.unwrap_or(0), end: self.to.unwrap_or(n - 1) };
+        let (input, output) = (self.input, &mut *self.output);
+        if SIMD_LANES && !R::FIXED_POINT {
+            match self.from {
+                None => walk_all(parents, input, output, &root, range.end),
+                Some(_) => walk_subtree(parents, input, output, &root, range),
             }
-            if i / 4 != group {
-                group = i / 4;
-                local = self.input[group].to_affine_soa();
-            }
-            let parent_m = if parent < 0 { root } else { self.output[parent as usize] };
-            self.output[i] = mul_affine_lane(&parent_m, &local, i % 4);
+        } else {
+            // Scalar lanes: each row costs its own operations, and with affine parents (an
+            // affine root, and for a subtree an affine parent of `from`) the last row is known.
+            // Only for fixed point, whose last row comes out exactly (0, 0, 0, 1) either way;
+            // `f32` keeps computing it, for the same bits (signed zeros) as the SIMD walk.
+            let affine = R::FIXED_POINT
+                && is_affine(&root)
+                && match self.from.and_then(|f| parents.get(f)) {
+                    Some(&p) if p >= 0 => output.get(p as usize).is_some_and(is_affine),
+                    _ => true,
+                };
+            walk_compact(parents, input, output, &root, range, self.from.is_some(), if affine { 3 } else { 4 });
         }
         Ok(())
     }
 }
 
-/// `p × l` where `l` is lane `lane` of an SoA affine matrix (last row 0, 0, 0, 1).
+/// True where `f32` lanes are a SIMD register (the targets on which `wide` uses one): there the
+/// unrolled walk pays off. Elsewhere lanes are four scalars, and the compact walk keeps the
+/// code small (microcontrollers).
+const SIMD_LANES: bool = cfg!(any(
+    all(any(target_arch = "x86", target_arch = "x86_64"), target_feature = "sse2"),
+    all(target_arch = "aarch64", target_feature = "neon"),
+    all(target_arch = "wasm32", target_feature = "simd128"),
+));
+
+/// Four lanes of `R`.
+type Lanes<R> = <R as Real>::Lanes;
+
+/// The local matrices of an SoA element: `rs[c][r]` is row `r` (0..3) of column `c` (0..3),
+/// the rotation and scale part; column 3, the translation, is read from the input as needed.
+struct Local<'t, R: Real> {
+    rs: [[Lanes<R>; 3]; 3],
+    t: &'t SoaVec3<R>,
+}
+
+/// An inclusive range of joint indices.
+#[derive(Clone, Copy)]
+struct Range {
+    start: usize,
+    end: usize,
+}
+
+/// Descendant bits of the subtree's root, one per joint.
+type SubtreeBits = [u32; MAX_JOINTS / 32];
+
+/// True when the last row is (0, 0, 0, 1).
+#[inline]
+fn is_affine<R: Real>(m: &Mat4<R>) -> bool {
+    let c = &m.cols;
+    c[0][3] == R::ZERO && c[1][3] == R::ZERO && c[2][3] == R::ZERO && c[3][3] == R::ONE
+}
+
+/// Computes joints `0..=end` group by group: the four local matrices of an SoA element are
+/// built once, in lanes, and each joint takes its lane with a constant index.
 #[inline(always)]
-fn mul_affine_lane<R: Real>(p: &Mat4<R>, l: &[[[R; 4]; 3]; 4], lane: usize) -> Mat4<R> {
-    let pc = &p.cols;
-    let mut o = Mat4::ZERO;
-    for c in 0..4 {
-        let (a, b, d) = (l[c][0][lane], l[c][1][lane], l[c][2][lane]);
-        for r in 0..4 {
-            o.cols[c][r] = pc[0][r] * a + pc[1][r] * b + pc[2][r] * d;
+fn walk_all<R: Real>(parents: &[i16], input: &[SoaTransform<R>], output: &mut [Mat4<R>], root: &Mat4<R>, end: usize) {
+    let n = (end + 1).min(parents.len()).min(output.len());
+    let (Some(parents), Some(output)) = (parents.get(..n), output.get_mut(..n)) else { return };
+    for g in 0..n / 4 {
+        let i = g * 4;
+        let (Some(&[p0, p1, p2, p3]), Some(t)) = (parents.get(i..i + 4), input.get(g)) else { return };
+        let local = affine_lanes(t);
+        if p0 | p1 | p2 | p3 >= 0 {
+            // The common case, no root among the four: no root to choose from.
+            joint::<R, 0>(output, i, p0, None, &local);
+            joint::<R, 1>(output, i + 1, p1, None, &local);
+            joint::<R, 2>(output, i + 2, p2, None, &local);
+            joint::<R, 3>(output, i + 3, p3, None, &local);
+        } else {
+            let root = Some(root);
+            joint::<R, 0>(output, i, p0, root, &local);
+            joint::<R, 1>(output, i + 1, p1, root, &local);
+            joint::<R, 2>(output, i + 2, p2, root, &local);
+            joint::<R, 3>(output, i + 3, p3, root, &local);
         }
     }
-    for r in 0..4 {
+    let i = n / 4 * 4;
+    if let (Some(rest @ [_, ..]), Some(t)) = (parents.get(i..), input.get(n / 4)) {
+        let (local, root) = (affine_lanes(t), Some(root));
+        for (k, &p) in rest.iter().enumerate() {
+            match k {
+                0 => joint::<R, 0>(output, i, p, root, &local),
+                1 => joint::<R, 1>(output, i + 1, p, root, &local),
+                _ => joint::<R, 2>(output, i + 2, p, root, &local),
+            }
+        }
+    }
+}
+
+/// Computes `range.start` and its descendants up to `range.end`, as [`walk_all`] does.
+#[inline(always)]
+fn walk_subtree<R: Real>(
+    parents: &[i16],
+    input: &[SoaTransform<R>],
+    output: &mut [Mat4<R>],
+    root: &Mat4<R>,
+    range: Range,
+) {
+    let mut bits: SubtreeBits = [0; MAX_JOINTS / 32];
+    // The parent of joint `i` when `i` is in the range and the subtree (marking it), else None.
+    let mut member = |i: usize| {
+        let parent = *parents.get(i)?;
+        if i < range.start || i > range.end {
+            return None;
+        }
+        if i != range.start && (parent < 0 || !has_bit(&bits, parent as usize)) {
+            return None;
+        }
+        let w = bits.get_mut(i / 32)?;
+        *w |= 1 << (i % 32);
+        Some(parent)
+    };
+    let root = Some(root);
+    for g in range.start / 4..=range.end / 4 {
+        let Some(t) = input.get(g) else { return };
+        let i = g * 4;
+        let parents = [member(i), member(i + 1), member(i + 2), member(i + 3)];
+        if parents.iter().all(Option::is_none) {
+            continue;
+        }
+        let local = affine_lanes(t);
+        if let Some(p) = parents[0] {
+            joint::<R, 0>(output, i, p, root, &local);
+        }
+        if let Some(p) = parents[1] {
+            joint::<R, 1>(output, i + 1, p, root, &local);
+        }
+        if let Some(p) = parents[2] {
+            joint::<R, 2>(output, i + 2, p, root, &local);
+        }
+        if let Some(p) = parents[3] {
+            joint::<R, 3>(output, i + 3, p, root, &local);
+        }
+    }
+}
+
+/// `output[i] = parent matrix × local matrix in lane LANE`, the parent being `root` when
+/// `parent` is negative (without a root, such a joint is left alone).
+#[inline(always)]
+fn joint<R: Real, const LANE: usize>(
+    output: &mut [Mat4<R>],
+    i: usize,
+    parent: i16,
+    root: Option<&Mat4<R>>,
+    local: &Local<'_, R>,
+) {
+    // A negative parent turns into an index past the end: the root.
+    let Some(p) = output.get(parent as usize).or(root) else { return };
+    let m = mul_lane::<R, LANE>(&load_cols(p), local);
+    if let Some(o) = output.get_mut(i) {
+        for (oc, mc) in o.cols.iter_mut().zip(m) {
+            *oc = mc.to_array();
+        }
+    }
+}
+
+/// Joint by joint, one SoA element's local matrices built at a time (the walk for scalar
+/// lanes): computes `range`, or with `subtree` `range.start` and its descendants in `range`.
+/// `rows` (3 or 4) is how many rows to compute; with 3, the last row is (0, 0, 0, 1).
+fn walk_compact<R: Real>(
+    parents: &[i16],
+    input: &[SoaTransform<R>],
+    output: &mut [Mat4<R>],
+    root: &Mat4<R>,
+    range: Range,
+    subtree: bool,
+    rows: usize,
+) {
+    let mut bits: SubtreeBits = [0; MAX_JOINTS / 32];
+    let mut group = usize::MAX;
+    let mut local = [[[R::ZERO; 4]; 3]; 4];
+    for i in range.start..=range.end {
+        let Some(&parent) = parents.get(i) else { return };
+        if subtree {
+            if i != range.start && (parent < 0 || !has_bit(&bits, parent as usize)) {
+                continue;
+            }
+            if let Some(w) = bits.get_mut(i / 32) {
+                *w |= 1 << (i % 32);
+            }
+        }
+        if i / 4 != group {
+            group = i / 4;
+            let Some(t) = input.get(group) else { return };
+            local = t.to_affine_soa();
+        }
+        let p = match output.get(parent as usize) {
+            Some(m) => *m,
+            None => *root,
+        };
+        if let Some(o) = output.get_mut(i) {
+            *o = mul_affine_lane(&p, &local, i % 4, rows);
+        }
+    }
+}
+
+/// `p × l`, `l` lane `lane` of an SoA affine matrix (last row 0, 0, 0, 1), rows `0..rows` of
+/// the product; the other rows are those of the identity.
+#[inline(always)]
+fn mul_affine_lane<R: Real>(p: &Mat4<R>, l: &[[[R; 4]; 3]; 4], lane: usize, rows: usize) -> Mat4<R> {
+    let pc = &p.cols;
+    let mut o = Mat4::IDENTITY;
+    for (oc, lc) in o.cols.iter_mut().zip(l) {
+        let (a, b, d) = (lc[0][lane], lc[1][lane], lc[2][lane]);
+        for r in 0..rows.min(4) {
+            oc[r] = pc[0][r] * a + pc[1][r] * b + pc[2][r] * d;
+        }
+    }
+    for r in 0..rows.min(4) {
         o.cols[3][r] += pc[3][r];
     }
     o
+}
+
+/// True when joint `j`'s bit is set.
+#[inline(always)]
+fn has_bit(bits: &SubtreeBits, j: usize) -> bool {
+    bits.get(j / 32).is_some_and(|w| w & (1 << (j % 32)) != 0)
+}
+
+/// The columns of `m` as lanes.
+#[inline(always)]
+fn load_cols<R: Real>(m: &Mat4<R>) -> [Lanes<R>; 4] {
+    let c = &m.cols;
+    [Lanes::<R>::load(&c[0]), Lanes::<R>::load(&c[1]), Lanes::<R>::load(&c[2]), Lanes::<R>::load(&c[3])]
+}
+
+/// The local matrices of an SoA element in lanes, as [`SoaTransform::to_affine_soa`] computes
+/// them (same operations, same results).
+#[inline(always)]
+fn affine_lanes<R: Real>(t: &SoaTransform<R>) -> Local<'_, R> {
+    let ld = Lanes::<R>::load;
+    let (x, y, z, w) = (ld(&t.rotation.x), ld(&t.rotation.y), ld(&t.rotation.z), ld(&t.rotation.w));
+    let (sx, sy, sz) = (ld(&t.scale.x), ld(&t.scale.y), ld(&t.scale.z));
+    let one = Lanes::<R>::splat(R::ONE);
+    let (x2, y2, z2) = (x + x, y + y, z + z);
+    let (xx, yy, zz) = (x * x2, y * y2, z * z2);
+    let (xy, xz, yz) = (x * y2, x * z2, y * z2);
+    let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+    Local {
+        rs: [
+            [(one - (yy + zz)) * sx, (xy + wz) * sx, (xz - wy) * sx],
+            [(xy - wz) * sy, (one - (xx + zz)) * sy, (yz + wx) * sy],
+            [(xz + wy) * sz, (yz - wx) * sz, (one - (xx + yy)) * sz],
+        ],
+        t: &t.translation,
+    }
+}
+
+/// Column `c` (0..4) of the local matrix in lane `LANE`, rows 0..3.
+#[inline(always)]
+fn local_col<R: Real, const LANE: usize>(local: &Local<'_, R>, c: usize) -> [R; 3] {
+    match local.rs.get(c) {
+        Some(l) => [l[0].to_array()[LANE], l[1].to_array()[LANE], l[2].to_array()[LANE]],
+        None => [local.t.x[LANE], local.t.y[LANE], local.t.z[LANE]],
+    }
+}
+
+/// `p × l`, `l` the affine matrix in lane `LANE` of `local` (last row 0, 0, 0, 1), by columns.
+#[inline(always)]
+fn mul_lane<R: Real, const LANE: usize>(p: &[Lanes<R>; 4], local: &Local<'_, R>) -> [Lanes<R>; 4] {
+    let col = |c: usize| {
+        let [a, b, d] = local_col::<R, LANE>(local, c).map(Lanes::<R>::splat);
+        p[0] * a + p[1] * b + p[2] * d
+    };
+    [col(0), col(1), col(2), col(3) + p[3]]
 }
 
 #[cfg(test)]
@@ -262,5 +493,121 @@ mod tests {
             .unwrap();
         assert_eq!(capped[2], again[2]);
         assert_eq!(capped[3], Mat4::ZERO);
+    }
+
+    /// Eleven joints: roots at 0, 5 (mid group) and 9 (tail group), two full SoA groups and a
+    /// tail of three; scales, rotations and translations differ per joint.
+    fn mixed_skeleton<R: Real>() -> Skeleton<R, 3> {
+        let parents = [-1, 0, 1, 1, 3, -1, 5, 6, 2, -1, 9];
+        let rest: [Transform<R>; 11] = core::array::from_fn(|i| {
+            let a = i as f32;
+            let f = R::from_f32;
+            Transform::new(
+                Vec3::new(f(0.5 - 0.1 * a), f(0.25 * a), f(-0.3)),
+                Quat::from_axis_angle(Vec3::new(f(0.6), f(0.0), f(-0.8)), f(0.3 * a - 1.0)),
+                Vec3::new(f(1.0 + 0.05 * a), f(0.75), f(1.25 - 0.02 * a)),
+            )
+        });
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"];
+        Skeleton::new(&parents, &rest, &names).unwrap()
+    }
+
+    /// The model matrices by whole 4×4 products of the SoA local matrices, joint by joint.
+    fn product_reference<R: Real>(s: &Skeleton<R, 3>, root: Option<&Mat4<R>>, out: &mut [Mat4<R>]) {
+        let v = s.view();
+        for i in 0..v.num_joints() {
+            let m = v.rest_pose()[i / 4].to_affine_soa();
+            let mut local = Mat4::IDENTITY;
+            for c in 0..4 {
+                for r in 0..3 {
+                    local.cols[c][r] = m[c][r][i % 4];
+                }
+            }
+            let parent = match v.parent(i) {
+                Some(p) => out[p],
+                None => root.copied().unwrap_or(Mat4::IDENTITY),
+            };
+            out[i] = crate::math::mat4::mul_mat4(&parent, &local);
+        }
+    }
+
+    fn check_against_products<R: Real>(root: Option<&Mat4<R>>) {
+        let s = mixed_skeleton::<R>();
+        let mut want = [Mat4::ZERO; 11];
+        product_reference(&s, root, &mut want);
+        let mut got = [Mat4::ZERO; 12];
+        LocalToModelJob { skeleton: s.view(), root, input: s.rest_pose(), output: &mut got, from: None, to: None }
+            .run()
+            .unwrap();
+        assert_eq!(got[..11], want);
+        assert_eq!(got[11], Mat4::ZERO);
+        // Subtrees, including one whose root joint is not first in its group.
+        for from in [0, 3, 5, 6, 9] {
+            // Descendants of `from` are cleared; the job must rebuild exactly those.
+            let mut inside = [false; 11];
+            let mut seeded = want;
+            for i in from..11 {
+                inside[i] = i == from || s.view().parent(i).is_some_and(|p| inside[p]);
+                if inside[i] {
+                    seeded[i] = Mat4::ZERO;
+                }
+            }
+            assert!(seeded != want);
+            LocalToModelJob {
+                skeleton: s.view(),
+                root,
+                input: s.rest_pose(),
+                output: &mut seeded,
+                from: Some(from),
+                to: None,
+            }
+            .run()
+            .unwrap();
+            assert_eq!(seeded, want, "from {from}");
+        }
+        // A range that ends inside a group.
+        let mut capped = [Mat4::ZERO; 11];
+        LocalToModelJob {
+            skeleton: s.view(),
+            root,
+            input: s.rest_pose(),
+            output: &mut capped,
+            from: None,
+            to: Some(6),
+        }
+        .run()
+        .unwrap();
+        assert_eq!(capped[..7], want[..7]);
+        assert!(capped[7..].iter().all(|m| *m == Mat4::ZERO));
+    }
+
+    #[test]
+    fn lanes_give_the_matrices_of_to_affine_soa() {
+        let s = mixed_skeleton::<f32>();
+        for t in s.rest_pose() {
+            let (want, got) = (t.to_affine_soa(), affine_lanes(t));
+            for c in 0..3 {
+                for r in 0..3 {
+                    let g = got.rs[c][r].to_array();
+                    assert!((0..4).all(|l| g[l].to_bits() == want[c][r][l].to_bits()));
+                }
+            }
+            assert_eq!([got.t.x, got.t.y, got.t.z], [want[3][0], want[3][1], want[3][2]]);
+        }
+    }
+
+    #[test]
+    fn equals_whole_matrix_products_for_any_root() {
+        let affine = Mat4::from_trs(Vec3::new(1.0, -2.0, 0.5), Quat::from_axis_angle(Vec3::Y, 0.7), Vec3::splat(1.5));
+        let mut projective = affine;
+        projective.cols[0][3] = 0.25;
+        projective.cols[2][3] = -0.5;
+        projective.cols[3][3] = 2.0;
+        for root in [None, Some(&affine), Some(&projective)] {
+            check_against_products::<f32>(root);
+            // Q16.16 takes the three-row walk with an affine root; its last rows are exact.
+            let q = root.map(|m| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) });
+            check_against_products::<crate::real::Q16>(q.as_ref());
+        }
     }
 }
