@@ -283,12 +283,13 @@ impl<'a> Clip<'a> {
         self.joint_bound
     }
 
-    /// The decoding view of track `i`.
+    /// The decoding view of track `i`: on hosts with one bounds check for the whole entry (a
+    /// validated clip has every entry).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline(always)]
     fn track_view(&self, i: usize) -> TrackView<'a> {
         let e = self.dir + i * TRACK_ENTRY_LEN;
         let b = self.body;
-        // One bounds check for the whole entry (a validated clip has every entry).
         let d: [u8; TRACK_ENTRY_LEN] =
             b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
         let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
@@ -299,6 +300,24 @@ impl<'a> Clip<'a> {
             format: d[4],
             slerp: d[5] & TRACK_FLAG_SLERP != 0,
             n: u16::from_le_bytes([d[6], d[7]]) as usize,
+            data: b.get(off..).unwrap_or(&[]),
+        }
+    }
+
+    /// The decoding view of track `i`, field by field (smaller code on microcontrollers).
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[inline(always)]
+    fn track_view(&self, i: usize) -> TrackView<'a> {
+        let e = self.dir + i * TRACK_ENTRY_LEN;
+        let b = self.body;
+        let off = crate::asset::reader::le_u32(b, e + 8) as usize;
+        TrackView {
+            joint: le_u16(b, e) as usize,
+            target: byte(b, e + 2),
+            interp: byte(b, e + 3),
+            format: byte(b, e + 4),
+            slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
+            n: le_u16(b, e + 6) as usize,
             data: b.get(off..).unwrap_or(&[]),
         }
     }
@@ -481,16 +500,7 @@ impl TrackView<'_> {
         let c = self.components();
         let stride = if self.interp == INTERP_CUBIC { 3 * c } else { c };
         let at = self.n * 4 + (k * stride + part) * 4;
-        // One bounds check for the key's components (a 3-component key reads its 12 bytes).
-        let mut b = [0u8; 16];
-        if c == 4 {
-            if let Some(s) = self.data.get(at..at + 16) {
-                b.copy_from_slice(s);
-            }
-        } else if let Some(s) = self.data.get(at..at + 12) {
-            b[..12].copy_from_slice(s);
-        }
-        let f = |j: usize| R::from_f32(f32::from_le_bytes([b[4 * j], b[4 * j + 1], b[4 * j + 2], b[4 * j + 3]]));
+        let f = |j: usize| R::from_f32(le_f32(self.data, at + 4 * j));
         [f(0), f(1), f(2), if c == 4 { f(3) } else { R::ZERO }]
     }
     /// Value of key `k` as stored (quantized rotations not renormalized).

@@ -59,6 +59,11 @@ pub trait Lanes<R: Real>:
     /// Lane-wise [`Real::abs`].
     #[must_use]
     fn abs(self) -> Self;
+    /// Lane-wise square root, correctly rounded as IEEE 754 requires (so the same bits on every
+    /// target: the SIMD instruction where lanes are SIMD, an integer algorithm elsewhere); for
+    /// [`Q16`], [`Real::sqrt`]. Negative lanes give NaN (`f32`) or 0 (`Q16`).
+    #[must_use]
+    fn sqrt_ieee(self) -> Self;
     /// Each lane clamped into [0, 1]; a NaN lane gives 0 (as `max(0)` then `min(1)`).
     #[must_use]
     #[inline(always)]
@@ -176,6 +181,27 @@ impl Lanes<f32> for F32x4 {
     fn abs(self) -> Self {
         F32x4(self.0.abs())
     }
+    #[inline(always)]
+    fn sqrt_ieee(self) -> Self {
+        #[cfg(any(
+            target_feature = "sse",
+            target_feature = "simd128",
+            all(target_feature = "neon", target_arch = "aarch64")
+        ))]
+        {
+            // sqrtps, f32x4.sqrt or vsqrtq_f32: correctly rounded.
+            F32x4(self.0.sqrt())
+        }
+        #[cfg(not(any(
+            target_feature = "sse",
+            target_feature = "simd128",
+            all(target_feature = "neon", target_arch = "aarch64")
+        )))]
+        {
+            let a = self.0.to_array();
+            F32x4(f32x4::from([sqrt_ieee_f32(a[0]), sqrt_ieee_f32(a[1]), sqrt_ieee_f32(a[2]), sqrt_ieee_f32(a[3])]))
+        }
+    }
     #[cfg(target_feature = "sse")]
     #[inline(always)]
     fn clamp01(self) -> Self {
@@ -190,6 +216,53 @@ impl Lanes<f32> for F32x4 {
     fn mask_lt(self, other: Self) -> u32 {
         self.0.cmp_lt(other.0).move_mask() as u32
     }
+}
+
+/// `√x` rounded to nearest as IEEE 754 requires, with integers only (the lanes of targets
+/// without a SIMD square root): the same bits as `sqrtps`, `vsqrtq_f32` or `f32x4.sqrt`.
+#[cfg_attr(
+    any(target_feature = "sse", target_feature = "simd128", all(target_feature = "neon", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+pub(crate) fn sqrt_ieee_f32(x: f32) -> f32 {
+    let b = x.to_bits();
+    if b & 0x7fff_ffff == 0 || (0x7f80_0000..0x8000_0000).contains(&b) {
+        return x; // ±0, +∞, NaN
+    }
+    if b >> 31 != 0 {
+        return f32::NAN; // negative (−∞ included)
+    }
+    // x = m · 2^ex with an integer m in [2^23, 2^24).
+    let (mut m, mut ex) = (b & 0x7f_ffff, ((b >> 23) & 0xff) as i32);
+    if ex == 0 {
+        let shift = m.leading_zeros() - 8;
+        m <<= shift;
+        ex = 1 - shift as i32;
+    } else {
+        m |= 0x80_0000;
+    }
+    ex -= 150;
+    // n = m · 2^sh in [2^46, 2^48) with ex − sh even: √n is a 24-bit integer part.
+    let sh = if (ex - 23) & 1 == 0 { 23 } else { 24 };
+    let n = u64::from(m) << sh;
+    // Bit by bit: s = ⌊√n⌋, rem = n − s².
+    let (mut rem, mut s, mut bit) = (n, 0u64, 1u64 << 46);
+    while bit != 0 {
+        if rem >= s + bit {
+            rem -= s + bit;
+            s = (s >> 1) + bit;
+        } else {
+            s >>= 1;
+        }
+        bit >>= 2;
+    }
+    // Round to nearest: √n ≥ s + ½ exactly when rem > s (no ties: √n is never a half-integer).
+    if rem > s {
+        s += 1;
+    }
+    // √x = s · 2^((ex − sh) / 2), s in [2^23, 2^24] (2^24 carries into the exponent).
+    let e = (ex - sh) / 2 + 23 + 127;
+    f32::from_bits(((e as u32) << 23) + (s as u32 - 0x80_0000))
 }
 
 /// `Real::sqrt` under a name that does not collide with `f32`'s inherent method.
@@ -310,6 +383,10 @@ impl Lanes<Q16> for Q16x4 {
         self.map(Real::abs)
     }
     #[inline(always)]
+    fn sqrt_ieee(self) -> Self {
+        self.map(Real::sqrt)
+    }
+    #[inline(always)]
     fn mask_ge(self, other: Self) -> u32 {
         (0..4).fold(0, |m, l| m | (u32::from(self.0[l] >= other.0[l]) << l))
     }
@@ -402,6 +479,39 @@ mod tests {
                 if a.iter().all(|&p| p > 0.0 && p.is_finite()) {
                     check(x.inv_sqrt_positive().to_array(), &|p, _| Real::inv_sqrt_positive(p), "inv_sqrt");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn ieee_sqrt_is_correctly_rounded() {
+        // √ in f64, rounded to f32, is correctly rounded (53 ≥ 2·24 + 2 bits).
+        let reference = |x: f32| if x < 0.0 { f32::NAN } else { (x as f64).sqrt() as f32 };
+        let check = |x: f32| {
+            let (got, want) = (sqrt_ieee_f32(x), reference(x));
+            assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "√{x:e}: {got:e} vs {want:e}");
+            let lanes = F32x4::splat(x).sqrt_ieee().to_array()[0];
+            assert!(lanes.to_bits() == want.to_bits() || lanes.is_nan() && want.is_nan(), "lanes √{x:e}");
+        };
+        for x in [0.0f32, -0.0, 1.0, 2.0, 4.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY, -1.0, f32::NAN] {
+            check(x);
+        }
+        check(f32::NEG_INFINITY);
+        // Every exponent (subnormals included), with mantissas from a fixed-seed generator and the
+        // extreme mantissas.
+        let mut r = 0x2545_f491_4f6c_dd1du64;
+        for e in 0..255u32 {
+            for k in 0..if cfg!(miri) { 4 } else { 4000 } {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                let m = match k {
+                    0 => 0,
+                    1 => 0x7f_ffff,
+                    2 => 1,
+                    _ => (r as u32) & 0x7f_ffff,
+                };
+                check(f32::from_bits((e << 23) | m));
             }
         }
     }
