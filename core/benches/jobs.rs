@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 use sinew::asset::Asset;
-use sinew::clip::{RotationInterpolation, TrackCache};
+use sinew::clip::{RotationInterpolation, SoaTrackCache, TrackCache};
 use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Vec3};
 use sinew::skeleton::Skeleton;
@@ -142,6 +142,24 @@ fn jobs(c: &mut Criterion) {
                 rotation: RotationInterpolation::NlerpCorrected,
                 rest_pose: skel.rest_pose(),
                 cursor: &mut cache,
+                output: &mut pose,
+            }
+            .run()
+            .expect("valid job");
+            black_box(&pose);
+        })
+    });
+    let mut lanes = vec![SoaTrackCache::<f32>::EMPTY; skel.rest_pose().len()];
+    let mut t = 0.0f32;
+    g.bench_function("soa_cache_nlerp", |b| {
+        b.iter(|| {
+            t = (t + 1.0 / 60.0) % 4.0;
+            SamplingJob {
+                clip,
+                time: t,
+                rotation: RotationInterpolation::NlerpCorrected,
+                rest_pose: skel.rest_pose(),
+                cursor: &mut lanes,
                 output: &mut pose,
             }
             .run()
