@@ -614,8 +614,9 @@ mod tests {
                 rnd()
             }
         });
-        for k in 1..=MAX_INFLUENCES {
-            for streams in 0..3 {
+        // Miri (slow) covers two influence counts with normals only.
+        for k in (1..=MAX_INFLUENCES).filter(|&k| !cfg!(miri) || k == 1 || k == 4) {
+            for streams in (0..3).filter(|&s| !cfg!(miri) || s == 1) {
                 let skin =
                     |from: usize, to: usize, op: &mut [Vec3<f32>], on: &mut [Vec3<f32>], ot: &mut [Vec4<f32>]| {
                         SkinningJob {
@@ -654,7 +655,9 @@ mod tests {
     fn packed_palette_gives_the_same_bits() {
         check_packed_matches_direct::<67>();
         // Palettes longer than the packed table take the direct loops.
-        check_packed_matches_direct::<300>();
+        if !cfg!(miri) {
+            check_packed_matches_direct::<300>();
+        }
     }
 
     #[test]
