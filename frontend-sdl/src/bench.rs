@@ -211,15 +211,6 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     Ok(out)
 }
 
-/// One character of the crowd: what persists from frame to frame (its clips' sampling caches)
-/// and its output (the skin palette).
-struct Character {
-    offset: f32,
-    cache_a: Vec<SoaTrackCache<f32>>,
-    cache_b: Vec<SoaTrackCache<f32>>,
-    palette: Vec<Mat4<f32>>,
-}
-
 /// The working memory of one character update, reused for every character a thread updates:
 /// the two sampled poses, their blend and the model matrices.
 #[derive(Clone)]
@@ -245,9 +236,9 @@ pub struct CrowdReport {
 
 /// Updates `n` characters per frame — each samples two clips at its own time offset, blends
 /// them, runs local-to-model and builds its skin palette — on one thread and on a `rayon` pool.
-/// A character keeps what persists (its sampling caches) and its output (the palette); the
-/// poses and model matrices of an update are working memory shared by the characters a thread
-/// updates.
+/// What persists per character (its sampling caches) and its output (the palette) sit in two
+/// arrays, character after character; the poses and model matrices of an update are working
+/// memory shared by the characters a thread updates.
 ///
 /// # Errors
 ///
@@ -260,43 +251,34 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let skel = model.skeleton();
     let soa = skel.num_soa_joints();
     let (joints, ib) = model.skin_bind(0).unwrap_or((&[], &[]));
-    let mut chars: Vec<Character> = (0..n)
-        .map(|i| Character {
-            offset: i as f32 * 0.618_034,
-            cache_a: vec![SoaTrackCache::EMPTY; soa],
-            cache_b: vec![SoaTrackCache::EMPTY; soa],
-            palette: vec![Mat4::IDENTITY; ib.len()],
-        })
-        .collect();
+    // What persists per character, in two arrays (the characters one after another): the two
+    // clips' sampling caches and the palette. A character's time offset is its index × 0.618.
+    let per_caches = 2 * soa.max(1);
+    let per_palette = ib.len().max(1);
+    let mut caches = vec![SoaTrackCache::<f32>::EMPTY; n * per_caches];
+    let mut palettes = vec![Mat4::<f32>::IDENTITY; n * per_palette];
     let scratch = Scratch {
         pose_a: vec![SoaTransform::IDENTITY; soa],
         pose_b: vec![SoaTransform::IDENTITY; soa],
         blended: vec![SoaTransform::IDENTITY; soa],
         world: vec![Mat4::IDENTITY; skel.num_joints()],
     };
-    let update = |c: &mut Character, w: &mut Scratch, t: f32| -> Result<(), sinew::job::JobError> {
-        let wrap = |clip: &sinew::clip::Clip<'_>| clip.start() + (c.offset + t) % (clip.end() - clip.start()).max(1e-6);
+    let update = |i: usize,
+                  caches: &mut [SoaTrackCache<f32>],
+                  palette: &mut [Mat4<f32>],
+                  w: &mut Scratch,
+                  t: f32|
+     -> Result<(), sinew::job::JobError> {
+        let offset = i as f32 * 0.618_034;
+        let wrap = |clip: &sinew::clip::Clip<'_>| clip.start() + (offset + t) % (clip.end() - clip.start()).max(1e-6);
+        let (cache_a, cache_b) = caches.split_at_mut(caches.len() / 2);
         let rot = RotationInterpolation::NlerpCorrected;
         let rest = skel.rest_pose();
         let (ta, tb) = (wrap(&a), wrap(&b));
-        SamplingJob {
-            clip: a,
-            time: ta,
-            rotation: rot,
-            rest_pose: rest,
-            cursor: &mut c.cache_a,
-            output: &mut w.pose_a,
-        }
-        .run()?;
-        SamplingJob {
-            clip: b,
-            time: tb,
-            rotation: rot,
-            rest_pose: rest,
-            cursor: &mut c.cache_b,
-            output: &mut w.pose_b,
-        }
-        .run()?;
+        SamplingJob { clip: a, time: ta, rotation: rot, rest_pose: rest, cursor: cache_a, output: &mut w.pose_a }
+            .run()?;
+        SamplingJob { clip: b, time: tb, rotation: rot, rest_pose: rest, cursor: cache_b, output: &mut w.pose_b }
+            .run()?;
         let layers = [
             Layer { transform: &w.pose_a, weight: 0.6, joint_weights: None },
             Layer { transform: &w.pose_b, weight: 0.4, joint_weights: None },
@@ -305,7 +287,7 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
             .run()?;
         LocalToModelJob { skeleton: skel, root: None, input: &w.blended, output: &mut w.world, from: None, to: None }
             .run()?;
-        SkinMatrixJob { model: &w.world, inverse_bind: ib, joints: Some(joints), output: &mut c.palette }.run()
+        SkinMatrixJob { model: &w.world, inverse_bind: ib, joints: Some(joints), output: palette }.run()
     };
     let mut reports = Vec::new();
     let mut err = None;
@@ -313,12 +295,12 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let mut one = scratch.clone();
     let (med, _, _) = time_it(|| {
         t += 1.0 / 60.0;
-        for c in chars.iter_mut() {
-            if let Err(e) = update(c, &mut one, t) {
+        for (i, (c, p)) in caches.chunks_exact_mut(per_caches).zip(palettes.chunks_exact_mut(per_palette)).enumerate() {
+            if let Err(e) = update(i, c, p, &mut one, t) {
                 err = Some(e);
             }
         }
-        black_box(&chars);
+        black_box(&palettes);
     });
     let ms = med / 1e6;
     reports.push(CrowdReport { characters: n, threads: 1, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
@@ -326,10 +308,16 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let (med, _, _) = time_it(|| {
         t += 1.0 / 60.0;
         // One scratch per rayon work item (reused for every character of the item).
-        if chars.par_iter_mut().map_init(|| scratch.clone(), |w, c| update(c, w, t).is_err()).any(|bad| bad) {
+        let bad = caches
+            .par_chunks_mut(per_caches)
+            .zip(palettes.par_chunks_mut(per_palette))
+            .enumerate()
+            .map_init(|| scratch.clone(), |w, (i, (c, p))| update(i, c, p, w, t).is_err())
+            .any(|bad| bad);
+        if bad {
             err = Some(sinew::job::JobError::InputTooSmall);
         }
-        black_box(&chars);
+        black_box(&palettes);
     });
     let ms = med / 1e6;
     reports.push(CrowdReport { characters: n, threads, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
