@@ -334,15 +334,7 @@ impl<'a> Clip<'a> {
         rot: RotationInterpolation,
     ) -> (usize, u8, [R; 4]) {
         let tv = self.track_view(i);
-        let v = if tv.n <= 1 {
-            tv.finish(tv.raw(0))
-        } else {
-            match interval(tv.n, t, cursor, |k| tv.time(k, time)) {
-                Span::At(k) => tv.finish(tv.raw(k)),
-                Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
-            }
-        };
-        (tv.joint, tv.target, v)
+        (tv.joint, tv.target, tv.evaluate(t, time, cursor, rot))
     }
 
     /// Samples track `i` through a per-track cache: while `t` stays in the cached key interval
@@ -368,10 +360,7 @@ impl<'a> Clip<'a> {
         if !tv.fill(t, time, &mut key, cache) {
             // Cubic splines are evaluated directly (their four control values do not fit).
             cache.tag = 0;
-            let v = match interval(tv.n, t, &mut key, |k| tv.time(k, time)) {
-                Span::At(k) => tv.finish(tv.raw(k)),
-                Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
-            };
+            let v = tv.evaluate(t, time, &mut key, rot);
             cache.key = key;
             return (tv.joint, tv.target, v);
         }
@@ -534,6 +523,15 @@ impl TrackView<'_> {
             Quat::from_array(v).normalize().to_array()
         } else {
             v
+        }
+    }
+    /// The value at `t` (already clamped to the clip range), found from the key hint `key`
+    /// (updated) and decoded from the keys: no cache involved.
+    #[inline]
+    fn evaluate<R: Real>(&self, t: R, time: &ClipTime<R>, key: &mut u16, rot: RotationInterpolation) -> [R; 4] {
+        match interval(self.n, t, key, |k| self.time(k, time)) {
+            Span::At(k) => self.finish(self.raw(k)),
+            Span::Between(k, t0, t1) => self.between(k, t, t0, t1, rot),
         }
     }
     /// The value between keys `k` and `k + 1` at `t`.

@@ -1,7 +1,7 @@
 //! The structure-of-arrays sampling cache: the decoded key intervals of four joints' tracks,
 //! held in lanes, so that sampling between keys evaluates four joints per operation.
 
-use super::{interval, Clip, ClipTime, RotationInterpolation, Span, TrackCache, TrackView};
+use super::{Clip, ClipTime, RotationInterpolation, TrackCache, TrackView};
 use crate::asset::format::{TARGET_ROTATION, TARGET_SCALE, TARGET_TRANSLATION};
 use crate::asset::reader::le_u16;
 use crate::lanes::Lanes;
@@ -14,6 +14,16 @@ use super::CacheKind;
 const NO_TRACK: u16 = u16::MAX;
 
 type V<R> = <R as Real>::Lanes;
+
+/// The lane indices whose bits are set in `mask`, lowest first.
+#[inline(always)]
+fn lanes_of(mut mask: u32) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        let l = mask.trailing_zeros() as usize;
+        mask &= mask.wrapping_sub(1);
+        (l < 32).then_some(l)
+    })
+}
 
 /// The key interval of each lane: a lane is valid while `t0 ≤ t < t1`; `inv_dt` is
 /// `1 / (t1 − t0)`, or 0 where the lane holds one value.
@@ -121,10 +131,16 @@ impl<R: Real> SoaTrackCache<R> {
         direct: [0; 3],
     };
 
-    /// The tag of element `group` of a pose sampled from the clip of `time` with `rest`.
+    /// The part of the tags of a pose sampled from the clip of `time` with `rest` that all its
+    /// elements share (see [`tag_of`](Self::tag_of)); computed once per sampling.
     #[inline(always)]
-    pub(crate) fn tag_of(time: &ClipTime<R>, rest: &[SoaTransform<R>], group: usize) -> u32 {
-        let base = time.tag ^ (rest.as_ptr() as usize as u32).wrapping_mul(0x85EB_CA6B);
+    pub(crate) fn tag_base(time: &ClipTime<R>, rest: &[SoaTransform<R>]) -> u32 {
+        time.tag ^ (rest.as_ptr() as usize as u32).wrapping_mul(0x85EB_CA6B)
+    }
+
+    /// The tag of element `group` of a pose whose [`tag_base`](Self::tag_base) is `base`.
+    #[inline(always)]
+    pub(crate) fn tag_of(base: u32, group: usize) -> u32 {
         base.wrapping_add((group as u32).wrapping_mul(0x27D4_EB2F)) | 1
     }
 
@@ -169,10 +185,7 @@ impl<R: Real> SoaTrackCache<R> {
         self.rotations_into(tl, rot, &mut out.rotation);
 
         for target in 0..3 {
-            let mut lanes = self.direct[target];
-            while lanes != 0 {
-                let l = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
+            for l in lanes_of(u32::from(self.direct[target])) {
                 let v = self.evaluate_direct(clip, target, l, t, time, rot);
                 match target {
                     0 => out.translation.set_lane(l, crate::math::Vec3::new(v[0], v[1], v[2])),
@@ -251,10 +264,7 @@ impl<R: Real> SoaTrackCache<R> {
         time: &ClipTime<R>,
         rest: &SoaTransform<R>,
     ) {
-        let mut lanes = lanes;
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
+        for l in lanes_of(lanes) {
             let mut c = TrackCache::EMPTY;
             let filled = self.fill_lane(clip, target, l, t, time, &mut c);
             let (span, value, delta) = if target == 0 {
@@ -282,6 +292,37 @@ impl<R: Real> SoaTrackCache<R> {
                 delta.set_lane(l, zero);
             }
         }
+    }
+
+    /// Sets rotation lane `l`: from `a` to `b` (in `a`'s hemisphere) over `[t0, t1)` with
+    /// `inv_dt = 1 / (t1 − t0)`, or held at `a` when `interpolates` is false (`inv_dt` 0, `b`
+    /// = `a`). `constants` are the corrected-nlerp warp, or with `slerp` the interval's slerp
+    /// constants; a θ of 0 in them marks an interval short enough for plain nlerp
+    /// (`Quat::slerp_with`), which is the warp of all zeros.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn set_rotation(
+        &mut self,
+        l: usize,
+        (t0, t1, inv_dt): (R, R, R),
+        a: Quat<R>,
+        b: Quat<R>,
+        constants: [R; 3],
+        interpolates: bool,
+        slerp: bool,
+    ) {
+        let bit = 1u8 << l;
+        let exact = interpolates && slerp && constants[1] != R::ZERO;
+        let warp = if interpolates && (exact || !slerp) { constants } else { [R::ZERO; 3] };
+        self.rotation_span.set(l, t0, t1, inv_dt);
+        self.rotation0.set_lane(l, a);
+        self.rotation1.set_lane(l, b);
+        for (w, v) in self.warp.iter_mut().zip(warp) {
+            w[l] = v;
+        }
+        self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
+        self.exact_slerp = if exact { self.exact_slerp | bit } else { self.exact_slerp & !bit };
+        self.interpolating = if interpolates { self.interpolating | bit } else { self.interpolating & !bit };
     }
 
     /// Moves interpolating rotation lane `l` to the next key interval when `t` lies in it
@@ -315,25 +356,8 @@ impl<R: Real> SoaTrackCache<R> {
             b = -b;
             d = -d;
         }
-        let (warp, exact) = if tv.slerp {
-            let c = crate::math::quat::slerp_constants(d);
-            // θ = 0 marks an interval short enough for plain nlerp: the warp of all zeros.
-            if c[1] != R::ZERO {
-                (c, true)
-            } else {
-                ([R::ZERO; 3], false)
-            }
-        } else {
-            (crate::math::quat::nlerp_warp(d), false)
-        };
-        self.rotation_span.set(l, t0, t1, (t1 - t0).recip());
-        self.rotation0.set_lane(l, a);
-        self.rotation1.set_lane(l, b);
-        for (w, v) in self.warp.iter_mut().zip(warp) {
-            w[l] = v;
-        }
-        self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
-        self.exact_slerp = if exact { self.exact_slerp | bit } else { self.exact_slerp & !bit };
+        let constants = if tv.slerp { crate::math::quat::slerp_constants(d) } else { crate::math::quat::nlerp_warp(d) };
+        self.set_rotation(l, (t0, t1, (t1 - t0).recip()), a, b, constants, true, tv.slerp);
         self.key[TARGET_ROTATION as usize][l] = k as u16;
         true
     }
@@ -341,49 +365,21 @@ impl<R: Real> SoaTrackCache<R> {
     /// Refills the rotation `lanes` for time `t`.
     #[cold]
     fn refill_rotations(&mut self, clip: &Clip<'_>, lanes: u32, t: R, time: &ClipTime<R>, rest: &SoaTransform<R>) {
-        let mut lanes = lanes;
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
+        for l in lanes_of(lanes) {
             if self.advance_rotation(clip, l, t, time) {
                 continue;
             }
-            let bit = 1u8 << l;
-            self.interpolating &= !bit;
-            self.exact_slerp &= !bit;
             let mut c = TrackCache::EMPTY;
-            let filled = self.fill_lane(clip, TARGET_ROTATION as usize, l, t, time, &mut c);
-            if filled {
+            if self.fill_lane(clip, TARGET_ROTATION as usize, l, t, time, &mut c) {
                 let interpolates = matches!(c.kind, CacheKind::Rotation | CacheKind::Slerp);
-                let (b, inv_dt, mut warp) =
-                    if interpolates { (c.v1, c.inv_dt, c.warp) } else { (c.v0, R::ZERO, [R::ZERO; 3]) };
-                // Slerp constants with θ = 0 mark an interval short enough for plain nlerp
-                // (`Quat::slerp_with`), which is the warp of all zeros.
-                let exact = c.kind == CacheKind::Slerp && warp[1] != R::ZERO;
-                if c.kind == CacheKind::Slerp && !exact {
-                    warp = [R::ZERO; 3];
-                }
-                self.rotation_span.set(l, c.t0, c.t1, inv_dt);
-                self.rotation0.set_lane(l, Quat::from_array(c.v0));
-                self.rotation1.set_lane(l, Quat::from_array(b));
-                for (w, v) in self.warp.iter_mut().zip(warp) {
-                    w[l] = v;
-                }
-                self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
-                if interpolates {
-                    self.interpolating |= bit;
-                }
-                if exact {
-                    self.exact_slerp |= bit;
-                }
+                let a = Quat::from_array(c.v0);
+                let (b, inv_dt) = if interpolates { (Quat::from_array(c.v1), c.inv_dt) } else { (a, R::ZERO) };
+                let slerp = c.kind == CacheKind::Slerp;
+                self.set_rotation(l, (c.t0, c.t1, inv_dt), a, b, c.warp, interpolates, slerp);
             } else {
-                self.slerp_key[l] = R::ZERO;
-                self.rotation_span.set(l, R::MIN, R::MAX, R::ZERO);
-                self.rotation0.set_lane(l, rest.rotation.lane(l));
-                self.rotation1.set_lane(l, rest.rotation.lane(l));
-                for w in self.warp.iter_mut() {
-                    w[l] = R::ZERO;
-                }
+                // A direct lane (overwritten at every call) or a lane without a track.
+                let r = rest.rotation.lane(l);
+                self.set_rotation(l, (R::MIN, R::MAX, R::ZERO), r, r, [R::ZERO; 3], false, false);
             }
         }
     }
@@ -426,12 +422,10 @@ impl<R: Real> SoaTrackCache<R> {
         out.w = (q * y1).to_array();
         let slow =
             if rot == RotationInterpolation::Slerp { (self.interpolating & !self.exact_slerp) as u32 } else { 0 };
-        let mut lanes = (!near & 0xF) | slow;
+        let lanes = (!near & 0xF) | slow;
         if lanes != 0 {
             let (xs, ys, zs, qs, ss) = (x.to_array(), y.to_array(), z.to_array(), q.to_array(), s.to_array());
-            while lanes != 0 {
-                let l = lanes.trailing_zeros() as usize;
-                lanes &= lanes - 1;
+            for l in lanes_of(lanes) {
                 let v = if slow & (1 << l) != 0 {
                     a.lane(l).slerp(b.lane(l), ss[l]).normalize()
                 } else {
@@ -453,13 +447,7 @@ impl<R: Real> SoaTrackCache<R> {
         rot: RotationInterpolation,
     ) -> [R; 4] {
         let tv = clip.track_view(self.track[target][l] as usize);
-        let mut key = self.key[target][l];
-        let v = match interval(tv.n, t, &mut key, |k| tv.time(k, time)) {
-            Span::At(k) => tv.finish(tv.raw(k)),
-            Span::Between(k, t0, t1) => tv.between(k, t, t0, t1, rot),
-        };
-        self.key[target][l] = key;
-        v
+        tv.evaluate(t, time, &mut self.key[target][l], rot)
     }
 }
 

@@ -123,8 +123,9 @@ impl<R: Real> TrackState<R> for SoaTrackCache<R> {
         out: &mut [SoaTransform<R>],
     ) {
         let time = ClipTime::new(clip);
+        let base = SoaTrackCache::tag_base(&time, rest);
         for (g, ((state, rest_g), out_g)) in states.iter_mut().zip(rest).zip(out.iter_mut()).enumerate() {
-            let tag = SoaTrackCache::tag_of(&time, rest, g);
+            let tag = SoaTrackCache::<R>::tag_of(base, g);
             state.sample(clip, g, tag, t, &time, rot, rest_g, out_g);
         }
     }
