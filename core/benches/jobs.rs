@@ -5,11 +5,13 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 use sinew::asset::Asset;
-use sinew::clip::{RotationInterpolation, SoaTrackCache, TrackCache};
+use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
+use sinew::job::sampling::TrackState;
 use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Vec3};
 use sinew::skeleton::Skeleton;
@@ -99,6 +101,29 @@ fn build_asset() -> Vec<u8> {
     buf
 }
 
+/// Times sampling `clip` into `pose` with the persistent sampling state `state`, the time
+/// advancing by 1/60 s per call and wrapping at the clip's 4 s.
+fn bench_sampling<C: TrackState<f32>>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    clip: Clip<'_>,
+    rest: &[SoaTransform<f32>],
+    rotation: RotationInterpolation,
+    state: &mut [C],
+    pose: &mut [SoaTransform<f32>],
+) {
+    let mut t = 0.0f32;
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            t = (t + 1.0 / 60.0) % 4.0;
+            SamplingJob { clip, time: t, rotation, rest_pose: rest, cursor: &mut *state, output: &mut *pose }
+                .run()
+                .expect("valid job");
+            black_box(&*pose);
+        })
+    });
+}
+
 fn jobs(c: &mut Criterion) {
     let bytes = build_asset();
     let asset = Asset::parse(&bytes).expect("the synthetic asset is valid");
@@ -109,64 +134,28 @@ fn jobs(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("sample");
     g.throughput(Throughput::Elements(JOINTS as u64));
-    for (name, rot) in
-        [("cursor_nlerp", RotationInterpolation::NlerpCorrected), ("cursor_slerp", RotationInterpolation::Slerp)]
-    {
-        let mut cursor = vec![0u16; tracks];
-        let mut t = 0.0f32;
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                t = (t + 1.0 / 60.0) % 4.0;
-                SamplingJob {
-                    clip,
-                    time: t,
-                    rotation: rot,
-                    rest_pose: skel.rest_pose(),
-                    cursor: &mut cursor,
-                    output: &mut pose,
-                }
-                .run()
-                .expect("valid job");
-                black_box(&pose);
-            })
-        });
-    }
-    let mut cache = vec![TrackCache::<f32>::EMPTY; tracks];
-    let mut t = 0.0f32;
-    g.bench_function("cache_nlerp", |b| {
-        b.iter(|| {
-            t = (t + 1.0 / 60.0) % 4.0;
-            SamplingJob {
-                clip,
-                time: t,
-                rotation: RotationInterpolation::NlerpCorrected,
-                rest_pose: skel.rest_pose(),
-                cursor: &mut cache,
-                output: &mut pose,
-            }
-            .run()
-            .expect("valid job");
-            black_box(&pose);
-        })
-    });
-    let mut lanes = vec![SoaTrackCache::<f32>::EMPTY; skel.rest_pose().len()];
-    let mut t = 0.0f32;
-    g.bench_function("soa_cache_nlerp", |b| {
-        b.iter(|| {
-            t = (t + 1.0 / 60.0) % 4.0;
-            SamplingJob {
-                clip,
-                time: t,
-                rotation: RotationInterpolation::NlerpCorrected,
-                rest_pose: skel.rest_pose(),
-                cursor: &mut lanes,
-                output: &mut pose,
-            }
-            .run()
-            .expect("valid job");
-            black_box(&pose);
-        })
-    });
+    let rest = skel.rest_pose();
+    let nlerp = RotationInterpolation::NlerpCorrected;
+    bench_sampling(&mut g, "cursor_nlerp", clip, rest, nlerp, &mut vec![0u16; tracks], &mut pose);
+    bench_sampling(
+        &mut g,
+        "cursor_slerp",
+        clip,
+        rest,
+        RotationInterpolation::Slerp,
+        &mut vec![0u16; tracks],
+        &mut pose,
+    );
+    bench_sampling(&mut g, "cache_nlerp", clip, rest, nlerp, &mut vec![TrackCache::EMPTY; tracks], &mut pose);
+    bench_sampling(
+        &mut g,
+        "soa_cache_nlerp",
+        clip,
+        rest,
+        nlerp,
+        &mut vec![SoaTrackCache::EMPTY; rest.len()],
+        &mut pose,
+    );
     g.finish();
 
     let mut model = vec![Mat4::IDENTITY; JOINTS];

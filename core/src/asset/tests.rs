@@ -121,17 +121,20 @@ fn sample_tracks() -> [Track<'static>; 4] {
 
 fn sample(asset: &Asset, t: f32, cursor: &mut [u16], rot: RotationInterpolation) -> [SoaTransform<f32>; 1] {
     let skel: Skeleton<f32, 1> = asset.skeleton().unwrap().to_skeleton().unwrap();
+    sample_with(asset.clip(0).unwrap(), skel.rest_pose(), t, rot, cursor)
+}
+
+/// Samples `clip` at `t` into a one-element pose with the sampling state `state` (kept by the
+/// caller between calls).
+fn sample_with<C: crate::job::sampling::TrackState<f32>>(
+    clip: crate::clip::Clip<'_>,
+    rest: &[SoaTransform<f32>],
+    t: f32,
+    rot: RotationInterpolation,
+    state: &mut [C],
+) -> [SoaTransform<f32>; 1] {
     let mut out = [SoaTransform::IDENTITY; 1];
-    SamplingJob {
-        clip: asset.clip(0).unwrap(),
-        time: t,
-        rotation: rot,
-        rest_pose: skel.rest_pose(),
-        cursor,
-        output: &mut out,
-    }
-    .run()
-    .unwrap();
+    SamplingJob { clip, time: t, rotation: rot, rest_pose: rest, cursor: state, output: &mut out }.run().unwrap();
     out
 }
 
@@ -468,39 +471,10 @@ fn track_cache_matches_the_cursor_path() {
         let mut cache = [TrackCache::EMPTY; 4];
         let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
         for &t in &times[..if cfg!(miri) { 40 } else { times.len() }] {
-            let mut a1 = [SoaTransform::IDENTITY; 1];
-            let mut a2 = [SoaTransform::IDENTITY; 1];
-            let mut a3 = [SoaTransform::IDENTITY; 1];
-            SamplingJob {
-                clip: a.clip(0).unwrap(),
-                time: t,
-                rotation: rot,
-                rest_pose: skel.rest_pose(),
-                cursor: &mut soa,
-                output: &mut a3,
-            }
-            .run()
-            .unwrap();
-            SamplingJob {
-                clip: a.clip(0).unwrap(),
-                time: t,
-                rotation: rot,
-                rest_pose: skel.rest_pose(),
-                cursor: &mut cursor,
-                output: &mut a1,
-            }
-            .run()
-            .unwrap();
-            SamplingJob {
-                clip: a.clip(0).unwrap(),
-                time: t,
-                rotation: rot,
-                rest_pose: skel.rest_pose(),
-                cursor: &mut cache,
-                output: &mut a2,
-            }
-            .run()
-            .unwrap();
+            let clip = a.clip(0).unwrap();
+            let a1 = sample_with(clip, skel.rest_pose(), t, rot, &mut cursor);
+            let a2 = sample_with(clip, skel.rest_pose(), t, rot, &mut cache);
+            let a3 = sample_with(clip, skel.rest_pose(), t, rot, &mut soa);
             for l in 0..4 {
                 let x = a1[0].lane(l);
                 for y in [a2[0].lane(l), a3[0].lane(l)] {
@@ -528,33 +502,16 @@ fn track_cache_matches_the_cursor_path() {
     };
     let len2 = build(&mut buf2, 3, 0.0, 3.0, &other);
     let b = Asset::parse(&buf2[..len2]).unwrap();
+    let nlerp = RotationInterpolation::NlerpCorrected;
     let mut cache = [TrackCache::EMPTY; 4];
+    let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
     let mut out = [SoaTransform::IDENTITY; 1];
     for clip in [a.clip(0).unwrap(), b.clip(0).unwrap()] {
-        SamplingJob {
-            clip,
-            time: 0.5,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut cache,
-            output: &mut out,
-        }
-        .run()
-        .unwrap();
+        out = sample_with(clip, skel.rest_pose(), 0.5, nlerp, &mut cache);
     }
     assert_eq!(out[0].lane(0).translation, Vec3::splat(5.0));
-    let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
     for clip in [a.clip(0).unwrap(), b.clip(0).unwrap()] {
-        SamplingJob {
-            clip,
-            time: 0.5,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut soa,
-            output: &mut out,
-        }
-        .run()
-        .unwrap();
+        out = sample_with(clip, skel.rest_pose(), 0.5, nlerp, &mut soa);
     }
     assert_eq!(out[0].lane(0).translation, Vec3::splat(5.0));
     // Too few entries: one per SoA element of the pose.
@@ -595,32 +552,12 @@ fn slerp_flag_forces_exact_slerp() {
         let f = sample(&a, t, &mut [0; 4], RotationInterpolation::NlerpCorrected)[0].lane(1).rotation;
         let s = sample(&plain, t, &mut [0; 4], RotationInterpolation::Slerp)[0].lane(1).rotation;
         assert_eq!(f, s, "t = {t}");
-        let mut cache = [crate::clip::TrackCache::EMPTY; 4];
         let skel: Skeleton<f32, 1> = a.skeleton().unwrap().to_skeleton().unwrap();
-        let mut out = [SoaTransform::IDENTITY; 1];
-        SamplingJob {
-            clip: a.clip(0).unwrap(),
-            time: t,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut cache,
-            output: &mut out,
-        }
-        .run()
-        .unwrap();
-        assert!(out[0].lane(1).rotation.angle_between(s) < 1.0e-6, "cached, t = {t}");
-        let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
-        SamplingJob {
-            clip: a.clip(0).unwrap(),
-            time: t,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut soa,
-            output: &mut out,
-        }
-        .run()
-        .unwrap();
-        assert!(out[0].lane(1).rotation.angle_between(s) < 1.0e-6, "SoA cache, t = {t}");
+        let (clip, nlerp) = (a.clip(0).unwrap(), RotationInterpolation::NlerpCorrected);
+        let cached = sample_with(clip, skel.rest_pose(), t, nlerp, &mut [crate::clip::TrackCache::EMPTY; 4]);
+        assert!(cached[0].lane(1).rotation.angle_between(s) < 1.0e-6, "cached, t = {t}");
+        let lanes = sample_with(clip, skel.rest_pose(), t, nlerp, &mut [crate::clip::SoaTrackCache::EMPTY; 1]);
+        assert!(lanes[0].lane(1).rotation.angle_between(s) < 1.0e-6, "SoA cache, t = {t}");
     }
     let mut bad = buf;
     patch(&mut bad, 2);
@@ -829,33 +766,9 @@ fn soa_cache_is_finite_over_the_widest_clip_range() {
     let mut soa = [crate::clip::SoaTrackCache::EMPTY; 1];
     let mut cursor = [0u16; 2];
     for t in [3.0e38f32, -3.0e38, 0.0, 2.0e38, -2.0e38, f32::NAN, f32::INFINITY, 1.0e38, -1.0e38] {
-        let (mut x, mut y) = ([SoaTransform::IDENTITY; 1], [SoaTransform::IDENTITY; 1]);
-        for (out, lanes) in [(&mut x, true), (&mut y, false)] {
-            let job_out: &mut [SoaTransform<f32>] = out;
-            if lanes {
-                SamplingJob {
-                    clip: a.clip(0).unwrap(),
-                    time: t,
-                    rotation: RotationInterpolation::NlerpCorrected,
-                    rest_pose: skel.rest_pose(),
-                    cursor: &mut soa,
-                    output: job_out,
-                }
-                .run()
-                .unwrap();
-            } else {
-                SamplingJob {
-                    clip: a.clip(0).unwrap(),
-                    time: t,
-                    rotation: RotationInterpolation::NlerpCorrected,
-                    rest_pose: skel.rest_pose(),
-                    cursor: &mut cursor,
-                    output: job_out,
-                }
-                .run()
-                .unwrap();
-            }
-        }
+        let (clip, nlerp) = (a.clip(0).unwrap(), RotationInterpolation::NlerpCorrected);
+        let x = sample_with(clip, skel.rest_pose(), t, nlerp, &mut soa);
+        let y = sample_with(clip, skel.rest_pose(), t, nlerp, &mut cursor);
         for l in 0..4 {
             let (p, q) = (x[0].lane(l), y[0].lane(l));
             assert!(p.translation.is_finite() && p.scale.is_finite() && p.rotation.is_finite(), "t = {t}: {p:?}");
