@@ -1,12 +1,7 @@
-//! sinew's host side: importers, the baker, and the viewers behind the `sinew` command line.
+//! sinew's viewers behind the `sinew` command line: the SDL2 window with an OpenGL ES 2 context
+//! ([`demo`]), the software rasterizer in a minifb window ([`soft`]) and the built-in scene both
+//! draw ([`scene`]). The offline pipeline they load models through is [`sinew_pipeline`].
 
-pub mod bake;
-pub mod bench;
 pub mod demo;
-pub mod dump;
-pub mod eval;
-pub mod import;
-pub mod model;
-pub mod rig;
 pub mod scene;
 pub mod soft;

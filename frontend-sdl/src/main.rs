@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use sinew::clip::RotationInterpolation;
-use sinew_frontend::bake::BakeOptions;
 use sinew_frontend::demo::{self, DemoOptions, GlRequest};
-use sinew_frontend::dump::{dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
-use sinew_frontend::model::{Model, Skinning};
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::dump::{dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
+use sinew_pipeline::model::{Model, Skinning};
 
 #[derive(Parser)]
 #[command(name = "sinew", version, about = "sinew: skeletal animation — bake, inspect and view models")]
@@ -53,7 +53,7 @@ enum Command {
         lossless: bool,
         /// Most work steps for key reduction and error measurement (keys checked, joints and
         /// tracks evaluated); clips that need more are stored lossless.
-        #[arg(long, default_value_t = sinew_frontend::bake::MAX_BAKE_WORK)]
+        #[arg(long, default_value_t = sinew_pipeline::bake::MAX_BAKE_WORK)]
         max_work: u64,
     },
     /// Print what a model holds: joints, skins, meshes, clips with durations and key counts.
@@ -279,7 +279,7 @@ fn run(command: Command) -> Result<(), Failure> {
             let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
             let mut out = Out::new();
             if let Some(n) = crowd {
-                for r in sinew_frontend::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
+                for r in sinew_pipeline::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
                     out.line(format_args!(
                         "crowd {} characters, {} thread(s): {:.3} ms per frame, {:.0} characters per 16.6 ms frame",
                         r.characters, r.threads, r.ms_per_frame, r.per_60hz_frame
@@ -303,7 +303,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 );
             }
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
-            for m in sinew_frontend::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
+            for m in sinew_pipeline::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
                 out.line(format_args!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count))?;
                 eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
             }

@@ -12,8 +12,8 @@ use sinew::raster::{
 };
 
 use crate::demo::viewer::Viewer;
-use crate::model::Skinning;
 use crate::scene::{default_camera, Camera, Frame, Scene, SceneLight};
+use sinew_pipeline::model::Skinning;
 
 /// Background color (the GL demo's clear color).
 pub const BACKGROUND: Rgb = Rgb::new(31, 33, 41);

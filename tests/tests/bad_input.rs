@@ -30,12 +30,12 @@ use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 use sinew::asset::{crc32, Asset, ParseError};
 use sinew::skeleton::SkeletonError;
-use sinew_frontend::bake::{bake, BakeOptions, MAX_BAKE_WORK};
-use sinew_frontend::import::gltf::{self, GltfError, MAX_NODES, MIN_DECODE_BUDGET};
-use sinew_frontend::import::md5::{self, Location, Md5Error, Md5File, TokenKind};
-use sinew_frontend::import::{AssetCache, ImportError};
-use sinew_frontend::model::{Model, ModelError};
-use sinew_frontend::rig::Rig;
+use sinew_pipeline::bake::{bake, BakeOptions, MAX_BAKE_WORK};
+use sinew_pipeline::import::gltf::{self, GltfError, MAX_NODES, MIN_DECODE_BUDGET};
+use sinew_pipeline::import::md5::{self, Location, Md5Error, Md5File, TokenKind};
+use sinew_pipeline::import::{AssetCache, ImportError};
+use sinew_pipeline::model::{Model, ModelError};
+use sinew_pipeline::rig::Rig;
 
 // ---------------------------------------------------------------------------------------------
 // Files, the binary, scratch space
@@ -2584,7 +2584,7 @@ fn baker_drops_degenerate_triangles() {
 
 #[test]
 fn baker_rejects_weights_and_bind_matrices_the_format_rejects() {
-    use sinew_frontend::bake::BakeError;
+    use sinew_pipeline::bake::BakeError;
     let rig = gltf::load_bytes(&SmallGltf::new().gltf(), None, "small").expect("imports");
     let with = |f: &dyn Fn(&mut Rig)| {
         let mut r = rig.clone();

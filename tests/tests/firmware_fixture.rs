@@ -1,7 +1,7 @@
 //! The character the firmware embeds, `tests/firmware/fixtures/character.sinew`, and the test
 //! that keeps it in step with its source.
 //!
-//! The fixture is the built-in procedural humanoid (`sinew_frontend::scene::humanoid_rig`)
+//! The fixture is the built-in procedural humanoid (`sinew_pipeline::builtin::humanoid_rig`)
 //! reduced to what a microcontroller with 16 KiB of RAM can animate, skin and draw:
 //!
 //! - its clips `walk` and `run` only, baked with quantized keys (1 mm tolerance);
@@ -23,9 +23,9 @@
 use std::path::{Path, PathBuf};
 
 use sinew::asset::Asset;
-use sinew_frontend::bake::{bake, BakeOptions};
-use sinew_frontend::rig::{Rig, RigPrimitive};
-use sinew_frontend::scene::humanoid_rig;
+use sinew_pipeline::bake::{bake, BakeOptions};
+use sinew_pipeline::builtin::humanoid_rig;
+use sinew_pipeline::rig::{Rig, RigPrimitive};
 
 /// The clips kept, in this order (the firmware plays clip 0 and crossfades to clip 1).
 const CLIPS: [&str; 2] = ["walk", "run"];

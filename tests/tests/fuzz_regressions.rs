@@ -85,8 +85,8 @@ fn sinew_seeds_parse_and_run() {
         "BoxAnimated/BoxAnimated.glb",
     ] {
         let path = assets.join(m);
-        let rig = sinew_frontend::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let (data, _) = sinew_frontend::bake::bake(&rig, &sinew_frontend::bake::BakeOptions::default())
+        let rig = sinew_pipeline::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (data, _) = sinew_pipeline::bake::bake(&rig, &sinew_pipeline::bake::BakeOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let asset = Asset::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(asset.skeleton().is_some(), "{}", path.display());
@@ -101,7 +101,7 @@ fn md5_seeds_load() {
     let dir = fuzz_dir().join("seeds/md5");
     let mesh = std::fs::read_to_string(dir.join("arm.md5mesh")).unwrap();
     let anim = std::fs::read_to_string(dir.join("arm.md5anim")).unwrap();
-    let rig = sinew_frontend::import::md5::load(&mesh, Some(&anim), "arm").unwrap();
+    let rig = sinew_pipeline::import::md5::load(&mesh, Some(&anim), "arm").unwrap();
     assert_eq!(rig.joints.len(), 3);
     assert_eq!(rig.meshes.len(), 2);
     assert_eq!(rig.clips.len(), 1);
@@ -290,7 +290,7 @@ fn duplicate_name_check_is_quadratic_at_most() {
 /// vertices (24 MB) of `regressions/gltf_import/sparse-2M-vertices.gltf` are refused.
 #[test]
 fn sparse_accessor_counts_are_bounded_by_the_input_size() {
-    use sinew_frontend::import::gltf::{load_bytes, GltfError};
+    use sinew_pipeline::import::gltf::{load_bytes, GltfError};
     let path = fuzz_dir().join("regressions/gltf_import/sparse-2M-vertices.gltf");
     let data = std::fs::read(path).unwrap();
     assert!(data.len() < 1000);
@@ -305,8 +305,8 @@ fn sparse_accessor_counts_are_bounded_by_the_input_size() {
 #[test]
 fn key_reduction_of_a_straight_track_is_not_quadratic() {
     use sinew::math::Transform;
-    use sinew_frontend::bake::{bake, BakeOptions};
-    use sinew_frontend::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip, RigJoint};
+    use sinew_pipeline::bake::{bake, BakeOptions};
+    use sinew_pipeline::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip, RigJoint};
     let n = 30_000;
     let times: Vec<f32> = (0..n).map(|i| i as f32 / 30.0).collect();
     let values: Vec<f32> = (0..n).flat_map(|i| [i as f32 * 1.0e-3, 0.0, 0.0]).collect();

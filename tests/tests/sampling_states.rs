@@ -17,8 +17,8 @@ use sinew::job::SamplingJob;
 use sinew::math::SoaTransform;
 use sinew::skeleton::Skeleton;
 use sinew::{Real, Q16};
-use sinew_frontend::bake::BakeOptions;
-use sinew_frontend::model::Model;
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::model::Model;
 
 fn asset(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel)

@@ -1,6 +1,6 @@
 //! Soak test of [`sinew::controller::Controller`]: 24 simulated hours at 60 Hz.
 //!
-//! The character is the built-in procedural humanoid (`sinew_frontend::scene::humanoid_rig`),
+//! The character is the built-in procedural humanoid (`sinew_pipeline::builtin::humanoid_rig`),
 //! baked in memory with the default (quantized) options. Its controller plays, on a repeating
 //! schedule:
 //!
@@ -50,8 +50,8 @@ use sinew::mask::Channel;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::player::Marker;
 use sinew::skeleton::{Skeleton, SkeletonView};
-use sinew_frontend::bake::{bake, BakeOptions};
-use sinew_frontend::scene::{humanoid, humanoid_rig};
+use sinew_pipeline::bake::{bake, BakeOptions};
+use sinew_pipeline::builtin::{humanoid, humanoid_rig};
 
 // ------------------------------------------------------------------------------------------
 // Allocation counting

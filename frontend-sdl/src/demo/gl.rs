@@ -11,7 +11,7 @@
 //! - **rigid**: no influences; drawn with one palette entry, its node's model matrix;
 //! - **skinned on the CPU**: a part the shaders cannot take (from a `.sinew` baked with a
 //!   larger palette or more influences), or every part when [`Renderer::cpu_skinning`] is
-//!   set; its vertices are skinned by [`Model::skin_mesh`](crate::model::Model::skin_mesh)
+//!   set; its vertices are skinned by [`Model::skin_mesh`](sinew_pipeline::model::Model::skin_mesh)
 //!   every frame and streamed with an identity palette.
 
 use glow::HasContext;
@@ -21,8 +21,8 @@ use sinew::math::{DualQuat, Mat4, Vec3};
 
 use super::hud::HudVertex;
 use super::shaders::{self, attrib};
-use crate::model::{Model, Skinning};
 use crate::scene::{DrawObject, SceneLight};
+use sinew_pipeline::model::{Model, Skinning};
 
 /// A GL failure.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,12 +30,12 @@ use sinew::math::{Mat4, Vec3, Vec4};
 pub use gl::{GlError, GlInfo, GpuModel, Renderer};
 pub use window::{GlRequest, GlWindow};
 
-use crate::model::Skinning;
 use crate::scene::{
     default_camera, Camera, LookRay, Scene, SceneError, SceneLight, IDLE, RUN, TENTACLE_AMPLITUDE_RANGE,
     TENTACLE_SPEED_RANGE, WALK, WAVE,
 };
 use hud::{color, Hud, Mouse, Ui};
+use sinew_pipeline::model::Skinning;
 use viewer::{loop_mode_name, Viewer};
 
 /// What `sinew demo` should do.

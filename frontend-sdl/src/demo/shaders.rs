@@ -9,7 +9,7 @@
 //! front of the source by [`skin_vertex_shader`]. Lighting is per vertex, as in the software
 //! rasterizer: `ambient + diffuse · max(0, n̂ · l̂)`.
 
-use crate::model::Skinning;
+use sinew_pipeline::model::Skinning;
 
 /// Vertex attribute locations, bound before linking.
 pub mod attrib {

@@ -12,9 +12,9 @@ use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew::player::Player;
 
-use crate::bake::BakeOptions;
-use crate::model::{Model, ModelError, Skinning};
 use crate::scene::{ground_grid, push_model, Frame};
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::model::{Model, ModelError, Skinning};
 
 /// The loop mode after `mode` (Loop → Once → PingPong → Loop).
 #[must_use]
@@ -403,8 +403,8 @@ pub fn grid_step(radius: f32) -> f32 {
 mod tests {
     use super::*;
 
-    use crate::bake::bake;
-    use crate::scene::humanoid_rig;
+    use sinew_pipeline::bake::bake;
+    use sinew_pipeline::builtin::humanoid_rig;
 
     /// A viewer on the built-in humanoid (clips idle 3 s, walk 1 s, run 0.7 s, wave 1.2 s).
     fn humanoid(tag: &str) -> Viewer {

@@ -15,9 +15,9 @@ use sinew::limits::{MAX_INFLUENCES, MAX_SOA_JOINTS};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
 use sinew::skeleton::Skeleton;
 use sinew::{Real, Q16};
-use sinew_frontend::bake::{bake, BakeOptions};
-use sinew_frontend::import::{gltf, md5};
-use sinew_frontend::rig::Rig;
+use sinew_pipeline::bake::{bake, BakeOptions};
+use sinew_pipeline::import::{gltf, md5};
+use sinew_pipeline::rig::Rig;
 
 /// Fuzz target `asset_parse`: the bytes as given, then the same bytes with the header's length
 /// and checksum made to match (so mutations get past the CRC and reach the section checks).
