@@ -11,6 +11,12 @@ use sinew_pipeline::bake::BakeOptions;
 use sinew_pipeline::dump::{dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
 use sinew_pipeline::model::{Model, Skinning};
 
+/// Window and image width of `demo` and `soft` unless `--width` says otherwise: the same for
+/// both, so their frames compare without flags.
+const DEFAULT_WIDTH: u32 = 1280;
+/// Window and image height of `demo` and `soft` unless `--height` says otherwise.
+const DEFAULT_HEIGHT: u32 = 720;
+
 #[derive(Parser)]
 #[command(name = "sinew", version, about = "sinew: skeletal animation — bake, inspect and view models")]
 struct Cli {
@@ -64,8 +70,11 @@ enum Command {
         #[arg(long)]
         anim: Option<PathBuf>,
     },
-    /// Time the runtime stages (sample, l2m, skin, ...) on a model's baked data; prints
-    /// `sinew <stage> <model> <ns_per_unit> <count>` lines (see ../shared/bench).
+    /// Time the runtime stages on a model's baked data. Prints one line per stage on stdout,
+    /// `sinew <stage> <model> <ns_per_unit> <count>`: stage is sample, sample_call, blend, l2m,
+    /// skin or skin_dqs; model is the file stem; ns_per_unit is the median time per joint
+    /// (sample, blend, l2m), per vertex (skin, skin_dqs) or per call (sample_call); count is
+    /// the joints or vertices of one call. The spread of the repetitions goes to stderr.
     Bench {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         model: PathBuf,
@@ -101,10 +110,10 @@ enum Command {
         #[arg(long)]
         screenshot: Option<PathBuf>,
         /// Width in pixels.
-        #[arg(long, default_value_t = 640)]
+        #[arg(long, default_value_t = DEFAULT_WIDTH)]
         width: u32,
         /// Height in pixels.
-        #[arg(long, default_value_t = 480)]
+        #[arg(long, default_value_t = DEFAULT_HEIGHT)]
         height: u32,
         /// Draw the bone overlay.
         #[arg(long)]
@@ -164,10 +173,10 @@ enum Command {
         #[arg(long)]
         time: Option<f32>,
         /// Width in pixels.
-        #[arg(long, default_value_t = 1280)]
+        #[arg(long, default_value_t = DEFAULT_WIDTH)]
         width: u32,
         /// Height in pixels.
-        #[arg(long, default_value_t = 720)]
+        #[arg(long, default_value_t = DEFAULT_HEIGHT)]
         height: u32,
         /// Largest bone palette of the skinning shaders (default: what GL_MAX_VERTEX_UNIFORM_VECTORS
         /// allows); smaller palettes split meshes into more parts.
