@@ -2,13 +2,10 @@
 //! names the file, and exit code 2 (never a panic); `sinew bake` → `sinew info` → `sinew dump`
 //! of the `.sinew` file gives the same output as `sinew dump` of the source model.
 //!
-//! The binary is built on first use with `cargo build -p sinew-frontend --bin sinew` (the
-//! profile of this test: dev, or release under `cargo test --release`), and located through
-//! cargo's JSON build messages, so a stale binary is never run. Scratch files go to
-//! `CARGO_TARGET_TMPDIR`.
+//! Cargo builds the binary for this test (`CARGO_BIN_EXE_sinew`, in the test's profile). Scratch
+//! files go to `CARGO_TARGET_TMPDIR`. The bad-input corpus through the binary is in
+//! `cli_bad_input.rs`.
 
-mod common;
-use common::sinew_bin;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -37,7 +34,7 @@ fn scratch(test: &str) -> PathBuf {
 }
 
 fn sinew(args: &[&str]) -> Output {
-    Command::new(sinew_bin()).args(args).output().expect("sinew runs")
+    Command::new(env!("CARGO_BIN_EXE_sinew")).args(args).output().expect("sinew runs")
 }
 
 fn text(b: &[u8]) -> String {

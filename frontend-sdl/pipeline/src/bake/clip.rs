@@ -1,0 +1,195 @@
+//! One clip: its evaluation times, the encoding search (encode, measure, tighten the joints that
+//! miss the bound, repeat) within the work budget, the lossless fallback, and its report.
+
+use sinew::asset::format::TRACK_FLAG_SLERP;
+
+use super::measure::{extents, measure, nlerp_deviation};
+use super::quantize::encode_quantized;
+use super::reduce::reduce;
+use super::tracks::{encode_f32, encode_f32_keys};
+use super::work::Work;
+use super::write::{EncClip, EncSkeleton, EncTrack};
+use super::{BakeError, BakeOptions, ClipReport};
+use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip};
+
+/// Bakes one clip: the searched encoding, or the lossless one when the search does not fit in
+/// what is left of `work`.
+pub(super) fn bake_clip(
+    rig: &Rig,
+    skel: &EncSkeleton,
+    clip: &RigClip,
+    opts: &BakeOptions,
+    work: &mut Work,
+) -> Result<(EncClip, ClipReport), BakeError> {
+    let (start, end) = clip.time_range();
+    let mut times: Vec<f32> = clip.channels.iter().flat_map(|c| c.times.iter().copied()).collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    let source_keys: usize = clip.channels.iter().map(|c| c.times.len()).sum();
+    if clip.channels.iter().any(|c| c.times.len() > 65535) {
+        return Err(BakeError::TooManyKeys { clip: clip.name.clone() });
+    }
+    let channels: Vec<&RigChannel> =
+        clip.channels.iter().filter(|c| c.joint < rig.joints.len() && !c.times.is_empty()).collect();
+    // Evaluation times: every source key time and three points inside each interval — at ½
+    // and near the peaks of corrected nlerp's deviation (about 0.2 and 0.8).
+    let mut eval_times: Vec<f64> = Vec::new();
+    for (i, &t) in times.iter().enumerate() {
+        eval_times.push(t as f64);
+        if let Some(&n) = times.get(i + 1) {
+            for f in [0.2, 0.5, 0.8] {
+                eval_times.push(t as f64 + (n as f64 - t as f64) * f);
+            }
+        }
+    }
+    if eval_times.is_empty() {
+        eval_times.push(start as f64);
+    }
+    let before = work.left;
+    // One measurement: every joint and every source track at every evaluation time.
+    let measure_cost = (eval_times.len() as u64).saturating_mul((rig.joints.len() + clip.channels.len()) as u64);
+    let searched = if measure_cost <= work.left {
+        search(rig, skel, clip, &channels, &eval_times, opts, measure_cost, work)?
+    } else {
+        None
+    };
+    let fallback = searched.is_none();
+    let (tracks, errors) = match searched {
+        Some(found) => found,
+        None => {
+            // Lossless, with exact slerp: the runtime reproduces the source's interpolation.
+            let tracks = channels
+                .iter()
+                .map(|c| {
+                    let mut t = encode_f32(c);
+                    if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
+                        t.flags |= TRACK_FLAG_SLERP;
+                    }
+                    t
+                })
+                .collect();
+            (tracks, vec![0.0; rig.joints.len()])
+        }
+    };
+    let enc = EncClip { name: clip.name.clone(), start, end, tracks };
+    let (worst_joint, max_error) =
+        errors.iter().copied().enumerate().fold((0, 0.0f64), |acc, (j, e)| if e > acc.1 { (j, e) } else { acc });
+    let animated: std::collections::HashSet<usize> = channels.iter().map(|c| c.joint).collect();
+    let report = ClipReport {
+        name: clip.name.clone(),
+        duration: end - start,
+        tracks: enc.tracks.len(),
+        source_keys,
+        baked_keys: enc.tracks.iter().map(|t| t.keys as usize).sum(),
+        source_times: times.len(),
+        raw_bytes: 40 * animated.len() * times.len(),
+        baked_bytes: 0,
+        max_error,
+        max_error_joint: if fallback {
+            String::new()
+        } else {
+            rig.joints.get(worst_joint).map(|j| j.name.clone()).unwrap_or_default()
+        },
+        work: before - work.left,
+        fallback,
+    };
+    Ok((enc, report))
+}
+
+/// A clip's tracks and the per-joint errors measured for them.
+type Searched = (Vec<EncTrack>, Vec<f64>);
+
+/// The encoding search of [`bake_clip`]: encode, measure, tighten the joints that miss the bound,
+/// repeat. Returns the tracks and the per-joint errors, or `None` when `work` runs out first.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    rig: &Rig,
+    skel: &EncSkeleton,
+    clip: &RigClip,
+    channels: &[&RigChannel],
+    eval_times: &[f64],
+    opts: &BakeOptions,
+    measure_cost: u64,
+    work: &mut Work,
+) -> Result<Option<Searched>, BakeError> {
+    let (start, end) = clip.time_range();
+    let ext = extents(rig, opts.shell);
+    let mut budget = vec![0.5f64; rig.joints.len()];
+    let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
+    // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
+    // quantization steps alone exceed the bound), 2 = every key in f32. Joints on the path of a
+    // joint that misses the bound get a halved budget, then move up a mode.
+    let mut mode = vec![if opts.lossless { 2u8 } else { 0 }; rig.joints.len()];
+    // Joints whose rotations must be slerped exactly: corrected nlerp deviates up to 7e-5 rad
+    // per joint between keys, which long chains amplify past the bound.
+    let mut slerp = vec![false; rig.joints.len()];
+    // The last reduction of each channel and the tolerance it was made for: a joint whose budget
+    // did not change keeps its keys without a second pass.
+    let mut reduced: Vec<Option<(f64, Vec<usize>)>> = vec![None; channels.len()];
+    let mut round = 0;
+    loop {
+        enc.tracks.clear();
+        for (ci, c) in channels.iter().enumerate() {
+            let tol = opts.tolerance * budget[c.joint];
+            let lossless = mode[c.joint] == 2;
+            let keys = if lossless || c.interpolation == Interpolation::CubicSpline {
+                Vec::new()
+            } else {
+                match &reduced[ci] {
+                    Some((t, k)) if *t == tol => k.clone(),
+                    _ => {
+                        let Some(k) = reduce(c, tol, ext[c.joint], work) else { return Ok(None) };
+                        reduced[ci] = Some((tol, k.clone()));
+                        k
+                    }
+                }
+            };
+            let mut t = if lossless || c.interpolation == Interpolation::CubicSpline {
+                encode_f32(c)
+            } else if mode[c.joint] == 1 {
+                encode_f32_keys(c, &keys)
+            } else {
+                encode_quantized(c, &keys, start, end)
+                    .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
+                    .unwrap_or_else(|| encode_f32(c))
+            };
+            if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
+                let nlerp_error = if lossless {
+                    nlerp_deviation(c, &(0..c.times.len()).collect::<Vec<_>>())
+                } else {
+                    nlerp_deviation(c, &keys)
+                } * ext[c.joint];
+                if slerp[c.joint] || nlerp_error > 0.25 * opts.tolerance * budget[c.joint] {
+                    t.flags |= TRACK_FLAG_SLERP;
+                }
+            }
+            enc.tracks.push(t);
+        }
+        if !work.spend(measure_cost) {
+            return Ok(None);
+        }
+        let errors = measure(rig, skel, clip, &enc, eval_times, opts.shell)?;
+        let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
+        if failing.is_empty() || round == 14 {
+            return Ok(Some((enc.tracks, errors)));
+        }
+        for j in failing {
+            let mut a = Some(j);
+            while let Some(k) = a {
+                // More keys first (they also shrink nlerp's deviation, which grows with the
+                // angle between keys), then exact slerp, then lossless values.
+                match (mode[k], round) {
+                    (_, r) if r >= 12 => slerp[k] = true,
+                    (0, r) if r >= 5 => {
+                        mode[k] = 1;
+                        budget[k] = 0.5;
+                    }
+                    (1, r) if r >= 10 => mode[k] = 2,
+                    _ => budget[k] *= 0.5,
+                }
+                a = rig.joints[k].parent;
+            }
+        }
+        round += 1;
+    }
+}

@@ -1,0 +1,84 @@
+//! [`BakeError`]: why a rig cannot be baked.
+
+use std::fmt;
+
+use sinew::limits::MAX_JOINTS;
+
+/// Why baking failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BakeError {
+    /// More joints than `MAX_JOINTS`.
+    TooManyJoints(usize),
+    /// A channel has more keys than a track holds (65535).
+    TooManyKeys {
+        /// Clip name.
+        clip: String,
+    },
+    /// A joint's rest transform is not finite.
+    NonFiniteRest {
+        /// Joint name.
+        joint: String,
+    },
+    /// A triangle needs more joints than the palette holds.
+    PaletteTooSmall {
+        /// Palette size asked for.
+        palette: usize,
+        /// Joints one triangle needs.
+        needed: usize,
+    },
+    /// A skinned vertex has a negative weight.
+    NegativeWeight {
+        /// Mesh name.
+        mesh: String,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// A skinned vertex has all its weights zero (it would follow no joint).
+    ZeroWeights {
+        /// Mesh name.
+        mesh: String,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// An inverse bind matrix is not finite.
+    NonFiniteBind {
+        /// Skin name.
+        skin: String,
+        /// Skin joint whose matrix it is.
+        joint: usize,
+    },
+    /// The rig is inconsistent (an index out of range, a NaN vertex), with a description.
+    Invalid(String),
+    /// The encoded file failed to parse (an internal error), with the parser's message.
+    Encoding(String),
+}
+
+impl fmt::Display for BakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooManyJoints(n) => write!(f, "{n} joints exceed the limit of {MAX_JOINTS}"),
+            Self::TooManyKeys { clip } => write!(f, "clip '{clip}' has a channel with more than 65535 keys"),
+            Self::NonFiniteRest { joint } => write!(f, "joint '{joint}' has a non-finite rest transform"),
+            Self::PaletteTooSmall { palette, needed } => {
+                write!(f, "palette of {palette} joints is too small: a triangle needs {needed}")
+            }
+            Self::NegativeWeight { mesh, primitive, vertex } => {
+                write!(f, "mesh '{mesh}' primitive {primitive} vertex {vertex} has a negative weight")
+            }
+            Self::ZeroWeights { mesh, primitive, vertex } => {
+                write!(f, "mesh '{mesh}' primitive {primitive} vertex {vertex} has all weights zero")
+            }
+            Self::NonFiniteBind { skin, joint } => {
+                write!(f, "skin '{skin}': the inverse bind matrix of joint {joint} is not finite")
+            }
+            Self::Invalid(s) => write!(f, "invalid rig: {s}"),
+            Self::Encoding(s) => write!(f, "internal encoding error: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for BakeError {}

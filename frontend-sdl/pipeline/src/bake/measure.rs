@@ -1,0 +1,134 @@
+//! Error measurement: angles between rotations, corrected nlerp's departure from slerp, joint
+//! extents, and the displacement of virtual vertices at `shell` distance from every joint in
+//! model space, through the hierarchy, with the encoded clip sampled by the runtime.
+
+use sinew::asset::Asset;
+use sinew::clip::RotationInterpolation;
+use sinew::job::SamplingJob;
+use sinew::math::SoaTransform;
+
+use super::tracks::key_value;
+use super::write::{write_file, EncClip, EncSkeleton};
+use super::BakeError;
+use crate::eval::{self, Trs, M4};
+use crate::rig::{Rig, RigChannel, RigClip};
+
+/// Rotation angle between two unit quaternions: `4·asin(|a − ±b| / 2)`, accurate for tiny
+/// angles.
+pub(super) fn angle(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let s = if (0..4).map(|i| a[i] * b[i]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+    let diff: f64 = (0..4).map(|i| (a[i] - s * b[i]).powi(2)).sum::<f64>().sqrt();
+    4.0 * (diff / 2.0).min(1.0).asin()
+}
+
+/// Largest rotation angle (radians) by which the runtime's corrected nlerp departs from exact
+/// slerp between consecutive kept keys of a rotation channel.
+pub(super) fn nlerp_deviation(c: &RigChannel, keys: &[usize]) -> f64 {
+    let q = |k: usize| {
+        let v = key_value(c, k);
+        sinew::math::Quat::new(v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32).normalize()
+    };
+    let mut worst = 0.0f64;
+    for pair in keys.windows(2) {
+        let (a, b) = (q(pair[0]), q(pair[1]));
+        // Adjacent keys a few degrees apart deviate by far less than f32 resolution.
+        if a.dot(b).abs() > 0.9999 {
+            continue;
+        }
+        for s in [0.1f32, 0.2, 0.3, 0.7, 0.8, 0.9] {
+            worst = worst
+                .max(angle(a.nlerp_corrected(b, s).to_array().map(f64::from), a.slerp(b, s).to_array().map(f64::from)));
+        }
+    }
+    worst
+}
+
+/// Joint positions in the rest pose and, per joint, the distance to its farthest descendant.
+pub(super) fn extents(rig: &Rig, shell: f64) -> Vec<f64> {
+    let pose = eval::local_pose(rig, None, 0.0);
+    let model = eval::model_matrices(rig, &pose);
+    let pos: Vec<[f64; 3]> = model.iter().map(|m| [m[3][0], m[3][1], m[3][2]]).collect();
+    let mut ext = vec![0.0f64; rig.joints.len()];
+    for j in (0..rig.joints.len()).rev() {
+        let mut a = rig.joints[j].parent;
+        while let Some(p) = a {
+            let d = (0..3).map(|k| (pos[j][k] - pos[p][k]).powi(2)).sum::<f64>().sqrt();
+            ext[p] = ext[p].max(d);
+            a = rig.joints[p].parent;
+        }
+    }
+    ext.iter().map(|e| e + shell).collect()
+}
+
+/// Largest virtual-vertex displacement between two model matrices.
+fn shell_error(a: &M4, b: &M4, shell: f64) -> f64 {
+    let mut worst = 0.0f64;
+    for axis in 0..3 {
+        for sgn in [-1.0, 1.0] {
+            let mut p = [0.0; 3];
+            p[axis] = sgn * shell;
+            let (x, y) = (eval::transform_point(a, p), eval::transform_point(b, p));
+            worst = worst.max((0..3).map(|k| (x[k] - y[k]).powi(2)).sum::<f64>().sqrt());
+        }
+    }
+    worst
+}
+
+/// Samples the encoded clip with the runtime at every evaluation time and returns, per joint,
+/// the largest virtual-vertex error against the source clip's model matrices. The reference is
+/// evaluated time by time rather than kept for every time (times × joints matrices reach
+/// gigabytes for long clips on large skeletons).
+pub(super) fn measure(
+    rig: &Rig,
+    skel: &EncSkeleton,
+    source: &RigClip,
+    enc: &EncClip,
+    times: &[f64],
+    shell: f64,
+) -> Result<Vec<f64>, BakeError> {
+    let bytes = write_file(skel, &[], &[], &[enc]);
+    let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
+    let clip = asset.clip(0).ok_or_else(|| BakeError::Encoding("clip missing".into()))?;
+    let n = rig.joints.len();
+    let soa = n.div_ceil(4);
+    let mut rest = vec![SoaTransform::<f32>::IDENTITY; soa];
+    for (i, r) in skel.rest.iter().enumerate() {
+        let t = sinew::math::Transform::new(
+            sinew::math::Vec3::new(r[0], r[1], r[2]),
+            sinew::math::Quat::new(r[3], r[4], r[5], r[6]),
+            sinew::math::Vec3::new(r[7], r[8], r[9]),
+        );
+        rest[i / 4].set_lane(i % 4, &t);
+    }
+    let mut out = vec![SoaTransform::<f32>::IDENTITY; soa];
+    let mut cursor = vec![0u16; clip.num_tracks()];
+    let mut errors = vec![0.0f64; n];
+    for &t in times {
+        SamplingJob {
+            clip,
+            time: t as f32,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: &rest,
+            cursor: &mut cursor,
+            output: &mut out,
+        }
+        .run()
+        .map_err(|e| BakeError::Encoding(e.to_string()))?;
+        let pose: Vec<Trs> = (0..n)
+            .map(|i| {
+                let l = out[i / 4].lane(i % 4);
+                Trs {
+                    t: l.translation.to_array().map(f64::from),
+                    r: l.rotation.to_array().map(f64::from),
+                    s: l.scale.to_array().map(f64::from),
+                }
+            })
+            .collect();
+        let model = eval::model_matrices(rig, &pose);
+        let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(source), t));
+        for j in 0..n {
+            errors[j] = errors[j].max(shell_error(&model[j], &reference[j], shell));
+        }
+    }
+    Ok(errors)
+}

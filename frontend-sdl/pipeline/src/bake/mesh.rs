@@ -1,0 +1,80 @@
+//! One mesh: its color, skin and node, each primitive's vertices checked, its weights limited
+//! ([`super::weights`]), triangles that repeat a vertex dropped, and parts split to the palette
+//! size ([`super::palette`]).
+
+use sinew::asset::format::NONE;
+use sinew::limits::MAX_INFLUENCES;
+
+use super::palette::split_palette;
+use super::weights::limit_weights;
+use super::write::{EncMesh, EncPart};
+use super::{BakeError, BakeOptions, BakeReport};
+use crate::rig::{Rig, RigMesh};
+
+/// Bakes one mesh of the rig, counting clamped vertices and dropped triangles in `report`.
+pub(super) fn bake_mesh(
+    rig: &Rig,
+    m: &RigMesh,
+    opts: &BakeOptions,
+    report: &mut BakeReport,
+) -> Result<EncMesh, BakeError> {
+    let color = m.primitives.first().map(|p| p.color).unwrap_or([0.8, 0.8, 0.8, 1.0]);
+    let color = color.map(|c| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
+    let skin_joints = match m.skin {
+        Some(s) => Some(
+            rig.skins
+                .get(s)
+                .ok_or_else(|| BakeError::Invalid(format!("mesh '{}' names a missing skin", m.name)))?
+                .joints
+                .len(),
+        ),
+        None => None,
+    };
+    let node = m.node.map(|n| n as u16).unwrap_or(NONE);
+    let mut parts = Vec::new();
+    let kmax = opts.max_influences.clamp(1, MAX_INFLUENCES);
+    for (pi, p) in m.primitives.iter().enumerate() {
+        let n = p.positions.len();
+        if let Some(v) = p.positions.iter().position(|q| !q.iter().all(|x| x.is_finite())) {
+            return Err(BakeError::Invalid(format!("mesh '{}' primitive {pi} vertex {v} is not finite", m.name)));
+        }
+        let (influences, joints, weights) = match skin_joints {
+            Some(sj) if p.influences > 0 => limit_weights(m, pi, p, sj, kmax, report)?,
+            _ => (0, Vec::new(), Vec::new()),
+        };
+        if p.indices.len() % 3 != 0 || p.indices.iter().any(|&i| i as usize >= n) {
+            return Err(BakeError::Invalid(format!("mesh '{}' has invalid triangle indices", m.name)));
+        }
+        // Triangles that repeat a vertex cover no pixel; the format rejects them.
+        let indices: Vec<u32> = p
+            .indices
+            .chunks_exact(3)
+            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .flatten()
+            .copied()
+            .collect();
+        report.degenerate_triangles += (p.indices.len() - indices.len()) / 3;
+        let full: Vec<u16> = match skin_joints {
+            Some(sj) if influences > 0 => (0..sj as u16).collect(),
+            _ => Vec::new(),
+        };
+        let split = match (opts.palette, influences) {
+            (Some(limit), k) if k > 0 && full.len() > limit => Some(limit),
+            _ => None,
+        };
+        match split {
+            None => parts.push(EncPart {
+                palette: full,
+                positions: p.positions.clone(),
+                normals: p.normals.clone(),
+                tangents: p.tangents.clone(),
+                influences,
+                joints,
+                weights,
+                indices,
+            }),
+            Some(limit) => split_palette(p, &indices, influences, &joints, &weights, limit, &mut parts)?,
+        }
+    }
+    Ok(EncMesh { name: m.name.clone(), skin: m.skin.map(|s| s as u16).unwrap_or(NONE), node, color, parts })
+}

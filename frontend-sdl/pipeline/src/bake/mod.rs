@@ -1,0 +1,114 @@
+//! The baker: turns a [`Rig`] into a `.sinew` file.
+//!
+//! - **Skeleton**: every rig joint (names cut to `MAX_NAME_LEN` bytes and kept unique).
+//! - **Meshes**: influences limited to `max_influences` per vertex (the largest kept,
+//!   renormalized; the count of changed vertices is reported), and triangles split into parts
+//!   whose bone palettes fit `palette` joints (vertices duplicated across parts as needed).
+//! - **Clips**: cubic splines are stored losslessly; STEP and LINEAR tracks are quantized
+//!   (rotations smallest-three 3 × 15 bits, translations and scales 16 bits in a per-track
+//!   range, times 16 bits in the clip range), constant tracks collapse to one key, and keys
+//!   are removed while the error stays within `tolerance` — measured as the displacement of
+//!   virtual vertices at `shell` distance from every joint, in model space, through the
+//!   hierarchy (a child's error includes its parents'). The bound is verified by sampling the
+//!   encoded clip with the runtime at every source key time and between them; tracks on the
+//!   path of a joint that misses it are re-encoded with a tighter budget.
+//! - **Bounded work**: key reduction and error measurement count their steps against
+//!   [`BakeOptions::max_work`] (shared by the clips of one bake). A clip whose search would not
+//!   fit in what is left — one measurement pass alone too big, or the budget running out between
+//!   rounds — is stored lossless instead (every key `f32`, linear rotations slerped exactly, so
+//!   it reproduces the source keys and needs no measurement) and reported as such
+//!   ([`ClipReport::fallback`]). The bake stays correct; only its size grows.
+//! - **Checks**: skin weights must not be negative or all zero on a vertex, inverse bind
+//!   matrices must be finite (typed [`BakeError`]s); triangles that repeat a vertex are dropped
+//!   and counted ([`BakeReport::degenerate_triangles`]).
+//!
+//! This module holds [`bake`]; its parts, along the baker's seams:
+//!
+//! - the public types: `options` ([`BakeOptions`], [`MAX_BAKE_WORK`]), `report`
+//!   ([`BakeReport`], [`ClipReport`]) and `error` ([`BakeError`]);
+//! - the mesh side: `mesh` (one mesh, its degenerate triangles), `weights` (checks and the
+//!   influence limit) and `palette` (the split into parts);
+//! - the clip side: `clip` (the encoding search and the lossless fallback), `tracks` and
+//!   `quantize` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
+//!   error through the hierarchy) and `work` (the work budget);
+//! - the file: `skeleton` (its section) and `write` (the encoded sections and their layout).
+
+mod clip;
+mod error;
+mod measure;
+mod mesh;
+mod options;
+mod palette;
+mod quantize;
+mod reduce;
+mod report;
+mod skeleton;
+mod tracks;
+mod weights;
+mod work;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+use sinew::asset::Asset;
+
+pub use error::BakeError;
+pub use options::{BakeOptions, MAX_BAKE_WORK};
+pub use report::{BakeReport, ClipReport};
+
+use clip::bake_clip;
+use mesh::bake_mesh;
+use skeleton::skeleton_of;
+use work::Work;
+use write::{write_file, EncClip};
+
+use crate::rig::Rig;
+
+/// Bakes a rig.
+///
+/// # Errors
+///
+/// [`BakeError`] when the rig cannot be represented (too many joints or keys, non-finite rest
+/// values, vertices or inverse bind matrices, negative or all-zero skin weights, a palette too
+/// small for a triangle, inconsistent indices). Running out of [`BakeOptions::max_work`] is
+/// not an error: the clips that do not fit are stored lossless.
+pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), BakeError> {
+    let skel = skeleton_of(rig)?;
+    let mut report = BakeReport::default();
+    let mut skins = Vec::new();
+    for s in &rig.skins {
+        if s.joints.iter().any(|&j| j >= rig.joints.len()) {
+            return Err(BakeError::Invalid(format!("skin '{}' names a joint past the hierarchy", s.name)));
+        }
+        if let Some(joint) = s.inverse_bind.iter().position(|m| !m.iter().all(|v| v.is_finite())) {
+            return Err(BakeError::NonFiniteBind { skin: s.name.clone(), joint });
+        }
+        skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
+    }
+    let mut meshes = Vec::new();
+    for m in &rig.meshes {
+        meshes.push(bake_mesh(rig, m, opts, &mut report)?);
+    }
+    report.parts = meshes.iter().map(|m| m.parts.len()).sum();
+    let mut clips = Vec::new();
+    let unit = rig.meters_per_unit.filter(|u| *u > 0.0 && u.is_finite()).unwrap_or(1.0);
+    let scene_opts = BakeOptions { tolerance: opts.tolerance / unit, shell: opts.shell / unit, ..*opts };
+    let mut work = Work { left: opts.max_work };
+    for c in &rig.clips {
+        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, &mut work)?;
+        clips.push(enc);
+        report.clips.push(rep);
+    }
+    let refs: Vec<&EncClip> = clips.iter().collect();
+    let bytes = write_file(&skel, &skins, &meshes, &refs);
+    Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
+    // Section sizes for the report.
+    if let Ok(a) = Asset::parse(&bytes) {
+        for (i, r) in report.clips.iter_mut().enumerate() {
+            r.baked_bytes = a.clip(i).map(|c| c.byte_len()).unwrap_or(0);
+        }
+    }
+    report.bytes = bytes.len();
+    Ok((bytes, report))
+}

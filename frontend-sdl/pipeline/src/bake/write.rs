@@ -1,0 +1,171 @@
+//! The encoded form of every section (skeleton, skins, clips' tracks, meshes' parts) and the
+//! writer that lays them out as a `.sinew` file.
+
+use sinew::asset::format::*;
+use sinew::asset::writer::Writer;
+
+/// One clip track as written: its directory entry and its key data.
+pub(super) struct EncTrack {
+    pub(super) joint: u16,
+    pub(super) target: u8,
+    pub(super) interp: u8,
+    pub(super) format: u8,
+    pub(super) flags: u8,
+    pub(super) keys: u16,
+    pub(super) data: Vec<u8>,
+}
+
+/// A clip section as written.
+pub(super) struct EncClip {
+    pub(super) name: String,
+    pub(super) start: f32,
+    pub(super) end: f32,
+    pub(super) tracks: Vec<EncTrack>,
+}
+
+/// One mesh part as written: its palette, vertices (joints index the palette) and triangles.
+pub(super) struct EncPart {
+    pub(super) palette: Vec<u16>,
+    pub(super) positions: Vec<[f32; 3]>,
+    pub(super) normals: Option<Vec<[f32; 3]>>,
+    pub(super) tangents: Option<Vec<[f32; 4]>>,
+    pub(super) influences: usize,
+    pub(super) joints: Vec<u16>,
+    pub(super) weights: Vec<f32>,
+    pub(super) indices: Vec<u32>,
+}
+
+/// A mesh section as written.
+pub(super) struct EncMesh {
+    pub(super) name: String,
+    pub(super) skin: u16,
+    pub(super) node: u16,
+    pub(super) color: [u8; 4],
+    pub(super) parts: Vec<EncPart>,
+}
+
+/// A skin as written: name, skeleton joints, inverse bind matrices.
+pub(super) type EncSkin = (String, Vec<u16>, Vec<[f32; 16]>);
+
+/// The skeleton section as written.
+pub(super) struct EncSkeleton {
+    pub(super) parents: Vec<i16>,
+    pub(super) rest: Vec<[f32; 10]>,
+    pub(super) names: Vec<String>,
+}
+
+fn emit(w: &mut Writer, skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) {
+    let count = 1 + skins.len() + meshes.len() + clips.len();
+    let table = w.begin_file(count as u32);
+    let mut idx = 0;
+    let start = w.len();
+    w.u16(skel.parents.len() as u16);
+    for &p in &skel.parents {
+        w.i16(p);
+    }
+    for r in &skel.rest {
+        for &v in r {
+            w.f32(v);
+        }
+    }
+    for n in &skel.names {
+        w.str(n);
+    }
+    w.section(table, idx, KIND_SKELETON, start);
+    idx += 1;
+    for (name, joints, ib) in skins {
+        let start = w.len();
+        w.str(name);
+        w.u16(joints.len() as u16);
+        for &j in joints {
+            w.u16(j);
+        }
+        for m in ib {
+            for &v in m {
+                w.f32(v);
+            }
+        }
+        w.section(table, idx, KIND_SKIN, start);
+        idx += 1;
+    }
+    for c in clips {
+        let start = w.len();
+        w.str(&c.name);
+        w.f32(c.start);
+        w.f32(c.end);
+        w.u16(c.tracks.len() as u16);
+        let dir = w.len();
+        for _ in &c.tracks {
+            w.bytes(&[0; TRACK_ENTRY_LEN]);
+        }
+        for (i, t) in c.tracks.iter().enumerate() {
+            let off = (w.len() - start) as u32;
+            w.bytes(&t.data);
+            let mut e = [0u8; TRACK_ENTRY_LEN];
+            e[..2].copy_from_slice(&t.joint.to_le_bytes());
+            e[2] = t.target;
+            e[3] = t.interp;
+            e[4] = t.format;
+            e[5] = t.flags;
+            e[6..8].copy_from_slice(&t.keys.to_le_bytes());
+            e[8..12].copy_from_slice(&off.to_le_bytes());
+            w.patch_bytes(dir + i * TRACK_ENTRY_LEN, &e);
+        }
+        w.section(table, idx, KIND_CLIP, start);
+        idx += 1;
+    }
+    for m in meshes {
+        let start = w.len();
+        w.str(&m.name);
+        w.u16(m.skin);
+        w.u16(m.node);
+        w.bytes(&m.color);
+        w.u16(m.parts.len() as u16);
+        for p in &m.parts {
+            w.u16(p.palette.len() as u16);
+            for &j in &p.palette {
+                w.u16(j);
+            }
+            w.u32(p.positions.len() as u32);
+            w.u8(p.influences as u8);
+            let attrs = if p.normals.is_some() { ATTR_NORMALS } else { 0 }
+                | if p.tangents.is_some() { ATTR_TANGENTS } else { 0 };
+            w.u8(attrs);
+            for v in &p.positions {
+                v.iter().for_each(|&x| w.f32(x));
+            }
+            if let Some(n) = &p.normals {
+                n.iter().flatten().for_each(|&x| w.f32(x));
+            }
+            if let Some(t) = &p.tangents {
+                t.iter().flatten().for_each(|&x| w.f32(x));
+            }
+            p.joints.iter().for_each(|&j| w.u16(j));
+            p.weights.iter().for_each(|&x| w.f32(x));
+            w.u32(p.indices.len() as u32);
+            let wide = p.positions.len() > 65536;
+            w.u8(if wide { 4 } else { 2 });
+            for &i in &p.indices {
+                if wide {
+                    w.u32(i);
+                } else {
+                    w.u16(i as u16);
+                }
+            }
+        }
+        w.section(table, idx, KIND_MESH, start);
+        idx += 1;
+    }
+    w.finish();
+}
+
+/// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
+/// written).
+pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
+    let mut w = Writer::new(&mut []);
+    emit(&mut w, skel, skins, meshes, clips);
+    let mut buf = vec![0u8; w.len()];
+    let mut w = Writer::new(&mut buf);
+    emit(&mut w, skel, skins, meshes, clips);
+    buf
+}
