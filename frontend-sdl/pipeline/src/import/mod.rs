@@ -9,6 +9,7 @@ use crate::rig::Rig;
 
 pub mod gltf;
 pub mod md5;
+mod names;
 
 /// Why a model could not be imported.
 #[derive(Debug)]

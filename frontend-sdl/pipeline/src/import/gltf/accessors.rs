@@ -1,0 +1,184 @@
+//! Accessors: the state of one import ([`Importer`]: the document, its buffers, the notes and the
+//! decoding budget) and the reading of accessors through it: every accessor (and its sparse
+//! storage) is checked against its buffer view and buffer and against the element types its use
+//! allows before the `gltf` readers touch it, and every read counts against the budget. Normalized
+//! integer data is turned into floats by the callers (`into_f32`, `into_u16`, `into_u32`).
+
+use gltf::accessor::{DataType, Dimensions};
+
+use super::error::GltfError;
+
+/// Allowed element types of each accessor use.
+pub(super) const VEC3_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Vec3)];
+pub(super) const VEC4_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Vec4)];
+pub(super) const SCALAR_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Scalar)];
+pub(super) const MAT4_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Mat4)];
+pub(super) const INDICES: &[(DataType, Dimensions)] =
+    &[(DataType::U8, Dimensions::Scalar), (DataType::U16, Dimensions::Scalar), (DataType::U32, Dimensions::Scalar)];
+pub(super) const JOINTS: &[(DataType, Dimensions)] =
+    &[(DataType::U8, Dimensions::Vec4), (DataType::U16, Dimensions::Vec4)];
+pub(super) const WEIGHTS: &[(DataType, Dimensions)] =
+    &[(DataType::F32, Dimensions::Vec4), (DataType::U8, Dimensions::Vec4), (DataType::U16, Dimensions::Vec4)];
+pub(super) const ROTATIONS: &[(DataType, Dimensions)] = &[
+    (DataType::F32, Dimensions::Vec4),
+    (DataType::I8, Dimensions::Vec4),
+    (DataType::U8, Dimensions::Vec4),
+    (DataType::I16, Dimensions::Vec4),
+    (DataType::U16, Dimensions::Vec4),
+];
+
+/// One import in progress: the document, its buffers (each cut to its `byteLength`), the notes
+/// so far and the decoding budget.
+pub(super) struct Importer<'a> {
+    pub(super) doc: &'a gltf::Document,
+    pub(super) buffers: &'a [Vec<u8>],
+    pub(super) notes: Vec<String>,
+    /// Bytes decoded so far, against `budget`.
+    pub(super) decoded: usize,
+    /// Most bytes this import may decode (see
+    /// [`DECODED_BYTES_PER_INPUT_BYTE`](super::DECODED_BYTES_PER_INPUT_BYTE)).
+    pub(super) budget: usize,
+}
+
+impl<'a> Importer<'a> {
+    /// The buffer lookup the `gltf` readers call.
+    pub(super) fn data(&self) -> impl Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> + Clone + 'a {
+        let buffers = self.buffers;
+        move |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice)
+    }
+
+    /// Collects exactly `count` items from a reader iterator, within the decoding budget.
+    pub(super) fn collect<T>(
+        &mut self,
+        it: Option<impl Iterator<Item = T>>,
+        accessor: usize,
+        count: usize,
+    ) -> Result<Vec<T>, GltfError> {
+        let bytes = count.saturating_mul(std::mem::size_of::<T>());
+        self.decoded = self.decoded.saturating_add(bytes);
+        if self.decoded > self.budget {
+            return Err(GltfError::TooLarge { accessor, limit: self.budget });
+        }
+        let it =
+            it.ok_or_else(|| GltfError::AccessorOutOfBounds { accessor, detail: "its data could not be read".into() })?;
+        let v: Vec<T> = it.take(count).collect();
+        if v.len() != count {
+            return Err(GltfError::CountMismatch {
+                what: format!("accessor {accessor}"),
+                expected: count,
+                actual: v.len(),
+            });
+        }
+        Ok(v)
+    }
+
+    pub(super) fn check_count(&self, count: usize, expected: usize, what: &str) -> Result<(), GltfError> {
+        if count == expected {
+            Ok(())
+        } else {
+            Err(GltfError::CountMismatch { what: what.to_owned(), expected, actual: count })
+        }
+    }
+
+    /// Checks that an accessor has an allowed element type and that every byte it (and its
+    /// sparse storage) reads lies inside its buffer view and buffer. Returns its count.
+    pub(super) fn check_accessor(
+        &self,
+        acc: &gltf::Accessor<'_>,
+        usage: &str,
+        allowed: &[(DataType, Dimensions)],
+    ) -> Result<usize, GltfError> {
+        let (dt, dims) = (acc.data_type(), acc.dimensions());
+        if !allowed.iter().any(|&(d, m)| d == dt && m == dims) {
+            return Err(GltfError::AccessorType {
+                accessor: acc.index(),
+                usage: usage.to_owned(),
+                found: format!("{dims:?} of {dt:?}"),
+            });
+        }
+        let count = acc.count();
+        if count == 0 {
+            return Ok(0);
+        }
+        let elem = acc.size();
+        match acc.view() {
+            Some(view) => self.check_range(acc.index(), "", &view, acc.offset(), count, elem)?,
+            None if acc.sparse().is_none() => {
+                return Err(GltfError::AccessorOutOfBounds {
+                    accessor: acc.index(),
+                    detail: "has neither a buffer view nor sparse storage".into(),
+                })
+            }
+            None => {}
+        }
+        if let Some(sparse) = acc.sparse() {
+            let sc = sparse.count();
+            if sc == 0 || sc > count {
+                return Err(GltfError::AccessorOutOfBounds {
+                    accessor: acc.index(),
+                    detail: format!("sparse count {sc} is not in 1..={count}"),
+                });
+            }
+            let indices = sparse.indices();
+            let isize_ = indices.index_type().size();
+            self.check_range(acc.index(), "sparse indices ", &indices.view(), indices.offset(), sc, isize_)?;
+            let values = sparse.values();
+            self.check_range(acc.index(), "sparse values ", &values.view(), values.offset(), sc, elem)?;
+        }
+        Ok(count)
+    }
+
+    /// Checks that `count` elements of `elem` bytes at `offset` with the view's stride fit the
+    /// view, that the stride is at least an element, and that the view fits its buffer.
+    fn check_range(
+        &self,
+        accessor: usize,
+        part: &str,
+        view: &gltf::buffer::View<'_>,
+        offset: usize,
+        count: usize,
+        elem: usize,
+    ) -> Result<(), GltfError> {
+        let oob = |detail: String| GltfError::AccessorOutOfBounds { accessor, detail };
+        let vi = view.index();
+        let buffer = view.buffer().index();
+        let buffer_len = self.buffers.get(buffer).map_or(0, Vec::len);
+        let view_end = view.offset().checked_add(view.length());
+        if view_end.is_none_or(|end| end > buffer_len) {
+            return Err(oob(format!(
+                "{part}buffer view {vi} (offset {}, length {}) exceeds buffer {buffer} ({buffer_len} bytes)",
+                view.offset(),
+                view.length()
+            )));
+        }
+        let stride = view.stride().unwrap_or(elem);
+        if stride < elem {
+            return Err(oob(format!("{part}buffer view {vi} stride {stride} is smaller than the {elem}-byte element")));
+        }
+        let end = count
+            .checked_sub(1)
+            .and_then(|c| c.checked_mul(stride))
+            .and_then(|b| b.checked_add(elem))
+            .and_then(|b| b.checked_add(offset));
+        if end.is_none_or(|end| end > view.length()) {
+            return Err(oob(format!(
+                "{part}{count} elements of {elem} bytes (stride {stride}) from offset {offset} exceed buffer view {vi} \
+                 ({} bytes)",
+                view.length()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Fails with [`GltfError::NonFinite`] when a value is NaN or infinite.
+pub(super) fn check_finite<'v>(
+    mut values: impl Iterator<Item = &'v f32>,
+    what: impl FnOnce() -> String,
+) -> Result<(), GltfError> {
+    if values.all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(GltfError::NonFinite { what: what() })
+    }
+}

@@ -1,0 +1,137 @@
+//! Animations: each glTF animation becomes a clip; each translation, rotation or scale channel
+//! keeps its sampler's interpolation (step, linear, cubic spline with its tangents) and its keys.
+
+use std::collections::HashSet;
+
+use gltf::animation::util::ReadOutputs;
+use gltf::animation::Property;
+
+use super::accessors::{check_finite, Importer, ROTATIONS, SCALAR_F32, VEC3_F32};
+use super::error::GltfError;
+use super::hierarchy::Hierarchy;
+use crate::import::names::{or_fallback, UniqueNames};
+use crate::rig::{ChannelTarget, Interpolation, RigChannel, RigClip};
+
+impl Importer<'_> {
+    /// Every animation as a [`RigClip`] with a unique name; channels on nodes outside the scene,
+    /// morph-target weights and repeated (node, property) channels are skipped with a note.
+    pub(super) fn clips(&mut self, h: &Hierarchy) -> Result<Vec<RigClip>, GltfError> {
+        let mut names = UniqueNames::default();
+        let mut clips = Vec::with_capacity(self.doc.animations().len());
+        for anim in self.doc.animations() {
+            let ai = anim.index();
+            let name = names.make(or_fallback(anim.name(), || format!("clip{ai}")), 1);
+            let mut seen: HashSet<(usize, ChannelTarget)> = HashSet::new();
+            let mut channels = Vec::new();
+            for (ci, ch) in anim.channels().enumerate() {
+                let label = format!("clip {name:?} channel {ci}");
+                let node = ch.target().node().index();
+                let target = match ch.target().property() {
+                    Property::Translation => ChannelTarget::Translation,
+                    Property::Rotation => ChannelTarget::Rotation,
+                    Property::Scale => ChannelTarget::Scale,
+                    Property::MorphTargetWeights => {
+                        self.notes.push(format!("{label}: morph-target weights channel on node {node} skipped"));
+                        continue;
+                    }
+                };
+                let Some(joint) = h.joint_of_node.get(node).copied().flatten() else {
+                    self.notes.push(format!("{label}: target node {node} is not in the scene; skipped"));
+                    continue;
+                };
+                if !seen.insert((joint, target)) {
+                    self.notes
+                        .push(format!("{label}: a second {target:?} channel for node {node}; the first one was kept"));
+                    continue;
+                }
+                if let Some(c) = self.channel(ai, ci, &ch, joint, target, &label)? {
+                    channels.push(c);
+                }
+            }
+            clips.push(RigClip { name, channels });
+        }
+        Ok(clips)
+    }
+
+    /// One channel: its sampler's key times (finite, strictly increasing) and key values (three
+    /// per key for cubic splines; rotation keys normalized); `None` when it has no keys.
+    fn channel(
+        &mut self,
+        ai: usize,
+        ci: usize,
+        ch: &gltf::animation::Channel<'_>,
+        joint: usize,
+        target: ChannelTarget,
+        label: &str,
+    ) -> Result<Option<RigChannel>, GltfError> {
+        let sampler = ch.sampler();
+        let interpolation = match sampler.interpolation() {
+            gltf::animation::Interpolation::Step => Interpolation::Step,
+            gltf::animation::Interpolation::Linear => Interpolation::Linear,
+            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+        };
+        let reader = ch.reader(self.data());
+        let input = sampler.input();
+        let count = self.check_accessor(&input, &format!("{label} key times"), SCALAR_F32)?;
+        if count == 0 {
+            self.notes.push(format!("{label}: no keys; skipped"));
+            return Ok(None);
+        }
+        let times = self.collect(reader.read_inputs(), input.index(), count)?;
+        for (k, &t) in times.iter().enumerate() {
+            if !t.is_finite() {
+                return Err(GltfError::NonFinite { what: format!("animation {ai} channel {ci} key time {k}") });
+            }
+        }
+        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(GltfError::UnsortedKeyTimes { animation: ai, channel: ci, key: k + 1 });
+        }
+
+        let output = sampler.output();
+        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        let expected = count * per_key;
+        let what = format!("{label} key values");
+        let allowed = if target == ChannelTarget::Rotation { ROTATIONS } else { VEC3_F32 };
+        let out_count = self.check_accessor(&output, &what, allowed)?;
+        if out_count != expected {
+            return Err(GltfError::CountMismatch { what, expected, actual: out_count });
+        }
+        let mut values = Vec::with_capacity(expected * target.components());
+        match reader.read_outputs() {
+            Some(ReadOutputs::Translations(it)) | Some(ReadOutputs::Scales(it)) => {
+                values.extend(self.collect(Some(it), output.index(), expected)?.iter().flatten());
+            }
+            Some(ReadOutputs::Rotations(r)) => {
+                values.extend(self.collect(Some(r.into_f32()), output.index(), expected)?.iter().flatten());
+            }
+            _ => {
+                return Err(GltfError::AccessorOutOfBounds {
+                    accessor: output.index(),
+                    detail: "its data could not be read".into(),
+                })
+            }
+        }
+        if values.len() != expected * target.components() {
+            return Err(GltfError::CountMismatch {
+                what,
+                expected: expected * target.components(),
+                actual: values.len(),
+            });
+        }
+        check_finite(values.iter(), || format!("animation {ai} channel {ci} key values"))?;
+        if target == ChannelTarget::Rotation {
+            // Keys are rotations: normalize them (files carry |q| off by 1e-4 and more), so
+            // linear interpolation and the keys themselves stay rotations. Cubic tangents are
+            // left alone; only the key values (the middle of each triple) are normalized.
+            let (stride, at) = if interpolation == Interpolation::CubicSpline { (12, 4) } else { (4, 0) };
+            for key in values.chunks_exact_mut(stride) {
+                let q = &mut key[at..at + 4];
+                let l = q.iter().map(|v| (*v as f64) * (*v as f64)).sum::<f64>().sqrt();
+                if l > 0.0 {
+                    q.iter_mut().for_each(|v| *v = (*v as f64 / l) as f32);
+                }
+            }
+        }
+        Ok(Some(RigChannel { joint, target, interpolation, times, values }))
+    }
+}

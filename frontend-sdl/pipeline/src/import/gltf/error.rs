@@ -1,0 +1,225 @@
+//! [`GltfError`]: why a glTF file could not be imported, one variant per kind of fault, each
+//! naming the offending item (buffer, accessor, node, ...).
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a glTF file could not be imported.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum GltfError {
+    /// A file could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The binary container (GLB header or chunks) is malformed or truncated.
+    Container(String),
+    /// The JSON text could not be parsed into a glTF document (syntax, wrong value types).
+    Json(String),
+    /// `asset.version` is not `2.<minor>`, or `asset.minVersion` is above 2.0: the file is for
+    /// another major version of glTF (or needs features of a later 2.x).
+    UnsupportedVersion {
+        /// The version (or minimum version) the file declares.
+        version: String,
+    },
+    /// The document breaks a rule of the glTF schema (a reference to a missing object, an
+    /// unknown enum value, an unsupported required extension): the failing JSON paths.
+    Schema(String),
+    /// A buffer's bytes cannot be found (no BIN chunk, unsupported or unsafe URI, no base
+    /// directory for an external file).
+    MissingBuffer {
+        /// Buffer index.
+        buffer: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A buffer holds fewer bytes than its `byteLength`.
+    BufferTooShort {
+        /// Buffer index.
+        buffer: usize,
+        /// `byteLength` from the JSON.
+        declared: usize,
+        /// Bytes actually available.
+        actual: usize,
+    },
+    /// An accessor, its buffer view or its sparse storage reaches outside the data.
+    AccessorOutOfBounds {
+        /// Accessor index.
+        accessor: usize,
+        /// What exceeds what.
+        detail: String,
+    },
+    /// An accessor's element type does not fit its use (POSITION that is not VEC3 float, ...).
+    AccessorType {
+        /// Accessor index.
+        accessor: usize,
+        /// What the accessor is used for.
+        usage: String,
+        /// The element type it has.
+        found: String,
+    },
+    /// A required attribute is missing (POSITION, or WEIGHTS_n next to JOINTS_n).
+    MissingAttribute {
+        /// Which primitive and attribute.
+        what: String,
+    },
+    /// An index is out of range (a vertex index, a joint index of a skinned vertex).
+    BadIndex {
+        /// What the index is.
+        what: String,
+        /// The index.
+        index: usize,
+        /// The exclusive limit it must stay below.
+        limit: usize,
+    },
+    /// A value that must be finite (position, transform, key time, key value, ...) is not.
+    NonFinite {
+        /// Which value.
+        what: String,
+    },
+    /// A skinned vertex has a negative weight (glTF requires weights ≥ 0).
+    NegativeWeight {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// A skinned vertex has all its weights zero: it follows no joint (glTF requires weights
+    /// that sum to 1; sums off by more than 1e-3 but above 0 are renormalized with a note).
+    ZeroWeights {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index within the mesh.
+        primitive: usize,
+        /// Vertex index within the primitive.
+        vertex: usize,
+    },
+    /// An animation channel's key times are not strictly increasing.
+    UnsortedKeyTimes {
+        /// Animation index.
+        animation: usize,
+        /// Channel index within the animation.
+        channel: usize,
+        /// The first key whose time is not greater than the previous one.
+        key: usize,
+    },
+    /// Two element counts that must agree do not (keys and values, attributes and positions,
+    /// joints and inverse bind matrices).
+    CountMismatch {
+        /// What is counted.
+        what: String,
+        /// The count required.
+        expected: usize,
+        /// The count found.
+        actual: usize,
+    },
+    /// A node is its own ancestor.
+    HierarchyCycle {
+        /// A node on the cycle.
+        node: usize,
+    },
+    /// A node is listed as a child more than once (two parents, or twice by one parent).
+    MultipleParents {
+        /// The node.
+        node: usize,
+    },
+    /// A scene lists a node that has a parent as one of its roots.
+    NotARoot {
+        /// Scene index.
+        scene: usize,
+        /// Node index.
+        node: usize,
+    },
+    /// Decoding the file would produce more data than its budget allows: 64 bytes per byte of
+    /// input, at least 16 MiB and at most [`MAX_DECODED_BYTES`](super::MAX_DECODED_BYTES).
+    TooLarge {
+        /// The accessor whose data crossed the limit.
+        accessor: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The file has more nodes than [`MAX_NODES`](super::MAX_NODES).
+    TooManyNodes {
+        /// Nodes in the file.
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A skin that a mesh in the scene uses has a joint outside the imported scene.
+    SkinJointNotInScene {
+        /// Skin index.
+        skin: usize,
+        /// The joint's node index.
+        node: usize,
+    },
+}
+
+impl fmt::Display for GltfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GltfError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            GltfError::Container(s) => write!(f, "malformed GLB container: {s}"),
+            GltfError::Json(s) => write!(f, "invalid glTF JSON: {s}"),
+            GltfError::Schema(s) => write!(f, "glTF schema violation: {s}"),
+            GltfError::UnsupportedVersion { version } => {
+                write!(f, "glTF version {:?} is not supported (only 2.0)", short(version))
+            }
+            GltfError::MissingBuffer { buffer, reason } => write!(f, "buffer {buffer}: {reason}"),
+            GltfError::BufferTooShort { buffer, declared, actual } => {
+                write!(f, "buffer {buffer} has {actual} bytes, its byteLength is {declared}")
+            }
+            GltfError::AccessorOutOfBounds { accessor, detail } => write!(f, "accessor {accessor}: {detail}"),
+            GltfError::AccessorType { accessor, usage, found } => {
+                write!(f, "accessor {accessor} used as {usage} has the wrong element type {found}")
+            }
+            GltfError::MissingAttribute { what } => write!(f, "missing attribute: {what}"),
+            GltfError::BadIndex { what, index, limit } => write!(f, "{what}: index {index} is not below {limit}"),
+            GltfError::NonFinite { what } => write!(f, "{what} is not finite"),
+            GltfError::NegativeWeight { mesh, primitive, vertex } => {
+                write!(f, "mesh {mesh} primitive {primitive} vertex {vertex} has a negative weight")
+            }
+            GltfError::ZeroWeights { mesh, primitive, vertex } => {
+                write!(
+                    f,
+                    "mesh {mesh} primitive {primitive} vertex {vertex} has all weights zero (it follows no joint)"
+                )
+            }
+            GltfError::UnsortedKeyTimes { animation, channel, key } => write!(
+                f,
+                "animation {animation} channel {channel}: key time {key} is not greater than the previous one"
+            ),
+            GltfError::CountMismatch { what, expected, actual } => {
+                write!(f, "{what}: expected {expected} elements, found {actual}")
+            }
+            GltfError::HierarchyCycle { node } => write!(f, "node {node} is its own ancestor"),
+            GltfError::MultipleParents { node } => write!(f, "node {node} is the child of more than one parent"),
+            GltfError::NotARoot { scene, node } => write!(f, "scene {scene} lists node {node}, which has a parent"),
+            GltfError::TooLarge { accessor, limit } => {
+                write!(f, "accessor {accessor}: the decoded data would exceed {limit} bytes")
+            }
+            GltfError::TooManyNodes { count, limit } => write!(f, "{count} nodes, at most {limit} are accepted"),
+            GltfError::SkinJointNotInScene { skin, node } => {
+                write!(f, "skin {skin} uses node {node}, which is not in the imported scene")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GltfError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GltfError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The first 64 characters of a string, for messages.
+pub(super) fn short(s: &str) -> &str {
+    s.char_indices().nth(64).map_or(s, |(i, _)| s.get(..i).unwrap_or(s))
+}
