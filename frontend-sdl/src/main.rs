@@ -468,6 +468,9 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
     let s = model.skeleton();
     out.line(format_args!("model {} ({} bytes baked)", model.name, model.bytes().len()))?;
     out.line(format_args!("joints {}", s.num_joints()))?;
+    if s.num_joints() == 0 && a.num_clips() == 0 {
+        out.line(format_args!("nothing to animate: the model has no joints and no clips"))?;
+    }
     for i in 0..a.num_skins() {
         if let Some(k) = a.skin(i) {
             out.line(format_args!("skin {i} '{}': {} joints", k.name(), k.num_joints()))?;

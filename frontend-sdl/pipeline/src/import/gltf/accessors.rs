@@ -38,6 +38,8 @@ pub(super) struct Importer<'a> {
     /// Most bytes this import may decode (see
     /// [`DECODED_BYTES_PER_INPUT_BYTE`](super::DECODED_BYTES_PER_INPUT_BYTE)).
     pub(super) budget: usize,
+    /// Animation channels to skip, as `(animation, channel)`: their target names no node.
+    pub(super) ignored_channels: std::collections::HashSet<(usize, usize)>,
 }
 
 impl<'a> Importer<'a> {
@@ -47,8 +49,10 @@ impl<'a> Importer<'a> {
         move |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice)
     }
 
-    /// Collects exactly `count` items from a reader iterator, within the decoding budget.
-    pub(super) fn collect<T>(
+    /// Collects exactly `count` items from a reader iterator, within the decoding budget. An
+    /// accessor with neither a buffer view nor sparse storage (for which the readers give no
+    /// iterator) reads as `count` zeros, as glTF defines.
+    pub(super) fn collect<T: Default + Clone>(
         &mut self,
         it: Option<impl Iterator<Item = T>>,
         accessor: usize,
@@ -58,6 +62,9 @@ impl<'a> Importer<'a> {
         self.decoded = self.decoded.saturating_add(bytes);
         if self.decoded > self.budget {
             return Err(GltfError::TooLarge { accessor, limit: self.budget });
+        }
+        if it.is_none() && self.is_unbacked(accessor) {
+            return Ok(vec![T::default(); count]);
         }
         let it =
             it.ok_or_else(|| GltfError::AccessorOutOfBounds { accessor, detail: "its data could not be read".into() })?;
@@ -70,6 +77,12 @@ impl<'a> Importer<'a> {
             });
         }
         Ok(v)
+    }
+
+    /// True when accessor `accessor` has neither a buffer view nor sparse storage: its elements
+    /// are all zero.
+    pub(super) fn is_unbacked(&self, accessor: usize) -> bool {
+        self.doc.accessors().nth(accessor).is_some_and(|a| a.view().is_none() && a.sparse().is_none())
     }
 
     pub(super) fn check_count(&self, count: usize, expected: usize, what: &str) -> Result<(), GltfError> {
@@ -101,15 +114,10 @@ impl<'a> Importer<'a> {
             return Ok(0);
         }
         let elem = acc.size();
-        match acc.view() {
-            Some(view) => self.check_range(acc.index(), "", &view, acc.offset(), count, elem)?,
-            None if acc.sparse().is_none() => {
-                return Err(GltfError::AccessorOutOfBounds {
-                    accessor: acc.index(),
-                    detail: "has neither a buffer view nor sparse storage".into(),
-                })
-            }
-            None => {}
+        // Without a buffer view the base values are zeros (see `collect`), with or without
+        // sparse storage over them.
+        if let Some(view) = acc.view() {
+            self.check_range(acc.index(), "", &view, acc.offset(), count, elem)?;
         }
         if let Some(sparse) = acc.sparse() {
             let sc = sparse.count();

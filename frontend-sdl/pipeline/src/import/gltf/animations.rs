@@ -24,6 +24,9 @@ impl Importer<'_> {
             let mut seen: HashSet<(usize, ChannelTarget)> = HashSet::new();
             let mut channels = Vec::new();
             for (ci, ch) in anim.channels().enumerate() {
+                if self.ignored_channels.contains(&(ai, ci)) {
+                    continue;
+                }
                 let label = format!("clip {name:?} channel {ci}");
                 let node = ch.target().node().index();
                 let target = match ch.target().property() {
@@ -103,6 +106,13 @@ impl Importer<'_> {
             }
             Some(ReadOutputs::Rotations(r)) => {
                 values.extend(self.collect(Some(r.into_f32()), output.index(), expected)?.iter().flatten());
+            }
+            None if self.is_unbacked(output.index()) => {
+                values.extend(self.collect(
+                    None::<std::iter::Empty<f32>>,
+                    output.index(),
+                    expected * target.components(),
+                )?);
             }
             _ => {
                 return Err(GltfError::AccessorOutOfBounds {

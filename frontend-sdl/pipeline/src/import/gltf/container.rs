@@ -9,23 +9,32 @@ use gltf::json::validation::Validate as _;
 
 use super::error::{short, GltfError};
 
-/// Parses the container and JSON and validates the schema. Returns the document and the GLB
-/// `BIN` chunk, if any.
-pub(super) fn parse_document(
-    bytes: &[u8],
-    notes: &mut Vec<String>,
-) -> Result<(gltf::Document, Option<Vec<u8>>), GltfError> {
-    let slice = if bytes.starts_with(b"glTF") {
-        check_glb_header(bytes)?
+/// The parsed and validated document, the GLB `BIN` chunk (if any), and the animation channels
+/// to ignore, as `(animation, channel)`: those whose target names no node.
+pub(super) struct Parsed {
+    pub(super) document: gltf::Document,
+    pub(super) blob: Option<Vec<u8>>,
+    pub(super) ignored_channels: Vec<(usize, usize)>,
+}
+
+/// Parses the container and JSON and validates the schema.
+pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Parsed, GltfError> {
+    let (json, blob) = if bytes.starts_with(b"glTF") {
+        let glb = gltf::Glb::from_slice(check_glb_header(bytes)?).map_err(|e| GltfError::Container(e.to_string()))?;
+        (glb.json, glb.bin.map(std::borrow::Cow::into_owned))
     } else {
-        bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+        (std::borrow::Cow::Borrowed(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)), None)
     };
-    let gltf = gltf::Gltf::from_slice_without_validation(slice).map_err(|e| match e {
-        gltf::Error::Binary(b) => GltfError::Container(b.to_string()),
-        other => GltfError::Json(other.to_string()),
-    })?;
-    let gltf::Gltf { document, blob } = gltf;
+    let mut ignored_channels = Vec::new();
+    let document = gltf::Document::from_json_without_validation(parse_json(&json, notes, &mut ignored_channels)?);
     let root = document.as_json();
+
+    // Extensions the file cannot be read without, before anything that depends on them.
+    let unsupported: Vec<String> =
+        root.extensions_required.iter().filter(|e| !SUPPORTED_EXTENSIONS.contains(&e.as_str())).cloned().collect();
+    if !unsupported.is_empty() {
+        return Err(GltfError::UnsupportedExtensions(unsupported));
+    }
 
     // `major.minor`: this importer reads 2.0 and the later 2.x that do not require more.
     let numbers = |v: &str| -> Option<(u32, u32)> {
@@ -82,6 +91,9 @@ pub(super) fn parse_document(
             && path.as_str().ends_with("[\"<invalid semantic name>\"]")
         {
             unknown_semantics += 1;
+        } else if matches!(error, gltf::json::validation::Error::Missing) && is_accessor_buffer_view(path.as_str()) {
+            // glTF 2.0: an accessor without a buffer view (and without sparse storage) holds
+            // zeros; `gltf-json` reports it missing.
         } else {
             errors.push(format!("{}: {error}", path.as_str()));
         }
@@ -98,7 +110,18 @@ pub(super) fn parse_document(
     if unknown_semantics > 0 {
         notes.push(format!("{unknown_semantics} primitives have attributes with unknown semantics; they were ignored"));
     }
-    Ok((document, blob))
+    Ok(Parsed { document, blob, ignored_channels })
+}
+
+/// Extensions this importer reads: a file whose `extensionsRequired` lists another is refused
+/// by name.
+pub(super) const SUPPORTED_EXTENSIONS: &[&str] = &[];
+
+/// True for the JSON path `accessors[<n>].bufferView`.
+fn is_accessor_buffer_view(path: &str) -> bool {
+    path.strip_prefix("accessors[")
+        .and_then(|rest| rest.strip_suffix("].bufferView"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Checks the 12-byte GLB header and returns the bytes it covers.
@@ -231,4 +254,86 @@ fn percent_decode(s: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// Deserializes the glTF JSON text. An error names the JSON path of the offending value
+/// (`materials[0].pbrMetallicRoughness.baseColorFactor: invalid length 3, ...`) and, from the
+/// text itself, its line and column.
+///
+/// glTF 2.0 lets some fields be absent that the `gltf` crate's JSON layer requires: when the
+/// text fails and such fields are absent, they are filled in (see [`fill_optional_fields`]) and
+/// the tree is deserialized again.
+fn parse_json(
+    json: &[u8],
+    notes: &mut Vec<String>,
+    ignored: &mut Vec<(usize, usize)>,
+) -> Result<gltf::json::Root, GltfError> {
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let first = serde_path_to_error::deserialize(&mut de).map_err(path_error).and_then(|root: gltf::json::Root| {
+        de.end().map_err(|e| GltfError::Json(e.to_string()))?;
+        Ok(root)
+    });
+    let Err(first) = first else { return first };
+    let Ok(mut tree) = serde_json::from_slice::<serde_json::Value>(json) else { return Err(first) };
+    let mut filled = Vec::new();
+    fill_optional_fields(&mut tree, &mut filled, ignored);
+    if filled.is_empty() {
+        return Err(first);
+    }
+    let root = serde_path_to_error::deserialize(tree).map_err(path_error)?;
+    notes.extend(filled);
+    Ok(root)
+}
+
+/// A JSON error with the path of the value it is about, when there is one.
+fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> GltfError {
+    let path = e.path().to_string();
+    if path == "." {
+        GltfError::Json(e.into_inner().to_string())
+    } else {
+        GltfError::Json(format!("{path}: {}", e.into_inner()))
+    }
+}
+
+/// Fills in the fields glTF 2.0 makes optional and the `gltf` crate requires, and says what it
+/// did in `notes`:
+///
+/// - `scenes[i].nodes` (a scene may be empty) becomes `[]`;
+/// - an animation channel whose `target` has no `node` animates something an extension defines,
+///   and the spec says to ignore it when the extension is not supported: it is pointed at node 0
+///   and listed in `ignored` (as `(animation, channel)`) for the importer to skip, so every
+///   channel keeps its index in messages. In a file without nodes it is removed instead.
+fn fill_optional_fields(tree: &mut serde_json::Value, notes: &mut Vec<String>, ignored: &mut Vec<(usize, usize)>) {
+    use serde_json::Value;
+    let has_nodes = tree.get("nodes").and_then(Value::as_array).is_some_and(|n| !n.is_empty());
+    if let Some(Value::Array(scenes)) = tree.get_mut("scenes") {
+        for (i, scene) in scenes.iter_mut().enumerate() {
+            if let Value::Object(scene) = scene {
+                if !scene.contains_key("nodes") {
+                    scene.insert("nodes".into(), Value::Array(Vec::new()));
+                    notes.push(format!("scene {i} has no nodes"));
+                }
+            }
+        }
+    }
+    if let Some(Value::Array(animations)) = tree.get_mut("animations") {
+        for (a, animation) in animations.iter_mut().enumerate() {
+            let Some(Value::Array(channels)) = animation.get_mut("channels") else { continue };
+            let mut c = 0;
+            channels.retain_mut(|channel| {
+                let index = c;
+                c += 1;
+                let Some(Value::Object(target)) = channel.get_mut("target") else { return true };
+                if target.contains_key("node") {
+                    return true;
+                }
+                notes.push(format!("animation {a} channel {index} targets no node (an extension's target); ignored"));
+                if has_nodes {
+                    target.insert("node".into(), Value::from(0));
+                    ignored.push((a, index));
+                }
+                has_nodes
+            });
+        }
+    }
 }

@@ -25,6 +25,9 @@ pub enum GltfError {
         /// The version (or minimum version) the file declares.
         version: String,
     },
+    /// The file's `extensionsRequired` lists extensions this importer does not read (such as
+    /// `KHR_draco_mesh_compression`): their names, in the file's order.
+    UnsupportedExtensions(Vec<String>),
     /// The document breaks a rule of the glTF schema (a reference to a missing object, an
     /// unknown enum value, an unsupported required extension): the failing JSON paths.
     Schema(String),
@@ -166,6 +169,15 @@ impl fmt::Display for GltfError {
             GltfError::Container(s) => write!(f, "malformed GLB container: {s}"),
             GltfError::Json(s) => write!(f, "invalid glTF JSON: {s}"),
             GltfError::Schema(s) => write!(f, "glTF schema violation: {s}"),
+            GltfError::UnsupportedExtensions(names) => {
+                let quoted: Vec<String> = names.iter().map(|n| short(n).into_owned()).collect();
+                match quoted.as_slice() {
+                    [one] => write!(f, "the file requires the extension {one}, which sinew does not read"),
+                    many => {
+                        write!(f, "the file requires the extensions {}, which sinew does not read", many.join(", "))
+                    }
+                }
+            }
             GltfError::UnsupportedVersion { version } => {
                 write!(f, "glTF version {:?} is not supported (only 2.0)", short(version))
             }
@@ -219,7 +231,14 @@ impl std::error::Error for GltfError {
     }
 }
 
-/// The first 64 characters of a string, for messages.
-pub(super) fn short(s: &str) -> &str {
-    s.char_indices().nth(64).map_or(s, |(i, _)| s.get(..i).unwrap_or(s))
+/// Characters of a file's string (URI, version) that a message quotes.
+pub(super) const QUOTED_CHARS: usize = 64;
+
+/// A string for a message: whole up to [`QUOTED_CHARS`] characters, otherwise its first
+/// [`QUOTED_CHARS`] characters and `…` to mark the cut.
+pub(super) fn short(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(QUOTED_CHARS) {
+        None => s.into(),
+        Some((i, _)) => format!("{}…", s.get(..i).unwrap_or(s)).into(),
+    }
 }

@@ -111,11 +111,13 @@ pub fn load_file(path: &Path) -> Result<Rig, GltfError> {
 ///   forest of imported trees.
 pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, GltfError> {
     let mut notes = Vec::new();
-    let (doc, blob) = parse_document(bytes, &mut notes)?;
-    let buffers = resolve_buffers(&doc, blob, base_dir)?;
+    let parsed = parse_document(bytes, &mut notes)?;
+    let doc = parsed.document;
+    let buffers = resolve_buffers(&doc, parsed.blob, base_dir)?;
     let input = buffers.iter().fold(bytes.len(), |n, b| n.saturating_add(b.len()));
     let budget = input.saturating_mul(DECODED_BYTES_PER_INPUT_BYTE).clamp(MIN_DECODE_BUDGET, MAX_DECODED_BYTES);
-    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0, budget };
+    let ignored_channels = parsed.ignored_channels.into_iter().collect();
+    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0, budget, ignored_channels };
     let mut rig = imp.build()?;
     rig.name = name.to_owned();
     rig.notes = imp.notes;

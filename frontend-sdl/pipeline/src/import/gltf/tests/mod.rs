@@ -19,6 +19,7 @@ mod animations;
 mod container;
 mod hierarchy;
 mod meshes;
+mod optional;
 mod samples;
 
 // ---- helpers ------------------------------------------------------------------------
