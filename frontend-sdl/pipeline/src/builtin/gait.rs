@@ -56,9 +56,9 @@ pub(super) fn leg_angles(y: f32, z: f32) -> (f32, f32) {
     (phi - at_hip, PI - at_knee)
 }
 
-/// Shape of a locomotion cycle; `walk` and `run` differ only in these numbers.
-/// ([`WALK_GAIT`], [`RUN_GAIT`]: the demo's scene reads their `duty` to tell when a foot is
-/// planted.)
+/// Shape of a locomotion cycle; `walk` and `run` differ only in these numbers ([`WALK_GAIT`],
+/// [`RUN_GAIT`]). Only [`duty`](Gait::duty) is public: the demo's scene reads it to tell when a
+/// foot is planted.
 ///
 /// Each foot follows a path relative to the root (which moves forward at `speed`): on the
 /// ground for the first `duty` of its cycle, sliding backward at exactly `speed` (so it stays
@@ -69,26 +69,26 @@ pub(super) fn leg_angles(y: f32, z: f32) -> (f32, f32) {
 #[derive(Debug, Clone, Copy)]
 pub struct Gait {
     /// Cycle length (two steps), in seconds.
-    pub cycle: f32,
+    pub(super) cycle: f32,
     /// Root speed, in meters per second.
-    pub speed: f32,
+    pub(super) speed: f32,
     /// Share of the cycle a foot spends on the ground (above 0.5: double support, a walk;
     /// below: a flight phase, a run).
     pub duty: f32,
     /// Height of the swing foot's arc, in meters.
-    pub lift: f32,
+    pub(super) lift: f32,
     /// Foot pitch during the swing (toes down after lift-off, up before touchdown), radians.
-    pub pitch: f32,
+    pub(super) pitch: f32,
     /// Vertical bob of the hips, in meters: highest at each mid-stance.
-    pub bob: f32,
+    pub(super) bob: f32,
     /// Forward lean of the spine, radians.
-    pub lean: f32,
+    pub(super) lean: f32,
     /// Arm swing, radians.
-    pub arm_swing: f32,
+    pub(super) arm_swing: f32,
     /// Elbow bend, radians.
-    pub elbow: f32,
+    pub(super) elbow: f32,
     /// Pelvis yaw, radians.
-    pub twist: f32,
+    pub(super) twist: f32,
 }
 
 impl Gait {
