@@ -3,7 +3,9 @@
 
 use super::font;
 
-/// One HUD vertex: position in pixels from the top left, atlas coordinates, color.
+/// One HUD vertex: position in pixels from the top left, atlas coordinates, color (laid out
+/// as the renderer uploads it).
+#[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HudVertex {
     /// Position in pixels.

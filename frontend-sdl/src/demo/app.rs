@@ -1,0 +1,222 @@
+//! The demo's state ([`App`]): the built-in scene or a viewed model with their GPU buffers,
+//! the camera, the scene time, the HUD's state and the frame statistics, and loading models
+//! into the viewer.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::gl::{GpuModel, PartMode, Renderer};
+use super::hud::{Mouse, Ui};
+use super::options::{DemoError, DemoOptions};
+use super::viewer::Viewer;
+use crate::scene::{default_camera, Camera, Scene};
+use sinew_pipeline::model::Skinning;
+
+/// What a mouse drag does to the camera.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Drag {
+    /// Turns the camera about its target.
+    Orbit,
+    /// Moves the camera's target in the view plane.
+    Pan,
+}
+
+/// Frame times: running means for the HUD, totals for the report. The first frame (shader
+/// compilation, buffer uploads) is drawn but not measured.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Stats {
+    pub(super) drawn: u64,
+    measured: u64,
+    pub(super) frame_ms: f64,
+    pub(super) cpu_ms: f64,
+    total_frame_ms: f64,
+    total_cpu_ms: f64,
+}
+
+impl Stats {
+    pub(super) fn add(&mut self, frame_ms: f64, cpu_ms: f64) {
+        self.drawn += 1;
+        if self.drawn == 1 {
+            return;
+        }
+        let a = if self.measured == 0 { 1.0 } else { 0.1 };
+        self.frame_ms += (frame_ms - self.frame_ms) * a;
+        self.cpu_ms += (cpu_ms - self.cpu_ms) * a;
+        self.measured += 1;
+        self.total_frame_ms += frame_ms;
+        self.total_cpu_ms += cpu_ms;
+    }
+
+    pub(super) fn mean_frame_ms(&self) -> f64 {
+        self.total_frame_ms / self.measured.max(1) as f64
+    }
+
+    pub(super) fn mean_cpu_ms(&self) -> f64 {
+        self.total_cpu_ms / self.measured.max(1) as f64
+    }
+}
+
+/// A message shown on the HUD for a while.
+pub(super) struct Message {
+    pub(super) text: String,
+    pub(super) error: bool,
+    pub(super) at: Instant,
+}
+
+/// The demo's state: the scene or a viewed model, camera, time, HUD.
+pub(super) struct App {
+    pub(super) scene: Scene,
+    pub(super) scene_gpu: Vec<GpuModel>,
+    pub(super) viewer: Option<(Viewer, GpuModel)>,
+    pub(super) camera: Camera,
+    /// The camera is the scene's default for the viewport's aspect (until the user moves it).
+    pub(super) camera_auto: bool,
+    pub(super) time: f32,
+    pub(super) paused: bool,
+    pub(super) help: bool,
+    pub(super) hud: bool,
+    pub(super) message: Option<Message>,
+    pub(super) ui: Ui,
+    pub(super) mouse: Mouse,
+    pub(super) drag: Option<Drag>,
+    pub(super) stats: Stats,
+    /// F12 was pressed: save the next frame.
+    pub(super) snapshot: bool,
+    /// The mouse cursor in the window, in pixels (`None` outside): the character looks at it.
+    pub(super) cursor: Option<(f32, f32)>,
+}
+
+fn is_ext(path: &Path, ext: &str) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+impl App {
+    /// The built-in scene uploaded to `r`, with the camera, HUD and skinning of `opts`.
+    pub(super) fn new(r: &Renderer, opts: &DemoOptions) -> Result<App, DemoError> {
+        let mut scene = Scene::new(Some(r.palette_size)).map_err(DemoError::Scene)?;
+        scene.params.skinning = opts.skinning;
+        scene.params.show_bones = opts.bones;
+        let scene_gpu = scene.models().iter().map(|m| r.upload(m)).collect::<Result<Vec<_>, _>>()?;
+        Ok(App {
+            scene,
+            scene_gpu,
+            viewer: None,
+            camera: default_camera(opts.width as f32 / opts.height.max(1) as f32),
+            camera_auto: true,
+            time: 0.0,
+            paused: false,
+            help: true,
+            hud: opts.hud,
+            message: None,
+            ui: Ui::default(),
+            mouse: Mouse::default(),
+            drag: None,
+            stats: Stats::default(),
+            snapshot: false,
+            cursor: None,
+        })
+    }
+
+    /// Shows `text` on the HUD for a while (as an error or not) and logs it.
+    pub(super) fn say(&mut self, text: String, error: bool) {
+        eprintln!("sinew demo: {text}");
+        self.message = Some(Message { text, error, at: Instant::now() });
+    }
+
+    /// Loads a model into the viewer; on failure the current view stays and the error is
+    /// shown.
+    pub(super) fn load(&mut self, r: &Renderer, path: &Path, anim: Option<&Path>) -> Result<(), String> {
+        let v = match Viewer::load(path, anim, r.palette_size) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = format!("cannot load {}: {e}", path.display());
+                self.say(msg.clone(), true);
+                return Err(msg);
+            }
+        };
+        let gpu = match r.upload(&v.model) {
+            Ok(g) => g,
+            Err(e) => {
+                let msg = format!("cannot upload {}: {e}", path.display());
+                self.say(msg.clone(), true);
+                return Err(msg);
+            }
+        };
+        let modes = gpu.modes();
+        let parts: usize = modes.iter().map(Vec::len).sum();
+        let cpu: Vec<String> = modes
+            .iter()
+            .flatten()
+            .filter_map(|m| if let PartMode::Cpu(why) = m { Some(why.clone()) } else { None })
+            .collect();
+        let mut text = format!(
+            "loaded {} ({} joints, {} clips, {parts} mesh parts)",
+            path.display(),
+            v.model.skeleton().num_joints(),
+            v.num_clips()
+        );
+        if let Some(why) = cpu.first() {
+            text.push_str(&format!("; {} parts skinned on the CPU: {why}", cpu.len()));
+        }
+        self.camera = Camera::framing(v.center, v.radius);
+        self.camera_auto = false;
+        if let Some((_, old)) = self.viewer.replace((v, gpu)) {
+            r.free(old);
+        }
+        self.say(text, false);
+        Ok(())
+    }
+
+    /// Goes back from a viewed model to the built-in scene.
+    pub(super) fn close_model(&mut self, r: &Renderer) {
+        if let Some((_, gpu)) = self.viewer.take() {
+            r.free(gpu);
+            self.camera_auto = true;
+        }
+    }
+
+    /// Opens a file dropped on the window: a model, or an `.md5anim` for the viewed `.md5mesh`.
+    pub(super) fn drop_file(&mut self, r: &Renderer, path: PathBuf) {
+        if is_ext(&path, "md5anim") {
+            let md5 = self.viewer.as_ref().map(|(v, _)| v.path.clone()).filter(|p| is_ext(p, "md5mesh"));
+            match md5 {
+                Some(mesh) => {
+                    let _ = self.load(r, &mesh, Some(&path));
+                }
+                None => self.say(format!("{}: drop the .md5mesh first, then its .md5anim", path.display()), true),
+            }
+        } else {
+            let _ = self.load(r, &path, None);
+        }
+    }
+
+    /// The skinning method of every skinned mesh but the candy wrappers.
+    pub(super) fn skinning(&self) -> Skinning {
+        self.scene.params.skinning
+    }
+
+    /// Switches between LBS and DQS.
+    pub(super) fn toggle_skinning(&mut self) {
+        self.scene.params.skinning = match self.scene.params.skinning {
+            Skinning::Lbs => Skinning::Dqs,
+            Skinning::Dqs => Skinning::Lbs,
+        };
+    }
+
+    /// Frames the viewed model again, or goes back to the scene's default camera.
+    pub(super) fn reset_camera(&mut self) {
+        match &self.viewer {
+            Some((v, _)) => self.camera = Camera::framing(v.center, v.radius),
+            None => self.camera_auto = true,
+        }
+    }
+
+    /// Advances time by `dt` seconds of wall time.
+    pub(super) fn advance(&mut self, dt: f32) {
+        match self.viewer.as_mut() {
+            Some((v, _)) => v.advance(dt),
+            None if !self.paused => self.time += dt,
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Mesh upload: every part of a model's meshes goes to GPU buffers once ([`upload`]), with the
+//! way it is drawn ([`PartMode`]): skinned in the shaders, rigid, or skinned on the CPU and
+//! streamed ([`GpuPart::skinned_vertices`]).
+
+use glow::HasContext;
+use sinew::asset::MeshPart;
+use sinew::math::Vec3;
+use sinew_pipeline::model::{Model, SkinnedPart};
+
+use super::context::GlError;
+use super::vertex::{vertex_bytes, MeshVertex};
+
+/// How a part is drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartMode {
+    /// Skinned in the vertex shader with the part's local palette.
+    Gpu,
+    /// Rigid: one palette entry, the mesh node's model matrix.
+    Rigid,
+    /// Skinned on the CPU every frame (the reason is kept for the log).
+    Cpu(String),
+}
+
+/// One mesh part in GPU buffers.
+pub(super) struct GpuPart {
+    /// Its vertices ([`MeshVertex`]).
+    pub(super) vbo: glow::Buffer,
+    /// Its indices, `None` when drawn without (see `expand`).
+    pub(super) ibo: Option<glow::Buffer>,
+    /// `UNSIGNED_SHORT` or `UNSIGNED_INT` (0 without indices).
+    pub(super) index_type: u32,
+    /// Vertices drawn (3 per triangle).
+    pub(super) count: i32,
+    /// How it is drawn.
+    pub(super) mode: PartMode,
+    /// Local palette: part joint → skin joint.
+    pub(super) map: Vec<u16>,
+    /// For non-indexed parts, the source vertex of each drawn vertex.
+    expand: Option<Vec<u32>>,
+    /// Bind-pose vertex data; CPU skinning streams a skinned copy of it.
+    base: Vec<MeshVertex>,
+}
+
+impl GpuPart {
+    /// The vertices to stream for the CPU-skinned part `skinned`: its positions and normals,
+    /// each following palette entry 0 (the identity) alone, repeated per index for a
+    /// non-indexed part.
+    pub(super) fn skinned_vertices(&self, skinned: &SkinnedPart) -> Vec<MeshVertex> {
+        let mut data = self.base.clone();
+        for (v, vertex) in data.iter_mut().enumerate() {
+            if let Some(p) = skinned.positions.get(v) {
+                vertex.position = p.to_array();
+            }
+            if let Some(n) = skinned.normals.get(v) {
+                vertex.normal = n.to_array();
+            }
+            vertex.joint_indices = MeshVertex::SINGLE_INDICES;
+            vertex.joint_weights = MeshVertex::SINGLE_WEIGHTS;
+        }
+        match &self.expand {
+            Some(e) => expanded(&data, e),
+            None => data,
+        }
+    }
+}
+
+/// A model's mesh parts in GPU buffers.
+pub struct GpuModel {
+    /// Parts by mesh.
+    pub(super) meshes: Vec<Vec<GpuPart>>,
+}
+
+impl std::fmt::Debug for GpuModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuModel").field("meshes", &self.meshes.len()).finish_non_exhaustive()
+    }
+}
+
+impl GpuModel {
+    /// How each part of each mesh is drawn.
+    #[must_use]
+    pub fn modes(&self) -> Vec<Vec<PartMode>> {
+        self.meshes.iter().map(|m| m.iter().map(|p| p.mode.clone()).collect()).collect()
+    }
+}
+
+/// Area-weighted vertex normals of indexed triangles.
+fn computed_normals(positions: &[Vec3<f32>], indices: &[u32]) -> Vec<Vec3<f32>> {
+    let mut n = vec![Vec3::ZERO; positions.len()];
+    for t in indices.chunks_exact(3) {
+        let (Some(&a), Some(&b), Some(&c)) =
+            (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
+        else {
+            continue;
+        };
+        let f = (b - a).cross(c - a);
+        for &i in t {
+            if let Some(v) = n.get_mut(i as usize) {
+                *v += f;
+            }
+        }
+    }
+    n.into_iter().map(Vec3::normalize_or_zero).collect()
+}
+
+/// The vertices of a part for `mode`: its joints and weights when skinned on the GPU, else
+/// palette entry 0 alone.
+fn part_vertex_data(part: &MeshPart<'_>, indices: &[u32], mode: &PartMode) -> Vec<MeshVertex> {
+    let n = part.num_vertices();
+    let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
+    let normals: Vec<Vec3<f32>> = if part.has_normals() {
+        (0..n).map(|v| part.normal(v)).collect()
+    } else {
+        computed_normals(&positions, indices)
+    };
+    let k = part.influences();
+    let mut out = Vec::with_capacity(n);
+    for v in 0..n {
+        let mut idx = MeshVertex::SINGLE_INDICES;
+        let mut w = MeshVertex::SINGLE_WEIGHTS;
+        if *mode == PartMode::Gpu {
+            w = [0.0; 4];
+            for i in 0..k.min(4) {
+                idx[i] = f32::from(part.joint(v, i));
+                w[i] = part.weight(v, i);
+            }
+        }
+        out.push(MeshVertex {
+            position: positions[v].to_array(),
+            normal: normals[v].to_array(),
+            joint_indices: idx,
+            joint_weights: w,
+        });
+    }
+    out
+}
+
+/// Vertex data repeated per index (for non-indexed drawing); zeros for an index past `base`.
+fn expanded(base: &[MeshVertex], indices: &[u32]) -> Vec<MeshVertex> {
+    indices.iter().map(|&i| base.get(i as usize).copied().unwrap_or_default()).collect()
+}
+
+/// Uploads every mesh part of `model` on `gl`: parts with more than 4 influences or a palette
+/// larger than `palette_size` joints are skinned on the CPU; parts with more vertices than
+/// 16-bit indices reach use 32-bit ones when `uint_indices`, else are drawn without indices.
+///
+/// # Errors
+///
+/// [`GlError::Create`] when a buffer cannot be created.
+pub(super) fn upload(
+    gl: &glow::Context,
+    uint_indices: bool,
+    palette_size: usize,
+    model: &Model,
+) -> Result<GpuModel, GlError> {
+    let asset = model.asset();
+    let mut meshes = Vec::new();
+    for mi in 0..asset.num_meshes() {
+        let mut parts = Vec::new();
+        let Some(mesh) = asset.mesh(mi) else {
+            meshes.push(parts);
+            continue;
+        };
+        for part in mesh.parts() {
+            let mode = if part.influences() == 0 {
+                PartMode::Rigid
+            } else if part.influences() > 4 {
+                PartMode::Cpu(format!("{} influences per vertex (the shaders take 4)", part.influences()))
+            } else if part.palette_len() > palette_size {
+                PartMode::Cpu(format!("a palette of {} joints (the shaders hold {})", part.palette_len(), palette_size))
+            } else {
+                PartMode::Gpu
+            };
+            let indices: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
+            let base = part_vertex_data(&part, &indices, &mode);
+            let n = part.num_vertices();
+            let (index_type, expand) = if n <= 65536 {
+                (glow::UNSIGNED_SHORT, None)
+            } else if uint_indices {
+                (glow::UNSIGNED_INT, None)
+            } else {
+                (0, Some(indices.clone()))
+            };
+            let map: Vec<u16> = (0..part.palette_len()).map(|i| part.palette(i)).collect();
+            // SAFETY: buffer creation and upload on the current context.
+            unsafe {
+                let vbo = gl.create_buffer().map_err(GlError::Create)?;
+                gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+                let data = match &expand {
+                    Some(e) => expanded(&base, e),
+                    None => base.clone(),
+                };
+                gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vertex_bytes(&data), glow::STATIC_DRAW);
+                let ibo = if expand.is_none() {
+                    let ibo = gl.create_buffer().map_err(GlError::Create)?;
+                    gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ibo));
+                    let bytes: Vec<u8> = if index_type == glow::UNSIGNED_SHORT {
+                        indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect()
+                    } else {
+                        indices.iter().flat_map(|&i| i.to_le_bytes()).collect()
+                    };
+                    gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+                    Some(ibo)
+                } else {
+                    None
+                };
+                parts.push(GpuPart { vbo, ibo, index_type, count: indices.len() as i32, mode, map, expand, base });
+            }
+        }
+        meshes.push(parts);
+    }
+    // SAFETY: unbinding.
+    unsafe {
+        gl.bind_buffer(glow::ARRAY_BUFFER, None);
+        gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, None);
+    }
+    Ok(GpuModel { meshes })
+}
+
+/// Deletes the buffers of `model`.
+pub(super) fn free(gl: &glow::Context, model: GpuModel) {
+    // SAFETY: deleting buffers created by `upload` on this context.
+    unsafe {
+        for p in model.meshes.iter().flatten() {
+            gl.delete_buffer(p.vbo);
+            if let Some(i) = p.ibo {
+                gl.delete_buffer(i);
+            }
+        }
+    }
+}

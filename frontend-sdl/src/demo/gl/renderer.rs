@@ -1,0 +1,426 @@
+//! The demo [`Renderer`] on a current GL context: frames (window or offscreen), palette
+//! uploads, and the draw calls for skinned meshes, lines and the HUD.
+
+use glow::HasContext;
+use sinew::job::JobError;
+use sinew::math::{Mat4, Vec3};
+use sinew_pipeline::model::{Model, Skinning};
+
+use super::context::{GlError, GlInfo};
+use super::mesh::{self, GpuModel, GpuPart, PartMode};
+use super::palette::{dq_rows, lbs_rows};
+use super::programs::{Programs, SkinProgram};
+use super::target::{self, Offscreen};
+use super::vertex::{bind_attributes, disable_attributes, vertex_bytes, LineVertex, MeshVertex};
+use crate::demo::font;
+use crate::demo::hud::HudVertex;
+use crate::demo::shaders;
+use crate::scene::{DrawObject, SceneLight};
+
+/// What the last frame drew (reset by [`Renderer::begin_frame`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DrawStats {
+    /// Parts skinned in the vertex shader.
+    pub gpu_parts: usize,
+    /// Parts skinned on the CPU.
+    pub cpu_parts: usize,
+    /// Rigid parts.
+    pub rigid_parts: usize,
+    /// Triangles drawn.
+    pub triangles: usize,
+}
+
+/// The demo renderer on a current GL context.
+pub struct Renderer {
+    gl: glow::Context,
+    /// The context.
+    pub info: GlInfo,
+    /// Joints per palette the skinning shaders hold (`JOINTS`).
+    pub palette_size: usize,
+    /// Skin every part on the CPU ([`Model::skin_mesh`], streamed each frame) instead of in
+    /// the shaders: the same image from the CPU's `SkinningJob`, to compare with.
+    pub cpu_skinning: bool,
+    /// What the current frame has drawn so far.
+    pub stats: DrawStats,
+    programs: Programs,
+    stream: glow::Buffer,
+    font: glow::Texture,
+    offscreen: Option<Offscreen>,
+    rows: Vec<f32>,
+}
+
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer")
+            .field("info", &self.info)
+            .field("palette_size", &self.palette_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Creates the font atlas texture.
+fn font_texture(gl: &glow::Context) -> Result<glow::Texture, GlError> {
+    // SAFETY: texture creation and upload of the atlas (ATLAS_WIDTH × ATLAS_HEIGHT RGBA8,
+    // unpacked with an alignment of 1).
+    unsafe {
+        let texture = gl.create_texture().map_err(GlError::Create)?;
+        let atlas = font::atlas();
+        gl.bind_texture(glow::TEXTURE_2D, Some(texture));
+        gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA as i32,
+            font::ATLAS_WIDTH as i32,
+            font::ATLAS_HEIGHT as i32,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(Some(&atlas)),
+        );
+        for (p, v) in [
+            (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
+            (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+            (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
+            (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
+        ] {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, p, v as i32);
+        }
+        gl.bind_texture(glow::TEXTURE_2D, None);
+        Ok(texture)
+    }
+}
+
+impl Renderer {
+    /// Sets up programs, buffers and the font texture on the current context `gl`. The
+    /// palette holds [`shaders::palette_capacity`] joints of the context's uniform budget, or
+    /// `palette` when smaller.
+    ///
+    /// # Errors
+    ///
+    /// [`GlError`] when a shader fails or the context has room for no palette.
+    pub fn new(gl: glow::Context, palette: Option<usize>) -> Result<Renderer, GlError> {
+        let info = GlInfo::query(&gl);
+        let capacity = shaders::palette_capacity(info.max_vertex_uniform_vectors);
+        let palette_size = palette.map_or(capacity, |p| p.min(capacity));
+        if palette_size < 4 {
+            return Err(GlError::Unsupported(format!(
+                "{} vertex uniform vectors leave room for {capacity} joints; at least 4 are needed",
+                info.max_vertex_uniform_vectors
+            )));
+        }
+        let programs = Programs::new(&gl, palette_size)?;
+        // SAFETY: buffer creation on the current context.
+        let stream = unsafe { gl.create_buffer() }.map_err(GlError::Create)?;
+        let font = font_texture(&gl)?;
+        Ok(Renderer {
+            gl,
+            info,
+            palette_size,
+            cpu_skinning: false,
+            stats: DrawStats::default(),
+            programs,
+            stream,
+            font,
+            offscreen: None,
+            rows: Vec::new(),
+        })
+    }
+
+    /// The GL context.
+    #[must_use]
+    pub fn gl(&self) -> &glow::Context {
+        &self.gl
+    }
+
+    /// Uploads every mesh part of `model`.
+    ///
+    /// # Errors
+    ///
+    /// [`GlError::Create`] when a buffer cannot be created.
+    pub fn upload(&self, model: &Model) -> Result<GpuModel, GlError> {
+        mesh::upload(&self.gl, self.info.uint_indices, self.palette_size, model)
+    }
+
+    /// Deletes a model's buffers.
+    pub fn free(&self, model: GpuModel) {
+        mesh::free(&self.gl, model);
+    }
+
+    /// Starts a frame: binds the offscreen target when `offscreen`, sets the viewport and
+    /// clears color and depth.
+    ///
+    /// # Errors
+    ///
+    /// [`GlError`] when the offscreen target cannot be made.
+    pub fn begin_frame(&mut self, width: u32, height: u32, offscreen: bool) -> Result<(), GlError> {
+        if offscreen {
+            self.ensure_offscreen(width, height)?;
+        }
+        self.stats = DrawStats::default();
+        let gl = &self.gl;
+        // SAFETY: state changes on the current context.
+        unsafe {
+            gl.bind_framebuffer(
+                glow::FRAMEBUFFER,
+                if offscreen { self.offscreen.as_ref().map(|o| o.fbo) } else { None },
+            );
+            gl.viewport(0, 0, width as i32, height as i32);
+            gl.clear_color(0.12, 0.13, 0.16, 1.0);
+            gl.depth_mask(true);
+            gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+        }
+        Ok(())
+    }
+
+    /// Makes the offscreen target `width × height` (a new one when the size changed).
+    fn ensure_offscreen(&mut self, width: u32, height: u32) -> Result<(), GlError> {
+        if self.offscreen.as_ref().is_some_and(|o| o.width == width && o.height == height) {
+            return Ok(());
+        }
+        if let Some(o) = self.offscreen.take() {
+            o.delete(&self.gl);
+        }
+        self.offscreen = Some(Offscreen::new(&self.gl, width, height)?);
+        Ok(())
+    }
+
+    /// Reads the current framebuffer's `width × height` pixels as RGBA, top row first.
+    #[must_use]
+    pub fn read_rgba(&self, width: u32, height: u32) -> Vec<u8> {
+        target::read_rgba(&self.gl, width, height)
+    }
+
+    /// Every pending GL error code (empty when none).
+    #[must_use]
+    pub fn errors(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        // SAFETY: error queries; bounded in case a broken context never clears.
+        unsafe {
+            for _ in 0..64 {
+                match self.gl.get_error() {
+                    glow::NO_ERROR => break,
+                    e => out.push(e),
+                }
+            }
+        }
+        out
+    }
+
+    fn program(&self, m: Skinning) -> &SkinProgram {
+        self.programs.skin(m)
+    }
+
+    /// Uploads `rows` to the palette uniform of the `method` program (and makes it current).
+    pub fn upload_palette(&mut self, method: Skinning, rows: &[[f32; 4]]) {
+        self.rows.clear();
+        self.rows.extend(rows.iter().flatten());
+        let p = self.program(method);
+        // SAFETY: uniform upload to a linked program; `rows` never exceeds the declared array
+        // (callers pass at most `palette_size` joints).
+        unsafe {
+            self.gl.use_program(Some(p.program));
+            if !self.rows.is_empty() {
+                self.gl.uniform_4_f32_slice(p.palette.as_ref(), &self.rows);
+            }
+        }
+    }
+
+    /// Reads `count` palette rows back from the `method` program's uniform (what the shader
+    /// sees), for tests.
+    #[must_use]
+    pub fn read_palette(&self, method: Skinning, count: usize) -> Vec<[f32; 4]> {
+        let p = self.program(method);
+        let name = match method {
+            Skinning::Lbs => "u_jointMat",
+            Skinning::Dqs => "u_jointDQ",
+        };
+        let mut out = Vec::with_capacity(count);
+        // SAFETY: uniform queries on a linked program.
+        unsafe {
+            for i in 0..count {
+                let mut v = [0.0f32; 4];
+                if let Some(loc) = self.gl.get_uniform_location(p.program, &format!("{name}[{i}]")) {
+                    self.gl.get_uniform_f32(p.program, &loc, &mut v);
+                }
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    /// Draws one object: every part of its mesh, depth-tested with back faces culled.
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when CPU skinning of a fallback part fails.
+    pub fn draw_object(
+        &mut self,
+        gpu: &GpuModel,
+        obj: &DrawObject<'_>,
+        view_proj: &Mat4<f32>,
+        light: &SceneLight,
+    ) -> Result<(), JobError> {
+        let Some(parts) = gpu.meshes.get(obj.mesh) else { return Ok(()) };
+        let mvp = *view_proj * obj.world;
+        let w = obj.world.cols;
+        let normal_mat = [w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1], w[2][2]];
+        let dir = light.direction.normalize_or_zero();
+        let force = self.cpu_skinning;
+        let on_cpu = |p: &GpuPart| matches!(p.mode, PartMode::Cpu(_)) || (force && p.mode == PartMode::Gpu);
+        let cpu = if parts.iter().any(on_cpu) { Some(obj.skin_cpu()?) } else { None };
+        let node = obj
+            .model
+            .asset()
+            .mesh(obj.mesh)
+            .and_then(|m| m.node())
+            .and_then(|n| obj.joints.get(n))
+            .copied()
+            .unwrap_or(Mat4::IDENTITY);
+        // SAFETY: state for mesh drawing.
+        unsafe {
+            self.gl.enable(glow::DEPTH_TEST);
+            self.gl.depth_func(glow::LEQUAL);
+            self.gl.enable(glow::CULL_FACE);
+            self.gl.cull_face(glow::BACK);
+            self.gl.disable(glow::BLEND);
+        }
+        for (pi, part) in parts.iter().enumerate() {
+            let cpu_path = on_cpu(part);
+            match (&part.mode, cpu_path) {
+                (_, true) => self.stats.cpu_parts += 1,
+                (PartMode::Rigid, _) => self.stats.rigid_parts += 1,
+                _ => self.stats.gpu_parts += 1,
+            }
+            self.stats.triangles += part.count as usize / 3;
+            let method = if part.mode == PartMode::Gpu && !cpu_path { obj.skinning } else { Skinning::Lbs };
+            let rows = match (&part.mode, cpu_path) {
+                (_, true) | (PartMode::Cpu(_), _) => lbs_rows(&[Mat4::IDENTITY], &[0]),
+                (PartMode::Gpu, false) => match method {
+                    Skinning::Lbs => lbs_rows(&obj.palette, &part.map),
+                    Skinning::Dqs => dq_rows(&obj.dq_palette, &part.map),
+                },
+                (PartMode::Rigid, false) => lbs_rows(&[node], &[0]),
+            };
+            self.upload_palette(method, &rows);
+            let p = self.program(method);
+            let gl = &self.gl;
+            // SAFETY: uniform uploads, buffer binds and uploads of vertex data built here.
+            unsafe {
+                gl.uniform_matrix_4_f32_slice(p.mvp.as_ref(), false, &mvp.to_cols_array());
+                gl.uniform_matrix_3_f32_slice(p.normal_mat.as_ref(), false, &normal_mat);
+                gl.uniform_3_f32(p.light_dir.as_ref(), dir.x, dir.y, dir.z);
+                gl.uniform_2_f32(p.light.as_ref(), light.ambient, light.diffuse);
+                let c = obj.color;
+                gl.uniform_4_f32(p.color.as_ref(), c[0], c[1], c[2], c[3]);
+                match (cpu_path, cpu.as_ref().and_then(|c| c.get(pi))) {
+                    (true, Some(sk)) => {
+                        // Skinned vertices with one identity influence, streamed.
+                        let data = part.skinned_vertices(sk);
+                        gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.stream));
+                        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vertex_bytes(&data), glow::STREAM_DRAW);
+                    }
+                    _ => gl.bind_buffer(glow::ARRAY_BUFFER, Some(part.vbo)),
+                }
+            }
+            bind_attributes::<MeshVertex>(&self.gl);
+            // SAFETY: draw with the part's own index buffer and count.
+            unsafe {
+                match part.ibo {
+                    Some(ibo) => {
+                        self.gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ibo));
+                        self.gl.draw_elements(glow::TRIANGLES, part.count, part.index_type, 0);
+                    }
+                    None => self.gl.draw_arrays(glow::TRIANGLES, 0, part.count),
+                }
+            }
+        }
+        disable_attributes::<MeshVertex>(&self.gl);
+        // SAFETY: unbinding.
+        unsafe {
+            self.gl.bind_buffer(glow::ARRAY_BUFFER, None);
+            self.gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, None);
+        }
+        Ok(())
+    }
+
+    /// Draws world-space line segments in one color, depth-tested or on top of everything.
+    pub fn draw_lines(&mut self, lines: &[[Vec3<f32>; 2]], view_proj: &Mat4<f32>, color: [f32; 4], on_top: bool) {
+        if lines.is_empty() {
+            return;
+        }
+        let data: Vec<LineVertex> = lines.iter().flatten().map(|p| LineVertex { position: p.to_array() }).collect();
+        let gl = &self.gl;
+        // SAFETY: streaming upload and a draw of `2 × lines.len()` vertices just uploaded.
+        unsafe {
+            if on_top {
+                gl.disable(glow::DEPTH_TEST);
+            } else {
+                gl.enable(glow::DEPTH_TEST);
+            }
+            gl.enable(glow::BLEND);
+            gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+            let program = &self.programs.lines;
+            gl.use_program(Some(program.program));
+            gl.uniform_matrix_4_f32_slice(program.mvp.as_ref(), false, &view_proj.to_cols_array());
+            gl.uniform_4_f32(program.color.as_ref(), color[0], color[1], color[2], color[3]);
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.stream));
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vertex_bytes(&data), glow::STREAM_DRAW);
+            bind_attributes::<LineVertex>(gl);
+            gl.draw_arrays(glow::LINES, 0, (lines.len() * 2) as i32);
+            disable_attributes::<LineVertex>(gl);
+            gl.bind_buffer(glow::ARRAY_BUFFER, None);
+            gl.disable(glow::BLEND);
+        }
+    }
+
+    /// Draws HUD triangles (pixel coordinates from the top left of a `width × height`
+    /// viewport), blended over the frame.
+    pub fn draw_hud(&mut self, vertices: &[HudVertex], width: u32, height: u32) {
+        if vertices.is_empty() {
+            return;
+        }
+        let gl = &self.gl;
+        // SAFETY: streaming upload and a draw of the vertices just uploaded.
+        unsafe {
+            gl.disable(glow::DEPTH_TEST);
+            gl.disable(glow::CULL_FACE);
+            gl.enable(glow::BLEND);
+            gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+            let program = &self.programs.hud;
+            gl.use_program(Some(program.program));
+            gl.uniform_2_f32(program.screen.as_ref(), width.max(1) as f32, height.max(1) as f32);
+            gl.active_texture(glow::TEXTURE0);
+            gl.bind_texture(glow::TEXTURE_2D, Some(self.font));
+            gl.uniform_1_i32(program.font.as_ref(), 0);
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.stream));
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vertex_bytes(vertices), glow::STREAM_DRAW);
+            bind_attributes::<HudVertex>(gl);
+            gl.draw_arrays(glow::TRIANGLES, 0, vertices.len() as i32);
+            disable_attributes::<HudVertex>(gl);
+            gl.bind_buffer(glow::ARRAY_BUFFER, None);
+            gl.bind_texture(glow::TEXTURE_2D, None);
+            gl.disable(glow::BLEND);
+        }
+    }
+
+    /// Waits for the GPU to finish the frame (for frame timing).
+    pub fn finish(&self) {
+        // SAFETY: glFinish.
+        unsafe { self.gl.finish() };
+    }
+}
+
+impl Drop for Renderer {
+    fn drop(&mut self) {
+        self.programs.delete(&self.gl);
+        // SAFETY: deleting objects this renderer created, on its context.
+        unsafe {
+            self.gl.delete_buffer(self.stream);
+            self.gl.delete_texture(self.font);
+        }
+        if let Some(o) = self.offscreen.take() {
+            o.delete(&self.gl);
+        }
+    }
+}

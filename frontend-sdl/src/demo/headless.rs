@@ -1,0 +1,103 @@
+//! Offscreen rendering of the built-in scene for tests and image comparisons: [`Headless`]
+//! and [`render_scene_rgba`].
+
+use super::app::App;
+use super::draw::Layers;
+use super::gl::{GpuModel, Renderer};
+use super::options::{validate, DemoError, DemoOptions};
+use super::window::{GlRequest, GlWindow};
+use crate::scene::Scene;
+
+/// Renders the built-in scene offscreen, for tests and image comparisons: a hidden window,
+/// the renderer and the scene, kept between calls.
+///
+/// SDL may only be used from one thread of a process: make every `Headless` on the same
+/// thread.
+pub struct Headless {
+    app: App,
+    renderer: Renderer,
+    // Dropped after the renderer: its GL context must outlive every GL call.
+    window: GlWindow,
+    width: u32,
+    height: u32,
+}
+
+impl std::fmt::Debug for Headless {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Headless")
+            .field("renderer", &self.renderer)
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Headless {
+    /// Opens a hidden `width × height` window and builds the scene with palettes of at most
+    /// `palette` joints (`None`: the uniform budget's).
+    ///
+    /// # Errors
+    ///
+    /// [`DemoError`] when no window, context, shader or scene can be made.
+    pub fn new(width: u32, height: u32, palette: Option<usize>, gl: GlRequest) -> Result<Headless, DemoError> {
+        let opts = DemoOptions { width, height, palette, gl, ..DemoOptions::default() };
+        validate(&opts)?;
+        let window = GlWindow::open("sinew headless", width, height, false, gl).map_err(DemoError::Window)?;
+        let renderer = Renderer::new(window.glow(), palette)?;
+        let app = App::new(&renderer, &opts)?;
+        Ok(Headless { app, renderer, window, width, height })
+    }
+
+    /// The renderer.
+    pub fn renderer(&mut self) -> &mut Renderer {
+        &mut self.renderer
+    }
+
+    /// The scene (its parameters can be changed between renders).
+    pub fn scene(&mut self) -> &mut Scene {
+        &mut self.app.scene
+    }
+
+    /// The GPU buffers of the scene's models, by [`Scene::models`] index.
+    #[must_use]
+    pub fn scene_gpu(&self) -> &[GpuModel] {
+        &self.app.scene_gpu
+    }
+
+    /// The window (for its SDL context).
+    #[must_use]
+    pub fn window(&self) -> &GlWindow {
+        &self.window
+    }
+
+    /// Renders the scene at time `t` with the default camera and returns the image as RGBA
+    /// rows, top first (`width × height × 4` bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`DemoError::Gl`] when the offscreen target cannot be made, [`DemoError::GlErrors`]
+    /// when GL reports errors.
+    pub fn render_scene(&mut self, t: f32, layers: Layers) -> Result<Vec<u8>, DemoError> {
+        self.app.time = t;
+        self.app.camera_auto = true;
+        self.app.draw(&mut self.renderer, self.width, self.height, true, layers)?;
+        let rgba = self.renderer.read_rgba(self.width, self.height);
+        let codes = self.renderer.errors();
+        if codes.is_empty() {
+            Ok(rgba)
+        } else {
+            Err(DemoError::GlErrors { frame: 0, codes })
+        }
+    }
+}
+
+/// Renders the built-in scene at time `t` to `width × height` RGBA (top row first) with the
+/// default camera and light: the skinned meshes only (see [`Layers::MESHES`]), for comparison
+/// with the software renderer.
+///
+/// # Errors
+///
+/// As [`Headless::new`] and [`Headless::render_scene`].
+pub fn render_scene_rgba(t: f32, width: u32, height: u32) -> Result<Vec<u8>, DemoError> {
+    Headless::new(width, height, None, GlRequest::Auto)?.render_scene(t, Layers::MESHES)
+}

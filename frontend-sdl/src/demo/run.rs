@@ -1,0 +1,150 @@
+//! Running `sinew demo` ([`run`]): opening the window and renderer, loading the model asked
+//! for, then either the headless frames and the screenshot, or the interactive event loop.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::app::App;
+use super::draw::Layers;
+use super::gl::{GlInfo, Renderer};
+use super::options::{validate, DemoError, DemoOptions, DemoReport};
+use super::window::GlWindow;
+
+/// Writes `w × h` RGBA pixels (top row first) to a PNG file.
+fn write_png(path: &Path, rgba: &[u8], w: u32, h: u32) -> Result<(), DemoError> {
+    let file = std::fs::File::create(path).map_err(|e| DemoError::Screenshot(format!("{}: {e}", path.display())))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().map_err(|e| DemoError::Screenshot(e.to_string()))?;
+    writer.write_image_data(rgba).map_err(|e| DemoError::Screenshot(e.to_string()))?;
+    writer.finish().map_err(|e| DemoError::Screenshot(e.to_string()))
+}
+
+/// The context's version and kind, for logs and the report.
+fn describe(info: &GlInfo) -> String {
+    format!("{} ({})", info.version, if info.es { "OpenGL ES context" } else { "desktop OpenGL context" })
+}
+
+/// Runs the demo: a window until closed, or headless when `frames` or `screenshot` is set.
+///
+/// # Errors
+///
+/// [`DemoError`] for invalid options, no window or context, shader failures; headless runs
+/// also stop on a model that fails to load, GL errors after a frame, and a screenshot that
+/// cannot be written.
+pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
+    validate(opts)?;
+    let headless = opts.frames.is_some() || opts.screenshot.is_some();
+    let win = GlWindow::open("sinew demo", opts.width, opts.height, !headless, opts.gl).map_err(DemoError::Window)?;
+    let mut r = Renderer::new(win.glow(), opts.palette)?;
+    eprintln!(
+        "sinew demo: SDL video driver {}, {}, GL_RENDERER {}, GLSL {}, {} vertex uniform vectors, palette {} joints",
+        win.video.current_video_driver(),
+        describe(&r.info),
+        r.info.renderer,
+        r.info.shading_language,
+        r.info.max_vertex_uniform_vectors,
+        r.palette_size
+    );
+    if !headless && win.video.current_video_driver() == "offscreen" {
+        return Err(DemoError::Window(
+            "no display (SDL fell back to its offscreen driver): set DISPLAY, or run headless with --frames".into(),
+        ));
+    }
+    let mut app = App::new(&r, opts)?;
+    if let Some(m) = &opts.model {
+        let loaded = app.load(&r, m, opts.anim.as_deref());
+        if let (Err(e), true) = (loaded, headless) {
+            return Err(DemoError::Load(e));
+        }
+        if let (Some(key), Some((v, _))) = (&opts.clip, app.viewer.as_mut()) {
+            match v.model.find_clip(key) {
+                Some(i) => v.select(i),
+                None if headless => return Err(DemoError::Options(format!("no clip named or numbered '{key}'"))),
+                None => app.say(format!("no clip named or numbered '{key}'"), true),
+            }
+        }
+    }
+    let mut events = win.sdl.event_pump().map_err(DemoError::Window)?;
+    if headless {
+        let n = opts.frames.unwrap_or(1);
+        let end = opts.time.unwrap_or(n as f32 / 60.0);
+        let (w, h) = (opts.width, opts.height);
+        let layers = if opts.hud { Layers::ALL } else { Layers { hud: false, ..Layers::ALL } };
+        for i in 0..n {
+            let t0 = Instant::now();
+            for _ in events.poll_iter() {}
+            let t = end * (i + 1) as f32 / n as f32;
+            let prev = end * i as f32 / n as f32;
+            match app.viewer.as_mut() {
+                Some((v, _)) => v.advance(t - prev),
+                None => app.time = t,
+            }
+            app.draw(&mut r, w, h, true, layers)?;
+            let cpu = t0.elapsed().as_secs_f64() * 1000.0;
+            r.finish();
+            app.stats.add(t0.elapsed().as_secs_f64() * 1000.0, cpu);
+            let codes = r.errors();
+            if !codes.is_empty() {
+                return Err(DemoError::GlErrors { frame: i, codes });
+            }
+        }
+        if let Some(path) = &opts.screenshot {
+            let rgba = r.read_rgba(w, h);
+            write_png(path, &rgba, w, h)?;
+        }
+        return Ok(DemoReport {
+            frames: n,
+            context: describe(&r.info),
+            renderer: r.info.renderer.clone(),
+            palette: r.palette_size,
+            mean_frame_ms: app.stats.mean_frame_ms(),
+            mean_cpu_ms: app.stats.mean_cpu_ms(),
+            screenshot: opts.screenshot.clone(),
+        });
+    }
+    let mut last = Instant::now();
+    let mut reported: Vec<u32> = Vec::new();
+    'frames: loop {
+        for e in events.poll_iter() {
+            if app.event(&r, e) {
+                break 'frames;
+            }
+        }
+        let now = Instant::now();
+        let dt = now.duration_since(last).as_secs_f32().min(0.25);
+        let frame_ms = now.duration_since(last).as_secs_f64() * 1000.0;
+        last = now;
+        app.advance(dt);
+        let (w, h) = win.window.drawable_size();
+        let t0 = Instant::now();
+        app.draw(&mut r, w.max(1), h.max(1), false, Layers::ALL)?;
+        let cpu = t0.elapsed().as_secs_f64() * 1000.0;
+        if std::mem::take(&mut app.snapshot) {
+            let path =
+                opts.screenshot.clone().unwrap_or_else(|| PathBuf::from(format!("sinew-{}.png", app.stats.drawn)));
+            match write_png(&path, &r.read_rgba(w.max(1), h.max(1)), w.max(1), h.max(1)) {
+                Ok(()) => app.say(format!("wrote {}", path.display()), false),
+                Err(e) => app.say(e.to_string(), true),
+            }
+        }
+        win.window.gl_swap_window();
+        app.stats.add(frame_ms, cpu);
+        for c in r.errors() {
+            if !reported.contains(&c) {
+                reported.push(c);
+                eprintln!("sinew demo: GL error 0x{c:04x} after frame {}", app.stats.drawn);
+            }
+        }
+    }
+    Ok(DemoReport {
+        frames: app.stats.drawn,
+        context: describe(&r.info),
+        renderer: r.info.renderer.clone(),
+        palette: r.palette_size,
+        mean_frame_ms: app.stats.mean_frame_ms(),
+        mean_cpu_ms: app.stats.mean_cpu_ms(),
+        screenshot: None,
+    })
+}

@@ -1,0 +1,252 @@
+//! The character: the humanoid driven by the core's animation system. A controller plays its
+//! clips on a schedule ([`schedule`]), its root motion moves it along a closed path ([`path`]),
+//! its planted feet are locked with two-bone IK ([`feet`]) and its head turns towards a target
+//! ([`look`]). [`Character`] replays all of it from t = 0 to any time, with a cache.
+
+mod feet;
+mod look;
+mod path;
+mod schedule;
+
+use std::cell::RefCell;
+
+use sinew::controller::ClipEntry;
+use sinew::job::JobError;
+use sinew::math::{Mat4, SoaTransform, Vec3};
+use sinew::root_motion::{Motion, PathEnd, PathFollower, Segment};
+use sinew_pipeline::builtin::{humanoid, ry};
+use sinew_pipeline::model::Model;
+
+use crate::scene::error::SceneError;
+use feet::{foot_planted, plant_foot, FootLock};
+use look::look_at;
+use schedule::{apply_schedule, new_controller, CharacterController, CharacterScratch, STEPS_PER_SECOND};
+
+// The eyes' position in the head joint's space, also for the scene's tests.
+pub(super) use look::EYES;
+pub use look::{scripted_look_target, LookRay, LOOK_PLANE_DISTANCE};
+pub use path::{character_path, path_length, HEADING_LOOK_AHEAD, PATH_CENTER, PATH_STRAIGHT, PATH_TURN_RADIUS};
+pub use schedule::{CHARACTER_STEP, IDLE, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, WALK, WAVE, WAVE_MASK};
+
+/// The character at one moment: its pose, where it stands, and what drives it.
+#[derive(Debug, Clone)]
+pub struct CharacterFrame {
+    /// Local pose (SoA): the controller's blend, then the foot locking and the look-at; the
+    /// root in place (its motion moved the character along the path instead).
+    pub pose: Vec<SoaTransform<f32>>,
+    /// Model-space joint matrices of `pose`.
+    pub model: Vec<Mat4<f32>>,
+    /// Character to world: its place on the path, turned to its heading.
+    pub world: Mat4<f32>,
+    /// The controller's slots: `idle`, `walk` and `run` on the base layer, `wave` on the
+    /// upper layer masked by [`WAVE_MASK`] (see [`SLOT_CLIPS`]).
+    pub slots: [SlotInfo; 4],
+    /// Distance moved along the path since t = 0: the sum of the root-motion displacements'
+    /// lengths, in meters.
+    pub distance: f64,
+    /// The controller's root motion accumulated since t = 0.
+    pub root_motion: Motion<f32>,
+    /// Speed over the last whole simulation step, in meters per second.
+    pub speed: f32,
+    /// Position on the path (on the ground).
+    pub position: Vec3<f32>,
+    /// Heading about +Y, radians (0 faces +Z).
+    pub heading: f32,
+    /// Whether the left and right feet are planted: held where they touched down by
+    /// [`IkTwoBoneJob`] (a lifted foot's target then returns to the animation over 0.15 s).
+    ///
+    /// [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
+    pub feet_locked: [bool; 2],
+    /// What the head looks at, in world space.
+    pub look_target: Vec3<f32>,
+    /// Weight of the look-at: 1 for targets within 90° of the character's facing
+    /// (horizontally), fading smoothly to 0 at 130° and beyond.
+    pub look_weight: f32,
+}
+
+/// One of the character's controller slots at a moment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlotInfo {
+    /// Its weight in its layer, 0 to 1.
+    pub weight: f32,
+    /// Its player's clip time, in seconds.
+    pub time: f32,
+    /// Its player's position in the cycle, 0 to 1.
+    pub phase: f32,
+}
+
+/// The character's animation state at a whole simulation step.
+#[derive(Debug, Clone)]
+struct Sim {
+    step: u64,
+    controller: Box<CharacterController>,
+    follower: PathFollower<f32>,
+    /// Left and right foot locks.
+    feet: [FootLock; 2],
+    distance: f64,
+    speed: f32,
+}
+
+/// Where the character stands after a step, and its pose before IK.
+struct Placement {
+    world: Mat4<f32>,
+    position: Vec3<f32>,
+    heading: f32,
+    /// Model matrices of the controller's pose.
+    joints: Vec<Mat4<f32>>,
+}
+
+/// Replayed states kept to seek backwards without replaying from the start.
+#[derive(Debug)]
+struct SimCache {
+    current: Sim,
+    checkpoints: Vec<Sim>,
+}
+
+/// Steps between two checkpoints (4 s), and the most checkpoints kept.
+const CHECKPOINT_STEPS: u64 = 240;
+const MAX_CHECKPOINTS: usize = 64;
+
+/// The character's clips, path and simulation cache.
+#[derive(Debug)]
+pub(super) struct Character {
+    /// Model clip indices of `idle`, `walk`, `run`, `wave`: the controller's clip list.
+    clips: [usize; 4],
+    path: Vec<Segment<f32>>,
+    start: Sim,
+    cache: RefCell<SimCache>,
+    /// Shared by every controller update.
+    scratch: RefCell<Box<CharacterScratch>>,
+}
+
+impl Character {
+    /// The character of the baked humanoid `model`, at t = 0.
+    pub(super) fn new(model: &Model) -> Result<Character, SceneError> {
+        let find = |name: &'static str| model.find_clip(name).ok_or(SceneError::MissingClip(name));
+        let clips = [find("idle")?, find("walk")?, find("run")?, find("wave")?];
+        let points = character_path();
+        let mut path = vec![Segment::new(Vec3::ZERO, Vec3::ZERO); points.len() - 1];
+        Segment::polyline(&points, &mut path).map_err(SceneError::Job)?;
+        let start = Sim {
+            step: 0,
+            controller: new_controller(model, &clips)?,
+            follower: PathFollower::new(PathEnd::Loop),
+            feet: [FootLock::Free; 2],
+            distance: 0.0,
+            speed: 0.0,
+        };
+        let cache = RefCell::new(SimCache { current: start.clone(), checkpoints: Vec::new() });
+        Ok(Character { clips, path, start, cache, scratch: RefCell::new(Box::new(CharacterScratch::new())) })
+    }
+
+    /// The state at whole step `n`, replayed from the nearest cached state before it.
+    fn state_at(&self, model: &Model, n: u64) -> Result<Sim, SceneError> {
+        let mut cache = self.cache.borrow_mut();
+        if cache.current.step > n {
+            let restart = cache.checkpoints.iter().rev().find(|s| s.step <= n).cloned();
+            cache.current = restart.unwrap_or_else(|| self.start.clone());
+        }
+        let mut scratch = model.skeleton().rest_pose().to_vec();
+        while cache.current.step < n {
+            let step = cache.current.step;
+            if step % CHECKPOINT_STEPS == 0 {
+                if let Err(at) = cache.checkpoints.binary_search_by_key(&step, |s| s.step) {
+                    let snapshot = cache.current.clone();
+                    cache.checkpoints.insert(at, snapshot);
+                    if cache.checkpoints.len() > MAX_CHECKPOINTS {
+                        cache.checkpoints.remove(0);
+                    }
+                }
+            }
+            self.advance(&mut cache.current, model, CHARACTER_STEP, &mut scratch)?;
+            cache.current.step += 1;
+        }
+        Ok(cache.current.clone())
+    }
+
+    /// Applies the schedule's actions at the state's step, advances the controller by `dt` into
+    /// `pose`, moves along the path by the root motion and updates the foot locks.
+    fn advance(
+        &self,
+        sim: &mut Sim,
+        model: &Model,
+        dt: f32,
+        pose: &mut [SoaTransform<f32>],
+    ) -> Result<Placement, SceneError> {
+        let c = &mut sim.controller;
+        apply_schedule(c, sim.step).map_err(SceneError::Animation)?;
+        let asset = model.asset();
+        let mut entries = Vec::with_capacity(self.clips.len());
+        for (slot, &i) in self.clips.iter().enumerate() {
+            entries.push(ClipEntry::new(asset.clip(i).ok_or(SceneError::MissingClip(SLOT_CLIPS[slot]))?));
+        }
+        let mut scratch = self.scratch.borrow_mut();
+        c.update(dt, &entries, model.skeleton(), &mut scratch, pose, |_| {}).map_err(SceneError::Animation)?;
+        let moved = c.root_motion_delta().planar_length();
+        let at = sim.follower.advance(&self.path, moved).map_err(SceneError::Job)?;
+        sim.distance += moved as f64;
+        if dt >= CHARACTER_STEP {
+            sim.speed = moved / dt;
+        }
+        // Heading: towards the point HEADING_LOOK_AHEAD further on the path.
+        let mut ahead = sim.follower;
+        let next = ahead.advance(&self.path, HEADING_LOOK_AHEAD).map_err(SceneError::Job)?;
+        let d = next.position - at.position;
+        let heading = if d.x != 0.0 || d.z != 0.0 { d.x.atan2(d.z) } else { at.heading };
+        let world = Mat4::from_trs(at.position, ry(heading), Vec3::ONE);
+        let mut joints = Vec::new();
+        model.world(pose, &mut joints).map_err(SceneError::Job)?;
+        for (k, (side, thigh)) in [(1.0f32, humanoid::L_THIGH), (-1.0, humanoid::R_THIGH)].into_iter().enumerate() {
+            let at = |j: usize| world.transform_point3(joints.get(j).copied().unwrap_or(Mat4::IDENTITY).translation());
+            sim.feet[k] = sim.feet[k].next(foot_planted(c, side), at(thigh + 2), at(thigh), dt);
+        }
+        Ok(Placement { world, position: at.position, heading, joints })
+    }
+
+    /// The character at scene time `t` (negative or non-finite times read as 0), looking at
+    /// `look` (a ray) or at [`scripted_look_target`].
+    pub(super) fn at(&self, model: &Model, t: f32, look: Option<LookRay>) -> Result<CharacterFrame, SceneError> {
+        let t = if t.is_finite() { t.max(0.0) as f64 } else { 0.0 };
+        let n = (t * STEPS_PER_SECOND).floor() as u64;
+        let rest = ((t - n as f64 / STEPS_PER_SECOND) as f32).clamp(0.0, CHARACTER_STEP);
+        let mut sim = self.state_at(model, n)?;
+        let mut pose = model.skeleton().rest_pose().to_vec();
+        let Placement { world, position, heading, mut joints } = self.advance(&mut sim, model, rest, &mut pose)?;
+
+        // Planted feet stay where they touched down.
+        let inverse = world.inverse().ok_or(SceneError::Job(JobError::InvalidTransform))?;
+        for (k, thigh) in [humanoid::L_THIGH, humanoid::R_THIGH].into_iter().enumerate() {
+            let ankle = world.transform_point3(joints.get(thigh + 2).copied().unwrap_or(Mat4::IDENTITY).translation());
+            if let Some(target) = sim.feet[k].target(ankle) {
+                plant_foot(model, &mut pose, &mut joints, thigh, inverse.transform_point3(target))?;
+            }
+        }
+
+        let head = joints.get(humanoid::HEAD).copied().unwrap_or(Mat4::IDENTITY);
+        let eyes = world.transform_point3(head.transform_point3(EYES));
+        let forward = Vec3::new(heading.sin(), 0.0, heading.cos());
+        let look_target = look
+            .and_then(|r| r.target(eyes + forward * LOOK_PLANE_DISTANCE))
+            .unwrap_or_else(|| scripted_look_target(t as f32));
+        let look_weight = look_at(model, &mut pose, &mut joints, &world, look_target)?;
+        let c = &sim.controller;
+        Ok(CharacterFrame {
+            pose,
+            model: joints,
+            world,
+            slots: core::array::from_fn(|i| SlotInfo {
+                weight: c.weight(i).unwrap_or(0.0),
+                time: c.player(i).map_or(0.0, |p| p.time()),
+                phase: c.player(i).map_or(0.0, |p| p.normalized()),
+            }),
+            distance: sim.distance,
+            root_motion: c.root_motion_total(),
+            speed: sim.speed,
+            position,
+            heading,
+            feet_locked: sim.feet.map(|f| matches!(f, FootLock::Locked(_))),
+            look_target,
+            look_weight,
+        })
+    }
+}

@@ -1,0 +1,207 @@
+//! The built-in default scene of `sinew demo`, independent of any renderer.
+//!
+//! Three rigs are built in code as [`Rig`]s ([`sinew_pipeline::builtin`]) and baked to
+//! [`Model`]s (no files):
+//!
+//! - the **tentacle**: a box strip on a 4-joint chain, its joint angles driven by `sin()` of
+//!   time with a speed and an amplitude ([`SceneParams`]);
+//! - a procedural **humanoid** (22 joints, capsules along the bones, smooth weights at the
+//!   joints) with `idle`, `walk`, `run` and `wave` clips authored as LINEAR keys every 1/30 s,
+//!   its feet planted by construction. The core's animation system drives it
+//!   ([`Scene::character`]): a [`Controller`] crossfades walk and run in phase, lays `wave`
+//!   over the right arm with a masked layer, and extracts the root motion that moves it
+//!   around a closed path ([`PathFollower`]); [`IkTwoBoneJob`] holds its planted feet and
+//!   [`IkAimJob`] turns its head towards a target;
+//! - the **candy wrapper**: a cylinder on 2 joints whose second joint twists up to 180° about
+//!   the long axis, drawn twice side by side, with linear blend skinning (which collapses) and
+//!   dual-quaternion skinning (which keeps the volume).
+//!
+//! [`Scene::frame`] gives what to draw at a scene time: for each object its world matrix, the
+//! baked mesh with its skin palettes (matrices and dual quaternions) for GPU skinning, or
+//! [`DrawObject::skin_cpu`] for the skinned vertex buffers a software renderer needs, plus bone
+//! lines, a ground grid and text labels. [`default_camera`] and [`SceneLight`] are the camera
+//! and light both renderers use, so their images can be compared.
+//!
+//! This file holds the [`Scene`] itself, its [`SceneParams`] and where its objects stand; the
+//! rest is in `camera` (camera and light), `character` (the humanoid's controller, schedule,
+//! path, foot locking and look-at), `props` (the tentacle's and candy wrapper's poses),
+//! `frame` (the [`Frame`] of draw objects) and `error` ([`SceneError`]).
+//!
+//! [`Controller`]: sinew::controller::Controller
+//! [`PathFollower`]: sinew::root_motion::PathFollower
+//! [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
+//! [`IkAimJob`]: sinew::ik::IkAimJob
+
+mod camera;
+mod character;
+mod error;
+mod frame;
+mod props;
+
+#[cfg(test)]
+mod tests;
+
+use sinew::math::{Mat4, Vec3};
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::builtin::{humanoid_rig, tentacle_rig, twist_rig, TWIST_LENGTH};
+use sinew_pipeline::model::{Model, Skinning};
+use sinew_pipeline::rig::Rig;
+
+pub use camera::{default_camera, Camera, SceneLight};
+use character::Character;
+pub use character::{
+    character_path, path_length, scripted_look_target, CharacterFrame, LookRay, SlotInfo, CHARACTER_STEP,
+    HEADING_LOOK_AHEAD, IDLE, LOOK_PLANE_DISTANCE, PATH_CENTER, PATH_STRAIGHT, PATH_TURN_RADIUS, RUN, SCHEDULE_PERIOD,
+    SLOT_CLIPS, WALK, WAVE, WAVE_MASK,
+};
+pub use error::SceneError;
+pub use frame::{ground_grid, push_model, DrawObject, Frame, Label};
+pub use props::{tentacle_pose, twist_angle, twist_pose};
+
+/// Index of the tentacle in [`Scene::models`].
+pub const TENTACLE: usize = 0;
+/// Index of the humanoid in [`Scene::models`].
+pub const CHARACTER: usize = 1;
+/// Index of the candy wrapper in [`Scene::models`].
+pub const TWIST: usize = 2;
+
+/// Where the tentacle's base stands.
+pub const TENTACLE_POSITION: Vec3<f32> = Vec3 { x: -2.2, y: 0.0, z: 0.0 };
+/// Where the linear-blend candy wrapper stands.
+pub const TWIST_LBS_POSITION: Vec3<f32> = Vec3 { x: 1.95, y: 0.0, z: 0.3 };
+/// Where the dual-quaternion candy wrapper stands.
+pub const TWIST_DQS_POSITION: Vec3<f32> = Vec3 { x: 2.75, y: 0.0, z: 0.3 };
+
+/// Range of the tentacle speed slider, in cycles per second.
+pub const TENTACLE_SPEED_RANGE: (f32, f32) = (0.0, 2.0);
+/// Range of the tentacle amplitude slider, in radians per joint.
+pub const TENTACLE_AMPLITUDE_RANGE: (f32, f32) = (0.0, 1.2);
+
+/// The scene's interactive settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SceneParams {
+    /// Tentacle wave frequency, in cycles per second.
+    pub tentacle_speed: f32,
+    /// Tentacle joint swing, in radians.
+    pub tentacle_amplitude: f32,
+    /// Whether [`Frame::bones`] holds the skeletons.
+    pub show_bones: bool,
+    /// Skinning of the tentacle and the character (the candy wrappers show both).
+    pub skinning: Skinning,
+    /// What the character looks at: along this ray (the mouse cursor's), or at
+    /// [`scripted_look_target`] when `None`.
+    pub look_ray: Option<LookRay>,
+}
+
+impl Default for SceneParams {
+    fn default() -> Self {
+        SceneParams {
+            tentacle_speed: 0.5,
+            tentacle_amplitude: 0.6,
+            show_bones: false,
+            skinning: Skinning::Lbs,
+            look_ray: None,
+        }
+    }
+}
+
+/// Half the size of the look-at target's marker, in meters.
+const MARKER_SIZE: f32 = 0.06;
+
+/// The built-in scene: the baked models, the character's animation state and the settings.
+#[derive(Debug)]
+pub struct Scene {
+    models: Vec<Model>,
+    character: Character,
+    /// Interactive settings.
+    pub params: SceneParams,
+}
+
+impl Scene {
+    /// Builds and bakes the three rigs, splitting meshes into parts of at most `palette`
+    /// joints (`None`: no limit) with at most 4 influences per vertex, and sets up the
+    /// character's controller.
+    ///
+    /// # Errors
+    ///
+    /// [`SceneError::Model`] when baking fails (a `palette` of 1 cannot hold the triangles
+    /// that blend two joints).
+    pub fn new(palette: Option<usize>) -> Result<Scene, SceneError> {
+        let opts = BakeOptions { palette, max_influences: 4, ..BakeOptions::default() };
+        let bake = |rig: &Rig| Model::from_rig(rig, &opts).map_err(SceneError::Model);
+        let models = vec![bake(&tentacle_rig())?, bake(&humanoid_rig())?, bake(&twist_rig())?];
+        let character = Character::new(&models[CHARACTER])?;
+        Ok(Scene { models, character, params: SceneParams::default() })
+    }
+
+    /// The baked models: [`TENTACLE`], [`CHARACTER`], [`TWIST`].
+    #[must_use]
+    pub fn models(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// The character at scene time `t` (seconds; negative or non-finite times read as 0) with
+    /// the current [`SceneParams::look_ray`].
+    ///
+    /// Its [`Controller`] plays `idle`, `walk` and `run` on the base layer and `wave` on an
+    /// upper layer masked by [`WAVE_MASK`], following the schedule (period
+    /// [`SCHEDULE_PERIOD`]): walk, a phase-synced crossfade to run and back, a wave while
+    /// walking, a crossfade to idle, a wave while standing, walk again. The root motion it
+    /// extracts from the clips advances a [`PathFollower`] around [`character_path`] (the
+    /// character faces the point [`HEADING_LOOK_AHEAD`] further on). While walk and run alone
+    /// drive the legs, a foot on the ground is held where it touched down by
+    /// [`IkTwoBoneJob`] (the clips plant their feet on straight lines up to key interpolation;
+    /// the locks also keep them planted in turns), and [`IkAimJob`] turns the neck and head
+    /// towards the look target.
+    ///
+    /// The state is a function of `t` alone: the controller is replayed from t = 0 in steps of
+    /// [`CHARACTER_STEP`] (the states reached are cached, with checkpoints every 4 s for
+    /// going backwards), then advanced by the remainder.
+    ///
+    /// # Errors
+    ///
+    /// A [`SceneError`] if the controller or a job refuses its inputs (not expected: the
+    /// models are built here).
+    ///
+    /// [`Controller`]: sinew::controller::Controller
+    /// [`PathFollower`]: sinew::root_motion::PathFollower
+    /// [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
+    /// [`IkAimJob`]: sinew::ik::IkAimJob
+    pub fn character(&self, t: f32) -> Result<CharacterFrame, SceneError> {
+        self.character.at(&self.models[CHARACTER], t, self.params.look_ray)
+    }
+
+    /// What to draw at scene time `t` (seconds) with the current [`SceneParams`]. The
+    /// character's look target is drawn as a small cross among [`Frame::grid`]'s lines.
+    ///
+    /// # Errors
+    ///
+    /// As [`Scene::character`].
+    pub fn frame(&self, t: f32) -> Result<Frame<'_>, SceneError> {
+        let t = if t.is_finite() { t } else { 0.0 };
+        let p = &self.params;
+        let mut f = Frame { grid: ground_grid(-3.5, 3.5, -3.0, 1.5, 0.5), ..Frame::default() };
+        let tentacle = &self.models[TENTACLE];
+        let pose = tentacle_pose(tentacle, t, p.tentacle_speed, p.tentacle_amplitude);
+        let at = |v: Vec3<f32>| Mat4::from_translation(v);
+        push_model(&mut f, tentacle, TENTACLE, &pose, at(TENTACLE_POSITION), p.skinning, None, p.show_bones)?;
+
+        let c = self.character(t)?;
+        let character = &self.models[CHARACTER];
+        push_model(&mut f, character, CHARACTER, &c.pose, c.world, p.skinning, None, p.show_bones)?;
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            f.grid.push([c.look_target - axis * MARKER_SIZE, c.look_target + axis * MARKER_SIZE]);
+        }
+
+        let twist = &self.models[TWIST];
+        let pose = twist_pose(twist, twist_angle(t));
+        let lbs_color = [0.9, 0.75, 0.3, 1.0];
+        let dqs_color = [0.35, 0.8, 0.6, 1.0];
+        push_model(&mut f, twist, TWIST, &pose, at(TWIST_LBS_POSITION), Skinning::Lbs, Some(lbs_color), p.show_bones)?;
+        push_model(&mut f, twist, TWIST, &pose, at(TWIST_DQS_POSITION), Skinning::Dqs, Some(dqs_color), p.show_bones)?;
+        let above = Vec3::new(0.0, TWIST_LENGTH + 0.25, 0.0);
+        f.labels.push(Label { position: TWIST_LBS_POSITION + above, text: "LBS".into() });
+        f.labels.push(Label { position: TWIST_DQS_POSITION + above, text: "DQS".into() });
+        Ok(f)
+    }
+}
