@@ -5,3 +5,9 @@
 pub mod demo;
 pub mod scene;
 pub mod soft;
+
+/// Width of the `demo` window and the `soft` window and images unless told otherwise: one size
+/// for both, so that their frames compare without flags.
+pub const DEFAULT_WIDTH: u32 = 1280;
+/// Height of the `demo` window and the `soft` window and images unless told otherwise.
+pub const DEFAULT_HEIGHT: u32 = 720;

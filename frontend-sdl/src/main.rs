@@ -7,15 +7,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use sinew::clip::RotationInterpolation;
 use sinew_frontend::demo::{self, DemoOptions, GlRequest};
+use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use sinew_pipeline::bake::BakeOptions;
 use sinew_pipeline::dump::{dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
 use sinew_pipeline::model::{Model, Skinning};
-
-/// Window and image width of `demo` and `soft` unless `--width` says otherwise: the same for
-/// both, so their frames compare without flags.
-const DEFAULT_WIDTH: u32 = 1280;
-/// Window and image height of `demo` and `soft` unless `--height` says otherwise.
-const DEFAULT_HEIGHT: u32 = 720;
 
 #[derive(Parser)]
 #[command(name = "sinew", version, about = "sinew: skeletal animation — bake, inspect and view models")]

@@ -52,8 +52,8 @@ impl Default for SoftOptions {
             frames: 1,
             time: None,
             screenshot: None,
-            width: 640,
-            height: 480,
+            width: crate::DEFAULT_WIDTH,
+            height: crate::DEFAULT_HEIGHT,
             bones: false,
         }
     }

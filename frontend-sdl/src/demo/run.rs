@@ -36,7 +36,13 @@ fn describe(info: &GlInfo) -> String {
 pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
     validate(opts)?;
     let headless = opts.frames.is_some() || opts.screenshot.is_some();
-    let win = GlWindow::open("sinew demo", opts.width, opts.height, !headless, opts.gl).map_err(DemoError::Window)?;
+    let mut win =
+        GlWindow::open("sinew demo", opts.width, opts.height, !headless, opts.gl).map_err(DemoError::Window)?;
+    if !headless {
+        // The HUD is laid out without overlaps from this size up.
+        let (w, h) = super::hud_layout::MIN_WINDOW;
+        let _ = win.window.set_minimum_size(w.min(opts.width), h.min(opts.height));
+    }
     let mut r = Renderer::new(win.glow(), opts.palette)?;
     eprintln!(
         "sinew demo: SDL video driver {}, {}, GL_RENDERER {}, GLSL {}, {} vertex uniform vectors, palette {} joints",
