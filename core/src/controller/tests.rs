@@ -6,8 +6,10 @@ use std::vec::Vec;
 
 use super::*;
 use crate::asset::Asset;
-use crate::math::{Quat, Transform, Vec3};
-use crate::player::LoopMode;
+use crate::job::blending::{BlendingJob, Layer};
+use crate::job::{JobError, SamplingJob};
+use crate::math::{Quat, SoaTransform, Transform, Vec3};
+use crate::player::{LoopMode, PlayerError};
 use crate::skeleton::Skeleton;
 use crate::test_support::*;
 
