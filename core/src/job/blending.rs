@@ -27,7 +27,7 @@
 //! scale alike).
 //!
 //! The job makes one pass per normal layer over the output, which holds the running sums, then
-//! one pass that fills in the rest pose, normalizes and applies the additive layers; no scratch
+//! one that fills in the rest pose and normalizes, and one for the additive layers; no scratch
 //! memory is needed, whatever the joint or layer count. On x86-64 and AArch64, when every layer
 //! has one weight for the whole pose, the total is above the threshold and there is no additive
 //! layer, one loop over the elements keeps each element's sums in registers across the layers
@@ -108,7 +108,10 @@ impl<R: Real> BlendingJob<'_, R> {
         Ok(())
     }
 
-    /// Validates, then blends.
+    /// Validates, then blends: the normal layers (`blend_layers`), the rest pose below the
+    /// threshold and the normalization (`fill_rest_and_normalize`), the additive layers
+    /// (`add_additive_layers`); or, on hosts, in the usual uniform case, all in one loop
+    /// (`blend_uniform_layers`).
     ///
     /// # Errors
     ///
@@ -117,7 +120,6 @@ impl<R: Real> BlendingJob<'_, R> {
         self.validate()?;
         let n = self.rest_pose.len();
         let out = &mut self.output[..n];
-        let weight = |w: R| w.max(R::ZERO);
         let threshold = self.threshold;
         // The usual case in floating point: every layer with one weight for the whole pose,
         // a total above the threshold, no additive layer. One loop over the elements keeps each
@@ -130,123 +132,189 @@ impl<R: Real> BlendingJob<'_, R> {
             && self.layers.iter().all(|l| l.joint_weights.is_none())
             && self.layers.iter().fold(R::ZERO, |a, l| a + weight(l.weight)) >= threshold
         {
-            let mut uniform = R::ZERO;
-            for layer in self.layers {
-                uniform += weight(layer.weight);
-            }
-            let inv_w = V::<R>::splat(uniform).recip();
-            let zero = V::<R>::splat(R::ZERO);
-            if let [a, b] = self.layers {
-                let (wa, wb) = (weight(a.weight), weight(b.weight));
-                if wa != R::ZERO && wb != R::ZERO {
-                    // Two active layers (a crossfade, a two-clip blend): the same operations
-                    // without the per-layer loop and its bounds checks.
-                    let (wa, wb) = (V::<R>::splat(wa), V::<R>::splat(wb));
-                    for ((o, x), y) in out.iter_mut().zip(&a.transform[..n]).zip(&b.transform[..n]) {
-                        let mut acc = Sums::scaled(x, wa);
-                        acc.add(y, wb);
-                        acc.normalize_into(o, inv_w);
-                    }
-                    return Ok(());
-                }
-            }
-            for (e, o) in out.iter_mut().enumerate() {
-                let mut acc = Sums { t: [zero; 3], q: [zero; 4], s: [zero; 3] };
-                let mut first = true;
-                for layer in self.layers {
-                    let base = weight(layer.weight);
-                    let Some(x) = layer.transform.get(e).filter(|_| base != R::ZERO) else { continue };
-                    let w = V::<R>::splat(base);
-                    if first {
-                        acc = Sums::scaled(x, w);
-                        first = false;
-                    } else {
-                        acc.add(x, w);
-                    }
-                }
-                acc.normalize_into(o, inv_w);
-            }
+            blend_uniform_layers(self.layers, out);
             return Ok(());
         }
-        // One pass per normal layer over the output, which holds the running sums (it stays in
-        // L1 for any skeleton: 160 bytes per four joints). The layer's weight is hoisted out of
-        // its pass; the first active layer stores instead of adding.
+        blend_layers(self.layers, out);
+        fill_rest_and_normalize(self.layers, self.rest_pose, threshold, out);
+        add_additive_layers(self.additive, out);
+        Ok(())
+    }
+}
+
+/// A normal layer's weight: negative values count as 0.
+#[inline(always)]
+fn weight<R: Real>(w: R) -> R {
+    w.max(R::ZERO)
+}
+
+/// The normal layers' blend in one loop over the elements, each element's sums kept in
+/// registers across the layers, for the usual case in floating point: every layer with one
+/// weight for the whole pose, a total weight at least the threshold (so the rest pose takes no
+/// weight), no additive layer. The same operations in the same order as [`blend_layers`] then
+/// [`fill_rest_and_normalize`], so the same bits. Two layers of nonzero weight (a crossfade, a
+/// two-clip blend) go without the per-layer loop and its bounds checks.
+///
+/// Assumes what `run` checked: `R` floating point, every layer's `transform` at least
+/// `out.len()` long, no per-joint weights, a positive total weight.
+#[inline(always)]
+// Called only where `run` compiles its register path in (hosts).
+#[allow(dead_code)]
+fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
+    let n = out.len();
+    let mut uniform = R::ZERO;
+    for layer in layers {
+        uniform += weight(layer.weight);
+    }
+    let inv_w = V::<R>::splat(uniform).recip();
+    let zero = V::<R>::splat(R::ZERO);
+    if let [a, b] = layers {
+        let (wa, wb) = (weight(a.weight), weight(b.weight));
+        if wa != R::ZERO && wb != R::ZERO {
+            // Two active layers (a crossfade, a two-clip blend): the same operations
+            // without the per-layer loop and its bounds checks.
+            let (wa, wb) = (V::<R>::splat(wa), V::<R>::splat(wb));
+            for ((o, x), y) in out.iter_mut().zip(&a.transform[..n]).zip(&b.transform[..n]) {
+                let mut acc = Sums::scaled(x, wa);
+                acc.add(y, wb);
+                acc.normalize_into(o, inv_w);
+            }
+            return;
+        }
+    }
+    for (e, o) in out.iter_mut().enumerate() {
+        let mut acc = Sums { t: [zero; 3], q: [zero; 4], s: [zero; 3] };
         let mut first = true;
-        for layer in self.layers {
+        for layer in layers {
             let base = weight(layer.weight);
-            let src = &layer.transform[..n];
-            if base == R::ZERO {
-                // Contributes nothing anywhere, whatever it holds.
+            let Some(x) = layer.transform.get(e).filter(|_| base != R::ZERO) else { continue };
+            let w = V::<R>::splat(base);
+            if first {
+                acc = Sums::scaled(x, w);
+                first = false;
+            } else {
+                acc.add(x, w);
+            }
+        }
+        acc.normalize_into(o, inv_w);
+    }
+}
+
+/// Blends the normal layers into `out`, which holds their running weighted sums afterwards:
+/// one pass per layer of positive weight over the elements, the first storing `w · x`, the
+/// others adding it with each quaternion brought into the hemisphere of the running sum. `w` is
+/// the layer weight, times the per-joint weights clamped into `[0, 1]` where the layer has them
+/// (four joints of weight 0 ignore the layer, whatever it holds). With no such layer, `out`
+/// holds zero sums.
+///
+/// Assumes every layer's `transform` and `joint_weights` at least `out.len()` long.
+#[inline(always)]
+fn blend_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
+    let n = out.len();
+    // One pass per normal layer over the output, which holds the running sums (it stays in
+    // L1 for any skeleton: 160 bytes per four joints). The layer's weight is hoisted out of
+    // its pass; the first active layer stores instead of adding.
+    let mut first = true;
+    for layer in layers {
+        let base = weight(layer.weight);
+        let src = &layer.transform[..n];
+        if base == R::ZERO {
+            // Contributes nothing anywhere, whatever it holds.
+            continue;
+        }
+        match layer.joint_weights {
+            None => {
+                let w = V::<R>::splat(base);
+                if first {
+                    out.iter_mut().zip(src).for_each(|(o, x)| store_scaled(o, x, w));
+                } else {
+                    out.iter_mut().zip(src).for_each(|(o, x)| add_scaled(o, x, w));
+                }
+            }
+            Some(jw) => {
+                for ((o, x), j) in out.iter_mut().zip(src).zip(&jw[..n]) {
+                    // Four joints whose weights are all 0 ignore the layer, whatever it
+                    // holds (a lane of weight 0 among others adds 0 · value).
+                    let w = clamped_weights(base, j);
+                    if w == [R::ZERO; 4] {
+                        if first {
+                            store_scaled(o, &SoaTransform::IDENTITY, V::<R>::splat(R::ZERO));
+                        }
+                    } else if first {
+                        store_scaled(o, x, V::<R>::load(&w));
+                    } else {
+                        add_scaled(o, x, V::<R>::load(&w));
+                    }
+                }
+            }
+        }
+        first = false;
+    }
+    if first {
+        let zero = V::<R>::splat(R::ZERO);
+        out.iter_mut().for_each(|o| store_scaled(o, &SoaTransform::IDENTITY, zero));
+    }
+}
+
+/// Fills in the rest pose and normalizes, element by element ([`finish`]): the total weight of
+/// the normal layers in each lane (one value for the whole pose unless a layer has per-joint
+/// weights), the rest pose added with the weight `threshold − total` where that is positive,
+/// then translation and scale divided by the total and the rotation normalized.
+///
+/// Assumes `out` holds the sums of [`blend_layers`] over the same `layers`, and `rest_pose` at
+/// least `out.len()` long.
+#[inline(always)]
+fn fill_rest_and_normalize<R: Real>(
+    layers: &[Layer<'_, R>],
+    rest_pose: &[SoaTransform<R>],
+    threshold: R,
+    out: &mut [SoaTransform<R>],
+) {
+    // Total weights: one value for the whole pose unless a layer has per-joint weights.
+    let per_joint = layers.iter().any(|l| l.joint_weights.is_some());
+    let mut uniform = R::ZERO;
+    for layer in layers {
+        uniform += weight(layer.weight);
+    }
+    for (e, (o, rest)) in out.iter_mut().zip(rest_pose).enumerate() {
+        let mut total = [uniform; 4];
+        if per_joint {
+            total = [R::ZERO; 4];
+            for layer in layers {
+                let base = weight(layer.weight);
+                let w = match layer.joint_weights {
+                    Some(jw) => jw.get(e).map_or([R::ZERO; 4], |j| clamped_weights(base, j)),
+                    None => [base; 4],
+                };
+                for l in 0..4 {
+                    total[l] += w[l];
+                }
+            }
+        }
+        finish(o, rest, V::<R>::load(&total), V::<R>::splat(threshold));
+    }
+}
+
+/// Applies the additive layers to the blended pose in `out`, in order, element by element
+/// ([`apply_additive`]), each with its signed weight times its per-joint weights clamped into
+/// `[0, 1]`; four joints of weight 0 skip the layer.
+///
+/// Assumes every layer's `transform` and `joint_weights` at least `out.len()` long.
+#[inline(always)]
+fn add_additive_layers<R: Real>(additive: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
+    for (e, o) in out.iter_mut().enumerate() {
+        for layer in additive {
+            let w = match layer.joint_weights {
+                Some(jw) => jw.get(e).map_or([R::ZERO; 4], |j| clamped_weights(layer.weight, j)),
+                None => [layer.weight; 4],
+            };
+            if w == [R::ZERO; 4] {
                 continue;
             }
-            match layer.joint_weights {
-                None => {
-                    let w = V::<R>::splat(base);
-                    if first {
-                        out.iter_mut().zip(src).for_each(|(o, x)| store_scaled(o, x, w));
-                    } else {
-                        out.iter_mut().zip(src).for_each(|(o, x)| add_scaled(o, x, w));
-                    }
-                }
-                Some(jw) => {
-                    for ((o, x), j) in out.iter_mut().zip(src).zip(&jw[..n]) {
-                        // Four joints whose weights are all 0 ignore the layer, whatever it
-                        // holds (a lane of weight 0 among others adds 0 · value).
-                        let w = clamped_weights(base, j);
-                        if w == [R::ZERO; 4] {
-                            if first {
-                                store_scaled(o, &SoaTransform::IDENTITY, V::<R>::splat(R::ZERO));
-                            }
-                        } else if first {
-                            store_scaled(o, x, V::<R>::load(&w));
-                        } else {
-                            add_scaled(o, x, V::<R>::load(&w));
-                        }
-                    }
-                }
-            }
-            first = false;
-        }
-        if first {
-            let zero = V::<R>::splat(R::ZERO);
-            out.iter_mut().for_each(|o| store_scaled(o, &SoaTransform::IDENTITY, zero));
-        }
-        // Total weights: one value for the whole pose unless a layer has per-joint weights.
-        let per_joint = self.layers.iter().any(|l| l.joint_weights.is_some());
-        let mut uniform = R::ZERO;
-        for layer in self.layers {
-            uniform += weight(layer.weight);
-        }
-        for (e, (o, rest)) in out.iter_mut().zip(self.rest_pose).enumerate() {
-            let mut total = [uniform; 4];
-            if per_joint {
-                total = [R::ZERO; 4];
-                for layer in self.layers {
-                    let base = weight(layer.weight);
-                    let w = match layer.joint_weights {
-                        Some(jw) => jw.get(e).map_or([R::ZERO; 4], |j| clamped_weights(base, j)),
-                        None => [base; 4],
-                    };
-                    for l in 0..4 {
-                        total[l] += w[l];
-                    }
-                }
-            }
-            finish(o, rest, V::<R>::load(&total), V::<R>::splat(threshold));
-            for layer in self.additive {
-                let w = match layer.joint_weights {
-                    Some(jw) => jw.get(e).map_or([R::ZERO; 4], |j| clamped_weights(layer.weight, j)),
-                    None => [layer.weight; 4],
-                };
-                if w == [R::ZERO; 4] {
-                    continue;
-                }
-                if let Some(d) = layer.transform.get(e) {
-                    apply_additive(o, d, w);
-                }
+            if let Some(d) = layer.transform.get(e) {
+                apply_additive(o, d, w);
             }
         }
-        Ok(())
     }
 }
 
