@@ -141,6 +141,58 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         }
     }
 
+    /// Layer assembly, the weight algebra: each override layer's share of every joint, written
+    /// to `shares` for the first `n` SoA elements. A slot's blend weight at joint `j` is its
+    /// weight times its layer's share there.
+    ///
+    /// Override layers, from the last to the first, cover the ones below: a layer of weight
+    /// `α`, mask `m(j)` (1 without mask) and active slots whose weights sum to `Σw` takes
+    /// `c(j) = α · min(1, Σw) · m(j)` of what the layers above left at joint `j` (`r(j)`,
+    /// starting at 1), and leaves `r(j) · (1 − c(j))` to the layers below. Its slots' blend
+    /// weights at `j` are `wᵢ · α · m(j) · r(j)` (divided by `Σw` when `Σw > 1`), so they sum to
+    /// `c(j) · r(j)`: linear in every weight. An upper-body layer at full weight replaces the base
+    /// layer's upper body; an empty or zero-weight layer leaves the ones below untouched.
+    ///
+    /// Additive layers take no share: `blend` applies their slots' poses as deltas on top, with
+    /// weight `layer weight × slot weight` and the layer mask as per-joint weights. The blend
+    /// threshold (default 1) then fills in the rest pose where the override weights sum to less
+    /// than it (a first clip fading in).
+    ///
+    /// Assumes `n ≤ SOA` and slot weights after this update's fades. Runs before the slots
+    /// advance, which changes none of its inputs, so that root-motion extraction can weigh each
+    /// slot's delta by its share at the root joint.
+    #[inline(always)]
+    fn weigh_layers(&self, n: usize, shares: &mut [[[R; 4]; SOA]; LAYERS]) {
+        // Per layer: coverage α·min(1, Σw), and the factor turning slot weights into blend
+        // weights that sum to that coverage (1/Σw when the slots sum to more than 1).
+        let mut cover = [R::ZERO; LAYERS];
+        let mut factor = [R::ZERO; LAYERS];
+        for l in 0..LAYERS {
+            let sum = self
+                .slots
+                .iter()
+                .filter(|s| s.layer == l && s.active())
+                .fold(R::ZERO, |a, s| a + s.weight.max(R::ZERO));
+            let alpha = self.layers[l].weight;
+            cover[l] = alpha * sum.min(R::ONE);
+            factor[l] = if sum > R::ONE { alpha / sum } else { alpha };
+        }
+        for e in 0..n {
+            let mut remaining = [R::ONE; 4];
+            for l in (0..LAYERS).rev() {
+                let layer = &self.layers[l];
+                if layer.mode != LayerMode::Override {
+                    continue;
+                }
+                for k in 0..4 {
+                    let m = if layer.mask_joints.is_some() { layer.mask[e][k] } else { R::ONE };
+                    shares[l][e][k] = factor[l] * m * remaining[k];
+                    remaining[k] *= R::ONE - cover[l] * m;
+                }
+            }
+        }
+    }
+
     /// Advance and sample, slot by slot: each slot playing at the start of the update (planned
     /// in `plan`) restarts its root-motion measure if it must (`restart_root_measure`), advances
     /// its player as planned (reporting marker crossings to `on_event`, with the slot's weight
@@ -235,58 +287,6 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                 }
             }
             _ => slot.root = None,
-        }
-    }
-
-    /// Layer assembly, the weight algebra: each override layer's share of every joint, written
-    /// to `shares` for the first `n` SoA elements. A slot's blend weight at joint `j` is its
-    /// weight times its layer's share there.
-    ///
-    /// Override layers, from the last to the first, cover the ones below: a layer of weight
-    /// `α`, mask `m(j)` (1 without mask) and active slots whose weights sum to `Σw` takes
-    /// `c(j) = α · min(1, Σw) · m(j)` of what the layers above left at joint `j` (`r(j)`,
-    /// starting at 1), and leaves `r(j) · (1 − c(j))` to the layers below. Its slots' blend
-    /// weights at `j` are `wᵢ · α · m(j) · r(j)` (divided by `Σw` when `Σw > 1`), so they sum to
-    /// `c(j) · r(j)`: linear in every weight. An upper-body layer at full weight replaces the base
-    /// layer's upper body; an empty or zero-weight layer leaves the ones below untouched.
-    ///
-    /// Additive layers take no share: `blend` applies their slots' poses as deltas on top, with
-    /// weight `layer weight × slot weight` and the layer mask as per-joint weights. The blend
-    /// threshold (default 1) then fills in the rest pose where the override weights sum to less
-    /// than it (a first clip fading in).
-    ///
-    /// Assumes `n ≤ SOA` and slot weights after this update's fades. Runs before the slots
-    /// advance, which changes none of its inputs, so that root-motion extraction can weigh each
-    /// slot's delta by its share at the root joint.
-    #[inline(always)]
-    fn weigh_layers(&self, n: usize, shares: &mut [[[R; 4]; SOA]; LAYERS]) {
-        // Per layer: coverage α·min(1, Σw), and the factor turning slot weights into blend
-        // weights that sum to that coverage (1/Σw when the slots sum to more than 1).
-        let mut cover = [R::ZERO; LAYERS];
-        let mut factor = [R::ZERO; LAYERS];
-        for l in 0..LAYERS {
-            let sum = self
-                .slots
-                .iter()
-                .filter(|s| s.layer == l && s.active())
-                .fold(R::ZERO, |a, s| a + s.weight.max(R::ZERO));
-            let alpha = self.layers[l].weight;
-            cover[l] = alpha * sum.min(R::ONE);
-            factor[l] = if sum > R::ONE { alpha / sum } else { alpha };
-        }
-        for e in 0..n {
-            let mut remaining = [R::ONE; 4];
-            for l in (0..LAYERS).rev() {
-                let layer = &self.layers[l];
-                if layer.mode != LayerMode::Override {
-                    continue;
-                }
-                for k in 0..4 {
-                    let m = if layer.mask_joints.is_some() { layer.mask[e][k] } else { R::ONE };
-                    shares[l][e][k] = factor[l] * m * remaining[k];
-                    remaining[k] *= R::ONE - cover[l] * m;
-                }
-            }
         }
     }
 
