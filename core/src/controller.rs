@@ -113,7 +113,8 @@ impl<'a, R> ClipEntry<'a, R> {
 /// Where an additive layer's deltas come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum AdditiveReference {
-    /// The clips already hold deltas (baked with [`make_additive`](crate::job::blending::make_additive)).
+    /// The clips already hold deltas (baked with
+    /// [`make_additive`](crate::job::blending::make_additive)).
     Baked,
     /// The sampled pose is made a delta from the skeleton's rest pose at each update.
     #[default]
@@ -196,7 +197,8 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         }
     }
 
-    /// Sets the blend threshold (see [`BlendingJob::threshold`](crate::job::BlendingJob::threshold); default 1).
+    /// Sets the blend threshold (see
+    /// [`BlendingJob::threshold`](crate::job::BlendingJob::threshold); default 1).
     ///
     /// # Errors
     ///

@@ -1,6 +1,7 @@
 //! Fades, crossfades and phase sync: [`FadeCurve`], the weight of a fade in progress (`Fade`),
 //! the controller's fade calls ([`Controller::fade_to`], [`Controller::crossfade`]…) and the
-//! shared rate of synced slots (see the [module documentation](super) for the rules).
+//! shared rate of synced slots (see the [module documentation](super) for the rules). Fades
+//! progress in the update's first pass (`progress_fades`, in `update.rs`).
 
 use super::state::Slot;
 use super::{Controller, ControllerError};
@@ -78,6 +79,8 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         Ok(())
     }
 
+    /// Starts fading `s` to `to` over `duration` seconds, or sets its weight at once (leaving
+    /// phase sync at weight 0) when `duration` is 0.
     fn start_fade(s: &mut Slot<R, TRACKS>, to: R, duration: R, curve: FadeCurve) {
         if duration > R::ZERO {
             s.fade = Some(Fade { from: s.weight, to, duration, elapsed: R::ZERO, curve });
@@ -94,7 +97,8 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// seconds with `curve`. With `sync`, `to` first jumps to the normalized phase of the layer's
     /// heaviest other active slot, and they advance in phase during the fade (see the module
     /// documentation). The incoming player keeps its state otherwise (call
-    /// [`Player::rewind`](crate::player::Player::rewind) through [`player_mut`](Self::player_mut) to restart it).
+    /// [`Player::rewind`](crate::player::Player::rewind) through
+    /// [`player_mut`](Self::player_mut) to restart it).
     ///
     /// # Errors
     ///

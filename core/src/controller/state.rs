@@ -56,12 +56,15 @@ pub(super) struct LayerState<R, const SOA: usize> {
     pub(super) mask: [[R; 4]; SOA],
 }
 
-/// The working memory of [`Controller::update`](super::Controller::update): one sampled pose per slot and the per-joint
+/// The working memory of [`Controller::update`]: one sampled pose per slot and the per-joint
 /// blend weights of each layer.
 ///
 /// Nothing in it survives from one update to the next, so characters updated one after another
-/// share one scratch (one per thread): per character only the [`Controller`](super::Controller), its output pose
+/// share one scratch (one per thread): per character only the [`Controller`], its output pose
 /// and its matrices stay in memory.
+///
+/// [`Controller`]: super::Controller
+/// [`Controller::update`]: super::Controller::update
 #[derive(Debug, Clone)]
 pub struct ControllerScratch<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> {
     pub(super) poses: [[SoaTransform<R>; SOA]; SLOTS],
@@ -84,9 +87,11 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Control
     }
 
     /// Slot `slot`'s sampled pose in the last update that used this scratch (in place when root
-    /// motion is on; a delta in an additive layer with [`AdditiveReference::RestPose`](super::AdditiveReference::RestPose)). A slot
+    /// motion is on; a delta in an additive layer with [`AdditiveReference::RestPose`]). A slot
     /// that update did not sample keeps whatever was there before, possibly another
     /// character's pose when the scratch is shared.
+    ///
+    /// [`AdditiveReference::RestPose`]: super::AdditiveReference::RestPose
     #[must_use]
     pub fn slot_pose(&self, slot: usize) -> Option<&[SoaTransform<R>]> {
         self.poses.get(slot).map(|p| &p[..])
