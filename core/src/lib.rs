@@ -50,5 +50,7 @@ pub mod raster;
 pub mod real;
 pub mod root_motion;
 pub mod skeleton;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use real::{Real, Q16};

@@ -495,9 +495,9 @@ mod tests {
 
     use super::*;
     use crate::asset::Asset;
-    use crate::player::test_support::*;
     use crate::player::{LoopMode, Player};
     use crate::real::Q16;
+    use crate::test_support::*;
 
     fn close<R: Real>(a: Motion<R>, b: Motion<R>, tol: f32) -> bool {
         (a.translation - b.translation).max_abs().to_f32() <= tol && wrap_angle(a.yaw - b.yaw).abs().to_f32() <= tol

@@ -1,0 +1,354 @@
+//! [`Controller::update`] and its passes, in the order it runs them: `validate` (every input
+//! checked, each playing slot's step planned), `progress_fades`, `weigh_layers` (layer assembly:
+//! the weight algebra of override layers), `advance_and_sample` (with `restart_root_measure`
+//! and `extract_root_motion` for each slot), `release_lone_synced` (in `fade.rs`) and `blend`.
+
+use super::fade::Fade;
+use super::state::Slot;
+use super::{AdditiveReference, ClipEntry, Controller, ControllerError, ControllerEvent, ControllerScratch, LayerMode};
+use crate::clip::{Clip, RotationInterpolation};
+use crate::job::blending::{make_additive, BlendingJob, Layer};
+use crate::job::{JobError, SamplingJob};
+use crate::math::{SoaTransform, Transform};
+use crate::player::{Event, PlayerError, Step};
+use crate::real::Real;
+use crate::root_motion::{sample_joint, Motion, MotionBlend, RootMotionSettings, RootMotionTracker};
+use crate::skeleton::SkeletonView;
+
+/// How a slot playing at the start of an update advances.
+#[derive(Debug, Clone, Copy)]
+enum Plan<R> {
+    /// By `dt` times its speed.
+    Time,
+    /// By this many cycles (synced).
+    Cycles(R),
+}
+
+impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize>
+    Controller<R, SOA, SLOTS, LAYERS, TRACKS>
+{
+    /// Advances every active slot by `dt` seconds, samples them into `scratch` and blends them
+    /// into `output` (the local pose, at least `skeleton.num_soa_joints()` elements), and reports
+    /// marker crossings of active slots to `on_event` (slot order, then crossing order).
+    /// `scratch` holds nothing from one update to the next: any scratch of the same shape will
+    /// do, and characters updated in turn can share one.
+    ///
+    /// # Errors
+    ///
+    /// [`ControllerError::SkeletonTooLarge`], [`ControllerError::ClipOutOfRange`],
+    /// [`ControllerError::TooManyTracks`], [`ControllerError::MaskMismatch`],
+    /// [`ControllerError::Job`] (output too small, a clip or the root-motion joint past the
+    /// skeleton), [`ControllerError::Player`] (non-finite `dt`, too many loops in one step). All
+    /// are checked before anything changes: on error the controller and `output` are untouched
+    /// and no event is reported.
+    pub fn update(
+        &mut self,
+        dt: R,
+        clips: &[ClipEntry<'_, R>],
+        skeleton: SkeletonView<'_, R>,
+        scratch: &mut ControllerScratch<R, SOA, SLOTS, LAYERS>,
+        output: &mut [SoaTransform<R>],
+        mut on_event: impl FnMut(ControllerEvent<R>),
+    ) -> Result<(), ControllerError> {
+        let n = skeleton.num_soa_joints();
+        // Slots playing at the start of the update advance (and report) even if they fade out
+        // during it; the blend takes those still playing after it.
+        let plan = self.validate(dt, clips, skeleton, output.len())?;
+        self.progress_fades(dt);
+        self.weigh_layers(n, &mut scratch.shares);
+        let motion = self.advance_and_sample(dt, clips, skeleton, &plan, scratch, &mut on_event)?;
+        self.release_lone_synced();
+        self.blend(n, skeleton.rest_pose(), scratch, output)?;
+        if self.root_settings.is_some() {
+            self.root_delta = motion.finish();
+            self.root_total = self.root_total.then(self.root_delta);
+        }
+        Ok(())
+    }
+
+    /// Checks everything `update` needs and plans the step of each slot playing at the start of
+    /// the update (`None` for the others).
+    fn validate(
+        &self,
+        dt: R,
+        clips: &[ClipEntry<'_, R>],
+        skeleton: SkeletonView<'_, R>,
+        output_len: usize,
+    ) -> Result<[Option<Plan<R>>; SLOTS], ControllerError> {
+        if !dt.is_finite() {
+            return Err(ControllerError::Player(PlayerError::NonFiniteDelta));
+        }
+        let n = skeleton.num_soa_joints();
+        if n > SOA {
+            return Err(ControllerError::SkeletonTooLarge);
+        }
+        if output_len < n {
+            return Err(ControllerError::Job(JobError::OutputTooSmall));
+        }
+        if self.root_settings.is_some_and(|r| r.joint >= skeleton.num_joints()) {
+            return Err(ControllerError::Job(JobError::JointIndexOutOfRange));
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            if l.mask_joints.is_some_and(|j| j != skeleton.num_joints()) {
+                return Err(ControllerError::MaskMismatch { layer: i });
+            }
+        }
+        // Fade weights after this update decide who is active and the sync rates.
+        let mut weights = [R::ZERO; SLOTS];
+        for (w, s) in weights.iter_mut().zip(&self.slots) {
+            *w = match s.fade {
+                Some(f) => Fade { elapsed: f.elapsed + dt.max(R::ZERO), ..f }.weight(),
+                None => s.weight,
+            };
+        }
+        let mut plan = [None; SLOTS];
+        for (i, s) in self.slots.iter().enumerate() {
+            let Some(ci) = s.clip.filter(|_| s.active()) else { continue };
+            let entry = clips.get(ci).ok_or(ControllerError::ClipOutOfRange { slot: i })?;
+            let tracks = entry.clip.num_tracks();
+            if tracks > TRACKS {
+                return Err(ControllerError::TooManyTracks { tracks, capacity: TRACKS });
+            }
+            if entry.clip.joint_bound() > skeleton.num_joints() {
+                return Err(ControllerError::Job(JobError::JointIndexOutOfRange));
+            }
+            plan[i] = Some(if s.synced { Plan::Cycles(self.sync_rate(s.layer, &weights) * dt) } else { Plan::Time });
+        }
+        for (s, p) in self.slots.iter().zip(&plan) {
+            match *p {
+                Some(Plan::Time) => s.player.check_advance(dt)?,
+                Some(Plan::Cycles(c)) => s.player.check_advance_cycles(c)?,
+                None => {}
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Fades: every fading slot's weight moves on by `dt` seconds of real time (a negative `dt`
+    /// counts as 0); a fade that reached its duration ends at its target weight.
+    #[inline(always)]
+    fn progress_fades(&mut self, dt: R) {
+        let elapsed = dt.max(R::ZERO);
+        for s in &mut self.slots {
+            if let Some(f) = &mut s.fade {
+                f.elapsed += elapsed;
+                s.weight = f.weight();
+                if f.elapsed >= f.duration {
+                    s.weight = f.to;
+                    s.fade = None;
+                }
+            }
+        }
+    }
+
+    /// Layer assembly, the weight algebra: each override layer's share of every joint, written
+    /// to `shares` for the first `n` SoA elements. A slot's blend weight at joint `j` is its
+    /// weight times its layer's share there.
+    ///
+    /// Override layers, from the last to the first, cover the ones below: a layer of weight
+    /// `α`, mask `m(j)` (1 without mask) and active slots whose weights sum to `Σw` takes
+    /// `c(j) = α · min(1, Σw) · m(j)` of what the layers above left at joint `j` (`r(j)`,
+    /// starting at 1), and leaves `r(j) · (1 − c(j))` to the layers below. Its slots' blend
+    /// weights at `j` are `wᵢ · α · m(j) · r(j)` (divided by `Σw` when `Σw > 1`), so they sum to
+    /// `c(j) · r(j)`: linear in every weight. An upper-body layer at full weight replaces the base
+    /// layer's upper body; an empty or zero-weight layer leaves the ones below untouched.
+    ///
+    /// Additive layers take no share: `blend` applies their slots' poses as deltas on top, with
+    /// weight `layer weight × slot weight` and the layer mask as per-joint weights. The blend
+    /// threshold (default 1) then fills in the rest pose where the override weights sum to less
+    /// than it (a first clip fading in).
+    ///
+    /// Assumes `n ≤ SOA` and slot weights after this update's fades. Runs before the slots
+    /// advance, which changes none of its inputs, so that root-motion extraction can weigh each
+    /// slot's delta by its share at the root joint.
+    #[inline(always)]
+    fn weigh_layers(&self, n: usize, shares: &mut [[[R; 4]; SOA]; LAYERS]) {
+        // Per layer: coverage α·min(1, Σw), and the factor turning slot weights into blend
+        // weights that sum to that coverage (1/Σw when the slots sum to more than 1).
+        let mut cover = [R::ZERO; LAYERS];
+        let mut factor = [R::ZERO; LAYERS];
+        for l in 0..LAYERS {
+            let sum = self
+                .slots
+                .iter()
+                .filter(|s| s.layer == l && s.active())
+                .fold(R::ZERO, |a, s| a + s.weight.max(R::ZERO));
+            let alpha = self.layers[l].weight;
+            cover[l] = alpha * sum.min(R::ONE);
+            factor[l] = if sum > R::ONE { alpha / sum } else { alpha };
+        }
+        for e in 0..n {
+            let mut remaining = [R::ONE; 4];
+            for l in (0..LAYERS).rev() {
+                let layer = &self.layers[l];
+                if layer.mode != LayerMode::Override {
+                    continue;
+                }
+                for k in 0..4 {
+                    let m = if layer.mask_joints.is_some() { layer.mask[e][k] } else { R::ONE };
+                    shares[l][e][k] = factor[l] * m * remaining[k];
+                    remaining[k] *= R::ONE - cover[l] * m;
+                }
+            }
+        }
+    }
+
+    /// Advance and sample, slot by slot: each slot playing at the start of the update (planned
+    /// in `plan`) restarts its root-motion measure if it must (`restart_root_measure`), advances
+    /// its player as planned (reporting marker crossings to `on_event`, with the slot's weight
+    /// after the fades) and, if still active after the fades, is sampled into its pose of
+    /// `scratch` — made a delta from the rest pose in an additive layer with
+    /// [`AdditiveReference::RestPose`], its root motion extracted in an override layer
+    /// (`extract_root_motion`, which needs the shares of `weigh_layers`). Slots that do not play
+    /// lose their root-motion measure; those that stopped playing also leave their phase sync.
+    ///
+    /// Returns the blend of the slots' root-motion deltas. Assumes `validate` passed (every clip
+    /// given, within the cursor capacity and the skeleton, every step allowed): the errors are
+    /// unreachable then.
+    #[inline(always)]
+    fn advance_and_sample(
+        &mut self,
+        dt: R,
+        clips: &[ClipEntry<'_, R>],
+        skeleton: SkeletonView<'_, R>,
+        plan: &[Option<Plan<R>>; SLOTS],
+        scratch: &mut ControllerScratch<R, SOA, SLOTS, LAYERS>,
+        on_event: &mut impl FnMut(ControllerEvent<R>),
+    ) -> Result<MotionBlend<R>, ControllerError> {
+        let n = skeleton.num_soa_joints();
+        let rest = skeleton.rest_pose();
+        let root_rest = self.root_settings.and_then(|r| skeleton.rest_transform(r.joint));
+        let mut motion = MotionBlend::new();
+        for i in 0..SLOTS {
+            let slot = &mut self.slots[i];
+            let (Some(ci), Some(plan)) = (slot.clip, plan[i]) else {
+                // Measured afresh when it plays again.
+                slot.root = None;
+                continue;
+            };
+            let Some(entry) = clips.get(ci) else { continue };
+            let mode = self.layers[slot.layer].mode;
+            Self::restart_root_measure(slot, &entry.clip, mode, self.root_settings, root_rest, self.rotation);
+            let weight = slot.weight;
+            let report = |event: Event<R>| on_event(ControllerEvent { slot: i, clip: ci, weight, event });
+            let step: Step = match plan {
+                Plan::Time => slot.player.advance(dt, entry.markers, report)?,
+                Plan::Cycles(c) => slot.player.advance_cycles(c, entry.markers, report)?,
+            };
+            slot.mark = (slot.player.phase_ticks(), slot.player.loops());
+            if !slot.active() {
+                slot.root = None;
+                slot.synced = false;
+                continue;
+            }
+            let pose = &mut scratch.poses[i][..n];
+            SamplingJob {
+                clip: entry.clip,
+                time: slot.player.time(),
+                rotation: self.rotation,
+                rest_pose: rest,
+                cursor: &mut slot.cursor,
+                output: pose,
+            }
+            .run()?;
+            if mode == LayerMode::Additive(AdditiveReference::RestPose) {
+                for (p, r) in pose.iter_mut().zip(rest) {
+                    for l in 0..4 {
+                        p.set_lane(l, &make_additive(&p.lane(l), &r.lane(l)));
+                    }
+                }
+            }
+            Self::extract_root_motion(slot, pose, &scratch.shares, step.wraps, &mut motion);
+        }
+        Ok(motion)
+    }
+
+    /// The root-motion measure of a slot about to advance, in a layer of mode `mode`: kept, or
+    /// (re)started at the player's time before the step after a seek, a clip change, a pause in
+    /// playing or new settings; dropped without root motion (`settings` or the root joint's rest
+    /// transform `root_rest` missing) and outside override layers.
+    #[inline(always)]
+    fn restart_root_measure(
+        slot: &mut Slot<R, TRACKS>,
+        clip: &Clip<'_>,
+        mode: LayerMode,
+        settings: Option<RootMotionSettings>,
+        root_rest: Option<Transform<R>>,
+        rotation: RotationInterpolation,
+    ) {
+        let seeked = (slot.player.phase_ticks(), slot.player.loops()) != slot.mark;
+        match (settings, root_rest) {
+            (Some(settings), Some(root_rest)) if mode == LayerMode::Override => {
+                if seeked || slot.root.is_none_or(|t| t.settings != settings) {
+                    let mut t = RootMotionTracker::from_clip(clip, settings, root_rest, rotation);
+                    let at = sample_joint(clip, settings.joint, slot.player.time(), root_rest, rotation);
+                    t.reset(Motion::extract(&at, &settings));
+                    slot.root = Some(t);
+                }
+            }
+            _ => slot.root = None,
+        }
+    }
+
+    /// Root-motion extraction, for a slot of an override layer just sampled into `pose` while
+    /// root motion is on (the slot has a measure, see `restart_root_measure`): the measure
+    /// takes the root joint's motion over the step (`wraps` loops crossed), the motion is
+    /// removed from the pose (in place) and its delta is added to `motion` with the slot's blend
+    /// weight at the root joint (slot weight × layer share, from `weigh_layers`). Other slots are
+    /// left alone.
+    #[inline(always)]
+    fn extract_root_motion(
+        slot: &mut Slot<R, TRACKS>,
+        pose: &mut [SoaTransform<R>],
+        shares: &[[[R; 4]; SOA]; LAYERS],
+        wraps: i64,
+        motion: &mut MotionBlend<R>,
+    ) {
+        if let Some(tracker) = &mut slot.root {
+            let (g, l) = (tracker.settings.joint / 4, tracker.settings.joint % 4);
+            let root = pose[g].lane(l);
+            let delta = tracker.update(Motion::extract(&root, &tracker.settings), wraps);
+            pose[g].set_lane(l, &tracker.remove(&root));
+            motion.add(delta, slot.weight * shares[slot.layer][g][l]);
+        }
+    }
+
+    /// Blend: one [`BlendingJob`] over the first `n` SoA elements (the skeleton's, whose rest
+    /// pose is `rest_pose`) into `output`, with each
+    /// active override slot of positive weight as a normal layer (its weight, its layer's shares
+    /// as per-joint weights) and each additive one as an additive layer (slot weight × layer
+    /// weight, the layer's mask if it has one), in slot order, and the controller's threshold.
+    /// Assumes the poses and shares of `scratch` were made by this update's passes.
+    #[inline(always)]
+    fn blend(
+        &self,
+        n: usize,
+        rest_pose: &[SoaTransform<R>],
+        scratch: &ControllerScratch<R, SOA, SLOTS, LAYERS>,
+        output: &mut [SoaTransform<R>],
+    ) -> Result<(), JobError> {
+        let mut normal: heapless::Vec<Layer<'_, R>, SLOTS> = heapless::Vec::new();
+        let mut additive: heapless::Vec<Layer<'_, R>, SLOTS> = heapless::Vec::new();
+        for (i, s) in self.slots.iter().enumerate() {
+            if !s.active() || s.weight <= R::ZERO {
+                continue;
+            }
+            let layer = &self.layers[s.layer];
+            let transform = &scratch.poses[i][..n];
+            // Both vectors hold at most SLOTS layers: pushes cannot fail.
+            let _ = match layer.mode {
+                LayerMode::Override => normal.push(Layer {
+                    transform,
+                    weight: s.weight,
+                    joint_weights: Some(&scratch.shares[s.layer][..n]),
+                }),
+                LayerMode::Additive(_) => additive.push(Layer {
+                    transform,
+                    weight: s.weight * layer.weight,
+                    joint_weights: layer.mask_joints.map(|_| &layer.mask[..n]),
+                }),
+            };
+        }
+        BlendingJob { layers: &normal, additive: &additive, rest_pose, threshold: self.threshold, output }.run()
+    }
+}

@@ -1,0 +1,105 @@
+//! Builders of small `.sinew` files for this crate's tests: a skeleton (parents, rest pose,
+//! names) and clips of LINEAR `f32` tracks, written with [`Writer`] as the baker would. The
+//! player, controller and root-motion tests build their fixtures with it.
+
+extern crate std;
+use std::vec::Vec;
+
+use crate::asset::format::*;
+use crate::asset::writer::Writer;
+use crate::math::Transform;
+
+/// One LINEAR or STEP `f32` track.
+pub(crate) struct TrackSpec {
+    pub joint: u16,
+    pub target: u8,
+    pub interp: u8,
+    pub times: Vec<f32>,
+    /// 3 (translation, scale) or 4 (rotation xyzw) values per key.
+    pub values: Vec<f32>,
+}
+
+/// One clip.
+pub(crate) struct ClipSpec {
+    pub name: &'static str,
+    pub start: f32,
+    pub end: f32,
+    pub tracks: Vec<TrackSpec>,
+}
+
+fn write(w: &mut Writer, parents: &[i16], rest: &[Transform<f32>], names: &[&str], clips: &[ClipSpec]) {
+    let table = w.begin_file(1 + clips.len() as u32);
+    let s0 = w.len();
+    w.u16(parents.len() as u16);
+    for &p in parents {
+        w.i16(p);
+    }
+    for t in rest {
+        let (a, q, s) = (t.translation, t.rotation, t.scale);
+        for v in [a.x, a.y, a.z, q.x, q.y, q.z, q.w, s.x, s.y, s.z] {
+            w.f32(v);
+        }
+    }
+    for n in names {
+        w.str(n);
+    }
+    w.section(table, 0, KIND_SKELETON, s0);
+    for (c, clip) in clips.iter().enumerate() {
+        let s1 = w.len();
+        w.str(clip.name);
+        w.f32(clip.start);
+        w.f32(clip.end);
+        w.u16(clip.tracks.len() as u16);
+        let dir = w.len();
+        for _ in &clip.tracks {
+            w.bytes(&[0; TRACK_ENTRY_LEN]);
+        }
+        for (i, t) in clip.tracks.iter().enumerate() {
+            let off = (w.len() - s1) as u32;
+            for &v in t.times.iter().chain(t.values.iter()) {
+                w.f32(v);
+            }
+            let mut entry = [0u8; TRACK_ENTRY_LEN];
+            entry[..2].copy_from_slice(&t.joint.to_le_bytes());
+            entry[2] = t.target;
+            entry[3] = t.interp;
+            entry[4] = FORMAT_F32;
+            entry[6..8].copy_from_slice(&(t.times.len() as u16).to_le_bytes());
+            entry[8..12].copy_from_slice(&off.to_le_bytes());
+            w.patch_bytes(dir + i * TRACK_ENTRY_LEN, &entry);
+        }
+        w.section(table, 1 + c, KIND_CLIP, s1);
+    }
+    w.finish();
+}
+
+/// A `.sinew` file with a skeleton and clips (every track lossless `f32`).
+pub(crate) fn build(parents: &[i16], rest: &[Transform<f32>], names: &[&str], clips: &[ClipSpec]) -> Vec<u8> {
+    let mut measure = Writer::new(&mut []);
+    write(&mut measure, parents, rest, names, clips);
+    let mut buf = std::vec![0u8; measure.len()];
+    write(&mut Writer::new(&mut buf), parents, rest, names, clips);
+    buf
+}
+
+/// A LINEAR translation track.
+pub(crate) fn translation(joint: u16, times: &[f32], values: &[[f32; 3]]) -> TrackSpec {
+    TrackSpec {
+        joint,
+        target: TARGET_TRANSLATION,
+        interp: INTERP_LINEAR,
+        times: times.to_vec(),
+        values: values.iter().flatten().copied().collect(),
+    }
+}
+
+/// A LINEAR rotation track.
+pub(crate) fn rotation(joint: u16, times: &[f32], values: &[[f32; 4]]) -> TrackSpec {
+    TrackSpec {
+        joint,
+        target: TARGET_ROTATION,
+        interp: INTERP_LINEAR,
+        times: times.to_vec(),
+        values: values.iter().flatten().copied().collect(),
+    }
+}
