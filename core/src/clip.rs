@@ -17,6 +17,7 @@ use crate::asset::reader::{is_finite_bits, le_f32, le_u16, ordered_bits, Reader}
 use crate::asset::ParseError;
 use crate::limits::MAX_JOINTS;
 use crate::math::{Quat, Vec3};
+use crate::platform::HOST_KERNELS;
 use crate::real::Real;
 
 mod soa;
@@ -283,42 +284,37 @@ impl<'a> Clip<'a> {
         self.joint_bound
     }
 
-    /// The decoding view of track `i`: on hosts with one bounds check for the whole entry (a
-    /// validated clip has every entry).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    /// The decoding view of track `i`. Host kernels copy the whole entry with one bounds check
+    /// (a validated clip has every entry); narrow kernels read it field by field (smaller code
+    /// on microcontrollers).
     #[inline(always)]
     fn track_view(&self, i: usize) -> TrackView<'a> {
         let e = self.dir + i * TRACK_ENTRY_LEN;
         let b = self.body;
-        let d: [u8; TRACK_ENTRY_LEN] =
-            b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
-        let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
-        TrackView {
-            joint: u16::from_le_bytes([d[0], d[1]]) as usize,
-            target: d[2],
-            interp: d[3],
-            format: d[4],
-            slerp: d[5] & TRACK_FLAG_SLERP != 0,
-            n: u16::from_le_bytes([d[6], d[7]]) as usize,
-            data: b.get(off..).unwrap_or(&[]),
-        }
-    }
-
-    /// The decoding view of track `i`, field by field (smaller code on microcontrollers).
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    #[inline(always)]
-    fn track_view(&self, i: usize) -> TrackView<'a> {
-        let e = self.dir + i * TRACK_ENTRY_LEN;
-        let b = self.body;
-        let off = crate::asset::reader::le_u32(b, e + 8) as usize;
-        TrackView {
-            joint: le_u16(b, e) as usize,
-            target: byte(b, e + 2),
-            interp: byte(b, e + 3),
-            format: byte(b, e + 4),
-            slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
-            n: le_u16(b, e + 6) as usize,
-            data: b.get(off..).unwrap_or(&[]),
+        if HOST_KERNELS {
+            let d: [u8; TRACK_ENTRY_LEN] =
+                b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
+            let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
+            TrackView {
+                joint: u16::from_le_bytes([d[0], d[1]]) as usize,
+                target: d[2],
+                interp: d[3],
+                format: d[4],
+                slerp: d[5] & TRACK_FLAG_SLERP != 0,
+                n: u16::from_le_bytes([d[6], d[7]]) as usize,
+                data: b.get(off..).unwrap_or(&[]),
+            }
+        } else {
+            let off = crate::asset::reader::le_u32(b, e + 8) as usize;
+            TrackView {
+                joint: le_u16(b, e) as usize,
+                target: byte(b, e + 2),
+                interp: byte(b, e + 3),
+                format: byte(b, e + 4),
+                slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
+                n: le_u16(b, e + 6) as usize,
+                data: b.get(off..).unwrap_or(&[]),
+            }
         }
     }
 

@@ -15,6 +15,7 @@ use core::ops::{Add, Div, Mul, Neg, Sub};
 
 use wide::{f32x4, i32x4, CmpGe, CmpGt, CmpLe, CmpLt};
 
+use crate::platform::{SIMD_LANES, SSE_LANES};
 use crate::real::{Real, Q16};
 
 /// Four lanes of `R`, combined lane by lane. See the [module documentation](self).
@@ -61,7 +62,8 @@ pub trait Lanes<R: Real>:
     fn abs(self) -> Self;
     /// Lane-wise square root, correctly rounded as IEEE 754 requires (so the same bits on every
     /// target: the SIMD instruction where lanes are SIMD, an integer algorithm elsewhere); for
-    /// [`Q16`], [`Real::sqrt`]. Negative lanes give NaN (`f32`) or 0 (`Q16`).
+    /// [`Q16`], [`Real::sqrt`]. Negative lanes give NaN (`f32`) or 0 (`Q16`); the sign of a NaN
+    /// result depends on the target (the SSE instruction sets it for negative inputs).
     #[must_use]
     fn sqrt_ieee(self) -> Self;
     /// Each lane clamped into [0, 1]; a NaN lane gives 0 (as `max(0)` then `min(1)`).
@@ -183,30 +185,22 @@ impl Lanes<f32> for F32x4 {
     }
     #[inline(always)]
     fn sqrt_ieee(self) -> Self {
-        #[cfg(any(
-            target_feature = "sse",
-            target_feature = "simd128",
-            all(target_feature = "neon", target_arch = "aarch64")
-        ))]
-        {
+        if SIMD_LANES {
             // sqrtps, f32x4.sqrt or vsqrtq_f32: correctly rounded.
             F32x4(self.0.sqrt())
-        }
-        #[cfg(not(any(
-            target_feature = "sse",
-            target_feature = "simd128",
-            all(target_feature = "neon", target_arch = "aarch64")
-        )))]
-        {
+        } else {
             let a = self.0.to_array();
             F32x4(f32x4::from([sqrt_ieee_f32(a[0]), sqrt_ieee_f32(a[1]), sqrt_ieee_f32(a[2]), sqrt_ieee_f32(a[3])]))
         }
     }
-    #[cfg(target_feature = "sse")]
     #[inline(always)]
     fn clamp01(self) -> Self {
-        // `maxps(x, 0)` returns its second operand when the first is NaN: no NaN fix-up needed.
-        F32x4(self.0.fast_max(f32x4::ZERO).fast_min(f32x4::ONE))
+        if SSE_LANES {
+            // `maxps(x, 0)` returns its second operand when the first is NaN: no NaN fix-up needed.
+            F32x4(self.0.fast_max(f32x4::ZERO).fast_min(f32x4::ONE))
+        } else {
+            self.max(Self::splat(0.0)).min(Self::splat(1.0))
+        }
     }
     #[inline(always)]
     fn mask_ge(self, other: Self) -> u32 {
@@ -220,10 +214,6 @@ impl Lanes<f32> for F32x4 {
 
 /// `√x` rounded to nearest as IEEE 754 requires, with integers only (the lanes of targets
 /// without a SIMD square root): the same bits as `sqrtps`, `vsqrtq_f32` or `f32x4.sqrt`.
-#[cfg_attr(
-    any(target_feature = "sse", target_feature = "simd128", all(target_feature = "neon", target_arch = "aarch64")),
-    allow(dead_code)
-)]
 pub(crate) fn sqrt_ieee_f32(x: f32) -> f32 {
     let b = x.to_bits();
     if b & 0x7fff_ffff == 0 || (0x7f80_0000..0x8000_0000).contains(&b) {

@@ -45,6 +45,7 @@ pub mod lanes;
 pub mod limits;
 pub mod mask;
 pub mod math;
+mod platform;
 pub mod player;
 pub mod raster;
 pub mod real;
