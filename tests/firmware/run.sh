@@ -74,7 +74,7 @@ classify() {
       else if (name ~ /^sinew_firmware::local_to_model|^sinew::job::local_to_model/) group = "local_to_model"
       else if (name ~ /^sinew_firmware::palette_in_place|^sinew::job::skin_matrix/) group = "skin_matrix"
       else if (name ~ /^sinew_firmware::skin$|^sinew::job::skinning/) group = "skinning"
-      else if (name ~ /^sinew::math::|^sinew::real::|^<sinew::real::Q16/) group = "math"
+      else if (name ~ /^sinew::math::|^sinew::real::|^<sinew::real::/) group = "math"
       else if (name ~ /^sinew::raster::|^sinew_firmware::draw/) group = "raster"
       else if (name ~ /^sinew::asset::|^sinew::skeleton::|^sinew_firmware::Scene|^sinew_firmware::firmware::build_|^sinew_firmware::start|^sinew_firmware::view_proj/) group = "setup"
       sum[group] += size

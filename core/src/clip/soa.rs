@@ -4,8 +4,8 @@
 use super::{Clip, ClipTime, RotationInterpolation, TrackCache, TrackView};
 use crate::asset::format::{TARGET_ROTATION, TARGET_SCALE, TARGET_TRANSLATION};
 use crate::asset::reader::le_u16;
-use crate::lanes::Lanes;
 use crate::math::{Quat, SoaQuat, SoaTransform, SoaVec3};
+use crate::real::Lanes;
 use crate::real::Real;
 
 use super::CacheKind;

@@ -1,10 +1,10 @@
 //! Local-to-model: walks the hierarchy and turns local transforms into model-space matrices.
 
 use crate::job::JobError;
-use crate::lanes::Lanes as _;
 use crate::limits::MAX_JOINTS;
 use crate::math::{Mat4, SoaTransform, SoaVec3};
 use crate::platform::SIMD_LANES;
+use crate::real::Lanes as _;
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
 

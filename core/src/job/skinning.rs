@@ -5,10 +5,10 @@
 //! given (no renormalization), so the caller decides how to treat data that does not.
 
 use crate::job::JobError;
-use crate::lanes::Lanes;
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, Vec3, Vec4};
 use crate::platform::HOST_KERNELS;
+use crate::real::Lanes;
 use crate::real::Real;
 
 /// The skinning palette, which also selects the method.

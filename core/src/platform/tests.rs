@@ -8,8 +8,8 @@ use std::vec::Vec;
 
 use super::*;
 use crate::job::{BlendingJob, Layer, LocalToModelJob, Palette, SkinningJob};
-use crate::lanes::{F32x4, Lanes};
 use crate::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3, Vec4};
+use crate::real::{F32x4, Lanes};
 use crate::real::{Real, Q16};
 use crate::skeleton::Skeleton;
 
