@@ -39,6 +39,7 @@
 pub mod asset;
 pub mod clip;
 pub mod controller;
+pub mod format;
 pub mod ik;
 pub mod job;
 pub mod lanes;
