@@ -19,6 +19,9 @@ use crate::platform::HOST_KERNELS;
 use crate::real::Real;
 
 mod soa;
+#[cfg(test)]
+pub(crate) mod tests;
+
 pub use soa::SoaTrackCache;
 
 /// Which joint property a track animates.
