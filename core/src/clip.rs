@@ -11,6 +11,11 @@
 //! A per-instance cursor (one `u16` per track) remembers the last key interval, so forward
 //! playback costs O(1) per track and a seek O(log keys). Any cursor value is a valid hint: a
 //! stale one only costs a search.
+//!
+//! Here: [`Clip`] and its track directory, the decoding of one track (`TrackView`: key times
+//! and values in either key format, the interval search, interpolation) and the per-track
+//! [`TrackCache`]; the per-SoA-element [`SoaTrackCache`] is in `clip/soa.rs`. The byte layout
+//! is [`crate::format`]'s; sections are validated by [`crate::asset`] before a clip is read.
 
 use crate::format::reader::{byte, le_f32, le_u16, le_u32, Reader};
 use crate::format::*;
