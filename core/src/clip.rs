@@ -11,15 +11,22 @@
 //! A per-instance cursor (one `u16` per track) remembers the last key interval, so forward
 //! playback costs O(1) per track and a seek O(log keys). Any cursor value is a valid hint: a
 //! stale one only costs a search.
+//!
+//! Here: [`Clip`] and its track directory, the decoding of one track (`TrackView`: key times
+//! and values in either key format, the interval search, interpolation) and the per-track
+//! [`TrackCache`]; the per-SoA-element [`SoaTrackCache`] is in `clip/soa.rs`. The byte layout
+//! is [`crate::format`]'s; sections are validated by [`crate::asset`] before a clip is read.
 
-use crate::asset::format::*;
-use crate::asset::reader::{is_finite_bits, le_f32, le_u16, ordered_bits, Reader};
-use crate::asset::ParseError;
-use crate::limits::MAX_JOINTS;
+use crate::format::reader::{byte, le_f32, le_u16, le_u32, Reader};
+use crate::format::*;
 use crate::math::{Quat, Vec3};
+use crate::platform::HOST_KERNELS;
 use crate::real::Real;
 
 mod soa;
+#[cfg(test)]
+pub(crate) mod tests;
+
 pub use soa::SoaTrackCache;
 
 /// Which joint property a track animates.
@@ -94,130 +101,19 @@ pub struct Clip<'a> {
     joint_bound: usize,
 }
 
-fn components(target: u8) -> usize {
-    if target == TARGET_ROTATION {
-        4
-    } else {
-        3
-    }
-}
-
-/// Bytes of key data for a track (`None` on overflow).
-fn data_len(target: u8, interp: u8, format: u8, keys: usize) -> Option<usize> {
-    let c = components(target);
-    if format == FORMAT_F32 {
-        let per_key = if interp == INTERP_CUBIC { 3 * c } else { c };
-        keys.checked_mul(4 + 4 * per_key)
-    } else if target == TARGET_ROTATION {
-        keys.checked_mul(2 + ROTATION_BYTES)
-    } else {
-        keys.checked_mul(2 + 6)?.checked_add(24)
-    }
-}
-
 impl<'a> Clip<'a> {
-    fn header(body: &'a [u8]) -> Result<Self, ParseError> {
-        let mut r = Reader::new(body);
-        let name = r.str()?;
-        let start = r.f32()?;
-        let end = r.f32()?;
-        let tracks = r.u16()? as usize;
-        let dir = r.pos();
-        r.bytes(tracks * TRACK_ENTRY_LEN)?;
-        let joint_bound = (0..tracks).map(|i| le_u16(body, dir + i * TRACK_ENTRY_LEN) as usize + 1).max().unwrap_or(0);
-        Ok(Clip { body, name, start, end, tracks, dir, joint_bound })
-    }
-
+    /// Reads the header of a clip section that [`Asset::parse`](crate::asset::Asset::parse)
+    /// validated (the section's validation is in `asset/clip.rs`); `None` when it is unreadable.
     pub(crate) fn view(body: &'a [u8]) -> Option<Self> {
-        Self::header(body).ok()
-    }
-
-    pub(crate) fn parse(body: &'a [u8], sec: u16, joints: usize) -> Result<Self, ParseError> {
-        let c = Self::header(body).map_err(|e| {
-            if e == ParseError::Truncated {
-                e
-            } else {
-                ParseError::BadName { section: sec }
-            }
-        })?;
-        if !is_finite_bits(c.start.to_bits()) || !is_finite_bits(c.end.to_bits()) {
-            return Err(ParseError::NonFinite { section: sec });
-        }
-        let (lo, hi) = (ordered_bits(c.start.to_bits()), ordered_bits(c.end.to_bits()));
-        if lo > hi {
-            return Err(ParseError::BadTimeRange { section: sec });
-        }
-        let mut seen = [0u32; MAX_JOINTS * 3 / 32];
-        let mut covered_end = c.dir + c.tracks * TRACK_ENTRY_LEN;
-        for i in 0..c.tracks {
-            let track = i as u16;
-            let bad = ParseError::BadTrack { section: sec, track };
-            let e = c.dir + i * TRACK_ENTRY_LEN;
-            let joint = le_u16(body, e) as usize;
-            let (target, interp, format) = (byte(body, e + 2), byte(body, e + 3), byte(body, e + 4));
-            let keys = le_u16(body, e + 6) as usize;
-            let off = crate::asset::reader::le_u32(body, e + 8) as usize;
-            if joint >= joints {
-                return Err(ParseError::JointOutOfRange { section: sec });
-            }
-            let flags = byte(body, e + 5);
-            if target > TARGET_SCALE
-                || interp > INTERP_CUBIC
-                || format > FORMAT_QUANTIZED
-                || keys == 0
-                || flags > TRACK_FLAG_SLERP
-            {
-                return Err(bad);
-            }
-            if format == FORMAT_QUANTIZED && interp == INTERP_CUBIC {
-                return Err(bad);
-            }
-            let slot = joint * 3 + target as usize;
-            if seen[slot / 32] & (1 << (slot % 32)) != 0 {
-                return Err(ParseError::DuplicateTrack { section: sec, track });
-            }
-            seen[slot / 32] |= 1 << (slot % 32);
-            let len = data_len(target, interp, format, keys).ok_or(bad)?;
-            let data = off
-                .checked_add(len)
-                .and_then(|end| body.get(off..end))
-                .ok_or(ParseError::BadSection { section: sec })?;
-            covered_end = covered_end.max(off + len);
-            if format == FORMAT_F32 {
-                let mut prev = i32::MIN;
-                for k in 0..keys {
-                    let b = crate::asset::reader::le_u32(data, k * 4);
-                    if !is_finite_bits(b) {
-                        return Err(ParseError::NonFinite { section: sec });
-                    }
-                    let o = ordered_bits(b);
-                    if (k > 0 && o <= prev) || o < lo || o > hi {
-                        return Err(ParseError::UnsortedKeys { section: sec, track });
-                    }
-                    prev = o;
-                }
-                let values = &data[keys * 4..];
-                if !(0..values.len() / 4).all(|k| is_finite_bits(crate::asset::reader::le_u32(values, k * 4))) {
-                    return Err(ParseError::NonFinite { section: sec });
-                }
-            } else {
-                for k in 1..keys {
-                    if le_u16(data, k * 2) <= le_u16(data, (k - 1) * 2) {
-                        return Err(ParseError::UnsortedKeys { section: sec, track });
-                    }
-                }
-                if target != TARGET_ROTATION {
-                    let ranges = &data[keys * 2..keys * 2 + 24];
-                    if !(0..6).all(|k| is_finite_bits(crate::asset::reader::le_u32(ranges, k * 4))) {
-                        return Err(ParseError::NonFinite { section: sec });
-                    }
-                }
-            }
-        }
-        if covered_end != body.len() {
-            return Err(ParseError::BadSection { section: sec });
-        }
-        Ok(c)
+        let mut r = Reader::new(body);
+        let name = r.str().ok()?;
+        let start = r.f32().ok()?;
+        let end = r.f32().ok()?;
+        let tracks = r.u16().ok()? as usize;
+        let dir = r.pos();
+        r.bytes(tracks * TRACK_ENTRY_LEN).ok()?;
+        let joint_bound = (0..tracks).map(|i| le_u16(body, dir + i * TRACK_ENTRY_LEN) as usize + 1).max().unwrap_or(0);
+        Some(Clip { body, name, start, end, tracks, dir, joint_bound })
     }
 
     /// Clip name.
@@ -269,7 +165,7 @@ impl<'a> Clip<'a> {
             format: if f == FORMAT_F32 { KeyFormat::F32 } else { KeyFormat::Quantized },
             key_count: keys,
             slerp: byte(self.body, e + 5) & TRACK_FLAG_SLERP != 0,
-            data_len: data_len(t, ip, f, keys as usize).unwrap_or(0),
+            data_len: track_data_len(t, ip, f, keys as usize).unwrap_or(0),
         })
     }
     /// Total keys over all tracks.
@@ -283,42 +179,37 @@ impl<'a> Clip<'a> {
         self.joint_bound
     }
 
-    /// The decoding view of track `i`: on hosts with one bounds check for the whole entry (a
-    /// validated clip has every entry).
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    /// The decoding view of track `i`. Host kernels copy the whole entry with one bounds check
+    /// (a validated clip has every entry); narrow kernels read it field by field (smaller code
+    /// on microcontrollers).
     #[inline(always)]
     fn track_view(&self, i: usize) -> TrackView<'a> {
         let e = self.dir + i * TRACK_ENTRY_LEN;
         let b = self.body;
-        let d: [u8; TRACK_ENTRY_LEN] =
-            b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
-        let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
-        TrackView {
-            joint: u16::from_le_bytes([d[0], d[1]]) as usize,
-            target: d[2],
-            interp: d[3],
-            format: d[4],
-            slerp: d[5] & TRACK_FLAG_SLERP != 0,
-            n: u16::from_le_bytes([d[6], d[7]]) as usize,
-            data: b.get(off..).unwrap_or(&[]),
-        }
-    }
-
-    /// The decoding view of track `i`, field by field (smaller code on microcontrollers).
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    #[inline(always)]
-    fn track_view(&self, i: usize) -> TrackView<'a> {
-        let e = self.dir + i * TRACK_ENTRY_LEN;
-        let b = self.body;
-        let off = crate::asset::reader::le_u32(b, e + 8) as usize;
-        TrackView {
-            joint: le_u16(b, e) as usize,
-            target: byte(b, e + 2),
-            interp: byte(b, e + 3),
-            format: byte(b, e + 4),
-            slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
-            n: le_u16(b, e + 6) as usize,
-            data: b.get(off..).unwrap_or(&[]),
+        if HOST_KERNELS {
+            let d: [u8; TRACK_ENTRY_LEN] =
+                b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
+            let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
+            TrackView {
+                joint: u16::from_le_bytes([d[0], d[1]]) as usize,
+                target: d[2],
+                interp: d[3],
+                format: d[4],
+                slerp: d[5] & TRACK_FLAG_SLERP != 0,
+                n: u16::from_le_bytes([d[6], d[7]]) as usize,
+                data: b.get(off..).unwrap_or(&[]),
+            }
+        } else {
+            let off = le_u32(b, e + 8) as usize;
+            TrackView {
+                joint: le_u16(b, e) as usize,
+                target: byte(b, e + 2),
+                interp: byte(b, e + 3),
+                format: byte(b, e + 4),
+                slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
+                n: le_u16(b, e + 6) as usize,
+                data: b.get(off..).unwrap_or(&[]),
+            }
         }
     }
 
@@ -472,7 +363,7 @@ struct TrackView<'a> {
 impl TrackView<'_> {
     #[inline(always)]
     fn components(&self) -> usize {
-        components(self.target)
+        track_components(self.target)
     }
     /// Time of key `k`.
     #[inline(always)]
@@ -616,11 +507,6 @@ impl TrackView<'_> {
         }
         true
     }
-}
-
-#[inline(always)]
-fn byte(d: &[u8], at: usize) -> u8 {
-    d.get(at).copied().unwrap_or(0)
 }
 
 /// Per-sample constants for quantized times (an implementation detail of sampling).

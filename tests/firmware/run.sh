@@ -68,15 +68,15 @@ classify() {
     $3 ~ /^[tTwW]$/ {
       name = substr($0, index($0, $4)); size = $2 + 0; group = "runtime"
       if (name ~ /^sinew_firmware::update|^sinew::controller::|^sinew::job::blending|^sinew::mask::/) group = "controller"
-      else if (name ~ /^sinew::clip::|^sinew::job::sampling|^sinew::asset::format::unpack_rotation/) group = "sampling"
+      else if (name ~ /^sinew::clip::|^sinew::job::sampling|^sinew::format::unpack_rotation/) group = "sampling"
       else if (name ~ /^sinew::player::/) group = "player"
       else if (name ~ /^sinew::root_motion::|^sinew::math::ops::atan2/) group = "root_motion"
       else if (name ~ /^sinew_firmware::local_to_model|^sinew::job::local_to_model/) group = "local_to_model"
       else if (name ~ /^sinew_firmware::palette_in_place|^sinew::job::skin_matrix/) group = "skin_matrix"
       else if (name ~ /^sinew_firmware::skin$|^sinew::job::skinning/) group = "skinning"
-      else if (name ~ /^sinew::math::|^sinew::real::|^<sinew::real::Q16/) group = "math"
+      else if (name ~ /^sinew::math::|^sinew::real::|^<sinew::real::/) group = "math"
       else if (name ~ /^sinew::raster::|^sinew_firmware::draw/) group = "raster"
-      else if (name ~ /^sinew::asset::|^sinew::skeleton::|^sinew_firmware::Scene|^sinew_firmware::firmware::build_|^sinew_firmware::start|^sinew_firmware::view_proj/) group = "setup"
+      else if (name ~ /^sinew::asset::|^sinew::format::|^sinew::skeleton::|^sinew_firmware::Scene|^sinew_firmware::firmware::build_|^sinew_firmware::start|^sinew_firmware::view_proj/) group = "setup"
       sum[group] += size
     }
     END {

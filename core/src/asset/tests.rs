@@ -5,8 +5,9 @@ use super::writer::Writer;
 use super::*;
 use crate::clip::RotationInterpolation;
 use crate::job::{JobError, SamplingJob};
-use crate::math::{Quat, SoaTransform};
-use crate::skeleton::Skeleton;
+use crate::math::{Quat, SoaTransform, Vec3};
+use crate::real::Real;
+use crate::skeleton::{Skeleton, SkeletonError};
 
 struct Track<'a> {
     joint: u16,

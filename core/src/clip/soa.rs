@@ -2,10 +2,10 @@
 //! held in lanes, so that sampling between keys evaluates four joints per operation.
 
 use super::{Clip, ClipTime, RotationInterpolation, TrackCache, TrackView};
-use crate::asset::format::{TARGET_ROTATION, TARGET_SCALE, TARGET_TRANSLATION};
-use crate::asset::reader::le_u16;
-use crate::lanes::Lanes;
+use crate::format::reader::{byte, le_u16};
+use crate::format::{TARGET_ROTATION, TARGET_SCALE, TARGET_TRANSLATION, TRACK_ENTRY_LEN};
 use crate::math::{Quat, SoaQuat, SoaTransform, SoaVec3};
+use crate::real::Lanes;
 use crate::real::Real;
 
 use super::CacheKind;
@@ -203,9 +203,9 @@ impl<R: Real> SoaTrackCache<R> {
         *self = Self::EMPTY;
         self.tag = tag;
         for i in 0..clip.num_tracks().min(NO_TRACK as usize) {
-            let e = clip.dir + i * crate::asset::format::TRACK_ENTRY_LEN;
+            let e = clip.dir + i * TRACK_ENTRY_LEN;
             let joint = le_u16(clip.body, e) as usize;
-            let target = super::byte(clip.body, e + 2);
+            let target = byte(clip.body, e + 2);
             if joint / 4 == group && target <= TARGET_SCALE {
                 self.track[target as usize][joint % 4] = i as u16;
             }

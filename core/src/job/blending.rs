@@ -126,7 +126,7 @@ impl<R: Real> BlendingJob<'_, R> {
         // element's sums in registers across the layers (the same operations, in the same
         // order, as the passes below). Hosts only: on microcontrollers the passes alone keep
         // the code small.
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        #[cfg(sinew_host_kernels)]
         if !R::FIXED_POINT
             && self.additive.is_empty()
             && self.layers.iter().all(|l| l.joint_weights.is_none())
@@ -422,8 +422,8 @@ impl<R: Real> Sums<R> {
 }
 
 /// `o = w · x`, component by component.
-#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
-#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
+#[cfg_attr(sinew_host_kernels, inline(always))]
+#[cfg_attr(not(sinew_host_kernels), inline(never))]
 fn store_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
     Sums::scaled(x, w).store(o);
 }
@@ -432,8 +432,8 @@ fn store_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) 
 ///
 /// Inlined where lanes are SIMD registers; elsewhere (microcontrollers) one shared copy keeps
 /// the code small, for the cost of a call per element and layer.
-#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
-#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
+#[cfg_attr(sinew_host_kernels, inline(always))]
+#[cfg_attr(not(sinew_host_kernels), inline(never))]
 fn add_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
     let mut sums = Sums::load(o);
     sums.add(x, w);
@@ -444,8 +444,8 @@ fn add_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
 /// the weighted sums in `o` into a transform: translation and scale divided by the total weight
 /// (at least the threshold in every lane), the rotation normalized (identity where the sum
 /// vanished or overflowed).
-#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), inline(always))]
-#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), inline(never))]
+#[cfg_attr(sinew_host_kernels, inline(always))]
+#[cfg_attr(not(sinew_host_kernels), inline(never))]
 fn finish<R: Real>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V<R>, threshold: V<R>) {
     let rw = (threshold - total).max(V::<R>::splat(R::ZERO));
     if rw.any_positive() {

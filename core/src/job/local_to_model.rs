@@ -1,9 +1,10 @@
 //! Local-to-model: walks the hierarchy and turns local transforms into model-space matrices.
 
 use crate::job::JobError;
-use crate::lanes::Lanes as _;
 use crate::limits::MAX_JOINTS;
 use crate::math::{Mat4, SoaTransform, SoaVec3};
+use crate::platform::SIMD_LANES;
+use crate::real::Lanes as _;
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
 
@@ -95,15 +96,6 @@ impl<R: Real> LocalToModelJob<'_, R> {
         Ok(())
     }
 }
-
-/// True where `f32` lanes are a SIMD register (the targets on which `wide` uses one): there the
-/// unrolled walk pays off. Elsewhere lanes are four scalars, and the compact walk keeps the
-/// code small (microcontrollers).
-const SIMD_LANES: bool = cfg!(any(
-    all(any(target_arch = "x86", target_arch = "x86_64"), target_feature = "sse2"),
-    all(target_arch = "aarch64", target_feature = "neon"),
-    all(target_arch = "wasm32", target_feature = "simd128"),
-));
 
 /// Four lanes of `R`.
 type Lanes<R> = <R as Real>::Lanes;

@@ -1,7 +1,7 @@
 //! Sampling: evaluates a clip at a time into a local pose.
 
-use crate::asset::format::{TARGET_ROTATION, TARGET_TRANSLATION};
 use crate::clip::{Clip, ClipTime, RotationInterpolation, SoaTrackCache, TrackCache};
+use crate::format::{TARGET_ROTATION, TARGET_TRANSLATION};
 use crate::job::JobError;
 use crate::math::SoaTransform;
 use crate::real::Real;

@@ -5,9 +5,10 @@
 //! given (no renormalization), so the caller decides how to treat data that does not.
 
 use crate::job::JobError;
-use crate::lanes::Lanes;
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, Vec3, Vec4};
+use crate::platform::HOST_KERNELS;
+use crate::real::Lanes;
 use crate::real::Real;
 
 /// The skinning palette, which also selects the method.
@@ -120,19 +121,20 @@ impl<R: Real> SkinningJob<'_, R> {
         self.validate()?;
         // Hosts get a loop specialised for each usual influence count; microcontrollers one
         // general loop, which keeps the code small.
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        match (self.palette, self.influences) {
-            (Palette::Matrices(p), 1) => self.lbs::<1>(p),
-            (Palette::Matrices(p), 2) => self.lbs::<2>(p),
-            (Palette::Matrices(p), 3) => self.lbs::<3>(p),
-            (Palette::Matrices(p), 4) => self.lbs::<4>(p),
-            (Palette::Matrices(p), _) => self.lbs::<0>(p),
-            (Palette::DualQuats(p), _) => self.dqs(p),
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        match self.palette {
-            Palette::Matrices(p) => self.lbs::<0>(p),
-            Palette::DualQuats(p) => self.dqs(p),
+        if HOST_KERNELS {
+            match (self.palette, self.influences) {
+                (Palette::Matrices(p), 1) => self.lbs::<1>(p),
+                (Palette::Matrices(p), 2) => self.lbs::<2>(p),
+                (Palette::Matrices(p), 3) => self.lbs::<3>(p),
+                (Palette::Matrices(p), 4) => self.lbs::<4>(p),
+                (Palette::Matrices(p), _) => self.lbs::<0>(p),
+                (Palette::DualQuats(p), _) => self.dqs(p),
+            }
+        } else {
+            match self.palette {
+                Palette::Matrices(p) => self.lbs::<0>(p),
+                Palette::DualQuats(p) => self.dqs(p),
+            }
         }
         Ok(())
     }
@@ -142,8 +144,7 @@ impl<R: Real> SkinningJob<'_, R> {
     /// Hosts skinning enough vertices first copy the palette into a [`PackedPalette`] on the
     /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
     fn lbs<const K: usize>(&mut self, palette: &[Mat4<R>]) {
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        if palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
+        if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
             let table = pack(palette);
             return self.lbs_with::<K>(|idx, w| blend_packed::<R, K>(&table, idx, w));
         }
@@ -284,28 +285,23 @@ type V<R> = <R as Real>::Lanes;
 
 /// Palette entries the packed table holds (a power of two: validated indices, all below the
 /// palette length, are masked into range without a bounds check).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 const PACKED_JOINTS: usize = 256;
 
 /// Fewest vertices for which packing the palette (a 12 KiB table for `f32`) pays off.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 const PACKED_MIN_VERTICES: usize = 256;
 
 /// A palette without its matrices' last rows, which only reach the discarded fourth output
 /// lane: `table[c][j]` holds the first three rows of joint `j`'s column `c` and, in its fourth
 /// lane, row `c` of the joint's translation (one array per column, so an entry's address is
 /// the joint index shifted).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 type PackedPalette<R> = [[Aligned<R>; PACKED_JOINTS]; 3];
 
 /// Four lanes at a 16-byte boundary, so SSE arithmetic can read them from memory directly.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Aligned<R>([R; 4]);
 
 /// `palette` (at most [`PACKED_JOINTS`] entries) as a [`PackedPalette`], zeros past its end.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn pack<R: Real>(palette: &[Mat4<R>]) -> PackedPalette<R> {
     let mut table = [[Aligned([R::ZERO; 4]); PACKED_JOINTS]; 3];
     for (j, m) in palette.iter().enumerate().take(PACKED_JOINTS) {
@@ -402,7 +398,6 @@ fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: 
 
 /// The weighted sum of the influences' [`PackedPalette`] entries (the translation moved out of
 /// the fourth lanes).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[u16], w: &[R]) -> Blended<R> {
     let cols = blend_with::<R, K, 3>(idx, w, |j| {
@@ -648,6 +643,70 @@ mod tests {
                     assert_eq!(bits4(ot[v]), bits4(et[v]), "tangent {v}, k = {k}, streams {streams}");
                 }
             }
+        }
+    }
+
+    /// Skins 16 vertices with `k` influences through one kernel: 0 the narrow one (the general
+    /// loop over the palette), 1 the host loop for `K` influences, 2 that loop over the packed
+    /// palette. Returns the output bits.
+    fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8) -> [[u32; 10]; 16] {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ K as u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        let pos: [Vec3<f32>; 16] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), rnd()) * 4.0);
+        let nrm: [Vec3<f32>; 16] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), rnd()));
+        let tan: [Vec4<f32>; 16] = core::array::from_fn(|_| Vec4::new(rnd(), rnd(), rnd(), -1.0));
+        let idx: [u16; 16 * 4] = core::array::from_fn(|_| ((rnd() + 1.0) * 8.0) as u16 % pal.len() as u16);
+        let w: [f32; 16 * 4] = core::array::from_fn(|i| if i % 6 == 5 { -0.0 } else { rnd() });
+        let (mut op, mut on, mut ot) = ([S; 16], [S; 16], [S4; 16]);
+        let mut job = SkinningJob {
+            palette: Palette::Matrices(pal),
+            influences: K,
+            joint_indices: &idx[..16 * K],
+            joint_weights: &w[..16 * K],
+            positions: &pos,
+            normals: Some(&nrm),
+            tangents: Some(&tan),
+            out_positions: &mut op,
+            out_normals: Some(&mut on),
+            out_tangents: Some(&mut ot),
+        };
+        job.validate().unwrap();
+        match kernel {
+            0 => job.lbs_with::<0>(|i, w| blend_matrices::<f32, 0>(pal, i, w)),
+            1 => job.lbs_with::<K>(|i, w| blend_matrices::<f32, K>(pal, i, w)),
+            _ => {
+                let table = pack(pal);
+                job.lbs_with::<K>(|i, w| blend_packed::<f32, K>(&table, i, w));
+            }
+        }
+        core::array::from_fn(|v| {
+            let (p, n, t) = (op[v], on[v], ot[v]);
+            [p.x, p.y, p.z, n.x, n.y, n.z, t.x, t.y, t.z, t.w].map(f32::to_bits)
+        })
+    }
+
+    /// The host kernels and the narrow one, called directly (whichever this build's `run`
+    /// uses): the same bits for every influence count the host specialises.
+    #[test]
+    fn host_and_narrow_kernels_give_the_same_bits() {
+        let pal: [Mat4<f32>; 9] = core::array::from_fn(|i| {
+            let f = i as f32;
+            Mat4::from_trs(
+                Vec3::new(f, 0.5 - f, 2.0),
+                Quat::from_axis_angle(Vec3::new(0.0, 0.6, 0.8), 0.4 * f),
+                Vec3::new(1.0, 1.0 + f * 0.1, 0.9),
+            )
+        });
+        for kernel in [1, 2] {
+            assert_eq!(skin_with_kernel::<1>(&pal, kernel), skin_with_kernel::<1>(&pal, 0), "kernel {kernel}, k = 1");
+            assert_eq!(skin_with_kernel::<2>(&pal, kernel), skin_with_kernel::<2>(&pal, 0), "kernel {kernel}, k = 2");
+            assert_eq!(skin_with_kernel::<3>(&pal, kernel), skin_with_kernel::<3>(&pal, 0), "kernel {kernel}, k = 3");
+            assert_eq!(skin_with_kernel::<4>(&pal, kernel), skin_with_kernel::<4>(&pal, 0), "kernel {kernel}, k = 4");
         }
     }
 

@@ -6,9 +6,9 @@
 //! stay within ±[`GUARD_PX`] pixels. Triangles that only poke out of the screen but stay
 //! inside the guard band are not clipped geometrically; the raster stage clips them per pixel.
 
+use super::depth::{DEPTH_BITS, DEPTH_MAX};
 use super::fixed::to_fixed;
-use super::triangle::ScreenVertex;
-use super::{DEPTH_BITS, DEPTH_MAX, SUBPIXEL_BITS};
+use super::triangle::{ScreenVertex, SUBPIXEL_BITS};
 use crate::math::{Mat4, Vec3, Vec4};
 use crate::real::Real;
 

@@ -2,10 +2,11 @@
 
 use super::clip::{clip_segment, lerp4, to_clip, Viewport};
 use super::color::Rgb;
+use super::error::RasterError;
 use super::fixed::{ceil_div, div_round, floor_div};
 use super::mesh::Indices;
 use super::target::{Sink, Span};
-use super::{RasterError, SUBPIXEL_BITS};
+use super::triangle::SUBPIXEL_BITS;
 use crate::math::{Mat4, Vec3};
 use crate::real::Real;
 

@@ -3,11 +3,10 @@
 
 use super::clip::{clip_triangle, to_clip, ClipVertex, Viewport};
 use super::color::{Rgb, ShadeTable};
+use super::error::RasterError;
 use super::fixed::to_fixed;
-use super::renderer::{Cull, Light};
 use super::target::Sink;
-use super::triangle::{fill_triangle, orient, pixel_bounds, ScreenVertex};
-use super::RasterError;
+use super::triangle::{fill_triangle, orient, pixel_bounds, Cull, ScreenVertex, SUBPIXEL_BITS};
 use crate::math::{Mat4, Vec3};
 use crate::real::Real;
 
@@ -50,6 +49,27 @@ impl Indices<'_> {
             Indices::U16(s) => s.iter().copied().max().map(|v| v as usize),
             Indices::U32(s) => s.iter().copied().max().map(|v| v as usize),
         }
+    }
+}
+
+/// A directional light with an ambient term. A surface with unit normal `n̂` gets the level
+/// `ambient + diffuse · max(0, n̂ · l̂)`, clamped to `[0, 1]`, where `l̂` is `direction`
+/// normalized.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light<R> {
+    /// World-space direction from surfaces towards the light (any non-zero length).
+    pub direction: Vec3<R>,
+    /// Level of surfaces facing away from the light, 0 to 1.
+    pub ambient: R,
+    /// Extra level of surfaces facing the light head-on, 0 to 1.
+    pub diffuse: R,
+}
+
+impl<R: Real> Default for Light<R> {
+    /// From the viewer's upper left (`(-1, 1, 1)` in a y-up, z-towards-viewer world), ambient
+    /// 0.25, diffuse 0.75.
+    fn default() -> Self {
+        Light { direction: Vec3::new(-R::ONE, R::ONE, R::ONE), ambient: R::ratio(1, 4), diffuse: R::ratio(3, 4) }
     }
 }
 
@@ -213,7 +233,7 @@ pub(crate) fn draw_mesh<R: Real, S: Sink>(
     let l = light_in_model(&mesh.model, light);
     let mut mvp = None;
     let (r0, r1) = sink.rows();
-    let (band_top, band_bottom) = ((r0 as i64) << super::SUBPIXEL_BITS, (r1 as i64) << super::SUBPIXEL_BITS);
+    let (band_top, band_bottom) = ((r0 as i64) << SUBPIXEL_BITS, (r1 as i64) << SUBPIXEL_BITS);
     let face = |t: [usize; 3]| -> u16 {
         let p = |i: usize| mesh.positions.get(i).copied().unwrap_or(Vec3::ZERO);
         face_shade(light, l, p(t[0]), p(t[1]), p(t[2]))

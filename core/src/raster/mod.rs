@@ -56,11 +56,10 @@
 //! renderer.render(&mut target, &[Draw::Mesh(mesh), Draw::Lines(bones)], &mut scratch)?;
 //! ```
 
-use core::fmt;
-
 mod clip;
 mod color;
 mod depth;
+mod error;
 mod fixed;
 mod line;
 mod mesh;
@@ -72,59 +71,10 @@ mod triangle;
 mod tests;
 
 pub use color::{PixelFormat, Rgb, Rgb565, Xrgb8888};
-pub use depth::{Depth16, Depth32, DepthFormat};
+pub use depth::{Depth16, Depth32, DepthFormat, DEPTH_BITS, DEPTH_MAX};
+pub use error::RasterError;
 pub use line::{Lines, Points};
-pub use mesh::{CachedVertex, Indices, Mesh, Shading};
-pub use renderer::{Cull, Draw, Light, Renderer};
-pub use target::{BandBuffer, Target};
-
-/// Fractional bits of screen coordinates: vertices snap to 1/16 of a pixel.
-pub const SUBPIXEL_BITS: u32 = 4;
-
-/// Largest width or height of a target, in pixels. Together with the guard band it bounds
-/// screen coordinates so that the raster stage's integer arithmetic cannot overflow.
-pub const MAX_DIMENSION: u32 = 4096;
-
-/// Bits of the depth the raster stage interpolates: 0 at the near plane, `2^24 − 1` at the far
-/// plane. [`DepthFormat::from_z`] receives values in this range.
-pub const DEPTH_BITS: u32 = 24;
-
-/// The largest depth value, at the far plane.
-pub const DEPTH_MAX: u32 = (1 << DEPTH_BITS) - 1;
-
-/// Why a draw or a target was refused. Nothing is drawn when a call returns an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RasterError {
-    /// Width or height is 0 or above [`MAX_DIMENSION`], the stride is below the width, or a
-    /// band height is 0.
-    InvalidDimensions,
-    /// The color buffer is shorter than `stride × (height − 1) + width` (or one band).
-    ColorBufferTooSmall,
-    /// The depth buffer is shorter than the color buffer needs to be.
-    DepthBufferTooSmall,
-    /// The vertex scratch buffer is shorter than [`Renderer::scratch_len`].
-    ScratchTooSmall,
-    /// A triangle list's length is not a multiple of 3, or a line list's not a multiple of 2.
-    IndexCountMismatch,
-    /// An index is not below the number of positions.
-    IndexOutOfRange,
-    /// [`Shading::Smooth`] was asked for without normals, or with fewer normals than positions.
-    MissingNormals,
-}
-
-impl fmt::Display for RasterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::InvalidDimensions => "target dimensions are zero, too large, or the stride is below the width",
-            Self::ColorBufferTooSmall => "the color buffer is too small for the target",
-            Self::DepthBufferTooSmall => "the depth buffer is too small for the target",
-            Self::ScratchTooSmall => "the vertex scratch buffer is too small for the scene",
-            Self::IndexCountMismatch => "the index count is not a multiple of the primitive size",
-            Self::IndexOutOfRange => "an index is out of range of the positions",
-            Self::MissingNormals => "smooth shading needs one normal per position",
-        })
-    }
-}
-
-impl core::error::Error for RasterError {}
+pub use mesh::{CachedVertex, Indices, Light, Mesh, Shading};
+pub use renderer::{Draw, Renderer};
+pub use target::{BandBuffer, Target, MAX_DIMENSION};
+pub use triangle::{Cull, SUBPIXEL_BITS};

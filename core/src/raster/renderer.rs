@@ -4,46 +4,13 @@
 use super::clip::Viewport;
 use super::color::{PixelFormat, Rgb};
 use super::depth::DepthFormat;
+use super::error::RasterError;
 use super::line::{draw_lines, draw_points, Lines, Points};
-use super::mesh::{draw_mesh, project_mesh, CachedVertex, Mesh};
+use super::mesh::{draw_mesh, project_mesh, CachedVertex, Light, Mesh};
 use super::target::{BandBuffer, Sink, Target};
-use super::RasterError;
-use crate::math::{Mat4, Vec3};
+use super::triangle::Cull;
+use crate::math::Mat4;
 use crate::real::Real;
-
-/// Which triangles to discard by facing. Front faces are counter-clockwise in normalized
-/// device coordinates (y up), as in glTF and OpenGL.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Cull {
-    /// Discard back faces (clockwise).
-    #[default]
-    Back,
-    /// Discard front faces.
-    Front,
-    /// Draw both.
-    None,
-}
-
-/// A directional light with an ambient term. A surface with unit normal `n̂` gets the level
-/// `ambient + diffuse · max(0, n̂ · l̂)`, clamped to `[0, 1]`, where `l̂` is `direction`
-/// normalized.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Light<R> {
-    /// World-space direction from surfaces towards the light (any non-zero length).
-    pub direction: Vec3<R>,
-    /// Level of surfaces facing away from the light, 0 to 1.
-    pub ambient: R,
-    /// Extra level of surfaces facing the light head-on, 0 to 1.
-    pub diffuse: R,
-}
-
-impl<R: Real> Default for Light<R> {
-    /// From the viewer's upper left (`(-1, 1, 1)` in a y-up, z-towards-viewer world), ambient
-    /// 0.25, diffuse 0.75.
-    fn default() -> Self {
-        Light { direction: Vec3::new(-R::ONE, R::ONE, R::ONE), ambient: R::ratio(1, 4), diffuse: R::ratio(3, 4) }
-    }
-}
 
 /// One drawing command of a scene.
 #[derive(Clone, Copy, Debug)]

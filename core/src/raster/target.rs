@@ -5,8 +5,12 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use super::color::{shade_table, PixelFormat, Rgb, ShadeTable, SHADE_LEVELS};
-use super::depth::DepthFormat;
-use super::{RasterError, DEPTH_MAX, MAX_DIMENSION};
+use super::depth::{DepthFormat, DEPTH_MAX};
+use super::error::RasterError;
+
+/// Largest width or height of a target, in pixels. Together with the guard band it bounds
+/// screen coordinates so that the raster stage's integer arithmetic cannot overflow.
+pub const MAX_DIMENSION: u32 = 4096;
 
 /// A horizontal run of pixels `[x0, x1)` on row `y` with the depth and shade at `x0` and
 /// their per-pixel steps. `z` is a depth (`0..=DEPTH_MAX`) with 16 fractional bits; `s` is a

@@ -1,11 +1,26 @@
-//! Triangle setup and coverage: integer edge functions, the top-left rule, and exact per-row
-//! spans found by stepping each edge's quotient and remainder.
+//! Triangle setup and coverage: sub-pixel screen positions, face culling, integer edge
+//! functions, the top-left rule, and exact per-row spans found by stepping each edge's
+//! quotient and remainder.
 
 use super::color::ShadeTable;
 use super::fixed::{ceil_div, div_round, floor_div};
-use super::renderer::Cull;
 use super::target::{Sink, Span};
-use super::SUBPIXEL_BITS;
+
+/// Fractional bits of screen coordinates: vertices snap to 1/16 of a pixel.
+pub const SUBPIXEL_BITS: u32 = 4;
+
+/// Which triangles to discard by facing. Front faces are counter-clockwise in normalized
+/// device coordinates (y up), as in glTF and OpenGL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cull {
+    /// Discard back faces (clockwise).
+    #[default]
+    Back,
+    /// Discard front faces.
+    Front,
+    /// Draw both.
+    None,
+}
 
 /// Sub-pixel units per pixel.
 const ONE: i64 = 1 << SUBPIXEL_BITS;

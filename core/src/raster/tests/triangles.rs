@@ -7,8 +7,7 @@ use std::vec;
 use std::vec::Vec;
 
 use super::super::color::shade_table;
-use super::super::renderer::Cull;
-use super::super::triangle::{fill_triangle, orient, ScreenVertex};
+use super::super::triangle::{fill_triangle, orient, Cull, ScreenVertex};
 use super::super::{Rgb, Xrgb8888};
 use super::{Mock, Rng};
 

@@ -1,4 +1,5 @@
-//! A bounds-checked little-endian reader over a byte slice (any alignment).
+//! Little-endian reads from a byte slice at any alignment: the bounds-checked [`Reader`] of the
+//! parser, and the plain loads that read validated data (0 past the end, never a panic).
 
 use super::ParseError;
 
@@ -78,6 +79,12 @@ pub(crate) fn ordered_bits(bits: u32) -> i32 {
     } else {
         bits as i32
     }
+}
+
+/// The byte at `at`, or 0 past the end (callers index validated data).
+#[inline(always)]
+pub(crate) fn byte(d: &[u8], at: usize) -> u8 {
+    d.get(at).copied().unwrap_or(0)
 }
 
 /// Reads a little-endian u16 at `off`, or 0 past the end (callers index validated data).

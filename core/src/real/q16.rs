@@ -1,231 +1,13 @@
-//! The scalar type of a pipeline: [`Real`], implemented for `f32` and for the Q16.16 fixed-point
-//! [`Q16`].
-//!
-//! Every math type and job is generic over `Real`, so an FPU-less microcontroller runs the same
-//! code in integers. Transcendental functions are written once, generically, in
-//! [`crate::math::ops`]; a type supplies only arithmetic, square roots and a few constants.
-//!
-//! Constants inside generic code come from [`Real::ratio`] (a quotient of two integers, folded at
-//! compile time once inlined), never from a float literal, so the Q16.16 path never touches a
-//! soft-float routine.
+//! [`Q16`], the Q16.16 fixed-point scalar with saturating arithmetic, as a [`Real`], and its
+//! lanes [`Q16x4`] (four scalars). Every operation is integer-only, so an FPU-less target runs
+//! it without soft-float routines.
 
 use core::fmt;
 use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use fixed::types::I16F16;
 
-/// A scalar the pipeline computes in: `f32` or [`Q16`].
-///
-/// Arithmetic on `Q16` saturates instead of wrapping or panicking, so hostile values degrade
-/// into clamped results, never into undefined behaviour or a crash.
-pub trait Real:
-    Copy
-    + Clone
-    + fmt::Debug
-    + Default
-    + PartialEq
-    + PartialOrd
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-    + AddAssign
-    + SubAssign
-    + MulAssign
-    + Send
-    + Sync
-    + 'static
-{
-    /// 0.
-    const ZERO: Self;
-    /// 1.
-    const ONE: Self;
-    /// 0.5.
-    const HALF: Self;
-    /// 2.
-    const TWO: Self;
-    /// π.
-    const PI: Self;
-    /// π / 2.
-    const FRAC_PI_2: Self;
-    /// π / 4.
-    const FRAC_PI_4: Self;
-    /// 2 / π.
-    const FRAC_2_PI: Self;
-    /// π/2 rounded to a value whose small multiples are exact (for argument reduction).
-    const FRAC_PI_2_HI: Self;
-    /// π/2 − `FRAC_PI_2_HI` (0 for `Q16`, whose products are exact anyway).
-    const FRAC_PI_2_LO: Self;
-    /// The smallest positive step of the type's precision near 1 (`f32::EPSILON`, or 2⁻¹⁶).
-    const EPSILON: Self;
-    /// The largest finite value.
-    const MAX: Self;
-    /// `−MAX`: for `f32` the lowest finite value, for [`Q16`] one step above its lowest.
-    const MIN: Self;
-    /// True for fixed-point types, whose `1/√x` loses relative precision for large `x`: code
-    /// that normalizes divides by `√x` instead of multiplying by `1/√x`.
-    const FIXED_POINT: bool;
-    /// Four lanes of the type, as one SIMD value where the target has one (see [`crate::lanes`]).
-    type Lanes: crate::lanes::Lanes<Self>;
-
-    /// Converts an integer (saturating where it does not fit).
-    fn from_i32(v: i32) -> Self;
-    /// `num / den`, computed in the type itself. With constant arguments it folds at compile
-    /// time; this is how generic code writes literals. `den` must not be 0.
-    fn ratio(num: i32, den: i32) -> Self;
-    /// A fixed-point value `bits / 2^frac_bits` (quantized key data), converted without floats
-    /// on the Q16.16 path. `frac_bits` must be at most 31.
-    fn from_fixed_bits(bits: i32, frac_bits: u32) -> Self;
-    /// Converts from `f32` (saturating for `Q16`; NaN becomes 0). On a target without an FPU
-    /// this is a soft-float call for `Q16`: use it at load time, not per frame.
-    fn from_f32(v: f32) -> Self;
-    /// Converts to `f32`.
-    fn to_f32(self) -> f32;
-
-    /// Square root; 0 for inputs ≤ 0. Relative error of a few ulp for `f32`.
-    fn sqrt(self) -> Self;
-    /// 1 / √x; the type's largest value for inputs ≤ 0.
-    fn inv_sqrt(self) -> Self;
-    /// 1 / √x for a positive, finite `x`, without the checks of [`Real::inv_sqrt`] (so lane
-    /// loops vectorize). Other inputs give an unspecified value, never a panic.
-    #[inline(always)]
-    fn inv_sqrt_positive(self) -> Self {
-        self.inv_sqrt()
-    }
-    /// Absolute value.
-    fn abs(self) -> Self;
-    /// The smaller of two values.
-    fn min(self, other: Self) -> Self;
-    /// The larger of two values.
-    fn max(self, other: Self) -> Self;
-    /// True for every value but NaN and ±∞ (always true for `Q16`).
-    fn is_finite(self) -> bool;
-    /// Rounds towards zero to an integer (saturating).
-    fn trunc_i32(self) -> i32;
-
-    /// `self` clamped into `[lo, hi]`.
-    #[inline(always)]
-    fn clamp(self, lo: Self, hi: Self) -> Self {
-        self.max(lo).min(hi)
-    }
-    /// 1 / `self`.
-    #[inline(always)]
-    fn recip(self) -> Self {
-        Self::ONE / self
-    }
-    /// `self * self`.
-    #[inline(always)]
-    fn sq(self) -> Self {
-        self * self
-    }
-}
-
-// -------------------------------------------------------------------------------------------------
-// f32
-// -------------------------------------------------------------------------------------------------
-
-impl Real for f32 {
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    const HALF: Self = 0.5;
-    const TWO: Self = 2.0;
-    const PI: Self = core::f32::consts::PI;
-    const FRAC_PI_2: Self = core::f32::consts::FRAC_PI_2;
-    const FRAC_PI_4: Self = core::f32::consts::FRAC_PI_4;
-    const FRAC_2_PI: Self = core::f32::consts::FRAC_2_PI;
-    // 0x3FC9_0000: the low 12 mantissa bits are zero, so k · HI is exact for |k| < 4096.
-    const FRAC_PI_2_HI: Self = 1.570_312_5;
-    const FRAC_PI_2_LO: Self = 4.838_268e-4;
-    const EPSILON: Self = f32::EPSILON;
-    const MAX: Self = f32::MAX;
-    const MIN: Self = f32::MIN;
-    const FIXED_POINT: bool = false;
-    type Lanes = crate::lanes::F32x4;
-
-    #[inline(always)]
-    fn from_i32(v: i32) -> Self {
-        v as f32
-    }
-    #[inline(always)]
-    fn ratio(num: i32, den: i32) -> Self {
-        num as f32 / den as f32
-    }
-    #[inline(always)]
-    fn from_fixed_bits(bits: i32, frac_bits: u32) -> Self {
-        bits as f32 * f32::from_bits((127 - frac_bits.min(31)) << 23)
-    }
-    #[inline(always)]
-    fn from_f32(v: f32) -> Self {
-        v
-    }
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
-    }
-    #[inline]
-    fn sqrt(self) -> Self {
-        if self > 0.0 {
-            // √x = x · (1/√x); one more Newton step on the product removes the last bias.
-            let s = self * self.inv_sqrt();
-            0.5 * (s + self / s)
-        } else {
-            0.0
-        }
-    }
-    #[inline]
-    fn inv_sqrt(self) -> Self {
-        if self > 0.0 {
-            if self == f32::INFINITY {
-                return 0.0;
-            }
-            // micromath's bit-trick estimate (about 5 % off), refined by three Newton steps:
-            // 5e-2 → 3.8e-3 → 2.1e-5 → below f32 rounding.
-            let mut y = micromath::F32(self).invsqrt().0;
-            let h = 0.5 * self;
-            y *= 1.5 - h * y * y;
-            y *= 1.5 - h * y * y;
-            y *= 1.5 - h * y * y;
-            y
-        } else {
-            f32::MAX
-        }
-    }
-    #[inline(always)]
-    fn inv_sqrt_positive(self) -> Self {
-        // The same seed and Newton steps as `inv_sqrt`, without branches.
-        let mut y = f32::from_bits(0x5f37_5a86_u32.wrapping_sub(self.to_bits() >> 1));
-        let h = 0.5 * self;
-        y *= 1.5 - h * y * y;
-        y *= 1.5 - h * y * y;
-        y *= 1.5 - h * y * y;
-        y
-    }
-    #[inline(always)]
-    fn abs(self) -> Self {
-        f32::abs(self)
-    }
-    #[inline(always)]
-    fn min(self, other: Self) -> Self {
-        f32::min(self, other)
-    }
-    #[inline(always)]
-    fn max(self, other: Self) -> Self {
-        f32::max(self, other)
-    }
-    #[inline(always)]
-    fn is_finite(self) -> bool {
-        f32::is_finite(self)
-    }
-    #[inline(always)]
-    fn trunc_i32(self) -> i32 {
-        self as i32
-    }
-}
-
-// -------------------------------------------------------------------------------------------------
-// Q16.16
-// -------------------------------------------------------------------------------------------------
+use super::{Lanes, Real};
 
 /// A Q16.16 fixed-point number (range ±32768, step 2⁻¹⁶ ≈ 1.5e-5) with saturating arithmetic.
 ///
@@ -393,7 +175,7 @@ impl Real for Q16 {
     const MAX: Self = Q16::from_bits(i32::MAX);
     const MIN: Self = Q16::from_bits(-i32::MAX);
     const FIXED_POINT: bool = true;
-    type Lanes = crate::lanes::Q16x4;
+    type Lanes = Q16x4;
 
     #[inline(always)]
     fn from_i32(v: i32) -> Self {
@@ -524,47 +306,133 @@ impl Real for Q16 {
     }
 }
 
+/// Four [`Q16`] lanes, computed one by one with [`Q16`]'s saturating arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Q16x4(pub [Q16; 4]);
+
+impl Q16x4 {
+    #[inline(always)]
+    fn map(self, f: impl Fn(Q16) -> Q16) -> Self {
+        Q16x4([f(self.0[0]), f(self.0[1]), f(self.0[2]), f(self.0[3])])
+    }
+    #[inline(always)]
+    fn zip(self, o: Self, f: impl Fn(Q16, Q16) -> Q16) -> Self {
+        Q16x4([f(self.0[0], o.0[0]), f(self.0[1], o.0[1]), f(self.0[2], o.0[2]), f(self.0[3], o.0[3])])
+    }
+}
+
+impl Add for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.zip(o, |a, b| a + b)
+    }
+}
+
+impl Sub for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.zip(o, |a, b| a - b)
+    }
+}
+
+impl Mul for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self.zip(o, |a, b| a * b)
+    }
+}
+
+impl Div for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self.zip(o, |a, b| a / b)
+    }
+}
+
+impl Neg for Q16x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self.map(|a| -a)
+    }
+}
+
+impl Lanes<Q16> for Q16x4 {
+    #[inline(always)]
+    fn splat(v: Q16) -> Self {
+        Q16x4([v; 4])
+    }
+    #[inline(always)]
+    fn load(a: &[Q16; 4]) -> Self {
+        Q16x4(*a)
+    }
+    #[inline(always)]
+    fn to_array(self) -> [Q16; 4] {
+        self.0
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        self.zip(other, Real::max)
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        self.zip(other, Real::min)
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        self.map(Real::recip)
+    }
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        self.map(Real::inv_sqrt_positive)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        self.map(Real::sqrt)
+    }
+    #[inline(always)]
+    fn negate_where_negative(self, sign: Self) -> Self {
+        self.zip(sign, |a, s| if s < Q16::ZERO { -a } else { a })
+    }
+    #[inline(always)]
+    fn select_positive_finite(self, a: Self, b: Self) -> Self {
+        let p = |l: usize| if self.0[l] > Q16::ZERO { a.0[l] } else { b.0[l] };
+        Q16x4([p(0), p(1), p(2), p(3)])
+    }
+    #[inline(always)]
+    fn any_positive(self) -> bool {
+        self.0.iter().any(|&v| v > Q16::ZERO)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        self.map(Real::abs)
+    }
+    #[inline(always)]
+    fn sqrt_ieee(self) -> Self {
+        self.map(Real::sqrt)
+    }
+    #[inline(always)]
+    fn mask_ge(self, other: Self) -> u32 {
+        (0..4).fold(0, |m, l| m | (u32::from(self.0[l] >= other.0[l]) << l))
+    }
+    #[inline(always)]
+    fn mask_lt(self, other: Self) -> u32 {
+        (0..4).fold(0, |m, l| m | (u32::from(self.0[l] < other.0[l]) << l))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn f32_sqrt_and_inv_sqrt_are_accurate() {
-        let mut worst_s = 0.0f64;
-        let mut worst_i = 0.0f64;
-        let mut x = 1.0e-6f32;
-        while x < 1.0e6 {
-            let s = Real::sqrt(x) as f64;
-            let i = Real::inv_sqrt(x) as f64;
-            let e = (x as f64).sqrt();
-            worst_s = worst_s.max((s - e).abs() / e);
-            worst_i = worst_i.max((i - 1.0 / e).abs() * e);
-            x *= 1.0137;
-        }
-        assert!(worst_s < 2.5e-7, "sqrt relative error {worst_s:e}");
-        assert!(worst_i < 4.0e-7, "inv_sqrt relative error {worst_i:e}");
-        assert_eq!(Real::sqrt(0.0f32), 0.0);
-        assert_eq!(Real::sqrt(-1.0f32), 0.0);
-        assert_eq!(Real::sqrt(4.0f32), 2.0);
-        assert_eq!(Real::inv_sqrt(0.0f32), f32::MAX);
-    }
-
-    #[test]
     fn inv_sqrt_positive_matches_inv_sqrt() {
-        let mut x = 1.0e-6f32;
-        while x < 1.0e6 {
-            assert_eq!(x.inv_sqrt_positive(), Real::inv_sqrt(x), "x = {x}");
-            x *= 1.37;
-        }
         let q = Q16::from_i32(9);
         assert_eq!(q.inv_sqrt_positive(), Real::inv_sqrt(q));
-    }
-
-    #[test]
-    fn f32_from_fixed_bits() {
-        assert_eq!(f32::from_fixed_bits(3 << 15, 16), 1.5);
-        assert_eq!(f32::from_fixed_bits(-1, 0), -1.0);
-        assert_eq!(f32::from_fixed_bits(1, 31), 1.0 / 2147483648.0);
     }
 
     #[test]
@@ -631,5 +499,36 @@ mod tests {
         assert!((Q16::PI.to_f32() - core::f32::consts::PI).abs() < 1.0e-5);
         assert!((Q16::FRAC_PI_2.to_f32() - core::f32::consts::FRAC_PI_2).abs() < 1.0e-5);
         assert!((Q16::FRAC_PI_4.to_f32() - core::f32::consts::FRAC_PI_4).abs() < 1.0e-5);
+    }
+
+    #[test]
+    fn q16_lanes_match_the_scalar_operations() {
+        let vals = [1.0f32, 0.5, -3.25, 100.0, 0.0, 1.0 / 65536.0, -32768.0, 32767.0];
+        for i in 0..vals.len() {
+            for j in 0..vals.len() {
+                let a: [Q16; 4] = core::array::from_fn(|l| Q16::from_f32(vals[(i + l) % vals.len()]));
+                let b: [Q16; 4] = core::array::from_fn(|l| Q16::from_f32(vals[(j + 3 * l) % vals.len()]));
+                let (x, y) = (Q16x4::load(&a), Q16x4::load(&b));
+                for l in 0..4 {
+                    assert_eq!((x + y).to_array()[l], a[l] + b[l]);
+                    assert_eq!((x - y).to_array()[l], a[l] - b[l]);
+                    assert_eq!((x * y).to_array()[l], a[l] * b[l]);
+                    if b[l] != Q16::ZERO {
+                        assert_eq!((x / y).to_array()[l], a[l] / b[l]);
+                    }
+                    assert_eq!(x.max(y).to_array()[l], Real::max(a[l], b[l]));
+                    assert_eq!(x.sqrt().to_array()[l], Real::sqrt(a[l]));
+                    let want = if b[l] < Q16::ZERO { -a[l] } else { a[l] };
+                    assert_eq!(x.negate_where_negative(y).to_array()[l], want);
+                    let want = if a[l] > Q16::ZERO { a[l] } else { b[l] };
+                    assert_eq!(x.select_positive_finite(x, y).to_array()[l], want);
+                }
+                assert_eq!(x.any_positive(), a.iter().any(|&p| p > Q16::ZERO));
+                let ge = (0..4).fold(0, |m, l| m | (u32::from(a[l] >= b[l]) << l));
+                let lt = (0..4).fold(0, |m, l| m | (u32::from(a[l] < b[l]) << l));
+                assert_eq!((x.mask_ge(y), x.mask_lt(y)), (ge, lt));
+                assert_eq!(x.abs().to_array()[0], Real::abs(a[0]));
+            }
+        }
     }
 }

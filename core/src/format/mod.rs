@@ -1,5 +1,9 @@
-//! The `.sinew` binary layout: constants and the key codecs shared by the baker (host) and the
-//! runtime parser. Everything is little-endian with no alignment requirement.
+//! The `.sinew` byte layout, the bottom layer of asset reading: the layout's constants, the
+//! key codecs shared by the baker (host) and the runtime, little-endian reading (the crate's
+//! `reader`) and writing ([`writer`]), the file's [`crc32`], and [`ParseError`]. Everything is
+//! little-endian with no alignment requirement. The sections are parsed and validated in
+//! [`crate::asset`]; clips are decoded in [`crate::clip`]. Other crates also reach this module
+//! as `sinew::asset::format`.
 //!
 //! ```text
 //! header (24 bytes)
@@ -52,6 +56,14 @@
 
 use crate::math::Quat;
 use crate::real::Real;
+
+mod crc;
+mod error;
+pub(crate) mod reader;
+pub mod writer;
+
+pub use crc::crc32;
+pub use error::ParseError;
 
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"SINEW\0\r\n";
@@ -111,6 +123,29 @@ pub const FORMAT_QUANTIZED: u8 = 1;
 
 /// Bytes per packed rotation.
 pub const ROTATION_BYTES: usize = 6;
+
+/// Components of a track's values: 4 for rotations (xyzw), 3 otherwise.
+#[inline(always)]
+pub(crate) fn track_components(target: u8) -> usize {
+    if target == TARGET_ROTATION {
+        4
+    } else {
+        3
+    }
+}
+
+/// Bytes of key data of a track (`None` on overflow).
+pub(crate) fn track_data_len(target: u8, interp: u8, format: u8, keys: usize) -> Option<usize> {
+    let c = track_components(target);
+    if format == FORMAT_F32 {
+        let per_key = if interp == INTERP_CUBIC { 3 * c } else { c };
+        keys.checked_mul(4 + 4 * per_key)
+    } else if target == TARGET_ROTATION {
+        keys.checked_mul(2 + ROTATION_BYTES)
+    } else {
+        keys.checked_mul(2 + 6)?.checked_add(24)
+    }
+}
 
 /// 1/√2 as a ratio of integers (for generic code).
 #[inline(always)]

@@ -2,7 +2,7 @@
 //! counting past its end, so a first pass with an empty buffer measures the size.
 
 use super::crc::crc32;
-use super::format::{CRC_START, HEADER_LEN, MAGIC, SECTION_ENTRY_LEN, VERSION};
+use super::{CRC_START, HEADER_LEN, MAGIC, SECTION_ENTRY_LEN, VERSION};
 
 /// Writes little-endian values into a caller-owned buffer.
 ///

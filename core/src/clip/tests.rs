@@ -1,0 +1,667 @@
+//! Clip decoding on hand-built tracks: every key format and interpolation checked against
+//! values computed here in `f64` (or exactly), the key interval search from any cursor hint,
+//! and the three sampling states (key cursor, per-track cache, SoA cache) agreeing.
+
+extern crate std;
+
+use std::boxed::Box;
+use std::vec;
+use std::vec::Vec;
+
+use super::*;
+use crate::asset::Asset;
+use crate::format::writer::Writer;
+use crate::job::sampling::TrackState;
+use crate::job::SamplingJob;
+use crate::math::SoaTransform;
+use crate::real::Q16;
+
+// ------------------------------------------------------------------------------------------------
+// Hand-built clips
+// ------------------------------------------------------------------------------------------------
+
+/// How a test track's keys are stored.
+#[derive(Clone)]
+pub(crate) enum Keys {
+    /// Lossless: `f32` times, then per key 3 or 4 values (for cubic splines: in-tangent, value,
+    /// out-tangent).
+    F32 { times: Vec<f32>, values: Vec<f32> },
+    /// Quantized translation or scale: `u16` times, `min` and `scale`, three `u16` per key.
+    QuantizedVec { times: Vec<u16>, min: [f32; 3], scale: [f32; 3], q: Vec<[u16; 3]> },
+    /// Quantized rotation: `u16` times and packed smallest-three rotations.
+    QuantizedRot { times: Vec<u16>, packed: Vec<[u8; 6]> },
+}
+
+#[derive(Clone)]
+pub(crate) struct Track {
+    joint: u16,
+    target: u8,
+    interp: u8,
+    slerp: bool,
+    keys: Keys,
+}
+
+impl Track {
+    fn key_count(&self) -> usize {
+        match &self.keys {
+            Keys::F32 { times, .. } => times.len(),
+            Keys::QuantizedVec { times, .. } | Keys::QuantizedRot { times, .. } => times.len(),
+        }
+    }
+    fn format(&self) -> u8 {
+        if matches!(self.keys, Keys::F32 { .. }) {
+            FORMAT_F32
+        } else {
+            FORMAT_QUANTIZED
+        }
+    }
+}
+
+/// A `.sinew` file: `joints` root joints at rest (identity) and one clip "c" over
+/// `[start, end]` with `tracks`, laid out as `format` documents.
+pub(crate) fn file(joints: u16, start: f32, end: f32, tracks: &[Track]) -> Vec<u8> {
+    let write = |w: &mut Writer| {
+        let table = w.begin_file(2);
+        let s0 = w.len();
+        w.u16(joints);
+        for _ in 0..joints {
+            w.i16(-1);
+        }
+        for _ in 0..joints {
+            for v in [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0] {
+                w.f32(v);
+            }
+        }
+        for _ in 0..joints {
+            w.str("");
+        }
+        w.section(table, 0, KIND_SKELETON, s0);
+        let s1 = w.len();
+        w.str("c");
+        w.f32(start);
+        w.f32(end);
+        w.u16(tracks.len() as u16);
+        let dir = w.len();
+        w.bytes(&vec![0; tracks.len() * TRACK_ENTRY_LEN]);
+        for (i, t) in tracks.iter().enumerate() {
+            let offset = (w.len() - s1) as u32;
+            match &t.keys {
+                Keys::F32 { times, values } => {
+                    times.iter().chain(values).for_each(|&v| w.f32(v));
+                }
+                Keys::QuantizedVec { times, min, scale, q } => {
+                    times.iter().for_each(|&v| w.u16(v));
+                    min.iter().chain(scale).for_each(|&v| w.f32(v));
+                    q.iter().flatten().for_each(|&v| w.u16(v));
+                }
+                Keys::QuantizedRot { times, packed } => {
+                    times.iter().for_each(|&v| w.u16(v));
+                    packed.iter().for_each(|p| w.bytes(p));
+                }
+            }
+            let mut entry = [0u8; TRACK_ENTRY_LEN];
+            entry[..2].copy_from_slice(&t.joint.to_le_bytes());
+            entry[2] = t.target;
+            entry[3] = t.interp;
+            entry[4] = t.format();
+            entry[5] = if t.slerp { TRACK_FLAG_SLERP } else { 0 };
+            entry[6..8].copy_from_slice(&(t.key_count() as u16).to_le_bytes());
+            entry[8..12].copy_from_slice(&offset.to_le_bytes());
+            w.patch_bytes(dir + i * TRACK_ENTRY_LEN, &entry);
+        }
+        w.section(table, 1, KIND_CLIP, s1);
+        w.finish()
+    };
+    let len = write(&mut Writer::new(&mut []));
+    let mut buf = vec![0u8; len];
+    assert_eq!(write(&mut Writer::new(&mut buf)), len);
+    buf
+}
+
+/// The clip of a file built by [`file`], validated by the asset parser.
+pub(crate) fn clip_of(bytes: &[u8]) -> Clip<'_> {
+    Asset::parse(bytes).expect("a valid hand-built file").clip(0).expect("one clip")
+}
+
+fn f32_track(joint: u16, target: u8, interp: u8, times: &[f32], values: &[f32]) -> Track {
+    Track { joint, target, interp, slerp: false, keys: Keys::F32 { times: times.to_vec(), values: values.to_vec() } }
+}
+
+/// A unit quaternion (xyzw) of `angle` radians about `axis` (not necessarily unit), in f64.
+fn axis_angle(axis: [f64; 3], angle: f64) -> [f64; 4] {
+    let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+    let (s, c) = ((angle / 2.0).sin() / n, (angle / 2.0).cos());
+    [axis[0] * s, axis[1] * s, axis[2] * s, c]
+}
+
+fn to_f32s(q: [f64; 4]) -> [f32; 4] {
+    q.map(|v| v as f32)
+}
+
+// ------------------------------------------------------------------------------------------------
+// The reference, in f64
+// ------------------------------------------------------------------------------------------------
+
+/// Where `t` falls among `times`: `(k, None)` at key `k` (before the first, after the last, a
+/// single key), `(k, Some(s))` between keys `k` and `k + 1` at parameter `s`.
+fn locate(times: &[f64], t: f64) -> (usize, Option<f64>) {
+    let n = times.len();
+    if n == 1 || t <= times[0] {
+        return (0, None);
+    }
+    if t >= times[n - 1] {
+        return (n - 1, None);
+    }
+    let k = (0..n - 1).rfind(|&k| times[k] <= t).unwrap_or(0);
+    (k, Some((t - times[k]) / (times[k + 1] - times[k])))
+}
+
+fn normalize4(q: [f64; 4]) -> [f64; 4] {
+    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    q.map(|v| v / n)
+}
+
+fn dot4(a: [f64; 4], b: [f64; 4]) -> f64 {
+    (0..4).map(|i| a[i] * b[i]).sum()
+}
+
+/// Exact slerp on the shortest arc.
+fn slerp64(a: [f64; 4], b: [f64; 4], s: f64) -> [f64; 4] {
+    let (a, mut b) = (normalize4(a), normalize4(b));
+    let mut d = dot4(a, b);
+    if d < 0.0 {
+        b = b.map(|v| -v);
+        d = -d;
+    }
+    let theta = d.min(1.0).acos();
+    if theta < 1e-12 {
+        return a;
+    }
+    let (wa, wb) = (((1.0 - s) * theta).sin() / theta.sin(), (s * theta).sin() / theta.sin());
+    core::array::from_fn(|i| wa * a[i] + wb * b[i])
+}
+
+/// The glTF cubic Hermite spline over an interval of length `td`.
+fn hermite64(p0: f64, m0: f64, p1: f64, m1: f64, s: f64, td: f64) -> f64 {
+    let (s2, s3) = (s * s, s * s * s);
+    (2.0 * s3 - 3.0 * s2 + 1.0) * p0 + (s3 - 2.0 * s2 + s) * td * m0 + (3.0 * s2 - 2.0 * s3) * p1 + (s3 - s2) * td * m1
+}
+
+/// A smallest-three rotation decoded as the format describes it: three 15-bit components
+/// `q / 16384 − 1` scaled by 1/√2, the largest rebuilt as `±√(1 − a² − b² − c²)`.
+fn unpack64(b: [u8; 6]) -> [f64; 4] {
+    let bits = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], 0, 0]);
+    let c = |i: u32| (((bits >> (15 * i)) & 0x7fff) as f64 - 16384.0) / 16384.0 / core::f64::consts::SQRT_2;
+    let small = [c(0), c(1), c(2)];
+    let w = (1.0 - small.iter().map(|v| v * v).sum::<f64>()).max(0.0).sqrt();
+    let w = if (bits >> 47) & 1 != 0 { -w } else { w };
+    let largest = ((bits >> 45) & 3) as usize;
+    let mut out = [0.0; 4];
+    let mut k = 0;
+    for (i, o) in out.iter_mut().enumerate() {
+        if i == largest {
+            *o = w;
+        } else {
+            *o = small[k];
+            k += 1;
+        }
+    }
+    out
+}
+
+/// The rotation angle between two unit quaternions (either sign), well conditioned near 0.
+fn angle64(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let (a, b) = (normalize4(a), normalize4(b));
+    let b = if dot4(a, b) < 0.0 { b.map(|v| -v) } else { b };
+    let chord = (0..4).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt();
+    4.0 * (chord / 2.0).min(1.0).asin()
+}
+
+/// Part `part` of key `k` (in-tangent 0, value 1, out-tangent 2 of a cubic spline; else the
+/// value), in f64.
+type KeyPart = dyn Fn(usize, usize) -> [f64; 4];
+
+/// What a track gives at clip time `t` (in `[start, end]`), computed from its keys in f64:
+/// xyz (and w for rotations). LINEAR rotations are slerped exactly; the caller allows
+/// corrected nlerp its documented distance from slerp.
+fn reference(track: &Track, start: f32, end: f32, t: f64) -> [f64; 4] {
+    let rotation = track.target == TARGET_ROTATION;
+    let c = if rotation { 4 } else { 3 };
+    let (times, key): (Vec<f64>, Box<KeyPart>) = match &track.keys {
+        Keys::F32 { times, values } => {
+            let stride = if track.interp == INTERP_CUBIC { 3 * c } else { c };
+            let values = values.clone();
+            // part 0: in-tangent (cubic) or value; part 1: value (cubic); part 2: out-tangent.
+            let get = move |k: usize, part: usize| -> [f64; 4] {
+                let at = k * stride + part * c;
+                core::array::from_fn(|j| if j < c { f64::from(values[at + j]) } else { 0.0 })
+            };
+            (times.iter().map(|&t| f64::from(t)).collect(), Box::new(get))
+        }
+        Keys::QuantizedVec { times, min, scale, q } => {
+            let (min, scale, q) = (*min, *scale, q.clone());
+            let get = move |k: usize, _: usize| -> [f64; 4] {
+                core::array::from_fn(|j| {
+                    if j < 3 {
+                        f64::from(min[j]) + f64::from(scale[j]) * f64::from(q[k][j]) / 65536.0
+                    } else {
+                        0.0
+                    }
+                })
+            };
+            (quantized_times(times, start, end), Box::new(get))
+        }
+        Keys::QuantizedRot { times, packed } => {
+            let packed = packed.clone();
+            (quantized_times(times, start, end), Box::new(move |k: usize, _: usize| unpack64(packed[k])))
+        }
+    };
+    let value = |k: usize| if track.interp == INTERP_CUBIC { key(k, 1) } else { key(k, 0) };
+    let finish = |v: [f64; 4]| if rotation { normalize4(v) } else { v };
+    match locate(&times, t) {
+        (k, None) => finish(value(k)),
+        (k, Some(s)) => match track.interp {
+            INTERP_STEP => finish(value(k)),
+            INTERP_LINEAR if rotation => slerp64(value(k), value(k + 1), s),
+            INTERP_LINEAR => core::array::from_fn(|j| value(k)[j] + (value(k + 1)[j] - value(k)[j]) * s),
+            _ => {
+                let td = times[k + 1] - times[k];
+                let (p0, m0, p1, m1) = (value(k), key(k, 2), value(k + 1), key(k + 1, 0));
+                finish(core::array::from_fn(|j| hermite64(p0[j], m0[j], p1[j], m1[j], s, td)))
+            }
+        },
+    }
+}
+
+/// Key times of a quantized track: `start + (end − start) · q / 65535`.
+fn quantized_times(q: &[u16], start: f32, end: f32) -> Vec<f64> {
+    q.iter().map(|&q| f64::from(start) + (f64::from(end) - f64::from(start)) * f64::from(q) / 65535.0).collect()
+}
+
+// ------------------------------------------------------------------------------------------------
+// Sampling through the clip's three paths
+// ------------------------------------------------------------------------------------------------
+
+/// Track `i` at `t` through a fresh key cursor (hint `hint`) and through a per-track cache.
+fn sample_both<R: Real>(clip: &Clip<'_>, i: usize, t: f32, hint: u16, rot: RotationInterpolation) -> [[f32; 4]; 2] {
+    let time = ClipTime::<R>::new(clip);
+    let t = R::from_f32(t);
+    let mut cursor = hint;
+    let (_, _, a) = clip.sample_track(i, t, &time, &mut cursor, rot);
+    let mut cache = TrackCache::EMPTY;
+    let (_, _, b) = clip.sample_track_cached(i, t, &time, &mut cache, rot);
+    [a.map(Real::to_f32), b.map(Real::to_f32)]
+}
+
+/// Checks every track of `tracks` (one clip over `[start, end]`) at `times` against the f64
+/// reference: `f32` within `tol`, `Q16` within `tol_q16` (in value units or radians).
+fn check_tracks(tracks: &[Track], start: f32, end: f32, times: &[f32], tol: f64, tol_q16: f64) {
+    let bytes = file(4, start, end, tracks);
+    let clip = clip_of(&bytes);
+    for (i, track) in tracks.iter().enumerate() {
+        for &t in times {
+            for rot in [RotationInterpolation::Slerp, RotationInterpolation::NlerpCorrected] {
+                let want = reference(track, start, end, f64::from(t));
+                // Corrected nlerp is within 7e-5 rad of slerp (only LINEAR rotations without
+                // the slerp flag use it).
+                let nlerp = rot == RotationInterpolation::NlerpCorrected
+                    && track.target == TARGET_ROTATION
+                    && track.interp == INTERP_LINEAR
+                    && !track.slerp;
+                let extra = if nlerp { 7.5e-5 } else { 0.0 };
+                for hint in [0, 1, 2, u16::MAX] {
+                    let f = sample_both::<f32>(&clip, i, t, hint, rot);
+                    let q = sample_both::<Q16>(&clip, i, t, hint, rot);
+                    for (got, tol) in [(f[0], tol), (f[1], tol), (q[0], tol_q16), (q[1], tol_q16)] {
+                        let got = got.map(f64::from);
+                        let err = if track.target == TARGET_ROTATION {
+                            angle64(got, want)
+                        } else {
+                            (0..3).map(|j| (got[j] - want[j]).abs()).fold(0.0, f64::max)
+                        };
+                        assert!(
+                            err <= tol + extra,
+                            "track {i} at t = {t} ({rot:?}, hint {hint}): {got:?} vs {want:?}, error {err:e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Sample times over `[start, end]`: the ends, every key time, midpoints and quarter points.
+fn probe_times(start: f32, end: f32, keys: &[f32]) -> Vec<f32> {
+    let mut t = vec![start, end];
+    t.extend_from_slice(keys);
+    for w in keys.windows(2) {
+        t.extend([w[0] + (w[1] - w[0]) * 0.25, (w[0] + w[1]) * 0.5, w[0] + (w[1] - w[0]) * 0.875]);
+    }
+    if let (Some(&first), Some(&last)) = (keys.first(), keys.last()) {
+        t.extend([(start + first) * 0.5, (last + end) * 0.5]);
+    }
+    t
+}
+
+// ------------------------------------------------------------------------------------------------
+// Tests
+// ------------------------------------------------------------------------------------------------
+
+/// Lossless keys: translation, rotation and scale with STEP, LINEAR and CUBICSPLINE, the
+/// tracks starting after the clip start and ending before its end.
+#[test]
+fn f32_keys_in_every_interpolation_match_the_reference() {
+    let times = [0.25f32, 1.0, 1.75];
+    let vecs = [1.0, -2.0, 0.5, 3.0, 0.0, -1.5, -0.25, 4.0, 2.0];
+    let q = [
+        axis_angle([0.0, 0.0, 1.0], 0.3),
+        axis_angle([1.0, 2.0, 0.5], 1.9),
+        // The opposite sign of a nearby rotation: interpolation takes the shortest arc.
+        axis_angle([1.0, 2.0, 0.7], 2.6).map(|v| -v),
+    ];
+    let quats: Vec<f32> = q.iter().flat_map(|&q| to_f32s(q)).collect();
+    // Cubic: in-tangent, value, out-tangent per key.
+    let cubic_vec =
+        [0.5, 0.0, -1.0, 1.0, 2.0, 3.0, 2.0, -1.0, 0.0, /**/ 0.0, 1.0, 1.0, -1.0, 0.5, 4.0, 3.0, 3.0, 3.0];
+    let (q0, q1) = (to_f32s(axis_angle([0.0, 1.0, 0.0], 0.4)), to_f32s(axis_angle([0.0, 1.0, 0.2], 1.4)));
+    let mut cubic_rot = vec![0.0, 0.1, 0.0, 0.0];
+    cubic_rot.extend(q0);
+    cubic_rot.extend([0.2, 0.3, 0.0, -0.1, 0.0, 0.0, 0.1, 0.0]);
+    cubic_rot.extend(q1);
+    cubic_rot.extend([0.0; 4]);
+    let tracks = [
+        f32_track(0, TARGET_TRANSLATION, INTERP_LINEAR, &times, &vecs),
+        f32_track(1, TARGET_TRANSLATION, INTERP_STEP, &times, &vecs),
+        f32_track(2, TARGET_TRANSLATION, INTERP_CUBIC, &[0.5, 1.75], &cubic_vec),
+        f32_track(0, TARGET_ROTATION, INTERP_LINEAR, &times, &quats),
+        f32_track(1, TARGET_ROTATION, INTERP_STEP, &times, &quats),
+        f32_track(2, TARGET_ROTATION, INTERP_CUBIC, &[0.25, 1.5], &cubic_rot),
+        f32_track(0, TARGET_SCALE, INTERP_LINEAR, &times, &vecs.map(|v: f32| v.abs() + 0.5)),
+        // One key: held over the whole clip.
+        f32_track(3, TARGET_SCALE, INTERP_LINEAR, &[1.5], &[2.0, 0.5, 1.0]),
+        Track { slerp: true, ..f32_track(3, TARGET_ROTATION, INTERP_LINEAR, &times, &quats) },
+    ];
+    let probes = probe_times(0.0, 2.0, &[0.25, 0.5, 1.0, 1.5, 1.75]);
+    check_tracks(&tracks, 0.0, 2.0, &probes, 2.0e-6, 4.0e-4);
+}
+
+/// Quantized keys: 16-bit times, ranged 16-bit translations and scales, smallest-three
+/// rotations, with STEP and LINEAR.
+#[test]
+fn quantized_keys_match_the_reference() {
+    let qt = vec![0u16, 9000, 40000, 65535];
+    let vec_track = |target, interp| Track {
+        joint: 1,
+        target,
+        interp,
+        slerp: false,
+        keys: Keys::QuantizedVec {
+            times: qt.clone(),
+            min: [-2.0, 0.5, -1.0],
+            scale: [4.0, 1.5, 0.25],
+            q: vec![[0, 65535, 32768], [12345, 100, 65000], [65535, 0, 1], [30000, 40000, 50000]],
+        },
+    };
+    let rots = [
+        axis_angle([0.0, 0.0, 1.0], -0.2),
+        axis_angle([0.3, 1.0, 0.0], 1.2),
+        axis_angle([0.3, 1.0, 0.4], 2.9).map(|v| -v),
+        axis_angle([1.0, 0.0, 0.0], 0.7),
+    ];
+    let rot_track = |joint, interp, times: Vec<u16>| Track {
+        joint,
+        target: TARGET_ROTATION,
+        interp,
+        slerp: false,
+        keys: Keys::QuantizedRot { times, packed: rots.iter().map(|&q| pack_rotation(to_f32s(q))).collect() },
+    };
+    let (start, end) = (0.5f32, 2.5f32);
+    let tracks = [
+        vec_track(TARGET_TRANSLATION, INTERP_LINEAR),
+        vec_track(TARGET_SCALE, INTERP_STEP),
+        rot_track(2, INTERP_LINEAR, qt.clone()),
+        rot_track(3, INTERP_STEP, vec![100, 20000, 50000, 65000]),
+        Track { slerp: true, ..rot_track(0, INTERP_LINEAR, qt.clone()) },
+    ];
+    // The runtime's key times (start + (end − start) · 65536/65535 · q/65536) round differently
+    // from the reference's: probe next to them, not on them.
+    let keys: Vec<f32> = quantized_times(&qt, start, end).iter().map(|&t| t as f32).collect();
+    let mut probes: Vec<f32> = probe_times(start, end, &keys).into_iter().filter(|t| !keys.contains(t)).collect();
+    probes.extend(keys.iter().skip(1).map(|&t| t - 1.0e-4));
+    probes.extend(keys.iter().map(|&t| (t + 1.0e-4).min(end)));
+    // Quantized rotation components have a step of 4.3e-5: the f32 decoder agrees with the
+    // exact one to about 1e-6, and nlerp adds its own bound.
+    check_tracks(&tracks, start, end, &probes, 2.0e-5, 5.0e-4);
+}
+
+/// At exactly a key time the value is the key's, bit for bit (lossless translations), before
+/// the first key the first key's and after the last the last key's.
+#[test]
+fn key_times_and_ends_give_the_keys_exactly() {
+    let times = [0.5f32, 1.0, 1.25, 2.0];
+    let values: Vec<f32> = (0..12).map(|i| i as f32 * 0.37 - 1.0).collect();
+    for interp in [INTERP_STEP, INTERP_LINEAR] {
+        let tracks = [f32_track(0, TARGET_TRANSLATION, interp, &times, &values)];
+        let bytes = file(1, 0.0, 3.0, &tracks);
+        let clip = clip_of(&bytes);
+        let key = |k: usize| [values[3 * k], values[3 * k + 1], values[3 * k + 2], 0.0];
+        for (k, &t) in times.iter().enumerate() {
+            for hint in [0, 1, 2, 3, 7] {
+                assert_eq!(sample_both::<f32>(&clip, 0, t, hint, RotationInterpolation::Slerp), [key(k); 2], "key {k}");
+            }
+        }
+        for t in [0.0, 0.25, 0.499_999_97] {
+            assert_eq!(sample_both::<f32>(&clip, 0, t, 2, RotationInterpolation::Slerp), [key(0); 2], "t = {t}");
+        }
+        for t in [2.0, 2.000_000_2, 3.0] {
+            assert_eq!(sample_both::<f32>(&clip, 0, t, 0, RotationInterpolation::Slerp), [key(3); 2], "t = {t}");
+        }
+        // STEP holds a key until the next one.
+        if interp == INTERP_STEP {
+            for (t, k) in [(0.75, 0), (1.249_999_9, 1), (1.9, 2)] {
+                assert_eq!(sample_both::<f32>(&clip, 0, t, 0, RotationInterpolation::Slerp), [key(k); 2]);
+            }
+        }
+    }
+}
+
+/// What `interval` found, in a comparable form.
+fn span(s: Span<f32>) -> (usize, Option<(f32, f32)>) {
+    match s {
+        Span::At(k) => (k, None),
+        Span::Between(k, t0, t1) => (k, Some((t0, t1))),
+    }
+}
+
+/// The key interval search gives the same answer from every cursor hint, at key times, between
+/// them, before the first and after the last, and leaves the cursor on the interval's first key.
+#[test]
+fn interval_search_is_independent_of_the_hint() {
+    let many: Vec<f32> = (0..40).map(|k| (k * k) as f32 * 0.01).collect();
+    for times in [vec![1.0f32], vec![0.0, 1.0], vec![0.0, 1.0, 2.0, 3.0, 5.0, 8.0], many] {
+        let n = times.len();
+        let mut probes = vec![-1.0f32, 100.0];
+        for w in times.windows(2) {
+            probes.extend([w[0], (w[0] + w[1]) * 0.5, w[1] - 1.0e-3]);
+        }
+        probes.push(times[n - 1]);
+        for &t in &probes {
+            // Independently: the last key at or before t.
+            let want = if n == 1 || t <= times[0] {
+                (0, None)
+            } else if t >= times[n - 1] {
+                (n - 1, None)
+            } else {
+                let k = (0..n - 1).rfind(|&k| times[k] <= t).unwrap();
+                (k, Some((times[k], times[k + 1])))
+            };
+            for hint in (0..n as u16 + 3).chain([u16::MAX]) {
+                let mut cursor = hint;
+                let got = span(interval(n, t, &mut cursor, |k| times[k]));
+                assert_eq!(got, want, "{n} keys, t = {t}, hint {hint}");
+                let k = if n == 1 { 0 } else { want.0.min(n - 2) };
+                assert_eq!(cursor as usize, if n == 1 { hint as usize } else { k }, "cursor, t = {t}, hint {hint}");
+            }
+        }
+    }
+}
+
+/// The track directory as [`Clip`] reports it.
+#[test]
+fn the_track_directory_reads_back() {
+    let q = to_f32s(axis_angle([0.0, 1.0, 0.0], 0.5));
+    let tracks = [
+        f32_track(3, TARGET_TRANSLATION, INTERP_CUBIC, &[0.0, 1.0], &[0.0; 18]),
+        Track { slerp: true, ..f32_track(1, TARGET_ROTATION, INTERP_LINEAR, &[0.5], &q) },
+        Track {
+            joint: 0,
+            target: TARGET_SCALE,
+            interp: INTERP_STEP,
+            slerp: false,
+            keys: Keys::QuantizedVec { times: vec![0, 1, 2], min: [1.0; 3], scale: [0.0; 3], q: vec![[0; 3]; 3] },
+        },
+        Track {
+            joint: 2,
+            target: TARGET_ROTATION,
+            interp: INTERP_LINEAR,
+            slerp: false,
+            keys: Keys::QuantizedRot { times: vec![0, 65535], packed: vec![pack_rotation(q); 2] },
+        },
+    ];
+    let bytes = file(5, 0.0, 1.0, &tracks);
+    let clip = clip_of(&bytes);
+    assert_eq!((clip.name(), clip.start(), clip.end()), ("c", 0.0, 1.0));
+    assert_eq!((clip.num_tracks(), clip.num_keys(), clip.joint_bound()), (4, 2 + 1 + 3 + 2, 4));
+    let info = |joint, target, interpolation, format, key_count, slerp, data_len| TrackInfo {
+        joint,
+        target,
+        interpolation,
+        format,
+        key_count,
+        slerp,
+        data_len,
+    };
+    use Interpolation::*;
+    use KeyFormat::*;
+    assert_eq!(clip.track(0), Some(info(3, Target::Translation, CubicSpline, F32, 2, false, 2 * 4 + 18 * 4)));
+    assert_eq!(clip.track(1), Some(info(1, Target::Rotation, Linear, F32, 1, true, 4 + 16)));
+    assert_eq!(clip.track(2), Some(info(0, Target::Scale, Step, Quantized, 3, false, 3 * 2 + 24 + 3 * 6)));
+    assert_eq!(clip.track(3), Some(info(2, Target::Rotation, Linear, Quantized, 2, false, 2 * (2 + 6))));
+    assert_eq!(clip.track(4), None);
+    // The section: name, range, count, directory and data, nothing else.
+    let data: usize = (0..4).map(|i| clip.track(i).unwrap().data_len).sum();
+    assert_eq!(clip.byte_len(), 2 + 8 + 2 + 4 * TRACK_ENTRY_LEN + data);
+}
+
+/// A clip over six joints (two SoA elements, some joints without tracks) with every key format
+/// and interpolation, the slerp flag, and tracks in no particular order.
+pub(crate) fn mixed_clip_tracks() -> Vec<Track> {
+    let t3 = [0.0f32, 0.4, 1.5];
+    let v3 = [0.0, 1.0, 2.0, 1.0, -1.0, 0.5, 3.0, 0.0, -2.0];
+    let q3: Vec<f32> = [
+        axis_angle([0.0, 0.0, 1.0], 0.1),
+        axis_angle([1.0, 1.0, 0.0], 2.4),
+        axis_angle([1.0, 0.2, 0.3], 0.9).map(|v| -v),
+    ]
+    .iter()
+    .flat_map(|&q| to_f32s(q))
+    .collect();
+    let packed: Vec<[u8; 6]> =
+        (0..5).map(|k| pack_rotation(to_f32s(axis_angle([1.0, k as f64, 0.5], 0.8 * k as f64)))).collect();
+    let cubic = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, /**/ 0.0, 0.0, 1.0, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+    vec![
+        f32_track(5, TARGET_ROTATION, INTERP_LINEAR, &t3, &q3),
+        f32_track(0, TARGET_TRANSLATION, INTERP_LINEAR, &t3, &v3),
+        f32_track(0, TARGET_SCALE, INTERP_STEP, &t3, &v3.map(|v: f32| v.abs() + 1.0)),
+        f32_track(1, TARGET_TRANSLATION, INTERP_CUBIC, &[0.2, 1.8], &cubic),
+        Track { slerp: true, ..f32_track(1, TARGET_ROTATION, INTERP_LINEAR, &t3, &q3) },
+        f32_track(2, TARGET_ROTATION, INTERP_STEP, &t3, &q3),
+        Track {
+            joint: 3,
+            target: TARGET_ROTATION,
+            interp: INTERP_LINEAR,
+            slerp: false,
+            keys: Keys::QuantizedRot { times: vec![0, 10000, 30000, 50000, 65535], packed },
+        },
+        Track {
+            joint: 4,
+            target: TARGET_TRANSLATION,
+            interp: INTERP_LINEAR,
+            slerp: false,
+            keys: Keys::QuantizedVec {
+                times: vec![5000, 60000],
+                min: [-1.0, -1.0, 0.0],
+                scale: [2.0, 2.0, 3.0],
+                q: vec![[0, 65535, 1000], [65535, 0, 64000]],
+            },
+        },
+    ]
+}
+
+/// The pose of `clip` at `t` through `states`.
+fn pose<C: TrackState<f32>>(
+    clip: Clip<'_>,
+    rest: &[SoaTransform<f32>],
+    t: f32,
+    rot: RotationInterpolation,
+    states: &mut [C],
+) -> [SoaTransform<f32>; 2] {
+    let mut out = [SoaTransform::IDENTITY; 2];
+    SamplingJob { clip, time: t, rotation: rot, rest_pose: rest, cursor: states, output: &mut out }.run().unwrap();
+    out
+}
+
+/// Key cursors, per-track caches and SoA caches give the same poses, playing forward at 60 Hz
+/// with loops, jumping back and landing on key times; untracked joints keep the rest pose.
+#[test]
+fn cursors_and_caches_agree() {
+    let tracks = mixed_clip_tracks();
+    let bytes = file(6, 0.0, 2.0, &tracks);
+    let clip = clip_of(&bytes);
+    let mut rest = [SoaTransform::IDENTITY; 2];
+    rest[1].translation.set_lane(2, crate::math::Vec3::new(7.0, 8.0, 9.0));
+    rest[1].scale.set_lane(3, crate::math::Vec3::splat(2.0));
+    let mut times = Vec::new();
+    let mut t = 0.0f32;
+    for i in 0..if cfg!(miri) { 60 } else { 300 } {
+        t += 1.0 / 60.0;
+        if t > 2.0 {
+            t -= 2.0;
+        }
+        times.push(match i % 41 {
+            7 => 0.4,
+            8 => 1.5,
+            9 => 0.2,
+            10 => 0.0,
+            11 => 2.0,
+            12 => 1.1,
+            _ => t,
+        });
+    }
+    for rot in [RotationInterpolation::NlerpCorrected, RotationInterpolation::Slerp] {
+        let mut cursors = [0u16; 8];
+        let mut caches = [TrackCache::EMPTY; 8];
+        let mut soa = [SoaTrackCache::EMPTY; 2];
+        for &t in &times {
+            let a = pose(clip, &rest, t, rot, &mut cursors);
+            let b = pose(clip, &rest, t, rot, &mut caches);
+            let c = pose(clip, &rest, t, rot, &mut soa);
+            for j in 0..8 {
+                let (x, y, z) = (a[j / 4].lane(j % 4), b[j / 4].lane(j % 4), c[j / 4].lane(j % 4));
+                for other in [y, z] {
+                    assert!((x.translation - other.translation).max_abs() < 2.0e-6, "joint {j}, t = {t}, {rot:?}");
+                    assert!((x.scale - other.scale).max_abs() < 2.0e-6, "joint {j}, t = {t}, {rot:?}");
+                    assert!(x.rotation.angle_between(other.rotation) < 1.0e-5, "joint {j}, t = {t}, {rot:?}");
+                }
+                // The SoA cache evaluates the per-track cache's formulas in the same order;
+                // a rotation may come out as −q.
+                assert_eq!((y.translation, y.scale), (z.translation, z.scale), "joint {j}, t = {t}");
+                assert!(y.rotation.angle_between(z.rotation) < 1.0e-6, "joint {j}, t = {t}");
+                if j >= 6 {
+                    assert_eq!(x, rest[1].lane(j % 4), "untracked joint {j}");
+                    assert_eq!(z, rest[1].lane(j % 4), "untracked joint {j}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! [`ParseError`]: why bytes are not a valid `.sinew` file, for every section kind.
+
+use core::fmt;
+
+use super::VERSION;
+use crate::skeleton::SkeletonError;
+
+/// Why [`Asset::parse`](crate::asset::Asset::parse) rejected a file. `section` fields index
+/// the section table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// The data ends before a structure it declares.
+    Truncated,
+    /// The file does not start with the `.sinew` magic bytes.
+    BadMagic,
+    /// The format version is not one this build reads.
+    UnsupportedVersion {
+        /// Version found in the header.
+        found: u16,
+    },
+    /// The header's file length differs from the data length.
+    LengthMismatch {
+        /// Length declared in the header.
+        declared: u32,
+    },
+    /// The CRC-32 of the contents differs from the stored one (corrupt data).
+    ChecksumMismatch {
+        /// Stored checksum.
+        stored: u32,
+        /// Checksum of the data.
+        computed: u32,
+    },
+    /// A section lies outside the file, starts before the end of the table or of the section
+    /// before it, comes apart from the other sections of its kind, or its contents do not fill
+    /// it exactly.
+    BadSection {
+        /// Section index.
+        section: u16,
+    },
+    /// A count or length inside a section (joints, parts, vertices, indices, tracks, a name)
+    /// declares more data than the section holds.
+    SectionOverrun {
+        /// Section index.
+        section: u16,
+    },
+    /// More than one skeleton section.
+    DuplicateSkeleton,
+    /// Skins or clips exist but no skeleton does.
+    MissingSkeleton,
+    /// The skeleton is invalid.
+    Skeleton(SkeletonError),
+    /// A float is NaN or infinite.
+    NonFinite {
+        /// Section index.
+        section: u16,
+    },
+    /// A name is not UTF-8 or longer than [`MAX_NAME_LEN`](crate::limits::MAX_NAME_LEN).
+    BadName {
+        /// Section index.
+        section: u16,
+    },
+    /// A joint index is not below the skeleton's joint count.
+    JointOutOfRange {
+        /// Section index.
+        section: u16,
+    },
+    /// A mesh names a skin that does not exist.
+    SkinOutOfRange {
+        /// Section index.
+        section: u16,
+    },
+    /// A mesh palette entry is not below its skin's joint count, or a vertex joint is not below
+    /// the palette length.
+    PaletteOutOfRange {
+        /// Section index.
+        section: u16,
+    },
+    /// A mesh part declares 0 influences with a skin, influences without one, or more than
+    /// [`MAX_INFLUENCES`](crate::limits::MAX_INFLUENCES).
+    BadInfluences {
+        /// Section index.
+        section: u16,
+    },
+    /// A mesh part's index count is not a multiple of 3, or its index size is not 2 or 4.
+    BadIndices {
+        /// Section index.
+        section: u16,
+    },
+    /// A triangle of a mesh part uses a vertex index that is not below the part's vertex count.
+    IndexOutOfRange {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Triangle index within the part.
+        triangle: u32,
+        /// The vertex index found.
+        vertex: u32,
+    },
+    /// A triangle of a mesh part uses one vertex twice (the baker drops such triangles).
+    DegenerateTriangle {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Triangle index within the part.
+        triangle: u32,
+    },
+    /// A skinned vertex has a negative weight.
+    NegativeWeight {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Vertex index within the part.
+        vertex: u32,
+    },
+    /// A skinned vertex has no weight: all of its weights are zero.
+    ZeroWeights {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Vertex index within the part.
+        vertex: u32,
+    },
+    /// An inverse bind matrix holds a NaN or infinite value.
+    NonFiniteBind {
+        /// Section index.
+        section: u16,
+        /// Skin joint whose matrix it is.
+        joint: u16,
+    },
+    /// A clip track has an unknown target, interpolation or format, no keys, or a quantized
+    /// cubic spline.
+    BadTrack {
+        /// Section index.
+        section: u16,
+        /// Track index within the clip.
+        track: u16,
+    },
+    /// Two tracks of a clip animate the same joint property.
+    DuplicateTrack {
+        /// Section index.
+        section: u16,
+        /// Track index within the clip.
+        track: u16,
+    },
+    /// Key times are not strictly increasing, or lie outside the clip's range.
+    UnsortedKeys {
+        /// Section index.
+        section: u16,
+        /// Track index within the clip.
+        track: u16,
+    },
+    /// The clip's start is after its end.
+    BadTimeRange {
+        /// Section index.
+        section: u16,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Truncated => f.write_str("data ends early (truncated file)"),
+            Self::BadMagic => f.write_str("not a .sinew file (bad magic bytes)"),
+            Self::UnsupportedVersion { found } => {
+                write!(f, "format version {found} is not supported (expected {VERSION})")
+            }
+            Self::LengthMismatch { declared } => {
+                write!(f, "header declares {declared} bytes but the data length differs")
+            }
+            Self::ChecksumMismatch { stored, computed } => {
+                write!(f, "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): corrupt data")
+            }
+            Self::BadSection { section } => {
+                write!(f, "section {section} lies outside the file, overlaps another, is out of order or has the wrong length")
+            }
+            Self::SectionOverrun { section } => {
+                write!(f, "section {section} declares more data than it holds (a count runs past its end)")
+            }
+            Self::DuplicateSkeleton => f.write_str("more than one skeleton section"),
+            Self::MissingSkeleton => f.write_str("skins or clips without a skeleton section"),
+            Self::Skeleton(e) => write!(f, "invalid skeleton: {e}"),
+            Self::NonFinite { section } => write!(f, "section {section} holds a NaN or infinite value"),
+            Self::BadName { section } => write!(f, "section {section} holds a name that is not UTF-8 or too long"),
+            Self::JointOutOfRange { section } => write!(f, "section {section} refers to a joint past the skeleton"),
+            Self::SkinOutOfRange { section } => write!(f, "mesh section {section} refers to a missing skin"),
+            Self::PaletteOutOfRange { section } => {
+                write!(f, "mesh section {section} has a joint index past its palette")
+            }
+            Self::BadInfluences { section } => write!(f, "mesh section {section} has an invalid influence count"),
+            Self::BadIndices { section } => {
+                write!(f, "mesh section {section} has an index count that is not a multiple of 3 or a bad index size")
+            }
+            Self::IndexOutOfRange { section, part, triangle, vertex } => {
+                write!(f, "mesh section {section}, part {part}: triangle {triangle}: vertex {vertex} is out of range")
+            }
+            Self::DegenerateTriangle { section, part, triangle } => {
+                write!(f, "mesh section {section}, part {part}: triangle {triangle} uses a vertex twice")
+            }
+            Self::NegativeWeight { section, part, vertex } => {
+                write!(f, "mesh section {section}, part {part}: vertex {vertex} has a negative weight")
+            }
+            Self::ZeroWeights { section, part, vertex } => {
+                write!(f, "mesh section {section}, part {part}: vertex {vertex} has weights summing to 0")
+            }
+            Self::NonFiniteBind { section, joint } => {
+                write!(f, "skin section {section}: the inverse bind matrix of skin joint {joint} is not finite")
+            }
+            Self::BadTrack { section, track } => {
+                write!(f, "clip section {section}, track {track}: invalid track header")
+            }
+            Self::DuplicateTrack { section, track } => {
+                write!(f, "clip section {section}, track {track}: a second track for the same joint property")
+            }
+            Self::UnsortedKeys { section, track } => {
+                write!(f, "clip section {section}, track {track}: key times not strictly increasing within the clip")
+            }
+            Self::BadTimeRange { section } => write!(f, "clip section {section}: start is after end"),
+        }
+    }
+}
+
+impl core::error::Error for ParseError {}

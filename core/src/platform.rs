@@ -1,0 +1,34 @@
+//! The host/microcontroller split, by name: which kernels this build compiles.
+//!
+//! Some jobs have two kernels that compute the same bits: a host kernel, larger and faster
+//! where registers, caches and instruction sets are wide, and a narrow kernel, small for the
+//! flash of a microcontroller. `build.rs` is the only place that looks at the target
+//! (`target_arch`, `target_feature`); it names its answers as cfgs, and this module turns them
+//! into constants. Code branches on the constants with `if` (both kernels compile everywhere,
+//! the other one folds away); an attribute that must differ (`#[inline(never)]` on
+//! microcontrollers) tests the cfg of the same name with `cfg_attr`.
+//!
+//! The `narrow-kernels` cargo feature makes every constant false on every target, so the
+//! microcontroller kernels run on the host (`cargo test -p sinew --features narrow-kernels`).
+
+/// Host-sized kernels (cfg `sinew_host_kernels`): on x86-64 and AArch64, blending inlines its
+/// kernels and fuses uniform-weight layers into one loop, LBS skinning has a loop per usual
+/// influence count and a packed palette, and a clip reads a track entry with one bounds check.
+/// Elsewhere (Cortex-M, RISC-V, 32-bit x86, WebAssembly) each has one shared, smaller kernel.
+pub(crate) const HOST_KERNELS: bool = cfg!(sinew_host_kernels);
+
+/// `f32` lanes are a SIMD register (cfg `sinew_simd_lanes`): `wide::f32x4` uses SSE, simd128
+/// or AArch64 NEON. Code shaped for SIMD lanes (the unrolled local-to-model walk, the SIMD
+/// square root of [`Lanes::sqrt_ieee`](crate::real::Lanes::sqrt_ieee)) is used only then;
+/// where lanes are four scalars the compact forms are smaller and as fast.
+pub(crate) const SIMD_LANES: bool = cfg!(sinew_simd_lanes);
+
+/// `f32` lanes are an SSE register (cfg `sinew_sse_lanes`), whose `maxps` / `minps` return the
+/// second operand when either is NaN, so a clamp into [0, 1] needs no NaN fix-up.
+pub(crate) const SSE_LANES: bool = cfg!(sinew_sse_lanes);
+
+// SSE lanes are SIMD lanes.
+const _: () = assert!(!SSE_LANES || SIMD_LANES);
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,297 @@
+//! The split itself, and the results of every kernel that has a host and a narrow form
+//! (skinning, blending, local-to-model, sampling, lane square root and clamp), pinned bit for
+//! bit: the default build (host kernels on x86-64) and the `narrow-kernels` build must
+//! both give these fingerprints, so a divergence between the two forms fails one of them.
+
+extern crate std;
+
+use std::vec::Vec;
+
+use super::*;
+use crate::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
+use crate::job::sampling::TrackState;
+use crate::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinningJob};
+use crate::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3, Vec4};
+use crate::real::{F32x4, Lanes};
+use crate::real::{Real, Q16};
+use crate::skeleton::Skeleton;
+
+/// The build script's answers, against the target this test runs on.
+#[test]
+fn the_split_follows_the_target_and_the_feature() {
+    let narrow = cfg!(feature = "narrow-kernels");
+    let host = matches!(std::env::consts::ARCH, "x86_64" | "aarch64");
+    assert_eq!(HOST_KERNELS, host && !narrow);
+    // Every target the tests run on (x86-64, AArch64) has SIMD lanes.
+    assert_eq!(SIMD_LANES, host && !narrow);
+    assert_eq!(SSE_LANES, std::env::consts::ARCH == "x86_64" && !narrow);
+}
+
+/// FNV-1a over 32-bit words.
+struct Fingerprint(u64);
+
+impl Fingerprint {
+    fn new() -> Self {
+        Fingerprint(0xcbf2_9ce4_8422_2325)
+    }
+    fn word(&mut self, w: u32) {
+        for b in w.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The bits of a scalar, for fingerprints.
+trait Bits: Real {
+    fn bits(self) -> u32;
+}
+
+impl Bits for f32 {
+    /// Every NaN counts as one: IEEE 754 leaves a NaN's sign and payload open, and they differ
+    /// between targets (`sqrtps` of a negative number is the NaN with the sign bit set; the
+    /// integer square root of the narrow lanes gives `f32::NAN`).
+    fn bits(self) -> u32 {
+        if self.is_nan() {
+            f32::NAN.to_bits()
+        } else {
+            self.to_bits()
+        }
+    }
+}
+
+impl Bits for Q16 {
+    fn bits(self) -> u32 {
+        self.to_bits() as u32
+    }
+}
+
+impl Fingerprint {
+    fn reals<R: Bits>(&mut self, v: impl IntoIterator<Item = R>) {
+        for x in v {
+            self.word(x.bits());
+        }
+    }
+    fn mats<R: Bits>(&mut self, m: &[Mat4<R>]) {
+        for m in m {
+            self.reals(m.cols.iter().flatten().copied());
+        }
+    }
+    fn soa<R: Bits>(&mut self, pose: &[SoaTransform<R>]) {
+        for t in pose {
+            let (a, q, s) = (&t.translation, &t.rotation, &t.scale);
+            for lanes in [&a.x, &a.y, &a.z, &q.x, &q.y, &q.z, &q.w, &s.x, &s.y, &s.z] {
+                self.reals(lanes.iter().copied());
+            }
+        }
+    }
+}
+
+/// A fixed-seed generator of values in [-1, 1).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+    fn real<R: Real>(&mut self, scale: f32) -> R {
+        R::from_f32(self.next() * scale)
+    }
+    fn transform<R: Real>(&mut self) -> Transform<R> {
+        let axis = Vec3::new(self.real(1.0), self.real(1.0), R::TWO + self.real(1.0));
+        Transform {
+            translation: Vec3::new(self.real(2.0), self.real(2.0), self.real(2.0)),
+            rotation: Quat::from_axis_angle(axis.normalize_or_zero(), self.real(3.0)),
+            scale: Vec3::new(R::ONE + self.real(0.25), R::ONE + self.real(0.25), R::ONE + self.real(0.25)),
+        }
+    }
+    fn pose<R: Real>(&mut self, joints: usize) -> Vec<SoaTransform<R>> {
+        let mut pose = std::vec![SoaTransform::IDENTITY; joints.div_ceil(4)];
+        for j in 0..joints {
+            let t = self.transform();
+            pose[j / 4].set_lane(j % 4, &t);
+        }
+        pose
+    }
+}
+
+/// Skinning with 1 to 5 influences (the host kernels specialise 1 to 4 and pack the palette of
+/// large meshes), linear and dual-quaternion.
+fn skinning<R: Bits>(f: &mut Fingerprint, rng: &mut Rng) {
+    let palette: Vec<Mat4<R>> = (0..40).map(|_| rng.transform::<R>().to_mat4()).collect();
+    let dual: Vec<DualQuat<R>> = (0..40)
+        .map(|_| {
+            let t = rng.transform::<R>();
+            DualQuat::from_rotation_translation(t.rotation, t.translation)
+        })
+        .collect();
+    // 257 vertices: enough for the packed palette (256).
+    for n in [7, 257] {
+        let positions: Vec<Vec3<R>> = (0..n).map(|_| Vec3::new(rng.real(3.0), rng.real(3.0), rng.real(3.0))).collect();
+        let normals: Vec<Vec3<R>> = (0..n).map(|_| Vec3::new(rng.real(1.0), rng.real(1.0), rng.real(1.0))).collect();
+        let tangents: Vec<Vec4<R>> =
+            (0..n).map(|_| Vec4::new(rng.real(1.0), rng.real(1.0), rng.real(1.0), R::ONE)).collect();
+        for k in 1..=5 {
+            let idx: Vec<u16> = (0..n * k).map(|_| ((rng.next() + 1.0) * 20.0) as u16 % 40).collect();
+            let w: Vec<R> = (0..n * k).map(|_| R::from_f32((rng.next() + 1.0) / (2 * k) as f32)).collect();
+            for dq in [false, true] {
+                let (mut op, mut on, mut ot) =
+                    (std::vec![Vec3::ZERO; n], std::vec![Vec3::ZERO; n], std::vec![Vec4::ZERO; n]);
+                SkinningJob {
+                    palette: if dq { Palette::DualQuats(&dual) } else { Palette::Matrices(&palette) },
+                    influences: k,
+                    joint_indices: &idx,
+                    joint_weights: &w,
+                    positions: &positions,
+                    normals: Some(&normals),
+                    tangents: Some(&tangents),
+                    out_positions: &mut op,
+                    out_normals: Some(&mut on),
+                    out_tangents: Some(&mut ot),
+                }
+                .run()
+                .unwrap();
+                for i in 0..n {
+                    f.reals([op[i].x, op[i].y, op[i].z, on[i].x, on[i].y, on[i].z]);
+                    f.reals([ot[i].x, ot[i].y, ot[i].z, ot[i].w]);
+                }
+            }
+        }
+    }
+}
+
+/// Blending: uniform weights (a fused loop on hosts, with a two-layer form), per-joint weights,
+/// a total under the threshold, additive layers.
+fn blending<R: Bits>(f: &mut Fingerprint, rng: &mut Rng) {
+    let joints = 11;
+    let rest = rng.pose::<R>(joints);
+    let poses: Vec<Vec<SoaTransform<R>>> = (0..3).map(|_| rng.pose(joints)).collect();
+    let deltas: Vec<Vec<SoaTransform<R>>> = (0..2).map(|_| rng.pose(joints)).collect();
+    let jw: Vec<[R; 4]> = (0..rest.len()).map(|_| core::array::from_fn(|_| R::from_f32(rng.next() + 0.5))).collect();
+    let weights = [R::ratio(3, 4), R::ratio(1, 2), R::ratio(5, 4)];
+    for case in 0..6 {
+        let layers: Vec<Layer<R>> = poses
+            .iter()
+            .zip(weights)
+            .take(if case == 1 { 2 } else { 3 })
+            .map(|(p, w)| Layer {
+                transform: p,
+                weight: if case == 3 { w * R::ratio(1, 50) } else { w },
+                joint_weights: (case == 2).then_some(&jw[..]),
+            })
+            .collect();
+        let additive: Vec<Layer<R>> = match case {
+            4 => std::vec![Layer::new(&deltas[0], R::ratio(1, 2))],
+            5 => std::vec![
+                Layer::new(&deltas[0], -R::ONE),
+                Layer { joint_weights: Some(&jw), ..Layer::new(&deltas[1], R::ONE) }
+            ],
+            _ => Vec::new(),
+        };
+        let mut out = std::vec![SoaTransform::IDENTITY; rest.len()];
+        BlendingJob {
+            layers: &layers,
+            additive: &additive,
+            rest_pose: &rest,
+            threshold: R::ratio(1, 10),
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        f.soa(&out);
+    }
+}
+
+/// Local-to-model: the whole hierarchy and subtrees (unrolled walks where lanes are SIMD, the
+/// compact walk elsewhere), with an affine and a projective root.
+fn local_to_model<R: Bits>(f: &mut Fingerprint, rng: &mut Rng) {
+    let parents = [-1i16, 0, 1, 2, 1, 4, 0, 6, 7, 7, 9, 3, 11];
+    let rest: Vec<Transform<R>> = parents.iter().map(|_| rng.transform()).collect();
+    let names = [""; 13];
+    let s = Skeleton::<R, 4>::new(&parents, &rest, &names).unwrap();
+    let affine = rng.transform::<R>().to_mat4();
+    let mut projective = affine;
+    projective.cols[0][3] = R::ratio(1, 4);
+    projective.cols[3][3] = R::TWO;
+    for root in [None, Some(&affine), Some(&projective)] {
+        let mut out = [Mat4::IDENTITY; 13];
+        LocalToModelJob { skeleton: s.view(), root, input: s.rest_pose(), output: &mut out, from: None, to: None }
+            .run()
+            .unwrap();
+        f.mats(&out);
+        for from in [1, 7] {
+            let mut part = out;
+            let pose = rng.pose::<R>(13);
+            LocalToModelJob { skeleton: s.view(), root, input: &pose, output: &mut part, from: Some(from), to: None }
+                .run()
+                .unwrap();
+            f.mats(&part);
+        }
+    }
+}
+
+/// The lane operations with a SIMD and a scalar form (square root, clamp into [0, 1]).
+fn lanes(f: &mut Fingerprint, rng: &mut Rng) {
+    let specials = [0.0f32, -0.0, f32::NAN, f32::INFINITY, -1.0, 1.5, 1e-40, f32::MAX];
+    for i in 0..64 {
+        let a: [f32; 4] =
+            core::array::from_fn(
+                |l| {
+                    if (i + l) % 5 == 0 {
+                        specials[(i + l) % specials.len()]
+                    } else {
+                        rng.next() * 2.0
+                    }
+                },
+            );
+        let x = F32x4::load(&a);
+        f.reals(x.sqrt_ieee().to_array());
+        f.reals(x.clamp01().to_array());
+    }
+}
+
+/// Sampling with the three track states (a clip reads its track entries whole on hosts, field
+/// by field elsewhere).
+fn sampling<R: Bits>(f: &mut Fingerprint) {
+    fn pose<R: Bits, C: TrackState<R>>(f: &mut Fingerprint, clip: Clip<'_>, time: R, states: &mut [C]) {
+        let rest = [SoaTransform::<R>::IDENTITY; 2];
+        for rotation in [RotationInterpolation::NlerpCorrected, RotationInterpolation::Slerp] {
+            let mut out = [SoaTransform::IDENTITY; 2];
+            SamplingJob { clip, time, rotation, rest_pose: &rest, cursor: states, output: &mut out }.run().unwrap();
+            f.soa(&out);
+        }
+    }
+    let bytes = crate::clip::tests::file(6, 0.0, 2.0, &crate::clip::tests::mixed_clip_tracks());
+    let clip = crate::clip::tests::clip_of(&bytes);
+    let (mut cursors, mut caches, mut soa) = ([0u16; 8], [TrackCache::EMPTY; 8], [SoaTrackCache::EMPTY; 2]);
+    for k in 0..40 {
+        let time = R::ratio(k * 7 % 45, 20);
+        pose(f, clip, time, &mut cursors);
+        pose(f, clip, time, &mut caches);
+        pose(f, clip, time, &mut soa);
+    }
+}
+
+fn fingerprint<R: Bits>() -> u64 {
+    let (mut f, mut rng) = (Fingerprint::new(), Rng(0x9E37_79B9_7F4A_7C15));
+    skinning::<R>(&mut f, &mut rng);
+    blending::<R>(&mut f, &mut rng);
+    local_to_model::<R>(&mut f, &mut rng);
+    sampling::<R>(&mut f);
+    f.0
+}
+
+#[test]
+fn host_and_narrow_kernels_give_the_same_bits() {
+    let f32_jobs = fingerprint::<f32>();
+    let q16_jobs = fingerprint::<Q16>();
+    let mut f = Fingerprint::new();
+    lanes(&mut f, &mut Rng(5));
+    let lanes = f.0;
+    std::println!("f32 jobs {f32_jobs:#018x}, Q16 jobs {q16_jobs:#018x}, lanes {lanes:#018x}");
+    assert_eq!(f32_jobs, 0x03ba_ac86_ed5e_d289, "f32 jobs");
+    assert_eq!(q16_jobs, 0x8b92_b9a5_8115_b937, "Q16 jobs");
+    assert_eq!(lanes, 0x8412_7354_d8fb_99bb, "lanes");
+}

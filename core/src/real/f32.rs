@@ -1,0 +1,464 @@
+//! `f32` as a [`Real`], and its lanes [`F32x4`] (`wide::f32x4`: one SIMD register where the
+//! target has one, four scalars elsewhere), with the integer IEEE square root of the lanes of
+//! targets without a SIMD one.
+
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+use wide::{f32x4, i32x4, CmpGe, CmpGt, CmpLe, CmpLt};
+
+use super::{Lanes, Real};
+use crate::platform::{SIMD_LANES, SSE_LANES};
+
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const HALF: Self = 0.5;
+    const TWO: Self = 2.0;
+    const PI: Self = core::f32::consts::PI;
+    const FRAC_PI_2: Self = core::f32::consts::FRAC_PI_2;
+    const FRAC_PI_4: Self = core::f32::consts::FRAC_PI_4;
+    const FRAC_2_PI: Self = core::f32::consts::FRAC_2_PI;
+    // 0x3FC9_0000: the low 12 mantissa bits are zero, so k · HI is exact for |k| < 4096.
+    const FRAC_PI_2_HI: Self = 1.570_312_5;
+    const FRAC_PI_2_LO: Self = 4.838_268e-4;
+    const EPSILON: Self = f32::EPSILON;
+    const MAX: Self = f32::MAX;
+    const MIN: Self = f32::MIN;
+    const FIXED_POINT: bool = false;
+    type Lanes = F32x4;
+
+    #[inline(always)]
+    fn from_i32(v: i32) -> Self {
+        v as f32
+    }
+    #[inline(always)]
+    fn ratio(num: i32, den: i32) -> Self {
+        num as f32 / den as f32
+    }
+    #[inline(always)]
+    fn from_fixed_bits(bits: i32, frac_bits: u32) -> Self {
+        bits as f32 * f32::from_bits((127 - frac_bits.min(31)) << 23)
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        if self > 0.0 {
+            // √x = x · (1/√x); one more Newton step on the product removes the last bias.
+            let s = self * self.inv_sqrt();
+            0.5 * (s + self / s)
+        } else {
+            0.0
+        }
+    }
+    #[inline]
+    fn inv_sqrt(self) -> Self {
+        if self > 0.0 {
+            if self == f32::INFINITY {
+                return 0.0;
+            }
+            // micromath's bit-trick estimate (about 5 % off), refined by three Newton steps:
+            // 5e-2 → 3.8e-3 → 2.1e-5 → below f32 rounding.
+            let mut y = micromath::F32(self).invsqrt().0;
+            let h = 0.5 * self;
+            y *= 1.5 - h * y * y;
+            y *= 1.5 - h * y * y;
+            y *= 1.5 - h * y * y;
+            y
+        } else {
+            f32::MAX
+        }
+    }
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        // The same seed and Newton steps as `inv_sqrt`, without branches.
+        let mut y = f32::from_bits(0x5f37_5a86_u32.wrapping_sub(self.to_bits() >> 1));
+        let h = 0.5 * self;
+        y *= 1.5 - h * y * y;
+        y *= 1.5 - h * y * y;
+        y *= 1.5 - h * y * y;
+        y
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        f32::min(self, other)
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        f32::max(self, other)
+    }
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+    #[inline(always)]
+    fn trunc_i32(self) -> i32 {
+        self as i32
+    }
+}
+
+/// Four `f32` lanes; one SIMD register where the target has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct F32x4(pub f32x4);
+
+impl Add for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        F32x4(self.0 + o.0)
+    }
+}
+
+impl Sub for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        F32x4(self.0 - o.0)
+    }
+}
+
+impl Mul for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        F32x4(self.0 * o.0)
+    }
+}
+
+impl Div for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        F32x4(self.0 / o.0)
+    }
+}
+
+impl Neg for F32x4 {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        // Flips the sign bit, as scalar negation does (`0 − x` would turn −0 into +0).
+        F32x4(self.0 ^ f32x4::splat(-0.0))
+    }
+}
+
+impl Lanes<f32> for F32x4 {
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        F32x4(f32x4::splat(v))
+    }
+    #[inline(always)]
+    fn load(a: &[f32; 4]) -> Self {
+        F32x4(f32x4::from(*a))
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; 4] {
+        self.0.to_array()
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        F32x4(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        F32x4(self.0.min(other.0))
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        F32x4(f32x4::ONE / self.0)
+    }
+    #[inline(always)]
+    fn inv_sqrt_positive(self) -> Self {
+        // The scalar kernel of `f32::inv_sqrt_positive`, lane by lane: the bit-level seed, then
+        // three Newton steps, with the same operation order (so the same bits).
+        let bits: i32x4 = bytemuck::cast(self.0);
+        let mut y: f32x4 = bytemuck::cast(i32x4::splat(0x5f37_5a86) - (bits >> 1));
+        let h = f32x4::splat(0.5) * self.0;
+        let c = f32x4::splat(1.5);
+        y *= c - h * y * y;
+        y *= c - h * y * y;
+        y *= c - h * y * y;
+        F32x4(y)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        let a = self.0.to_array();
+        F32x4(f32x4::from([a[0].sqrt_real(), a[1].sqrt_real(), a[2].sqrt_real(), a[3].sqrt_real()]))
+    }
+    #[inline(always)]
+    fn negate_where_negative(self, sign: Self) -> Self {
+        F32x4(sign.0.cmp_lt(f32x4::ZERO).blend((-self).0, self.0))
+    }
+    #[inline(always)]
+    fn select_positive_finite(self, a: Self, b: Self) -> Self {
+        let good = self.0.cmp_gt(f32x4::ZERO) & self.0.cmp_le(f32x4::splat(f32::MAX));
+        F32x4(good.blend(a.0, b.0))
+    }
+    #[inline(always)]
+    fn any_positive(self) -> bool {
+        self.0.cmp_gt(f32x4::ZERO).any()
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        F32x4(self.0.abs())
+    }
+    #[inline(always)]
+    fn sqrt_ieee(self) -> Self {
+        if SIMD_LANES {
+            // sqrtps, f32x4.sqrt or vsqrtq_f32: correctly rounded.
+            F32x4(self.0.sqrt())
+        } else {
+            let a = self.0.to_array();
+            F32x4(f32x4::from([sqrt_ieee_f32(a[0]), sqrt_ieee_f32(a[1]), sqrt_ieee_f32(a[2]), sqrt_ieee_f32(a[3])]))
+        }
+    }
+    #[inline(always)]
+    fn clamp01(self) -> Self {
+        if SSE_LANES {
+            // `maxps(x, 0)` returns its second operand when the first is NaN: no NaN fix-up needed.
+            F32x4(self.0.fast_max(f32x4::ZERO).fast_min(f32x4::ONE))
+        } else {
+            self.max(Self::splat(0.0)).min(Self::splat(1.0))
+        }
+    }
+    #[inline(always)]
+    fn mask_ge(self, other: Self) -> u32 {
+        self.0.cmp_ge(other.0).move_mask() as u32
+    }
+    #[inline(always)]
+    fn mask_lt(self, other: Self) -> u32 {
+        self.0.cmp_lt(other.0).move_mask() as u32
+    }
+}
+
+/// `√x` rounded to nearest as IEEE 754 requires, with integers only (the lanes of targets
+/// without a SIMD square root): the same bits as `sqrtps`, `vsqrtq_f32` or `f32x4.sqrt`.
+fn sqrt_ieee_f32(x: f32) -> f32 {
+    let b = x.to_bits();
+    if b & 0x7fff_ffff == 0 || (0x7f80_0000..0x8000_0000).contains(&b) {
+        return x; // ±0, +∞, NaN
+    }
+    if b >> 31 != 0 {
+        return f32::NAN; // negative (−∞ included)
+    }
+    // x = m · 2^ex with an integer m in [2^23, 2^24).
+    let (mut m, mut ex) = (b & 0x7f_ffff, ((b >> 23) & 0xff) as i32);
+    if ex == 0 {
+        let shift = m.leading_zeros() - 8;
+        m <<= shift;
+        ex = 1 - shift as i32;
+    } else {
+        m |= 0x80_0000;
+    }
+    ex -= 150;
+    // n = m · 2^sh in [2^46, 2^48) with ex − sh even: √n is a 24-bit integer part.
+    let sh = if (ex - 23) & 1 == 0 { 23 } else { 24 };
+    let n = u64::from(m) << sh;
+    // Bit by bit: s = ⌊√n⌋, rem = n − s².
+    let (mut rem, mut s, mut bit) = (n, 0u64, 1u64 << 46);
+    while bit != 0 {
+        if rem >= s + bit {
+            rem -= s + bit;
+            s = (s >> 1) + bit;
+        } else {
+            s >>= 1;
+        }
+        bit >>= 2;
+    }
+    // Round to nearest: √n ≥ s + ½ exactly when rem > s (no ties: √n is never a half-integer).
+    if rem > s {
+        s += 1;
+    }
+    // √x = s · 2^((ex − sh) / 2), s in [2^23, 2^24] (2^24 carries into the exponent).
+    let e = (ex - sh) / 2 + 23 + 127;
+    f32::from_bits(((e as u32) << 23) + (s as u32 - 0x80_0000))
+}
+
+/// `Real::sqrt` under a name that does not collide with `f32`'s inherent method.
+trait SqrtReal {
+    fn sqrt_real(self) -> Self;
+}
+
+impl SqrtReal for f32 {
+    #[inline(always)]
+    fn sqrt_real(self) -> Self {
+        <f32 as Real>::sqrt(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f32_sqrt_and_inv_sqrt_are_accurate() {
+        let mut worst_s = 0.0f64;
+        let mut worst_i = 0.0f64;
+        let mut x = 1.0e-6f32;
+        while x < 1.0e6 {
+            let s = Real::sqrt(x) as f64;
+            let i = Real::inv_sqrt(x) as f64;
+            let e = (x as f64).sqrt();
+            worst_s = worst_s.max((s - e).abs() / e);
+            worst_i = worst_i.max((i - 1.0 / e).abs() * e);
+            x *= 1.0137;
+        }
+        assert!(worst_s < 2.5e-7, "sqrt relative error {worst_s:e}");
+        assert!(worst_i < 4.0e-7, "inv_sqrt relative error {worst_i:e}");
+        assert_eq!(Real::sqrt(0.0f32), 0.0);
+        assert_eq!(Real::sqrt(-1.0f32), 0.0);
+        assert_eq!(Real::sqrt(4.0f32), 2.0);
+        assert_eq!(Real::inv_sqrt(0.0f32), f32::MAX);
+    }
+
+    #[test]
+    fn inv_sqrt_positive_matches_inv_sqrt() {
+        let mut x = 1.0e-6f32;
+        while x < 1.0e6 {
+            assert_eq!(x.inv_sqrt_positive(), Real::inv_sqrt(x), "x = {x}");
+            x *= 1.37;
+        }
+    }
+
+    #[test]
+    fn f32_from_fixed_bits() {
+        assert_eq!(f32::from_fixed_bits(3 << 15, 16), 1.5);
+        assert_eq!(f32::from_fixed_bits(-1, 0), -1.0);
+        assert_eq!(f32::from_fixed_bits(1, 31), 1.0 / 2147483648.0);
+    }
+
+    /// Values that exercise rounding, tiny and huge magnitudes, zeros and specials.
+    fn samples() -> [f32; 16] {
+        [
+            1.0,
+            0.5,
+            2.0,
+            1e-30,
+            3.4e38,
+            0.999_999_9,
+            1.000_000_1,
+            123.456,
+            7.0e-3,
+            0.0,
+            -0.0,
+            -1.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::MIN_POSITIVE,
+            0.333_333_34,
+        ]
+    }
+
+    fn lanes(v: &[f32], i: usize) -> [f32; 4] {
+        core::array::from_fn(|l| v[(i + l * 5) % v.len()])
+    }
+
+    #[test]
+    fn f32_lanes_match_the_scalar_operations_bit_for_bit() {
+        let v = samples();
+        for i in 0..v.len() {
+            for j in 0..v.len() {
+                let (a, b) = (lanes(&v, i), lanes(&v, j));
+                let (x, y) = (F32x4::load(&a), F32x4::load(&b));
+                let check = |got: [f32; 4], want: &dyn Fn(f32, f32) -> f32, what: &str| {
+                    for l in 0..4 {
+                        let w = want(a[l], b[l]);
+                        assert!(
+                            got[l].to_bits() == w.to_bits() || (got[l].is_nan() && w.is_nan()),
+                            "{what}({}, {}) lane {l}: {} vs {}",
+                            a[l],
+                            b[l],
+                            got[l],
+                            w
+                        );
+                    }
+                };
+                check((x + y).to_array(), &|p, q| p + q, "add");
+                check((x - y).to_array(), &|p, q| p - q, "sub");
+                check((x * y).to_array(), &|p, q| p * q, "mul");
+                check((x / y).to_array(), &|p, q| p / q, "div");
+                check((-x).to_array(), &|p, _| -p, "neg");
+                check(x.recip().to_array(), &|p, _| 1.0 / p, "recip");
+                check(x.sqrt().to_array(), &|p, _| Real::sqrt(p), "sqrt");
+                check(x.negate_where_negative(y).to_array(), &|p, q| if q < 0.0 { -p } else { p }, "negate");
+                check(
+                    x.select_positive_finite(x, y).to_array(),
+                    &|p, q| if p > 0.0 && p <= f32::MAX { p } else { q },
+                    "select",
+                );
+                // ±0 compare equal: either is a valid maximum of 0 and −0.
+                let (mx, mn) = (x.max(y).to_array(), x.min(y).to_array());
+                for l in 0..4 {
+                    let (p, q) = (a[l], b[l]);
+                    if !p.is_nan() && !q.is_nan() {
+                        assert!(mx[l] == Real::max(p, q) && mn[l] == Real::min(p, q), "max/min({p}, {q})");
+                    }
+                }
+                assert_eq!(x.any_positive(), a.iter().any(|&p| p > 0.0));
+                check(x.abs().to_array(), &|p, _| Real::abs(p), "abs");
+                let clamp = |p: f32| if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
+                for (l, v) in x.clamp01().to_array().into_iter().enumerate() {
+                    assert!(v == clamp(a[l]) && !v.is_sign_negative() || v == 0.0, "clamp01({})", a[l]);
+                }
+                let ge = (0..4).fold(0, |m, l| m | (u32::from(a[l] >= b[l]) << l));
+                let lt = (0..4).fold(0, |m, l| m | (u32::from(a[l] < b[l]) << l));
+                assert_eq!((x.mask_ge(y), x.mask_lt(y)), (ge, lt), "masks of {a:?} and {b:?}");
+                if a.iter().all(|&p| p > 0.0 && p.is_finite()) {
+                    check(x.inv_sqrt_positive().to_array(), &|p, _| Real::inv_sqrt_positive(p), "inv_sqrt");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ieee_sqrt_is_correctly_rounded() {
+        // √ in f64, rounded to f32, is correctly rounded (53 ≥ 2·24 + 2 bits).
+        let reference = |x: f32| if x < 0.0 { f32::NAN } else { (x as f64).sqrt() as f32 };
+        let check = |x: f32| {
+            let (got, want) = (sqrt_ieee_f32(x), reference(x));
+            assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "√{x:e}: {got:e} vs {want:e}");
+            let lanes = F32x4::splat(x).sqrt_ieee().to_array()[0];
+            assert!(lanes.to_bits() == want.to_bits() || lanes.is_nan() && want.is_nan(), "lanes √{x:e}");
+        };
+        for x in [0.0f32, -0.0, 1.0, 2.0, 4.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY, -1.0, f32::NAN] {
+            check(x);
+        }
+        check(f32::NEG_INFINITY);
+        // Every exponent (subnormals included), with mantissas from a fixed-seed generator and the
+        // extreme mantissas.
+        let mut r = 0x2545_f491_4f6c_dd1du64;
+        for e in 0..255u32 {
+            for k in 0..if cfg!(miri) { 4 } else { 4000 } {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                let m = match k {
+                    0 => 0,
+                    1 => 0x7f_ffff,
+                    2 => 1,
+                    _ => (r as u32) & 0x7f_ffff,
+                };
+                check(f32::from_bits((e << 23) | m));
+            }
+        }
+    }
+
+    #[test]
+    fn f32_max_with_nan_gives_the_other_operand() {
+        let x = F32x4::load(&[f32::NAN, 1.0, f32::NAN, -2.0]);
+        let z = F32x4::splat(0.0);
+        assert_eq!(x.max(z).to_array(), [0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(z.max(x).to_array(), [0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(x.min(F32x4::splat(1.0)).to_array(), [1.0, 1.0, 1.0, -2.0]);
+    }
+}
