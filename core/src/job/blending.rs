@@ -34,6 +34,7 @@
 //! instead (the same operations in the same order, so the same bits).
 
 use crate::job::JobError;
+use crate::platform::HOST_KERNELS;
 use crate::lanes::Lanes;
 use crate::math::{Quat, SoaTransform, Transform, Vec3};
 use crate::real::Real;
@@ -126,8 +127,8 @@ impl<R: Real> BlendingJob<'_, R> {
         // element's sums in registers across the layers (the same operations, in the same
         // order, as the passes below). Hosts only: on microcontrollers the passes alone keep
         // the code small.
-        #[cfg(sinew_host_kernels)]
-        if !R::FIXED_POINT
+        if HOST_KERNELS
+            && !R::FIXED_POINT
             && self.additive.is_empty()
             && self.layers.iter().all(|l| l.joint_weights.is_none())
             && self.layers.iter().fold(R::ZERO, |a, l| a + weight(l.weight)) >= threshold
@@ -158,8 +159,6 @@ fn weight<R: Real>(w: R) -> R {
 /// Assumes what `run` checked: `R` floating point, every layer's `transform` at least
 /// `out.len()` long, no per-joint weights, a positive total weight.
 #[inline(always)]
-// Called only where `run` compiles its register path in (hosts).
-#[allow(dead_code)]
 fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
     let n = out.len();
     let mut uniform = R::ZERO;
