@@ -153,7 +153,7 @@ printf '%s\n' "${summary[@]}"
 echo
 printf '%-26s %7s %7s %6s %6s %7s %7s %6s %7s %6s\n' image .text .rodata .data .bss flash static stack ram anim
 printf '%s\n' "${sizes[@]}"
-echo "(.text includes the vector table; .rodata the $(stat -c %s fixtures/character.sinew)-byte character; flash = .text +"
+echo "(.text includes the vector table; .rodata the $(stat -c %s ../../core/fixtures/character.sinew)-byte character; flash = .text +"
 echo " .rodata + .data; static = .data + .bss; stack = peak of setup and frames (painted stack);"
 echo " ram = static + stack; anim = animation code in .text, below; no image has a heap)"
 echo

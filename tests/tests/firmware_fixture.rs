@@ -1,4 +1,4 @@
-//! The character the firmware embeds, `tests/firmware/fixtures/character.sinew`, and the test
+//! The character the firmware embeds, `core/fixtures/character.sinew`, and the test
 //! that keeps it in step with its source.
 //!
 //! The fixture is the built-in procedural humanoid (`sinew_pipeline::builtin::humanoid_rig`)
@@ -43,7 +43,7 @@ const TRIANGLES_PER_CAPSULE: usize = 8;
 const MAX_BYTES: usize = 64 * 1024;
 
 fn fixture_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware/fixtures/character.sinew")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/fixtures/character.sinew")
 }
 
 type V3 = [f64; 3];

@@ -34,9 +34,9 @@
 //! instead (the same operations in the same order, so the same bits).
 
 use crate::job::JobError;
-use crate::platform::HOST_KERNELS;
 use crate::lanes::Lanes;
 use crate::math::{Quat, SoaTransform, Transform, Vec3};
+use crate::platform::HOST_KERNELS;
 use crate::real::Real;
 
 /// One input pose of a [`BlendingJob`].

@@ -59,6 +59,8 @@
 mod clip;
 mod color;
 mod depth;
+#[cfg(feature = "embedded-graphics")]
+pub mod display;
 mod error;
 mod fixed;
 mod line;

@@ -61,8 +61,8 @@ use sinew::root_motion::RootMotionSettings;
 use sinew::skeleton::{SkeletonError, SkeletonView};
 use sinew::{Real, Q16};
 
-/// The baked character: `fixtures/character.sinew`.
-pub static FIXTURE: &[u8] = include_bytes!("../fixtures/character.sinew");
+/// The baked character: `core/fixtures/character.sinew`.
+pub static FIXTURE: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
 
 /// Most joints the probe's buffers hold.
 pub const JOINT_CAPACITY: usize = 24;

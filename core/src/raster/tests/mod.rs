@@ -14,6 +14,8 @@ use super::{CachedVertex, Draw, PixelFormat, Renderer, Rgb, Xrgb8888};
 use crate::math::Vec3;
 use crate::real::Real;
 
+#[cfg(feature = "embedded-graphics")]
+mod display;
 mod pipeline;
 mod triangles;
 
