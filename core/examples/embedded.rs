@@ -93,7 +93,6 @@ fn main() -> Result<(), Error> {
     Ok(())
 }
 
-// ANCHOR: animate
 /// One frame: the controller's update, local-to-model, the palette, then skinning in chunks.
 /// Every buffer is on this function's stack and is gone when it returns.
 fn animate(
@@ -104,6 +103,7 @@ fn animate(
     skin: &SkinData<'_>,
     positions: &mut [Vec3<Q16>; VERTICES],
 ) -> Result<(), Error> {
+    // ANCHOR: frame
     let mut scratch = Scratch::new();
     let mut pose = [SoaTransform::<Q16>::IDENTITY; SOA];
     let dt = Q16::ratio(1, 30);
@@ -120,6 +120,7 @@ fn animate(
     }
     .run()
     .map_err(|_| "local-to-model")?;
+    // ANCHOR_END: frame
     // The palette: model × inverse bind per skin joint (inverse binds read from flash).
     let mut inverse_bind = [Mat4::<Q16>::IDENTITY; JOINTS];
     let mut joints = [0u16; JOINTS];
@@ -176,7 +177,6 @@ fn animate(
     }
     Ok(())
 }
-// ANCHOR_END: animate
 
 /// The mesh's triangle list over all parts, as 16-bit indices; returns the index count.
 fn triangles(mesh: &MeshData<'_>, out: &mut [u16; INDICES]) -> Result<usize, Error> {
@@ -191,11 +191,11 @@ fn triangles(mesh: &MeshData<'_>, out: &mut [u16; INDICES]) -> Result<usize, Err
     Ok(count)
 }
 
-// ANCHOR: draw
 /// Draws the skinned mesh in bands of [`BAND_ROWS`] rows (RGB565 color, 16-bit depth: 2 KiB of
 /// buffers for a 64-pixel-wide display) and turns each band into characters by brightness.
 fn draw(positions: &[Vec3<Q16>], indices: &[u16], mesh: &MeshData<'_>) -> Result<[[u8; 64]; 40], Error> {
     const BAND: usize = (WIDTH * BAND_ROWS) as usize;
+    // ANCHOR: bands
     let mut color = [0u16; BAND];
     let mut depth = [0u16; BAND];
     let mut bands = BandBuffer::<Rgb565, Depth16>::new(&mut color, Some(&mut depth), WIDTH, HEIGHT, BAND_ROWS)
@@ -223,6 +223,6 @@ fn draw(positions: &[Vec3<Q16>], indices: &[u16], mesh: &MeshData<'_>) -> Result
             }
         })
         .map_err(|_| "render")?;
+    // ANCHOR_END: bands
     Ok(text)
 }
-// ANCHOR_END: draw
