@@ -151,6 +151,49 @@ pub struct ControllerEvent<R> {
 /// - `SLOTS`: clip slots.
 /// - `LAYERS`: layers (at least 1; layer 0 starts as a full-weight override layer, the base).
 /// - `TRACKS`: the most tracks a slot's clip may have (3 × joints covers any clip).
+///
+/// # Examples
+///
+/// The baked character walks, then crossfades to a run in a quarter of a second, feet in
+/// phase:
+///
+/// ```
+/// use sinew::asset::Asset;
+/// use sinew::controller::{ClipEntry, Controller, ControllerScratch, FadeCurve};
+/// use sinew::math::SoaTransform;
+/// use sinew::skeleton::Skeleton;
+///
+/// # let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
+/// let asset = Asset::parse(bytes)?;
+/// let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+/// let walk = asset.clip_by_name("walk").ok_or("no walk")?;
+/// let run = asset.clip_by_name("run").ok_or("no run")?;
+/// let clips = [ClipEntry::new(walk), ClipEntry::new(run)];
+///
+/// // 6 SoA elements (24 joints), 2 slots, 1 layer, clips of up to 72 tracks.
+/// let mut character = Controller::<f32, 6, 2, 1, 72>::new();
+/// character.assign(0, 0, 0, &walk)?; // slot 0, layer 0: clips[0]
+/// character.assign(1, 0, 1, &run)?; // slot 1, layer 0: clips[1]
+/// character.set_weight(0, 1.0)?;
+///
+/// let mut scratch = ControllerScratch::new(); // shared by the characters updated in turn
+/// let mut pose = [SoaTransform::IDENTITY; 6]; // the blended local pose, for LocalToModelJob
+/// for frame in 1..=48 {
+///     if frame == 31 {
+///         // Half a second in: fade to the run over 0.25 s, starting it at the walk's phase.
+///         character.crossfade(1, 0.25, FadeCurve::SmoothStep, true)?;
+///     }
+///     character.update(1.0 / 60.0, &clips, skeleton.view(), &mut scratch, &mut pose, |_event| {})?;
+///     if frame == 36 {
+///         // Mid-fade: both clips play, their weights summing to 1.
+///         let (walking, running) = (character.weight(0).unwrap_or(0.0), character.weight(1).unwrap_or(0.0));
+///         assert!(walking > 0.0 && running > 0.0 && (walking + running - 1.0).abs() < 1e-5);
+///     }
+/// }
+/// assert_eq!((character.weight(0), character.weight(1)), (Some(0.0), Some(1.0)));
+/// assert!(!character.is_fading(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Controller<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize> {
     slots: [Slot<R, TRACKS>; SLOTS],

@@ -103,6 +103,57 @@ pub const REACH_TOLERANCE_RATIO: i32 = 10_000;
 
 /// Two-bone IK (like ozz's `IKTwoBoneJob`): corrections for a start and a mid joint so that the
 /// end joint reaches a target.
+///
+/// # Examples
+///
+/// A straight arm of two 1 m bones along +X reaches for a point above its elbow, the elbow
+/// pointing up:
+///
+/// ```
+/// use sinew::ik::{apply_correction, IkTwoBoneJob};
+/// use sinew::job::LocalToModelJob;
+/// use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
+/// use sinew::skeleton::{Skeleton, NO_PARENT};
+///
+/// let bone = Transform::new(Vec3::X, Quat::IDENTITY, Vec3::ONE);
+/// let names = ["shoulder", "elbow", "wrist"];
+/// let arm = Skeleton::<f32, 1>::new(&[NO_PARENT, 0, 1], &[Transform::IDENTITY, bone, bone], &names)?;
+/// // Model matrices of the joints from `from` down (all with `None`).
+/// let to_model = |local: &[SoaTransform<f32>], model: &mut [Mat4<f32>], from| {
+///     LocalToModelJob { skeleton: arm.view(), root: None, input: local, output: model, from, to: None }.run()
+/// };
+/// let mut local = [SoaTransform::IDENTITY];
+/// local.copy_from_slice(arm.rest_pose());
+/// let mut model = [Mat4::IDENTITY; 3];
+/// to_model(&local, &mut model, None)?;
+///
+/// let target = Vec3::new(1.0, 1.0, 0.0);
+/// let (mut shoulder, mut elbow, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
+/// IkTwoBoneJob {
+///     target,
+///     pole_vector: Vec3::Y,  // where the elbow should point
+///     mid_axis: Vec3::Z,     // the elbow's hinge, to bend a straight arm
+///     twist_angle: 0.0,
+///     soften: 1.0,           // no softening
+///     weight: 1.0,
+///     start_joint: &model[0],
+///     mid_joint: &model[1],
+///     end_joint: &model[2],
+///     start_correction: &mut shoulder,
+///     mid_correction: &mut elbow,
+///     reached: &mut reached,
+/// }
+/// .run()?;
+/// assert!(reached);
+///
+/// // Apply the corrections to the local pose, then update the arm from the shoulder down.
+/// apply_correction(&mut local, 0, shoulder)?;
+/// apply_correction(&mut local, 1, elbow)?;
+/// to_model(&local, &mut model, Some(0))?;
+/// assert!((model[2].translation() - target).length() < 1e-5);
+/// assert!(model[1].translation().y > 0.0); // the elbow is up, towards the pole
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct IkTwoBoneJob<'a, R: Real> {
     /// Target position, model space.
@@ -242,6 +293,35 @@ impl<R: Real> IkTwoBoneJob<'_, R> {
 
 /// Aim IK (like ozz's `IKAimJob`): a correction turning one joint so that a ray fixed to it
 /// passes through a target.
+///
+/// # Examples
+///
+/// A head looking along +Z turns to a target on its +X side:
+///
+/// ```
+/// use sinew::ik::IkAimJob;
+/// use sinew::math::{Mat4, Quat, Vec3};
+///
+/// let head = Mat4::from_translation(Vec3::new(0.0, 1.6, 0.0)); // the joint's model matrix
+/// let (mut correction, mut reached) = (Quat::IDENTITY, false);
+/// IkAimJob {
+///     target: Vec3::new(2.0, 1.6, 0.0),
+///     forward: Vec3::Z,     // the head's aiming axis, in its own space
+///     up: Vec3::Y,          // kept towards the pole vector
+///     offset: Vec3::ZERO,   // the ray starts at the joint
+///     pole_vector: Vec3::Y,
+///     twist_angle: 0.0,
+///     weight: 1.0,
+///     joint: &head,
+///     joint_correction: &mut correction,
+///     reached: &mut reached,
+/// }
+/// .run()?;
+/// assert!(reached);
+/// // Multiplied onto the head's local rotation (`ik::apply_correction`), it turns +Z to +X.
+/// assert!((correction.rotate(Vec3::Z) - Vec3::X).length() < 1e-5);
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug)]
 pub struct IkAimJob<'a, R: Real> {
     /// Target position, model space.

@@ -42,6 +42,64 @@
 //!
 //! The caller owns every buffer; errors are small `Copy` enums with `Display` and
 //! `core::error::Error`.
+//!
+//! # Example
+//!
+//! One frame of a baked character: parse the `.sinew` file, build its skeleton, sample a clip
+//! into a local pose, turn it into model-space matrices, then build the skin palette (what a
+//! GPU takes as uniforms, or [`job::SkinningJob`] on the CPU).
+//!
+//! ```
+//! use sinew::asset::Asset;
+//! use sinew::clip::RotationInterpolation;
+//! use sinew::job::{LocalToModelJob, SamplingJob, SkinMatrixJob};
+//! use sinew::limits::soa_count;
+//! use sinew::math::{Mat4, SoaTransform};
+//! use sinew::skeleton::Skeleton;
+//!
+//! // A file written by `sinew bake`, embedded in the program (or read from flash, or a disk).
+//! static CHARACTER: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
+//! const JOINTS: usize = 24; // the most joints this program animates
+//! const SOA: usize = soa_count(JOINTS); // the same in SoA elements of four joints
+//!
+//! // Parse and validate once; everything below reads the bytes in place.
+//! let asset = Asset::parse(CHARACTER)?;
+//! let skeleton: Skeleton<f32, SOA> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+//! let walk = asset.clip_by_name("walk").ok_or("no clip 'walk'")?;
+//! let skin = asset.skin(0).ok_or("no skin")?;
+//!
+//! // The walk half a second in, as a local pose.
+//! let mut cursors = [0u16; 3 * JOINTS]; // one key cursor per track, kept from frame to frame
+//! let mut local = [SoaTransform::IDENTITY; SOA];
+//! SamplingJob {
+//!     clip: walk,
+//!     time: 0.5,
+//!     rotation: RotationInterpolation::default(),
+//!     rest_pose: skeleton.rest_pose(),
+//!     cursor: &mut cursors,
+//!     output: &mut local,
+//! }
+//! .run()?;
+//!
+//! // Local to model space: one matrix per joint.
+//! let mut model = [Mat4::IDENTITY; JOINTS];
+//! LocalToModelJob { skeleton: skeleton.view(), root: None, input: &local, output: &mut model, from: None, to: None }
+//!     .run()?;
+//!
+//! // The skin palette: model × inverse bind matrix of each skin joint.
+//! let n = skin.num_joints();
+//! let inverse_bind: Vec<Mat4<f32>> = (0..n).map(|i| skin.inverse_bind(i)).collect();
+//! let joints: Vec<u16> = (0..n).map(|i| skin.joint(i)).collect();
+//! let mut palette = vec![Mat4::IDENTITY; n];
+//! SkinMatrixJob { model: &model, inverse_bind: &inverse_bind, joints: Some(&joints), output: &mut palette }.run()?;
+//!
+//! // Half a second of a 1.2 m/s walk carried the root 0.6 m forward, the head about 1.45 m up.
+//! let head = skeleton.view().find("head").ok_or("no head")?;
+//! assert!((model[0].translation().z - 0.6).abs() < 1e-3);
+//! assert!((model[head].translation().y - 1.45).abs() < 0.01);
+//! assert!(palette.iter().all(Mat4::is_finite));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![no_std]
 #![deny(missing_docs)]

@@ -100,6 +100,30 @@ impl Channel {
 }
 
 /// Writes the per-joint weights of a set of channels, in the SoA layout blending takes.
+///
+/// # Examples
+///
+/// An upper-body mask from the spine up, ramping in over one level, and its complement:
+///
+/// ```
+/// use sinew::mask::{Channel, MaskJob};
+/// use sinew::math::Transform;
+/// use sinew::skeleton::{Skeleton, NO_PARENT};
+///
+/// let names = ["root", "spine", "chest", "head", "arm", "leg"];
+/// let skeleton = Skeleton::<f32, 2>::new(&[NO_PARENT, 0, 1, 2, 2, 0], &[Transform::IDENTITY; 6], &names)?;
+/// let upper_body = Channel::named(skeleton.view(), "spine", 1).ok_or("no spine")?;
+///
+/// let mut weights = [[0.0; 4]; 2]; // one [f32; 4] per SoA element: joint j is [j / 4][j % 4]
+/// MaskJob { skeleton: skeleton.view(), channels: &[upper_body], invert: false, output: &mut weights }.run()?;
+/// //                root spine chest head   arm  leg  (padding)
+/// assert_eq!(weights, [[0.0, 0.5, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0]]);
+///
+/// // Inverted: the rest of the body (a lower-body layer).
+/// MaskJob { skeleton: skeleton.view(), channels: &[upper_body], invert: true, output: &mut weights }.run()?;
+/// assert_eq!(weights, [[1.0, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct MaskJob<'a, R: Real> {
     /// The skeleton the channels refer to.

@@ -118,6 +118,35 @@ impl fmt::Display for PlayerError {
 impl core::error::Error for PlayerError {}
 
 /// A playback clock over one clip's time range. See the [module documentation](self).
+///
+/// # Examples
+///
+/// A one-second loop with two footstep markers, advanced by half a second, then by three
+/// quarters (across the loop's end):
+///
+/// ```
+/// use sinew::player::{LoopMode, Marker, Player};
+///
+/// let mut player = Player::<f32>::from_range(0.0, 1.0); // or `Player::new(&clip)`
+/// let steps = [Marker { time: 0.25, id: 1 }, Marker { time: 0.75, id: 2 }];
+/// let mut heard = Vec::new();
+///
+/// let step = player.advance(0.5, &steps, |event| heard.push(event.id))?;
+/// assert_eq!((player.time(), step.wraps), (0.5, 0));
+/// assert_eq!(heard, [1]);
+///
+/// // From 0.5 to 1.25: past the marker at 0.75, round the loop, to the one at 0.25 again.
+/// let step = player.advance(0.75, &steps, |event| heard.push(event.id))?;
+/// assert_eq!((player.time(), step.wraps), (0.25, 1));
+/// assert_eq!(heard, [1, 2, 1]);
+///
+/// // Played once, the clip stops at its end.
+/// player.set_mode(LoopMode::Once);
+/// player.advance(10.0, &steps, |_| {})?;
+/// assert!(player.finished());
+/// assert_eq!(player.time(), 1.0);
+/// # Ok::<(), sinew::player::PlayerError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Player<R> {
     /// Clip start, Q32.32 seconds.

@@ -241,6 +241,42 @@ pub fn sample_joint<R: Real>(
 
 /// Root motion of one playing clip: its start motion, one loop's displacement, and the motion
 /// at the previous update.
+///
+/// # Examples
+///
+/// The baked character's walk covers 1.2 m per one-second loop. A second and a half of play
+/// moves the character 1.8 m, across the loop's wrap, while the root is kept in place:
+///
+/// ```
+/// use sinew::asset::Asset;
+/// use sinew::clip::RotationInterpolation;
+/// use sinew::player::Player;
+/// use sinew::root_motion::{sample_joint, Motion, RootMotionSettings, RootMotionTracker};
+/// use sinew::skeleton::Skeleton;
+///
+/// # let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
+/// let asset = Asset::parse(bytes)?;
+/// let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+/// let walk = asset.clip_by_name("walk").ok_or("no walk")?;
+///
+/// let settings = RootMotionSettings::default(); // joint 0, its X and Z translation and its yaw
+/// let rest = skeleton.view().rest_transform(settings.joint).ok_or("no root")?;
+/// let lerp = RotationInterpolation::default();
+/// let mut tracker = RootMotionTracker::from_clip(&walk, settings, rest, lerp);
+/// assert!((tracker.loop_delta().planar_length() - 1.2).abs() < 1e-4);
+///
+/// let mut player = Player::<f32>::new(&walk);
+/// let mut world = Motion::IDENTITY; // where the character stands
+/// for _ in 0..90 {
+///     let step = player.advance(1.0 / 60.0, &[], |_| {})?;
+///     let root = sample_joint(&walk, settings.joint, player.time(), rest, lerp);
+///     world = world.then(tracker.update(Motion::extract(&root, &settings), step.wraps));
+///     // The pose keeps the root where it started; `world` carries the character instead.
+///     assert!(tracker.remove(&root).translation.z.abs() < 1e-5);
+/// }
+/// assert!((world.translation.z - 1.8).abs() < 1e-3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RootMotionTracker<R> {
     /// What is extracted.
@@ -367,6 +403,32 @@ pub struct PathPose<R> {
 
 /// Advances along a polyline by distances (typically each update's root-motion
 /// [`Motion::planar_length`]), looping or stopping at the ends.
+///
+/// # Examples
+///
+/// A path 3 m along +Z, then 4 m along +X:
+///
+/// ```
+/// use core::f32::consts::FRAC_PI_2;
+/// use sinew::math::Vec3;
+/// use sinew::root_motion::{PathEnd, PathFollower, Segment};
+///
+/// let points = [Vec3::ZERO, Vec3::new(0.0, 0.0, 3.0), Vec3::new(4.0, 0.0, 3.0)];
+/// let mut path = [Segment::new(Vec3::ZERO, Vec3::ZERO); 2];
+/// let n = Segment::polyline(&points, &mut path)?;
+///
+/// let mut follower = PathFollower::<f32>::new(PathEnd::Stop);
+/// let at = follower.advance(&path[..n], 1.0)?; // e.g. a frame's `root_motion_delta().planar_length()`
+/// assert_eq!((at.position, at.heading), (Vec3::new(0.0, 0.0, 1.0), 0.0)); // facing +Z
+///
+/// let at = follower.advance(&path[..n], 4.0)?; // round the corner
+/// assert!((at.position - Vec3::new(2.0, 0.0, 3.0)).length() < 1e-6);
+/// assert!((at.heading - FRAC_PI_2).abs() < 1e-6); // facing +X
+///
+/// let at = follower.advance(&path[..n], 10.0)?;
+/// assert!(at.finished && at.position == Vec3::new(4.0, 0.0, 3.0));
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PathFollower<R> {
     /// What happens at the ends.

@@ -131,6 +131,31 @@ impl<R: Real, const SOA: usize> Skeleton<R, SOA> {
     /// [`SkeletonError`] for: more joints than `SOA × 4` (or [`MAX_JOINTS`]); slices of different
     /// lengths; a parent out of range, after its child, or on a cycle; a non-finite rest value or
     /// a rest rotation far from unit length; a name too long or used twice.
+    ///
+    /// # Examples
+    ///
+    /// An arm of three joints, each 0.3 m from its parent along +X:
+    ///
+    /// ```
+    /// use sinew::math::{Quat, Transform, Vec3};
+    /// use sinew::skeleton::{Skeleton, SkeletonError, NO_PARENT};
+    ///
+    /// let bone = Transform::new(Vec3::new(0.3, 0.0, 0.0), Quat::IDENTITY, Vec3::ONE);
+    /// let arm = Skeleton::<f32, 1>::new(
+    ///     &[NO_PARENT, 0, 1],
+    ///     &[Transform::IDENTITY, bone, bone],
+    ///     &["shoulder", "elbow", "wrist"],
+    /// )?;
+    /// assert_eq!(arm.num_joints(), 3);
+    /// assert_eq!(arm.num_soa_joints(), 1); // four joints per SoA element
+    /// assert_eq!(arm.view().find("wrist"), Some(2));
+    /// assert_eq!(arm.view().parent(2), Some(1));
+    ///
+    /// // Parents must come first: nothing is reordered.
+    /// let err = Skeleton::<f32, 1>::new(&[1, NO_PARENT], &[Transform::IDENTITY; 2], &["child", "root"]);
+    /// assert_eq!(err.unwrap_err(), SkeletonError::ParentAfterChild { joint: 0, parent: 1 });
+    /// # Ok::<(), SkeletonError>(())
+    /// ```
     pub fn new(parents: &[i16], rest_pose: &[Transform<R>], names: &[&str]) -> Result<Self, SkeletonError> {
         let n = parents.len();
         if n <= Self::CAPACITY && (rest_pose.len() != n || names.len() != n) {

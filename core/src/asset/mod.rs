@@ -79,6 +79,46 @@ impl<'a> Asset<'a> {
     /// ([`ParseError::SectionOverrun`]), or invalid contents: NaN or infinite values, unsorted
     /// keys, joint, skin, palette or vertex indices out of range, negative or all-zero weights,
     /// triangles that repeat a vertex, a skeleton that is not parents-first (see the variants).
+    ///
+    /// # Examples
+    ///
+    /// Parse a baked file, then read its skeleton, clips and meshes in place:
+    ///
+    /// ```
+    /// use sinew::asset::Asset;
+    /// use sinew::skeleton::Skeleton;
+    ///
+    /// let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
+    /// let asset = Asset::parse(bytes)?;
+    ///
+    /// // The skeleton, as an owned `Skeleton` with room for 6 × 4 joints.
+    /// let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+    /// assert_eq!(skeleton.num_joints(), 22);
+    /// assert_eq!(skeleton.view().find("head"), Some(5));
+    ///
+    /// // Clips by name or index.
+    /// let walk = asset.clip_by_name("walk").ok_or("no walk")?;
+    /// assert_eq!((walk.start(), walk.end()), (0.0, 1.0));
+    /// assert_eq!(asset.num_clips(), 2);
+    ///
+    /// // A skinned mesh: its parts hold the vertices, influences and triangles.
+    /// let mesh = asset.mesh(0).ok_or("no mesh")?;
+    /// assert_eq!(mesh.skin(), Some(0));
+    /// let vertices: usize = mesh.parts().map(|part| part.num_vertices()).sum();
+    /// assert_eq!(vertices, 126);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// Damaged bytes are refused, here by the checksum:
+    ///
+    /// ```
+    /// use sinew::asset::{Asset, ParseError};
+    ///
+    /// let mut bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew")).to_vec();
+    /// let last = bytes.len() - 1;
+    /// bytes[last] ^= 0xff;
+    /// assert!(matches!(Asset::parse(&bytes), Err(ParseError::ChecksumMismatch { .. })));
+    /// ```
     pub fn parse(data: &'a [u8]) -> Result<Self, ParseError> {
         let mut r = Reader::new(data);
         if r.array::<8>()? != MAGIC {

@@ -66,6 +66,33 @@ impl<'a, R: Real> Layer<'a, R> {
 
 /// Blends normal layers, fills in the rest pose below `threshold`, then applies additive layers.
 /// See the [module documentation](self) for the exact rules.
+///
+/// # Examples
+///
+/// A quarter of one pose and three quarters of another (one joint; poses are SoA, four joints
+/// per element):
+///
+/// ```
+/// use sinew::job::{BlendingJob, Layer};
+/// use sinew::math::{Quat, SoaTransform, Transform, Vec3};
+///
+/// let at = |x: f32| {
+///     let joint = Transform::new(Vec3::new(x, 0.0, 0.0), Quat::IDENTITY, Vec3::ONE);
+///     [SoaTransform::from_transforms([joint, Transform::IDENTITY, Transform::IDENTITY, Transform::IDENTITY])]
+/// };
+/// let (rest, a, b) = (at(0.0), at(1.0), at(2.0));
+/// let mut out = [SoaTransform::IDENTITY];
+/// BlendingJob {
+///     layers: &[Layer::new(&a, 0.25), Layer::new(&b, 0.75)],
+///     additive: &[],
+///     rest_pose: &rest,
+///     threshold: 0.1,
+///     output: &mut out,
+/// }
+/// .run()?;
+/// assert!((out[0].lane(0).translation.x - 1.75).abs() < 1e-6);
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug)]
 pub struct BlendingJob<'a, R: Real> {
     /// Normal layers, blended by normalized weights. May be empty.
@@ -547,6 +574,40 @@ pub fn make_additive<R: Real>(pose: &Transform<R>, reference: &Transform<R>) -> 
 }
 
 /// Builds additive deltas for a whole pose: `output[j] = make_additive(pose[j], reference[j])`.
+///
+/// # Examples
+///
+/// A nod made into a delta from its reference pose, then added at half weight onto another
+/// pose by a [`BlendingJob`]:
+///
+/// ```
+/// use sinew::job::{BlendingJob, Layer, MakeAdditiveJob};
+/// use sinew::math::{Quat, SoaTransform, Transform, Vec3};
+///
+/// let pose = |t: Vec3<f32>, pitch: f32| {
+///     let joint = Transform::new(t, Quat::from_axis_angle(Vec3::X, pitch), Vec3::ONE);
+///     [SoaTransform::from_transforms([joint; 4])]
+/// };
+/// let reference = pose(Vec3::new(0.0, 1.5, 0.0), 0.0);
+/// let nod = pose(Vec3::new(0.0, 1.5, 0.1), 0.4); // forward and down
+/// let mut delta = [SoaTransform::IDENTITY];
+/// MakeAdditiveJob { pose: &nod, reference: &reference, output: &mut delta }.run()?;
+///
+/// let base = pose(Vec3::new(2.0, 1.5, 0.0), 0.0);
+/// let mut out = [SoaTransform::IDENTITY];
+/// BlendingJob {
+///     layers: &[Layer::new(&base, 1.0)],
+///     additive: &[Layer::new(&delta, 0.5)],
+///     rest_pose: &reference,
+///     threshold: 0.1,
+///     output: &mut out,
+/// }
+/// .run()?;
+/// let joint = out[0].lane(0);
+/// assert!((joint.translation - Vec3::new(2.0, 1.5, 0.05)).length() < 1e-6);
+/// assert!((joint.rotation.angle_between(Quat::IDENTITY) - 0.2).abs() < 1e-3); // half the nod
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug)]
 pub struct MakeAdditiveJob<'a, R: Real> {
     /// The pose to turn into a delta, SoA; its length is the number of elements processed.

@@ -13,6 +13,41 @@ use crate::skeleton::SkeletonView;
 /// With `from` set, only that joint and its descendants are recomputed (a partial update after
 /// editing a subtree, e.g. by IK); the other outputs must already hold valid matrices, since
 /// `from`'s parent is read from `output`. `to` stops the walk after that joint index.
+///
+/// # Examples
+///
+/// A root turned a quarter turn about +Y carries its child, 1 m along its +X, to −Z:
+///
+/// ```
+/// use core::f32::consts::FRAC_PI_2;
+/// use sinew::job::LocalToModelJob;
+/// use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
+/// use sinew::skeleton::{Skeleton, NO_PARENT};
+///
+/// let child = Transform::new(Vec3::X, Quat::IDENTITY, Vec3::ONE);
+/// let skeleton = Skeleton::<f32, 1>::new(&[NO_PARENT, 0], &[Transform::IDENTITY, child], &["root", "child"])?;
+///
+/// // The local pose: the rest pose with the root turned.
+/// let mut local = [SoaTransform::IDENTITY];
+/// local.copy_from_slice(skeleton.rest_pose());
+/// let turned = Transform::new(Vec3::ZERO, Quat::from_axis_angle(Vec3::Y, FRAC_PI_2), Vec3::ONE);
+/// local[0].set_lane(0, &turned);
+///
+/// // `root` places the whole character in the world: here 5 m up.
+/// let world = Mat4::from_translation(Vec3::new(0.0, 5.0, 0.0));
+/// let mut model = [Mat4::IDENTITY; 2];
+/// LocalToModelJob {
+///     skeleton: skeleton.view(),
+///     root: Some(&world),
+///     input: &local,
+///     output: &mut model,
+///     from: None,
+///     to: None,
+/// }
+/// .run()?;
+/// assert!((model[1].translation() - Vec3::new(0.0, 5.0, -1.0)).length() < 1e-6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct LocalToModelJob<'a, R: Real> {
     /// The hierarchy; defines how many joints are processed.

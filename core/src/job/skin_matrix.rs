@@ -43,6 +43,30 @@ fn model_of<'m, R>(model: &'m [Mat4<R>], joints: Option<&[u16]>, i: usize) -> &'
 }
 
 /// Builds a matrix palette: `output[i] = model[joints[i]] × inverse_bind[i]`.
+///
+/// # Examples
+///
+/// Two joints bound 1 m apart; the second moves up 0.5 m, and its palette entry takes the
+/// vertices it carries along:
+///
+/// ```
+/// use sinew::job::SkinMatrixJob;
+/// use sinew::math::{Mat4, Vec3};
+///
+/// // Bind pose: model matrices when the mesh was bound, inverted once (a baked skin stores them).
+/// let bind = [Mat4::IDENTITY, Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0))];
+/// let inverse_bind = bind.map(|m| m.inverse().unwrap_or(Mat4::IDENTITY));
+///
+/// // This frame's model matrices (from `LocalToModelJob`).
+/// let model = [Mat4::IDENTITY, Mat4::from_translation(Vec3::new(0.0, 1.5, 0.0))];
+/// let mut palette = [Mat4::IDENTITY; 2];
+/// SkinMatrixJob { model: &model, inverse_bind: &inverse_bind, joints: None, output: &mut palette }.run()?;
+///
+/// assert_eq!(palette[0], Mat4::IDENTITY);
+/// let tip = palette[1].transform_point3(Vec3::new(0.0, 1.2, 0.0)); // a vertex bound to joint 1
+/// assert!((tip - Vec3::new(0.0, 1.7, 0.0)).length() < 1e-6);
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug)]
 pub struct SkinMatrixJob<'a, R: Real> {
     /// Model-space joint matrices (from [`LocalToModelJob`](crate::job::LocalToModelJob)).
@@ -88,6 +112,27 @@ impl<R: Real> SkinMatrixJob<'_, R> {
 /// Dual quaternions carry rotation and translation only: a skin matrix with scale or shear
 /// keeps its rotation (columns are normalized) and translation, and its scale is dropped. Use
 /// the matrix palette for joints that scale.
+///
+/// # Examples
+///
+/// A joint bound at (0, 1, 0) turns a quarter turn about +Z: its dual quaternion swings a
+/// vertex 1 m to the joint's +X side round to 1 m above it.
+///
+/// ```
+/// use core::f32::consts::FRAC_PI_2;
+/// use sinew::job::SkinDualQuatJob;
+/// use sinew::math::{DualQuat, Mat4, Quat, Vec3};
+///
+/// let at = Vec3::new(0.0, 1.0, 0.0);
+/// let inverse_bind = [Mat4::from_translation(-at)];
+/// let model = [Mat4::from_trs(at, Quat::from_axis_angle(Vec3::Z, FRAC_PI_2), Vec3::ONE)];
+/// let mut palette = [DualQuat::IDENTITY];
+/// SkinDualQuatJob { model: &model, inverse_bind: &inverse_bind, joints: None, output: &mut palette }.run()?;
+///
+/// let v = palette[0].transform_point3(Vec3::new(1.0, 1.0, 0.0));
+/// assert!((v - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-6);
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug)]
 pub struct SkinDualQuatJob<'a, R: Real> {
     /// Model-space joint matrices.

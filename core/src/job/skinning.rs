@@ -45,6 +45,73 @@ impl<R> Palette<'_, R> {
 /// Normals and tangents are transformed by the blended 3×3 part (LBS) or rotated (DQS) and not
 /// renormalized; tangents keep their `w` (handedness). LBS adds every influence, zero weights
 /// included (cheaper than a branch), so every palette entry a vertex names must be finite.
+///
+/// # Examples
+///
+/// Linear blend skinning: a vertex weighted half to a joint at rest and half to one moved 1 m
+/// along +Z moves half-way.
+///
+/// ```
+/// use sinew::job::{Palette, SkinningJob};
+/// use sinew::math::{Mat4, Vec3};
+///
+/// let palette = [Mat4::IDENTITY, Mat4::from_translation(Vec3::new(0.0, 0.0, 1.0))];
+/// let positions = [Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
+/// let joints = [0, 1, /* vertex 1: */ 1, 1]; // two influences per vertex
+/// let weights = [0.5, 0.5, /* vertex 1: */ 1.0, 0.0];
+/// let mut out = [Vec3::ZERO; 2];
+/// SkinningJob {
+///     palette: Palette::Matrices(&palette),
+///     influences: 2,
+///     joint_indices: &joints,
+///     joint_weights: &weights,
+///     positions: &positions,
+///     normals: None,
+///     tangents: None,
+///     out_positions: &mut out,
+///     out_normals: None,
+///     out_tangents: None,
+/// }
+/// .run()?;
+/// assert_eq!(out, [Vec3::new(0.0, 1.0, 0.5), Vec3::new(0.0, 2.0, 1.0)]);
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
+///
+/// Dual-quaternion skinning keeps volume where the matrices' blend collapses it: between a
+/// joint at rest and one turned a quarter turn, a vertex at 1 m from the axis stays at 1 m
+/// (turned by 45°) instead of being pulled in to 0.71 m.
+///
+/// ```
+/// use core::f32::consts::FRAC_PI_2;
+/// use sinew::job::{Palette, SkinningJob};
+/// use sinew::math::{DualQuat, Mat4, Quat, Vec3};
+///
+/// let turn = Quat::from_axis_angle(Vec3::Z, FRAC_PI_2);
+/// let dual_quats = [DualQuat::IDENTITY, DualQuat::from_rotation_translation(turn, Vec3::ZERO)];
+/// let matrices = [Mat4::IDENTITY, Mat4::from_trs(Vec3::ZERO, turn, Vec3::ONE)];
+/// let skin = |palette: Palette<'_, f32>| -> Result<Vec3<f32>, sinew::job::JobError> {
+///     let mut out = [Vec3::ZERO];
+///     SkinningJob {
+///         palette,
+///         influences: 2,
+///         joint_indices: &[0, 1],
+///         joint_weights: &[0.5, 0.5],
+///         positions: &[Vec3::X],
+///         normals: None,
+///         tangents: None,
+///         out_positions: &mut out,
+///         out_normals: None,
+///         out_tangents: None,
+///     }
+///     .run()?;
+///     Ok(out[0])
+/// };
+/// let dqs = skin(Palette::DualQuats(&dual_quats))?;
+/// let lbs = skin(Palette::Matrices(&matrices))?;
+/// assert!((dqs.length() - 1.0).abs() < 1e-5);
+/// assert!((lbs.length() - 0.5f32.sqrt()).abs() < 1e-5);
+/// # Ok::<(), sinew::job::JobError>(())
+/// ```
 #[derive(Debug)]
 pub struct SkinningJob<'a, R: Real> {
     /// The skin palette (see [`SkinMatrixJob`](crate::job::SkinMatrixJob)).

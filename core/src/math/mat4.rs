@@ -71,6 +71,23 @@ impl<R: Real> Mat4<R> {
         Vec3::new(self.cols[3][0], self.cols[3][1], self.cols[3][2])
     }
     /// The affine matrix `T · R · S`: scale first, then rotate, then translate.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use core::f32::consts::FRAC_PI_2;
+    /// use sinew::math::{Mat4, Quat, Vec3};
+    ///
+    /// let turn = Quat::from_axis_angle(Vec3::Z, FRAC_PI_2); // +X to +Y
+    /// let m = Mat4::from_trs(Vec3::new(0.0, 0.0, 5.0), turn, Vec3::splat(2.0));
+    /// let p = m.transform_point3(Vec3::X); // scaled to 2, turned to +Y, moved 5 along +Z
+    /// assert!((p - Vec3::new(0.0, 2.0, 5.0)).length() < 1e-6);
+    ///
+    /// // The inverse undoes it (how inverse bind matrices are made from a bind pose).
+    /// let back = m.inverse().ok_or("singular")?.transform_point3(p);
+    /// assert!((back - Vec3::X).length() < 1e-6);
+    /// # Ok::<(), &str>(())
+    /// ```
     #[inline]
     #[must_use]
     pub fn from_trs(t: Vec3<R>, r: Quat<R>, s: Vec3<R>) -> Self {

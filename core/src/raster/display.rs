@@ -116,6 +116,34 @@ where
 /// [`DisplayError::Raster`] when the renderer refuses the scene (nothing is drawn);
 /// [`DisplayError::Display`] with the display's first error (the later bands are rendered but
 /// not sent).
+///
+/// # Examples
+///
+/// A triangle on a 64 × 64 RGB565 display, 8 rows at a time: here embedded-graphics'
+/// `MockDisplay`, on a board the display driver.
+///
+/// ```
+/// use embedded_graphics::mock_display::MockDisplay;
+/// use embedded_graphics::pixelcolor::Rgb565 as EgRgb565;
+/// use embedded_graphics::prelude::*;
+/// use sinew::math::{Mat4, Vec3};
+/// use sinew::raster::display::render_to_display;
+/// use sinew::raster::{BandBuffer, CachedVertex, Depth16, Draw, Indices, Mesh, Renderer, Rgb, Rgb565, Shading};
+///
+/// let corners = [Vec3::new(-0.5, -0.5, 0.0), Vec3::new(0.5, -0.5, 0.0), Vec3::new(0.0, 0.5, 0.0)];
+/// let triangle = Mesh { shading: Shading::Unlit, ..Mesh::new(&corners, None, Indices::U16(&[0, 1, 2]), Rgb::WHITE) };
+///
+/// let mut display = MockDisplay::<EgRgb565>::new();
+/// let (mut color, mut depth) = ([0u16; 64 * 8], [0u16; 64 * 8]); // one band: 2 KiB
+/// let mut bands = BandBuffer::<Rgb565, Depth16>::new(&mut color, Some(&mut depth), 64, 64, 8)?;
+/// let mut scratch = [CachedVertex::default(); 3];
+/// let renderer = Renderer::new(Mat4::IDENTITY);
+/// render_to_display(&renderer, &mut bands, &[Draw::Mesh(triangle)], &mut scratch, Rgb::BLACK, &mut display)?;
+///
+/// assert_eq!(display.get_pixel(Point::new(32, 32)), Some(EgRgb565::WHITE));
+/// assert_eq!(display.get_pixel(Point::new(2, 2)), Some(EgRgb565::BLACK));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn render_to_display<R, C, Z, D>(
     renderer: &Renderer<R>,
     bands: &mut BandBuffer<'_, C, Z>,

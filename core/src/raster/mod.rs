@@ -46,14 +46,60 @@
 //!
 //! # Example
 //!
-//! ```ignore
-//! let mut color = [0u32; 320 * 240];
-//! let mut depth = [0u16; 320 * 240];
-//! let mut scratch = [CachedVertex::default(); 1024];
-//! let mut target = Target::<Xrgb8888, Depth16>::new(&mut color, Some(&mut depth), 320, 240, 320)?;
+//! The baked character's mesh in its bind pose, with its bones drawn over it, in a 48 × 64
+//! frame with a 16-bit depth buffer:
+//!
+//! ```
+//! use sinew::asset::Asset;
+//! use sinew::job::LocalToModelJob;
+//! use sinew::math::{Mat4, Vec3};
+//! use sinew::raster::{
+//!     CachedVertex, Depth16, Draw, Indices, Lines, Mesh, PixelFormat, Renderer, Rgb, Target, Xrgb8888,
+//! };
+//! use sinew::skeleton::Skeleton;
+//!
+//! # let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
+//! let asset = Asset::parse(bytes)?;
+//! // The mesh: positions and triangles (skinned positions, in an animated frame).
+//! let part = asset.mesh(0).and_then(|mesh| mesh.parts().next()).ok_or("no mesh")?;
+//! let positions: Vec<Vec3<f32>> = (0..part.num_vertices()).map(|v| part.position(v)).collect();
+//! let triangles: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
+//! // The bones: a line from each joint to its parent, at the joints' rest positions.
+//! let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+//! let mut model = [Mat4::IDENTITY; 24];
+//! let (input, output) = (skeleton.rest_pose(), &mut model[..]);
+//! LocalToModelJob { skeleton: skeleton.view(), root: None, input, output, from: None, to: None }.run()?;
+//! let joints: Vec<Vec3<f32>> = model[..skeleton.num_joints()].iter().map(Mat4::translation).collect();
+//! let bones: Vec<u16> = (1..joints.len()).flat_map(|j| [skeleton.parents()[j] as u16, j as u16]).collect();
+//!
+//! let (width, height) = (48, 64);
+//! let mut color = vec![0u32; width * height];
+//! let mut depth = vec![0u16; width * height];
+//! let mut target =
+//!     Target::<Xrgb8888, Depth16>::new(&mut color, Some(&mut depth), width as u32, height as u32, width)?;
+//! // A camera 4 m in front of the character (which faces +Z), level with its waist.
+//! let proj = Mat4::perspective_rh_gl(0.6, width as f32 / height as f32, 0.1, 20.0);
+//! let view = Mat4::look_at_rh(Vec3::new(0.0, 0.9, 4.0), Vec3::new(0.0, 0.9, 0.0), Vec3::Y);
 //! let renderer = Renderer::new(proj * view);
+//!
+//! let body = Mesh::new(&positions, None, Indices::U32(&triangles), Rgb::new(90, 140, 220));
+//! let overlay = Lines {
+//!     positions: &joints,
+//!     indices: Indices::U16(&bones),
+//!     model: Mat4::IDENTITY,
+//!     color: Rgb::WHITE,
+//!     depth_test: false, // drawn over the body
+//! };
+//! let mut scratch = vec![CachedVertex::default(); Renderer::scratch_len(&[Draw::Mesh(body)])];
 //! target.clear(Rgb::BLACK);
-//! renderer.render(&mut target, &[Draw::Mesh(mesh), Draw::Lines(bones)], &mut scratch)?;
+//! renderer.render(&mut target, &[Draw::Mesh(body), Draw::Lines(overlay)], &mut scratch)?;
+//!
+//! let count = |c: Rgb| target.pixels().iter().filter(|&&p| p == Xrgb8888::pack(c)).count();
+//! let (bone_pixels, background) = (count(Rgb::WHITE), count(Rgb::BLACK));
+//! assert!(bone_pixels > 50);
+//! assert!(width * height - bone_pixels - background > 100); // the lit body
+//! assert_eq!(target.pixel(0, 0), Some(Xrgb8888::pack(Rgb::BLACK)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod clip;

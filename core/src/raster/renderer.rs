@@ -79,6 +79,35 @@ impl<R: Real> Renderer<R> {
     /// # Errors
     ///
     /// As [`validate`](Self::validate); nothing is drawn on error.
+    ///
+    /// # Examples
+    ///
+    /// A red triangle, unlit, given directly in normalized device coordinates (an identity
+    /// camera), in a 16 × 16 frame:
+    ///
+    /// ```
+    /// use sinew::math::{Mat4, Vec3};
+    /// use sinew::raster::{
+    ///     CachedVertex, Depth16, Draw, Indices, Mesh, PixelFormat, Renderer, Rgb, Shading, Target, Xrgb8888,
+    /// };
+    ///
+    /// // Counter-clockwise on screen: front-facing.
+    /// let corners = [Vec3::new(-0.5, -0.5, 0.0), Vec3::new(0.5, -0.5, 0.0), Vec3::new(0.0, 0.5, 0.0)];
+    /// let red = Rgb::new(255, 0, 0);
+    /// let triangle = Mesh { shading: Shading::Unlit, ..Mesh::new(&corners, None, Indices::U16(&[0, 1, 2]), red) };
+    ///
+    /// let mut color = [0u32; 16 * 16];
+    /// let mut depth = [0u16; 16 * 16];
+    /// let mut target = Target::<Xrgb8888, Depth16>::new(&mut color, Some(&mut depth), 16, 16, 16)?;
+    /// let mut scratch = [CachedVertex::default(); 3]; // one per mesh vertex
+    /// target.clear(Rgb::BLACK);
+    /// Renderer::new(Mat4::IDENTITY).render(&mut target, &[Draw::Mesh(triangle)], &mut scratch)?;
+    ///
+    /// assert_eq!(target.pixel(8, 8), Some(Xrgb8888::pack(red))); // the middle (row 0 is the top)
+    /// assert_eq!(target.pixel(8, 3), Some(Xrgb8888::pack(Rgb::BLACK))); // above the apex
+    /// assert_eq!(target.pixel(1, 14), Some(Xrgb8888::pack(Rgb::BLACK))); // beside the base
+    /// # Ok::<(), sinew::raster::RasterError>(())
+    /// ```
     pub fn render<C: PixelFormat, D: DepthFormat>(
         &self,
         target: &mut Target<'_, C, D>,
@@ -142,6 +171,43 @@ impl<R: Real> Renderer<R> {
     /// # Errors
     ///
     /// As [`validate`](Self::validate); nothing is drawn or emitted on error.
+    ///
+    /// # Examples
+    ///
+    /// A 32 × 24 RGB565 frame in bands of 8 rows: 512 bytes of color and 512 of depth instead of
+    /// a frame's 3 KiB. Each band goes to the callback (on a device, to the display); here they
+    /// are put together and compared with a full-frame render.
+    ///
+    /// ```
+    /// use sinew::math::{Mat4, Vec3};
+    /// use sinew::raster::{BandBuffer, CachedVertex, Depth16, Draw, Indices, Mesh, Renderer, Rgb, Rgb565, Target};
+    ///
+    /// let corners = [Vec3::new(-0.8, -0.9, 0.0), Vec3::new(0.8, -0.9, 0.0), Vec3::new(0.0, 0.9, 0.0)];
+    /// let triangle = Mesh::new(&corners, None, Indices::U16(&[0, 1, 2]), Rgb::new(255, 200, 0));
+    /// let scene = [Draw::Mesh(triangle)];
+    /// let renderer = Renderer::new(Mat4::IDENTITY);
+    /// let mut scratch = [CachedVertex::default(); 3];
+    ///
+    /// let (mut color, mut depth) = ([0u16; 32 * 8], [0u16; 32 * 8]);
+    /// let mut bands = BandBuffer::<Rgb565, Depth16>::new(&mut color, Some(&mut depth), 32, 24, 8)?;
+    /// let mut frame = vec![0u16; 32 * 24];
+    /// let mut sent = 0;
+    /// renderer.render_bands(&mut bands, &scene, &mut scratch, Rgb::BLACK, |y0, pixels| {
+    ///     // `pixels` holds rows y0.. of the frame, 32 per row.
+    ///     let start = y0 as usize * 32;
+    ///     frame[start..start + pixels.len()].copy_from_slice(pixels);
+    ///     sent += 1;
+    /// })?;
+    /// assert_eq!(sent, 3);
+    ///
+    /// let (mut full, mut full_depth) = (vec![0u16; 32 * 24], vec![0u16; 32 * 24]);
+    /// let mut target = Target::<Rgb565, Depth16>::new(&mut full, Some(&mut full_depth), 32, 24, 32)?;
+    /// target.clear(Rgb::BLACK);
+    /// renderer.render(&mut target, &scene, &mut scratch)?;
+    /// assert_eq!(frame, target.pixels()); // pixel for pixel
+    /// assert!(frame.iter().any(|&p| p != 0));
+    /// # Ok::<(), sinew::raster::RasterError>(())
+    /// ```
     pub fn render_bands<C, D, F>(
         &self,
         bands: &mut BandBuffer<'_, C, D>,

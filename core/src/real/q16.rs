@@ -13,6 +13,17 @@ use super::{Lanes, Real};
 ///
 /// It wraps [`fixed::types::I16F16`]; `+`, `-` and `*` saturate at the range limits and `/` by
 /// zero gives the limit of the dividend's sign, so no value can make the pipeline panic.
+///
+/// # Examples
+///
+/// ```
+/// use sinew::{Real, Q16};
+///
+/// let third = Q16::ratio(1, 3); // constants from integers: no float on the way
+/// assert!((third.to_f32() - 1.0 / 3.0).abs() < 1e-5);
+/// assert_eq!(Q16::from_i32(30_000) + Q16::from_i32(30_000), Q16::MAX); // saturates
+/// assert_eq!(Q16::ONE / Q16::ZERO, Q16::MAX); // no panic
+/// ```
 #[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
 pub struct Q16(pub I16F16);
