@@ -128,3 +128,8 @@ pub mod skeleton;
 pub(crate) mod test_support;
 
 pub use real::{Real, Q16};
+
+/// The code of the crate's README, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
