@@ -12,7 +12,6 @@ use embedded_graphics::prelude::*;
 use embedded_graphics::primitives::Rectangle;
 
 use sinew::asset::Asset;
-use sinew::clip::RotationInterpolation;
 use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
 use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
@@ -74,41 +73,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The pose of walk at 0.3 s, its palette, and the skinned mesh (see the `host` example).
     let mut pose = [SoaTransform::IDENTITY; SOA];
     let mut cursors = vec![0u16; walk.num_tracks()];
-    SamplingJob {
-        clip: walk,
-        time: 0.3,
-        rotation: RotationInterpolation::default(),
-        rest_pose: skeleton.rest_pose(),
-        cursor: &mut cursors,
-        output: &mut pose,
-    }
-    .run()?;
+    SamplingJob::new(walk, 0.3, skeleton.rest_pose(), &mut cursors, &mut pose).run()?;
     let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
-    LocalToModelJob { skeleton: skeleton.view(), root: None, input: &pose, output: &mut model, from: None, to: None }
-        .run()?;
+    LocalToModelJob::new(skeleton.view(), &pose, &mut model).run()?;
     let inverse_bind: Vec<Mat4<f32>> = (0..skin.num_joints()).map(|j| skin.inverse_bind(j)).collect();
     let joints: Vec<u16> = (0..skin.num_joints()).map(|j| skin.joint(j)).collect();
     let mut palette = vec![Mat4::IDENTITY; skin.num_joints()];
-    SkinMatrixJob { model: &model, inverse_bind: &inverse_bind, joints: Some(&joints), output: &mut palette }.run()?;
+    SkinMatrixJob::new(&model, &inverse_bind, &mut palette).with_joints(&joints).run()?;
     let part = mesh.parts().next().ok_or("no part")?;
     let (n, k) = (part.num_vertices(), part.influences());
     let bind: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
     let index: Vec<u16> = (0..n * k).map(|i| part.palette(part.joint(i / k, i % k) as usize)).collect();
     let weight: Vec<f32> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
     let mut positions = vec![Vec3::ZERO; n];
-    SkinningJob {
-        palette: Palette::Matrices(&palette),
-        influences: k,
-        joint_indices: &index,
-        joint_weights: &weight,
-        positions: &bind,
-        normals: None,
-        tangents: None,
-        out_positions: &mut positions,
-        out_normals: None,
-        out_tangents: None,
-    }
-    .run()?;
+    SkinningJob::new(Palette::Matrices(&palette), k, &index, &weight, &bind, &mut positions).run()?;
     let triangles: Vec<u16> = (0..part.num_indices()).map(|i| part.index(i) as u16).collect();
 
     // ANCHOR: display

@@ -110,16 +110,7 @@ fn animate(
     character.update(dt, clips, skeleton.view(), &mut scratch, &mut pose, |_| {}).map_err(|_| "update")?;
     let n = skeleton.num_joints();
     let mut model = [Mat4::<Q16>::IDENTITY; JOINTS];
-    LocalToModelJob {
-        skeleton: skeleton.view(),
-        root: None,
-        input: &pose,
-        output: &mut model[..n],
-        from: None,
-        to: None,
-    }
-    .run()
-    .map_err(|_| "local-to-model")?;
+    LocalToModelJob::new(skeleton.view(), &pose, &mut model[..n]).run().map_err(|_| "local-to-model")?;
     // ANCHOR_END: frame
     // The palette: model × inverse bind per skin joint (inverse binds read from flash).
     let mut inverse_bind = [Mat4::<Q16>::IDENTITY; JOINTS];
@@ -130,14 +121,10 @@ fn animate(
         joints[j] = skin.joint(j);
     }
     let mut palette = [Mat4::<Q16>::IDENTITY; JOINTS];
-    SkinMatrixJob {
-        model: &model[..n],
-        inverse_bind: &inverse_bind[..k],
-        joints: Some(&joints[..k]),
-        output: &mut palette[..k],
-    }
-    .run()
-    .map_err(|_| "palette")?;
+    SkinMatrixJob::new(&model[..n], &inverse_bind[..k], &mut palette[..k])
+        .with_joints(&joints[..k])
+        .run()
+        .map_err(|_| "palette")?;
     // Skinning, CHUNK vertices at a time.
     let mut base = 0;
     for part in mesh.parts() {
@@ -157,20 +144,10 @@ fn animate(
                 }
             }
             let out = positions.get_mut(base + first..base + first + count).ok_or("too many vertices")?;
-            SkinningJob {
-                palette: Palette::Matrices(&palette[..k]),
-                influences: infl,
-                joint_indices: &index[..count * infl],
-                joint_weights: &weight[..count * infl],
-                positions: &bind[..count],
-                normals: None,
-                tangents: None,
-                out_positions: out,
-                out_normals: None,
-                out_tangents: None,
-            }
-            .run()
-            .map_err(|_| "skinning")?;
+            let (index, weight) = (&index[..count * infl], &weight[..count * infl]);
+            SkinningJob::new(Palette::Matrices(&palette[..k]), infl, index, weight, &bind[..count], out)
+                .run()
+                .map_err(|_| "skinning")?;
             first += count;
         }
         base += part.num_vertices();

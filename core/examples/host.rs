@@ -80,17 +80,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // ANCHOR: frame
         // One frame: animate, then the joints' model matrices, then the skin palette.
         character.update(1.0 / 60.0, &clips, skeleton.view(), &mut scratch, &mut pose, |_event| {})?;
-        LocalToModelJob {
-            skeleton: skeleton.view(),
-            root: None,
-            input: &pose,
-            output: &mut model,
-            from: None,
-            to: None,
-        }
-        .run()?;
-        SkinMatrixJob { model: &model, inverse_bind: &inverse_bind, joints: Some(&skin_joints), output: &mut palette }
-            .run()?;
+        LocalToModelJob::new(skeleton.view(), &pose, &mut model).run()?;
+        SkinMatrixJob::new(&model, &inverse_bind, &mut palette).with_joints(&skin_joints).run()?;
         // ANCHOR_END: frame
         travelled += character.root_motion_delta().translation;
         if [60, 120, 135, 180, 240].contains(&frame) {
@@ -117,19 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let part_palette: Vec<Mat4<f32>> =
                 (0..part.palette_len()).map(|i| palette[part.palette(i) as usize]).collect();
             let mut out = vec![Vec3::ZERO; n];
-            SkinningJob {
-                palette: Palette::Matrices(&part_palette),
-                influences: k,
-                joint_indices: &joints,
-                joint_weights: &weights,
-                positions: &positions,
-                normals: None,
-                tangents: None,
-                out_positions: &mut out,
-                out_normals: None,
-                out_tangents: None,
-            }
-            .run()?;
+            SkinningJob::new(Palette::Matrices(&part_palette), k, &joints, &weights, &positions, &mut out).run()?;
             skinned.extend(out);
         }
         // ANCHOR_END: skin

@@ -64,6 +64,16 @@ pub struct LocalToModelJob<'a, R: Real> {
     pub to: Option<usize>,
 }
 
+impl<'a, R: Real> LocalToModelJob<'a, R> {
+    /// The job over the whole hierarchy with an identity root: `input`'s local transforms to
+    /// `output`'s model matrices. Set [`root`](Self::root), [`from`](Self::from) and
+    /// [`to`](Self::to) afterwards for a placed root or a partial update.
+    #[must_use]
+    pub fn new(skeleton: SkeletonView<'a, R>, input: &'a [SoaTransform<R>], output: &'a mut [Mat4<R>]) -> Self {
+        LocalToModelJob { skeleton, root: None, input, output, from: None, to: None }
+    }
+}
+
 impl<R: Real> LocalToModelJob<'_, R> {
     /// Checks the job's inputs.
     ///

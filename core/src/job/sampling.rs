@@ -202,6 +202,22 @@ pub struct SamplingJob<'a, R: Real, C: TrackState<R> = u16> {
     pub output: &'a mut [SoaTransform<R>],
 }
 
+impl<'a, R: Real, C: TrackState<R>> SamplingJob<'a, R, C> {
+    /// The job sampling `clip` at `time` into `output`, over `rest_pose` (the skeleton's), with
+    /// the per-instance state `cursor` and the default rotation interpolation
+    /// ([`RotationInterpolation::NlerpCorrected`]).
+    #[must_use]
+    pub fn new(
+        clip: Clip<'a>,
+        time: R,
+        rest_pose: &'a [SoaTransform<R>],
+        cursor: &'a mut [C],
+        output: &'a mut [SoaTransform<R>],
+    ) -> Self {
+        SamplingJob { clip, time, rotation: RotationInterpolation::default(), rest_pose, cursor, output }
+    }
+}
+
 impl<R: Real, C: TrackState<R>> SamplingJob<'_, R, C> {
     /// Checks the job's inputs.
     ///

@@ -80,6 +80,21 @@ pub struct SkinMatrixJob<'a, R: Real> {
     pub output: &'a mut [Mat4<R>],
 }
 
+impl<'a, R: Real> SkinMatrixJob<'a, R> {
+    /// The job for a skin whose joint `i` is skeleton joint `i`; set [`joints`](Self::joints)
+    /// for any other mapping.
+    #[must_use]
+    pub fn new(model: &'a [Mat4<R>], inverse_bind: &'a [Mat4<R>], output: &'a mut [Mat4<R>]) -> Self {
+        SkinMatrixJob { model, inverse_bind, joints: None, output }
+    }
+
+    /// The job with skin joint `i` taken from skeleton joint `joints[i]`.
+    #[must_use]
+    pub fn with_joints(self, joints: &'a [u16]) -> Self {
+        SkinMatrixJob { joints: Some(joints), ..self }
+    }
+}
+
 impl<R: Real> SkinMatrixJob<'_, R> {
     /// Checks the job's inputs.
     ///
@@ -143,6 +158,21 @@ pub struct SkinDualQuatJob<'a, R: Real> {
     pub joints: Option<&'a [u16]>,
     /// The palette, at least `inverse_bind.len()` long; extra entries are untouched.
     pub output: &'a mut [DualQuat<R>],
+}
+
+impl<'a, R: Real> SkinDualQuatJob<'a, R> {
+    /// The job for a skin whose joint `i` is skeleton joint `i`; set [`joints`](Self::joints)
+    /// for any other mapping.
+    #[must_use]
+    pub fn new(model: &'a [Mat4<R>], inverse_bind: &'a [Mat4<R>], output: &'a mut [DualQuat<R>]) -> Self {
+        SkinDualQuatJob { model, inverse_bind, joints: None, output }
+    }
+
+    /// The job with skin joint `i` taken from skeleton joint `joints[i]`.
+    #[must_use]
+    pub fn with_joints(self, joints: &'a [u16]) -> Self {
+        SkinDualQuatJob { joints: Some(joints), ..self }
+    }
 }
 
 impl<R: Real> SkinDualQuatJob<'_, R> {

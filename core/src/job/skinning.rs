@@ -136,6 +136,47 @@ pub struct SkinningJob<'a, R: Real> {
     pub out_tangents: Option<&'a mut [Vec4<R>]>,
 }
 
+impl<'a, R: Real> SkinningJob<'a, R> {
+    /// The job for positions only: `influences` joints per vertex, `joint_indices` and
+    /// `joint_weights` `influences` per vertex, from `positions` to `out_positions`. Add normals
+    /// and tangents with [`with_normals`](Self::with_normals) and
+    /// [`with_tangents`](Self::with_tangents).
+    #[must_use]
+    pub fn new(
+        palette: Palette<'a, R>,
+        influences: usize,
+        joint_indices: &'a [u16],
+        joint_weights: &'a [R],
+        positions: &'a [Vec3<R>],
+        out_positions: &'a mut [Vec3<R>],
+    ) -> Self {
+        SkinningJob {
+            palette,
+            influences,
+            joint_indices,
+            joint_weights,
+            positions,
+            normals: None,
+            tangents: None,
+            out_positions,
+            out_normals: None,
+            out_tangents: None,
+        }
+    }
+
+    /// The job with normals skinned from `normals` to `out`.
+    #[must_use]
+    pub fn with_normals(self, normals: &'a [Vec3<R>], out: &'a mut [Vec3<R>]) -> Self {
+        SkinningJob { normals: Some(normals), out_normals: Some(out), ..self }
+    }
+
+    /// The job with tangents (xyz skinned, w kept) from `tangents` to `out`.
+    #[must_use]
+    pub fn with_tangents(self, tangents: &'a [Vec4<R>], out: &'a mut [Vec4<R>]) -> Self {
+        SkinningJob { tangents: Some(tangents), out_tangents: Some(out), ..self }
+    }
+}
+
 impl<R: Real> SkinningJob<'_, R> {
     /// Checks the job's inputs. This scans the joint indices once (a read of 2 bytes per
     /// influence), which is what lets `run` index the palette without bounds failures.
