@@ -120,6 +120,9 @@ impl<R: Real> LocalToModelJob<'_, R> {
         let root = self.root.copied().unwrap_or(Mat4::IDENTITY);
         let range = Range { start: self.from.unwrap_or(0), end: self.to.unwrap_or(n - 1) };
         let (input, output) = (self.input, &mut *self.output);
+        // Where `f32` lanes are a SIMD register the unrolled walks pay off; where they are four
+        // scalars (microcontrollers, and the `narrow-kernels` build) the compact walk keeps the
+        // code small. Both give the same bits.
         if SIMD_LANES && !R::FIXED_POINT {
             match self.from {
                 None => walk_all(parents, input, output, &root, range.end),
