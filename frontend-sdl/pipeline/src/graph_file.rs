@@ -97,6 +97,11 @@ fn text<'v>(v: Option<&'v Value>, what: &str) -> Result<&'v str, String> {
     v.and_then(Value::as_str).ok_or_else(|| format!("{what}: expected a string"))
 }
 
+/// `start..start + len` as a [`Span`], if it fits its `u16`s.
+fn span(start: usize, len: usize) -> Option<Span> {
+    Some(Span::new(u16::try_from(start).ok()?, u16::try_from(len).ok()?))
+}
+
 impl GraphFile {
     /// Reads a graph from JSON text, resolving clip names (or indices) with `clip`.
     ///
@@ -245,7 +250,7 @@ impl GraphFile {
         let (space, two) = match (obj.get("blend1d"), obj.get("blend2d")) {
             (Some(s), _) => (s, false),
             (_, Some(s)) => (s, true),
-            _ => unreachable!("one of the three keys is present"),
+            _ => return Err(format!("{what}: needs exactly one of clip, blend1d, blend2d")),
         };
         let space = space.as_object().ok_or_else(|| format!("{what}: the blend space must be an object"))?;
         let allowed: &[&str] = if two { &["x", "y", "clips", "sync"] } else { &["parameter", "clips", "sync"] };
@@ -272,7 +277,7 @@ impl GraphFile {
             };
             self.points.push(BlendPoint { clip: find_clip(&pair[0])?, position });
         }
-        let points = Span::new(start as u16, clips.len() as u16);
+        let points = span(start, clips.len()).ok_or_else(|| format!("{what}: the graph has too many blend points"))?;
         let kind = if two {
             StateKind::Blend2d {
                 x: self.float_parameter(space.get("x"), &format!("{what}: x"))?,
@@ -307,7 +312,8 @@ impl GraphFile {
                 self.conditions.push(c);
             }
         }
-        let conditions = Span::new(start as u16, (self.conditions.len() - start) as u16);
+        let conditions = span(start, self.conditions.len() - start)
+            .ok_or_else(|| format!("{what}: the graph has too many conditions"))?;
         let number = |key: &str| obj.get(key).map(|v| finite(v, &format!("{what}.{key}"))).transpose();
         let exit_time = number("exit_time")?;
         let duration = number("duration")?.unwrap_or(DEFAULT_DURATION);

@@ -147,3 +147,58 @@ fn each_mistake_is_named_in_one_line() {
     }
     assert!(parse("{").unwrap_err().starts_with("not a JSON graph: "));
 }
+
+#[test]
+fn the_readme_example_is_accepted() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let at = readme.find("<!-- graph example -->").expect("the README's graph example marker");
+    let block = readme[at..].split_once("```json\n").unwrap().1;
+    let json = &block[..block.find("\n```").unwrap()];
+    let g = parse(json).unwrap();
+    let parts = g.parts();
+    assert_eq!(parts.graph().states.len(), 3);
+    assert_eq!(parts.graph().transitions.len(), 4);
+    assert_eq!(g.state("hop"), Some(2));
+}
+
+/// Mutated graphs (bytes changed, cut short, pieces repeated) never panic: they are refused
+/// with a message, or accepted as a graph the state machine takes.
+#[test]
+fn mutated_graphs_are_refused_or_run() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let alphabet = b"{}[]\",:0123456789.-e!&<>=* aInvspeedWalkRunSurveyidlemovefromtowhenblend";
+    let bytes = MINIMAL.as_bytes();
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..4000 {
+        let mut m = bytes.to_vec();
+        for _ in 0..1 + next() % 4 {
+            let at = (next() as usize) % m.len();
+            match next() % 3 {
+                0 => m[at] = alphabet[(next() as usize) % alphabet.len()],
+                1 => {
+                    m.remove(at);
+                }
+                _ => m.insert(at, alphabet[(next() as usize) % alphabet.len()]),
+            }
+        }
+        let text = String::from_utf8_lossy(&m);
+        match parse(&text) {
+            Ok(g) => {
+                accepted += 1;
+                let parts = g.parts();
+                assert_eq!(parts.graph().validate(3), Ok(()));
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(!e.is_empty() && !e.contains('\n'), "{e:?}");
+            }
+        }
+    }
+    assert!(accepted > 100 && refused > 1000, "{accepted} accepted, {refused} refused");
+}
