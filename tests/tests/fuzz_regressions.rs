@@ -73,6 +73,11 @@ fn gltf_import_regressions() {
     check("gltf_import", fuzz::gltf_bytes);
 }
 
+#[test]
+fn graph_file_regressions() {
+    check("graph_file", fuzz::graph_bytes);
+}
+
 /// Bakes of the small sample models (made here from ../shared/assets, never committed) are
 /// valid files and go through the whole pipeline.
 #[test]
