@@ -17,7 +17,7 @@
 //!   clips at increasing positions of a float parameter; the two neighbours of the parameter's
 //!   value weigh `1 − f` and `f`, piecewise linearly; outside the range the end clip plays) or a
 //!   2D blend space ([`StateKind::Blend2d`], two float parameters, weights by gradient band
-//!   interpolation, see `graph/space.rs`). A blend space with `sync` keeps its clips in phase:
+//!   interpolation, see [`weights_2d`]). A blend space with `sync` keeps its clips in phase:
 //!   they advance together at the weighted mean of their normalized rates (a walk and a run of
 //!   different lengths keep their feet together), and a clip whose weight rises from zero first
 //!   jumps to the phase of the heaviest one.

@@ -54,8 +54,13 @@ pub fn weights_1d<R: Real>(points: &[BlendPoint<R>], value: R, out: &mut [R]) {
 }
 
 /// Writes the gradient-band weights of a 2D blend space's `points` (distinct positions) at
-/// parameter value `p` into `out[..points.len()]`; they sum to 1 (see the
-/// [module documentation](self)). Writes nothing when `out` is shorter than `points`.
+/// parameter value `p` into `out[..points.len()]`; they sum to 1. Writes nothing when `out` is
+/// shorter than `points`.
+///
+/// Johansen's gradient bands: `hᵢ = min over j ≠ i of max(0, 1 − (p − pᵢ)·(pⱼ − pᵢ) / |pⱼ − pᵢ|²)`,
+/// `wᵢ = hᵢ / Σ hₖ`. Chosen over barycentric weights on a triangulation: nothing to build or
+/// bake, any layout of points (collinear, outside each other's hull), continuous everywhere,
+/// 1 at a clip's own point and 0 at the others; weights may spread over more than three clips.
 pub fn weights_2d<R: Real>(points: &[BlendPoint<R>], p: [R; 2], out: &mut [R]) {
     let Some(out) = out.get_mut(..points.len()) else { return };
     let mut sum = R::ZERO;
