@@ -24,6 +24,7 @@ pub struct MorphTargets<'a> {
     weights: &'a [u8],
     parts: usize,
     parts_bytes: &'a [u8],
+    len: usize,
 }
 
 impl<'a> MorphTargets<'a> {
@@ -35,7 +36,19 @@ impl<'a> MorphTargets<'a> {
         let weights = r.bytes(targets * 4)?;
         let parts = r.u16()? as usize;
         let rest = r.pos();
-        Ok(MorphTargets { mesh, targets, weights, parts, parts_bytes: body.get(rest..).unwrap_or(&[]) })
+        Ok(MorphTargets {
+            mesh,
+            targets,
+            weights,
+            parts,
+            parts_bytes: body.get(rest..).unwrap_or(&[]),
+            len: body.len(),
+        })
+    }
+    /// Bytes of the section.
+    #[must_use]
+    pub fn byte_len(&self) -> usize {
+        self.len
     }
     /// The mesh (index in the file) these targets deform.
     #[must_use]
@@ -190,7 +203,8 @@ impl<'a> MorphTarget<'a> {
     fn delta<R: Real>(&self, k: usize, slot: usize, shift: u8) -> Vec3<R> {
         let at = k * self.stride();
         if self.format == MORPH_QUANTIZED {
-            let q = |j: usize| R::from_fixed_bits(le_u16(self.deltas, at + (slot * 3 + j) * 2) as i16 as i32, shift as u32);
+            let q =
+                |j: usize| R::from_fixed_bits(le_u16(self.deltas, at + (slot * 3 + j) * 2) as i16 as i32, shift as u32);
             Vec3::new(q(0), q(1), q(2))
         } else {
             let f = |j: usize| R::from_f32(le_f32(self.deltas, at + (slot * 3 + j) * 4));

@@ -17,7 +17,12 @@ fn all_finite(d: &[u8]) -> bool {
 /// known format, attribute set, index size and shifts, at most the part's vertex count of
 /// strictly increasing vertices below it, finite `f32` deltas; the data filling the section.
 /// Returns the mesh.
-pub(super) fn parse_morph(body: &[u8], sec: u16, asset: &Asset<'_>, previous: Option<usize>) -> Result<usize, ParseError> {
+pub(super) fn parse_morph(
+    body: &[u8],
+    sec: u16,
+    asset: &Asset<'_>,
+    previous: Option<usize>,
+) -> Result<usize, ParseError> {
     let m = MorphTargets::header(body)?;
     let mesh = m.mesh();
     let mismatch = ParseError::MorphMeshMismatch { section: sec };

@@ -32,7 +32,8 @@
 //! MESH
 //!   name         u8 len + bytes
 //!   skin         u16              (NONE: rigid)
-//!   node         u16              (NONE, or the skeleton joint a rigid mesh follows)
+//!   node         u16              (NONE, or the joint that instances the mesh: a rigid mesh
+//!                                  follows it, a skinned mesh is placed by its skin alone)
 //!   color        [u8; 4]          (linear RGBA × 255)
 //!   part_count   u16
 //!   parts        part_count × {

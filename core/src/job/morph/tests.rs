@@ -184,7 +184,11 @@ fn morph_quad<R: Real>(asset: &Asset<'_>) -> (Vec<Vec3<R>>, Vec<Vec3<R>>, Vec<Ve
     let t: Vec<Vec4<R>> = (0..4).map(|v| part.tangent(v)).collect();
     let (mut op, mut on, mut ot) = (std::vec![Vec3::ZERO; 4], std::vec![Vec3::ZERO; 4], std::vec![Vec4::ZERO; 4]);
     let weights = [R::HALF, R::TWO];
-    MorphJob::new(morph, &weights, &p, &mut op).with_normals(&n, &mut on).with_tangents(&t, &mut ot).run().expect("run");
+    MorphJob::new(morph, &weights, &p, &mut op)
+        .with_normals(&n, &mut on)
+        .with_tangents(&t, &mut ot)
+        .run()
+        .expect("run");
     (op, on, ot)
 }
 
@@ -294,8 +298,14 @@ fn morph_sections_are_validated() {
     rejects(&Spec { part_vertices: 5, ..spec() }, ParseError::MorphMeshMismatch { section: 3 });
     rejects(&Spec { t0_format: 7, ..spec() }, ParseError::BadMorphTarget { section: 3, part: 0, target: 0 });
     rejects(&Spec { t1_shifts: [32, 0, 8], ..spec() }, ParseError::BadMorphTarget { section: 3, part: 0, target: 1 });
-    rejects(&Spec { t0_vertices: std::vec![3, 1], ..spec() }, ParseError::MorphVertexIndex { section: 3, part: 0, target: 0 });
-    rejects(&Spec { t0_vertices: std::vec![1, 4], ..spec() }, ParseError::MorphVertexIndex { section: 3, part: 0, target: 0 });
+    rejects(
+        &Spec { t0_vertices: std::vec![3, 1], ..spec() },
+        ParseError::MorphVertexIndex { section: 3, part: 0, target: 0 },
+    );
+    rejects(
+        &Spec { t0_vertices: std::vec![1, 4], ..spec() },
+        ParseError::MorphVertexIndex { section: 3, part: 0, target: 0 },
+    );
     rejects(&Spec { defaults: std::vec![f32::NAN, 0.0], ..spec() }, ParseError::NonFinite { section: 3 });
     rejects(&Spec { clip: 1, ..spec() }, ParseError::WeightClipMismatch { section: 4 });
     rejects(&Spec { range: (0.0, 3.0), ..spec() }, ParseError::WeightClipMismatch { section: 4 });
