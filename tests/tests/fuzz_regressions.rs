@@ -322,6 +322,7 @@ fn key_reduction_of_a_straight_track_is_not_quadratic() {
                 times,
                 values,
             }],
+            ..RigClip::default()
         }],
         ..Rig::default()
     };
