@@ -173,8 +173,11 @@ fn close(a: f32, b: f32, tol: f32) -> bool {
     (a - b).abs() <= tol
 }
 
+/// Morphed positions, normals and tangents.
+type Morphed<R> = (Vec<Vec3<R>>, Vec<Vec3<R>>, Vec<Vec4<R>>);
+
 /// The quad morphed with weights `[0.5, 2]`, in `R`.
-fn morph_quad<R: Real>(asset: &Asset<'_>) -> (Vec<Vec3<R>>, Vec<Vec3<R>>, Vec<Vec4<R>>) {
+fn morph_quad<R: Real>(asset: &Asset<'_>) -> Morphed<R> {
     let mesh = asset.mesh(0).expect("mesh");
     let part = mesh.parts().next().expect("part");
     let targets = asset.morph_targets(0).expect("targets");
