@@ -162,7 +162,7 @@ fn cli_refuses_bad_morph_data() {
         }
         n += 1;
     }
-    assert_eq!(n, 6, "the rejected morph cases");
+    assert_eq!(n, 7, "the rejected morph cases");
 }
 
 /// `sinew bake` of a rejected file writes nothing.

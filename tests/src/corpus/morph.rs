@@ -130,9 +130,14 @@ impl MorphGltf {
     }
 }
 
-/// The morph cases: mismatched target counts, weight arrays of the wrong length and target
-/// accessors whose count is not the vertex count, each a typed [`GltfError`]; the valid model
-/// imports.
+/// Target 0's POSITION accessor, as [`MorphGltf::new`] writes it.
+const QUANTIZED_FROM: &str =
+    r#"{"bufferView":7,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[0,0,0.5]}"#;
+
+/// The morph cases: mismatched target counts, weight arrays of the wrong length, target
+/// accessors whose count is not the vertex count and integer normal deltas that are not
+/// normalized, each a typed [`GltfError`]; the valid model and a `KHR_mesh_quantization` target
+/// (normalized shorts) import.
 #[must_use]
 pub fn morph_cases() -> Vec<GltfCase> {
     let mut cases = Vec::new();
@@ -196,6 +201,43 @@ pub fn morph_cases() -> Vec<GltfCase> {
         6,
         5,
         "clip \"clip0\" channel 2",
+    ));
+    // KHR_mesh_quantization: target 0's POSITION as normalized shorts over its float bytes (the
+    // high half of 0.5f32, 0x3F00, lands at vertices 1 and 3's z), its NORMAL as bytes that are
+    // not normalized (refused: normal targets must be).
+    let quantized = base
+        .clone()
+        .edit(QUANTIZED_FROM, r#"{"bufferView":7,"componentType":5122,"normalized":true,"count":4,"type":"VEC3"}"#);
+    let quantized = quantized.edit(
+        r#""asset":{"version":"2.0"},"#,
+        r#""asset":{"version":"2.0"},"extensionsUsed":["KHR_mesh_quantization"],"#,
+    );
+    cases.push(GltfCase::matching(
+        Counts,
+        "morph.gltf: a normalized i16 POSITION target",
+        quantized.gltf(),
+        "Ok, deltas q / 32767",
+        |r| {
+            let z = 16128.0 / 32767.0;
+            r.as_ref().is_ok_and(|rig| {
+                rig.meshes[0].primitives[0].targets[0].positions
+                    == [[0.0, 0.0, 0.0], [0.0, 0.0, z], [0.0, 0.0, 0.0], [0.0, 0.0, z]]
+            })
+        },
+    ));
+    let bytes = base.clone().edit(
+        r#"{"bufferView":11,"componentType":5126,"count":4,"type":"VEC3"}"#,
+        r#"{"bufferView":11,"componentType":5120,"count":4,"type":"VEC3"}"#,
+    );
+    cases.push(GltfCase::matching(
+        Counts,
+        "morph.gltf: a NORMAL target of bytes not normalized",
+        bytes.gltf(),
+        "AccessorType naming the target, not normalized",
+        |r| {
+            matches!(r, Err(GltfError::AccessorType { usage, found, .. })
+                if usage.contains("target 0 NORMAL") && found.contains("not normalized"))
+        },
     ));
     // A target accessor with 3 elements for 4 vertices.
     let short = base
