@@ -57,7 +57,8 @@ enum Command {
         #[arg(long, default_value_t = sinew_pipeline::bake::MAX_BAKE_WORK)]
         max_work: u64,
     },
-    /// Print what a model holds: joints, skins, meshes, clips with durations and key counts.
+    /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
+    /// durations, key counts and morph-weight tracks.
     Info {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         file: PathBuf,
@@ -114,7 +115,8 @@ enum Command {
         #[arg(long)]
         bones: bool,
     },
-    /// Print one JSON object with joint world matrices, skin matrices and skinned vertices.
+    /// Print one JSON object with joint world matrices, skin matrices, skinned vertices, and the
+    /// morph weights and final positions of one mesh instance (morph_weights, mesh_positions).
     Dump {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         model: PathBuf,

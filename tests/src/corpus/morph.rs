@@ -142,9 +142,22 @@ const QUANTIZED_FROM: &str =
 pub fn morph_cases() -> Vec<GltfCase> {
     let mut cases = Vec::new();
     let base = MorphGltf::new();
-    cases.push(GltfCase::matching(Counts, "morph.gltf (valid)", base.gltf(), "Ok with 2 targets", |r| {
-        r.as_ref().is_ok_and(|rig| rig.meshes.iter().all(|m| m.num_targets() == 2))
-    }));
+    cases.push(GltfCase::matching(
+        Counts,
+        "morph.gltf (valid)",
+        base.gltf(),
+        "Ok: 2 targets, the sparse one on zeros, node weights over mesh weights, a 1.75 s weights-only clip",
+        |r| {
+            r.as_ref().is_ok_and(|rig| {
+                let sparse = [[0.0, 0.0, 0.0], [0.2, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.3, 0.0]];
+                rig.meshes.iter().all(|m| m.num_targets() == 2 && m.primitives[0].targets[1].positions == sparse)
+                    && rig.meshes[0].weights == [0.25, 0.0]
+                    && rig.meshes[1].weights == [0.5, 0.25]
+                    && rig.clips[1].channels.is_empty()
+                    && rig.clips[1].time_range() == (0.25, 2.0)
+            })
+        },
+    ));
     // A second primitive with one target where the first has two.
     let second = base.clone().edit(
         r#"{"primitives":[{"attributes":{"POSITION":0},"indices":3,"targets":[{"POSITION":7},{"POSITION":8}]}],"#,
