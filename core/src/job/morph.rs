@@ -226,28 +226,37 @@ impl<R: Real> MorphJob<'_, R> {
         if let (Some(src), Some(dst)) = (self.tangents, self.out_tangents.as_deref_mut()) {
             dst[..n].copy_from_slice(&src[..n]);
         }
+        let positions = &mut self.out_positions[..n];
+        let mut normals = self.out_normals.as_deref_mut().map(|s| &mut s[..n]);
+        let mut tangents = self.out_tangents.as_deref_mut().map(|s| &mut s[..n]);
         for (target, &w) in self.part.targets().zip(self.weights) {
             if w == R::ZERO {
                 continue;
             }
-            for k in 0..target.len() {
-                let v = target.vertex(k);
-                if let Some(p) = self.out_positions[..n].get_mut(v) {
-                    *p += target.position::<R>(k) * w;
-                }
-            }
-            if let (true, Some(out)) = (target.has_normals(), self.out_normals.as_deref_mut()) {
-                for k in 0..target.len() {
-                    if let Some(nrm) = out[..n].get_mut(target.vertex(k)) {
-                        *nrm += target.normal::<R>(k) * w;
+            // One pass over the moved vertices, every stored attribute at once.
+            let nrm = normals.as_deref_mut().filter(|_| target.has_normals());
+            let tan = tangents.as_deref_mut().filter(|_| target.has_tangents());
+            match (nrm, tan) {
+                (None, None) => {
+                    for k in 0..target.len() {
+                        if let Some(p) = positions.get_mut(target.vertex(k)) {
+                            *p += target.position::<R>(k) * w;
+                        }
                     }
                 }
-            }
-            if let (true, Some(out)) = (target.has_tangents(), self.out_tangents.as_deref_mut()) {
-                for k in 0..target.len() {
-                    if let Some(t) = out[..n].get_mut(target.vertex(k)) {
-                        let d = target.tangent::<R>(k) * w;
-                        *t = Vec4::new(t.x + d.x, t.y + d.y, t.z + d.z, t.w);
+                (nrm, tan) => {
+                    let (mut nrm, mut tan) = (nrm, tan);
+                    for k in 0..target.len() {
+                        let v = target.vertex(k);
+                        let Some(p) = positions.get_mut(v) else { continue };
+                        *p += target.position::<R>(k) * w;
+                        if let Some(o) = nrm.as_deref_mut().and_then(|o| o.get_mut(v)) {
+                            *o += target.normal::<R>(k) * w;
+                        }
+                        if let Some(t) = tan.as_deref_mut().and_then(|o| o.get_mut(v)) {
+                            let d = target.tangent::<R>(k) * w;
+                            *t = Vec4::new(t.x + d.x, t.y + d.y, t.z + d.z, t.w);
+                        }
                     }
                 }
             }
