@@ -137,8 +137,8 @@ enum Command {
         /// Skinning method.
         #[arg(long, value_enum, default_value_t = SkinningArg::Lbs)]
         skinning: SkinningArg,
-        /// The node of the mesh instance to dump, as an index into the dump's `joints` (the
-        /// model's nodes in import order); default: the first mesh of --skin.
+        /// The node of the mesh instance to dump: the glTF node index for glTF models, the row
+        /// of the dump's `joints` for md5 and .sinew files; default: the first mesh of --skin.
         #[arg(long)]
         mesh_node: Option<usize>,
         /// Sample the imported f32 keys exactly (lossless, every influence, exact slerp)

@@ -569,10 +569,10 @@ struct MorphStats {
     samples: usize,
 }
 
-/// `morph_weights` and `mesh_positions` of the mesh instance at dump row `row`.
-fn dump_mesh(model: &Model, mode: Mode, clip: Option<usize>, t: f32, row: usize) -> (Vec<f64>, Vec<Vec3d>) {
+/// `morph_weights` and `mesh_positions` of the mesh instance at glTF node `node`.
+fn dump_mesh(model: &Model, mode: Mode, clip: Option<usize>, t: f32, node: usize) -> (Vec<f64>, Vec<Vec3d>) {
     let opts =
-        DumpOptions { clip, time: t, mesh_node: Some(row), rotation: rotation_of(mode), ..DumpOptions::default() };
+        DumpOptions { clip, time: t, mesh_node: Some(node), rotation: rotation_of(mode), ..DumpOptions::default() };
     let v: Value = serde_json::from_str(&dump(model, &opts).expect("dump")).expect("JSON");
     (floats(&v["morph_weights"]), vecs(&v["mesh_positions"]))
 }
@@ -591,13 +591,13 @@ fn check_morphs(
     stats: &mut MorphStats,
 ) {
     let tf = f64::from(t);
-    for (row, &n) in order.iter().enumerate() {
+    for &n in order {
         let Some(mesh) = r.nodes[n].mesh else { continue };
         if r.num_targets(mesh) == 0 {
             continue;
         }
         let at = || format!("clip {clip:?} t={t} node {n}");
-        let (w, p) = dump_mesh(raw_model, Mode::Raw, clip, t, row);
+        let (w, p) = dump_mesh(raw_model, Mode::Raw, clip, t, n);
         let want_w = r.morph_weights(n, clip, tf);
         assert_eq!(w.len(), want_w.len(), "morph weights at {}", at());
         for (j, (g, e)) in w.iter().zip(&want_w).enumerate() {
@@ -609,7 +609,7 @@ fn check_morphs(
         for (v, (g, e)) in p.iter().zip(&want.positions).enumerate() {
             stats.positions.update(dist(*g, *e) / size, || format!("{} vertex {v}", at()));
         }
-        let (bw, bp) = dump_mesh(baked_model, Mode::Baked, clip, t, row);
+        let (bw, bp) = dump_mesh(baked_model, Mode::Baked, clip, t, n);
         for (j, (b, g)) in bw.iter().zip(&w).enumerate() {
             stats.baked_weights.update((b - g).abs(), || format!("{} target {j}", at()));
         }

@@ -52,8 +52,9 @@ pub struct DumpOptions {
     pub layers: Vec<LayerSpec>,
     /// Additive layers applied after them, in order (`--additive`).
     pub additive: Vec<AdditiveSpec>,
-    /// The node (joint index) whose mesh instance to dump (`--mesh-node`; `None`: the first
-    /// mesh of `skin`).
+    /// The node whose mesh instance to dump (`--mesh-node`): the glTF node index for models
+    /// imported from glTF, the row of `joints` for other sources ([`Model::joint_of_node`]);
+    /// `None`: the first mesh of `skin`.
     pub mesh_node: Option<usize>,
 }
 
@@ -217,11 +218,14 @@ pub fn dump_pose(model: &Model, pose: &[SoaTransform<f32>], opts: &DumpOptions) 
     let dq = model.dq_palette(&world, opts.skin).map_err(|e| e.to_string())?;
     let asset = model.asset();
     let mesh = match opts.mesh_node {
-        Some(n) => Some(
-            (0..asset.num_meshes())
-                .find(|&i| asset.mesh(i).and_then(|m| m.node()) == Some(n))
-                .ok_or_else(|| format!("no mesh instance at node {n}"))?,
-        ),
+        Some(n) => {
+            let joint = model.joint_of_node(n);
+            Some(
+                (0..asset.num_meshes())
+                    .find(|&i| joint.is_some() && asset.mesh(i).and_then(|m| m.node()) == joint)
+                    .ok_or_else(|| format!("no mesh instance at node {n}"))?,
+            )
+        }
         None => (0..asset.num_meshes()).find(|&i| asset.mesh(i).and_then(|m| m.skin()) == Some(opts.skin)),
     };
     let weights = match mesh {

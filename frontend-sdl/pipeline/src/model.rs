@@ -69,6 +69,8 @@ pub struct Model {
     pub report: Option<BakeReport>,
     /// Importer notes, when imported.
     pub notes: Vec<String>,
+    /// The source file's node index of each joint (glTF); empty for other sources.
+    source_nodes: Vec<usize>,
 }
 
 impl fmt::Debug for Model {
@@ -106,7 +108,15 @@ impl Model {
                 )
             })
             .collect();
-        Ok(Model { name: name.to_string(), bytes: bytes.into(), skeleton, skins, report: None, notes: Vec::new() })
+        Ok(Model {
+            name: name.to_string(),
+            bytes: bytes.into(),
+            skeleton,
+            skins,
+            report: None,
+            notes: Vec::new(),
+            source_nodes: Vec::new(),
+        })
     }
     /// Bakes an imported rig.
     ///
@@ -118,6 +128,7 @@ impl Model {
         let mut m = Model::from_bytes(&rig.name, bytes)?;
         m.report = Some(report);
         m.notes = rig.notes.clone();
+        m.source_nodes = rig.source_nodes.clone();
         Ok(m)
     }
     /// Loads `.sinew`, `.glb`, `.gltf` or `.md5mesh` (+ `anim`), baking imported files with
@@ -146,6 +157,17 @@ impl Model {
     pub fn asset(&self) -> Asset<'_> {
         // The bytes passed `Asset::parse` in the constructor.
         Asset::reopen(&self.bytes).unwrap_or_else(|| unreachable_asset())
+    }
+    /// The joint imported from node `node` of the source file: the glTF node index for models
+    /// imported from glTF, the joint index itself for sources without node numbers (md5,
+    /// `.sinew`, built-in rigs). `None` when no joint has that node.
+    #[must_use]
+    pub fn joint_of_node(&self, node: usize) -> Option<usize> {
+        if self.source_nodes.is_empty() {
+            (node < self.skeleton.view().num_joints()).then_some(node)
+        } else {
+            self.source_nodes.iter().position(|&n| n == node)
+        }
     }
     /// The skeleton.
     #[must_use]

@@ -24,6 +24,9 @@ pub struct Rig {
     /// Length of one scene unit in meters, when the format says (md5: 1 inch); `None` means
     /// meters (glTF). The baker states its tolerances in meters and converts with this.
     pub meters_per_unit: Option<f64>,
+    /// For each joint, the index of the node it was imported from in the source file (glTF
+    /// node indices); empty when the source numbers no nodes (md5, built-in rigs).
+    pub source_nodes: Vec<usize>,
 }
 
 /// One node of the hierarchy.

@@ -83,7 +83,7 @@ impl MorphGltf {
         push(f(&[0.0, 0.0, 1.0, 0.75])); // 16 animation 1 plate weights
         let data = base64::engine::general_purpose::STANDARD.encode(&bin);
         let mut text = format!(
-            r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,2,3]}}],
+            r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[3,2,0]}}],
 "nodes":[{{"name":"root","children":[1]}},{{"name":"bone","translation":[0,1,0]}},
  {{"name":"body","mesh":0,"skin":0}},{{"name":"plate","mesh":1,"translation":[2,0,0],"weights":[0.5,0.25]}}],
 "skins":[{{"joints":[0,1],"inverseBindMatrices":4}}],

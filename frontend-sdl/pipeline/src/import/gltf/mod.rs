@@ -140,6 +140,15 @@ impl Importer<'_> {
         let (skins, skin_map) = self.skins(&h)?;
         let meshes = self.meshes(&h, &joints, &skin_map)?;
         let clips = self.clips(&h, &meshes)?;
-        Ok(Rig { name: String::new(), joints, skins, meshes, clips, notes: Vec::new(), meters_per_unit: None })
+        Ok(Rig {
+            name: String::new(),
+            joints,
+            skins,
+            meshes,
+            clips,
+            notes: Vec::new(),
+            meters_per_unit: None,
+            source_nodes: h.order.clone(),
+        })
     }
 }
