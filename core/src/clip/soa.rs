@@ -184,6 +184,10 @@ impl<R: Real> SoaTrackCache<R> {
         }
         self.rotations_into(tl, rot, &mut out.rotation);
 
+        // Cubic-spline lanes, rare: one test of the three masks skips them all.
+        if self.direct == [0; 3] {
+            return;
+        }
         for target in 0..3 {
             for l in lanes_of(u32::from(self.direct[target])) {
                 let v = self.evaluate_direct(clip, target, l, t, time, rot);
