@@ -27,8 +27,16 @@ pub(crate) const SIMD_LANES: bool = cfg!(sinew_simd_lanes);
 /// second operand when either is NaN, so a clamp into [0, 1] needs no NaN fix-up.
 pub(crate) const SSE_LANES: bool = cfg!(sinew_sse_lanes);
 
-// SSE lanes are SIMD lanes.
+/// Lane multiply-adds are fused (cfg `sinew_fma`: x86-64 with the `fma` target feature, as
+/// `-C target-cpu=x86-64-v3` gives): [`Lanes::mul_add`](crate::real::Lanes::mul_add) rounds
+/// once. Results then differ from the default build's (and the firmware's) by rounding, within
+/// the accuracy bounds the tests state; tests that compare bits with the default build test
+/// this constant.
+pub(crate) const FMA: bool = cfg!(sinew_fma);
+
+// SSE lanes are SIMD lanes; fused lanes are SSE lanes.
 const _: () = assert!(!SSE_LANES || SIMD_LANES);
+const _: () = assert!(!FMA || SSE_LANES);
 
 #[cfg(test)]
 mod tests;

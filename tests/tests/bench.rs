@@ -19,7 +19,15 @@ fn stages_report_the_kit_workloads() {
     let stages: Vec<(&str, usize)> = m.iter().map(|x| (x.stage, x.count)).collect();
     assert_eq!(
         stages,
-        [("sample", 67), ("sample_call", 67), ("blend", 67), ("l2m", 67), ("skin", 3934), ("skin_dqs", 3934)]
+        [
+            ("sample", 67),
+            ("sample_call", 67),
+            ("blend", 67),
+            ("l2m", 67),
+            ("skin", 3934),
+            ("skin_dqs", 3934),
+            ("crowd", 1000)
+        ]
     );
     for x in &m {
         assert!(x.ns_per_unit.is_finite() && x.ns_per_unit > 0.0, "{x:?}");

@@ -184,6 +184,10 @@ impl<R: Real> SoaTrackCache<R> {
         }
         self.rotations_into(tl, rot, &mut out.rotation);
 
+        // Cubic-spline lanes, rare: one test of the three masks skips them all.
+        if self.direct == [0; 3] {
+            return;
+        }
         for target in 0..3 {
             for l in lanes_of(u32::from(self.direct[target])) {
                 let v = self.evaluate_direct(clip, target, l, t, time, rot);
@@ -408,7 +412,7 @@ impl<R: Real> SoaTrackCache<R> {
             c1 = key.select_positive_finite(e1, c1);
         }
         let (a, b) = (&self.rotation0, &self.rotation1);
-        let mix = |a: &[R; 4], b: &[R; 4]| V::<R>::load(a) * c0 + V::<R>::load(b) * c1;
+        let mix = |a: &[R; 4], b: &[R; 4]| V::<R>::load(b).mul_add(c1, V::<R>::load(a) * c0);
         let (x, y, z, q) = (mix(&a.x, &b.x), mix(&a.y, &b.y), mix(&a.z, &b.z), mix(&a.w, &b.w));
         // `Quat::normalize_near_unit`, lane by lane.
         let l2 = x * x + y * y + z * z + q * q;
@@ -473,7 +477,7 @@ fn sin_quadrant<R: Real>(x: V<R>) -> V<R> {
 /// `out = value + delta · s`, lane by lane.
 #[inline(always)]
 fn lerp_into<R: Real>(value: &SoaVec3<R>, delta: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
-    out.x = (V::<R>::load(&value.x) + V::<R>::load(&delta.x) * s).to_array();
-    out.y = (V::<R>::load(&value.y) + V::<R>::load(&delta.y) * s).to_array();
-    out.z = (V::<R>::load(&value.z) + V::<R>::load(&delta.z) * s).to_array();
+    out.x = V::<R>::load(&delta.x).mul_add(s, V::<R>::load(&value.x)).to_array();
+    out.y = V::<R>::load(&delta.y).mul_add(s, V::<R>::load(&value.y)).to_array();
+    out.z = V::<R>::load(&delta.z).mul_add(s, V::<R>::load(&value.z)).to_array();
 }

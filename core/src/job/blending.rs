@@ -397,15 +397,20 @@ impl<R: Real> Sums<R> {
     fn add(&mut self, x: &SoaTransform<R>, w: V<R>) {
         let (qx, qy, qz, qw) = (ld(&x.rotation.x), ld(&x.rotation.y), ld(&x.rotation.z), ld(&x.rotation.w));
         // Summed in pairs: a shorter dependency chain than a running sum.
-        let dot = (self.q[0] * qx + self.q[1] * qy) + (self.q[2] * qz + self.q[3] * qw);
+        let dot = self.q[1].mul_add(qy, self.q[0] * qx) + self.q[3].mul_add(qw, self.q[2] * qz);
         let wq = w.negate_where_negative(dot);
-        self.q = [self.q[0] + wq * qx, self.q[1] + wq * qy, self.q[2] + wq * qz, self.q[3] + wq * qw];
-        self.t[0] = self.t[0] + w * ld(&x.translation.x);
-        self.t[1] = self.t[1] + w * ld(&x.translation.y);
-        self.t[2] = self.t[2] + w * ld(&x.translation.z);
-        self.s[0] = self.s[0] + w * ld(&x.scale.x);
-        self.s[1] = self.s[1] + w * ld(&x.scale.y);
-        self.s[2] = self.s[2] + w * ld(&x.scale.z);
+        self.q = [
+            wq.mul_add(qx, self.q[0]),
+            wq.mul_add(qy, self.q[1]),
+            wq.mul_add(qz, self.q[2]),
+            wq.mul_add(qw, self.q[3]),
+        ];
+        self.t[0] = w.mul_add(ld(&x.translation.x), self.t[0]);
+        self.t[1] = w.mul_add(ld(&x.translation.y), self.t[1]);
+        self.t[2] = w.mul_add(ld(&x.translation.z), self.t[2]);
+        self.s[0] = w.mul_add(ld(&x.scale.x), self.s[0]);
+        self.s[1] = w.mul_add(ld(&x.scale.y), self.s[1]);
+        self.s[2] = w.mul_add(ld(&x.scale.z), self.s[2]);
     }
 
     /// Writes the sums into `o`.
@@ -430,7 +435,7 @@ impl<R: Real> Sums<R> {
     fn normalize_into(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
         let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
         let [qx, qy, qz, qw] = self.q;
-        let l2 = (qx * qx + qy * qy) + (qz * qz + qw * qw);
+        let l2 = qy.mul_add(qy, qx * qx) + qw.mul_add(qw, qz * qz);
         // 1 / √l2 from the correctly rounded square root: two short instructions where lanes are
         // SIMD (Newton steps from an estimate would form a long dependency chain).
         let inv_q = one / l2.sqrt_ieee();

@@ -3,7 +3,7 @@
 use crate::job::JobError;
 use crate::limits::MAX_JOINTS;
 use crate::math::{Mat4, SoaTransform, SoaVec3};
-use crate::platform::SIMD_LANES;
+use crate::platform::{FMA, SIMD_LANES};
 use crate::real::Lanes as _;
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
@@ -383,13 +383,20 @@ fn local_col<R: Real, const LANE: usize>(local: &Local<'_, R>, c: usize) -> [R; 
 fn mul_lane<R: Real, const LANE: usize>(p: &[Lanes<R>; 4], local: &Local<'_, R>) -> [Lanes<R>; 4] {
     let col = |c: usize| {
         let [a, b, d] = local_col::<R, LANE>(local, c).map(Lanes::<R>::splat);
-        p[0] * a + p[1] * b + p[2] * d
+        p[2].mul_add(d, p[1].mul_add(b, p[0] * a))
     };
+    if FMA {
+        // The translation column from the parent's: three fused multiply-adds.
+        let [a, b, d] = local_col::<R, LANE>(local, 3).map(Lanes::<R>::splat);
+        return [col(0), col(1), col(2), p[2].mul_add(d, p[1].mul_add(b, p[0].mul_add(a, p[3])))];
+    }
     [col(0), col(1), col(2), col(3) + p[3]]
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
     use crate::math::{Quat, Transform, Vec3};
     use crate::skeleton::Skeleton;
@@ -571,6 +578,23 @@ mod tests {
         }
     }
 
+    /// `got` equals `want` bit for bit, or with fused multiply-adds in `f32` (which the
+    /// product reference does not use) within 1e-6 relative to the largest entry.
+    fn assert_mats<R: Real>(got: &[Mat4<R>], want: &[Mat4<R>], what: &str) {
+        assert_eq!(got.len(), want.len(), "{what}");
+        if !crate::platform::FMA || R::FIXED_POINT {
+            assert_eq!(got, want, "{what}");
+            return;
+        }
+        for (g, w) in got.iter().zip(want) {
+            let (g, w) = (g.to_cols_array(), w.to_cols_array());
+            let scale = w.iter().fold(1.0f32, |m, x| m.max(x.to_f32().abs()));
+            for (a, b) in g.iter().zip(&w) {
+                assert!((a.to_f32() - b.to_f32()).abs() <= 1e-6 * scale, "{what}: {g:?} vs {w:?}");
+            }
+        }
+    }
+
     fn check_against_products<R: Real>(root: Option<&Mat4<R>>) {
         let s = mixed_skeleton::<R>();
         let mut want = [Mat4::ZERO; 11];
@@ -579,7 +603,7 @@ mod tests {
         LocalToModelJob { skeleton: s.view(), root, input: s.rest_pose(), output: &mut got, from: None, to: None }
             .run()
             .unwrap();
-        assert_eq!(got[..11], want);
+        assert_mats(&got[..11], &want, "whole");
         assert_eq!(got[11], Mat4::ZERO);
         // Subtrees, including one whose root joint is not first in its group.
         for from in [0, 3, 5, 6, 9] {
@@ -603,7 +627,7 @@ mod tests {
             }
             .run()
             .unwrap();
-            assert_eq!(seeded, want, "from {from}");
+            assert_mats(&seeded, &want, &std::format!("from {from}"));
         }
         // A range that ends inside a group.
         let mut capped = [Mat4::ZERO; 11];
@@ -617,7 +641,7 @@ mod tests {
         }
         .run()
         .unwrap();
-        assert_eq!(capped[..7], want[..7]);
+        assert_mats(&capped[..7], &want[..7], "capped");
         assert!(capped[7..].iter().all(|m| *m == Mat4::ZERO));
     }
 

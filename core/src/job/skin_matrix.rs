@@ -3,7 +3,8 @@
 
 use crate::job::JobError;
 use crate::math::{mat4::mul_mat4, DualQuat, Mat4};
-use crate::real::Real;
+use crate::platform::SIMD_LANES;
+use crate::real::{Lanes, Real};
 
 /// Checks the inputs shared by both palette jobs; returns the palette length.
 fn validate_inputs<R: Real>(
@@ -32,6 +33,21 @@ fn validate_inputs<R: Real>(
         return Err(JobError::OutputTooSmall);
     }
     Ok(n)
+}
+
+/// `a × b` with the columns of `a` in lanes: column `c` of the product is
+/// `((a₀·b[c][0] + a₁·b[c][1]) + a₂·b[c][2]) + a₃·b[c][3]`, lane by lane, as
+/// [`mul_mat4`] sums each entry (fused multiply-adds where the build has FMA).
+#[inline(always)]
+fn mul_mat4_lanes<R: Real>(a: &Mat4<R>, b: &Mat4<R>) -> Mat4<R> {
+    let (ld, s) = (<R::Lanes as Lanes<R>>::load, <R::Lanes as Lanes<R>>::splat);
+    let a = [ld(&a.cols[0]), ld(&a.cols[1]), ld(&a.cols[2]), ld(&a.cols[3])];
+    let mut o = Mat4::ZERO;
+    for (oc, bc) in o.cols.iter_mut().zip(&b.cols) {
+        let sum = a[1].mul_add(s(bc[1]), a[0] * s(bc[0]));
+        *oc = a[3].mul_add(s(bc[3]), a[2].mul_add(s(bc[2]), sum)).to_array();
+    }
+    o
 }
 
 #[inline(always)]
@@ -115,8 +131,26 @@ impl<R: Real> SkinMatrixJob<'_, R> {
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
         let n = validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len())?;
-        for i in 0..n {
-            self.output[i] = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
+        if !SIMD_LANES {
+            for i in 0..n {
+                self.output[i] = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
+            }
+            return Ok(());
+        }
+        // Where lanes are SIMD registers, a column of the product is four lane multiply-adds
+        // (the same sums in the same order as `mul_mat4`'s, so the same bits unless the build
+        // fuses them), and the loops zip their inputs instead of indexing them (validated above:
+        // every joint index has its model matrix).
+        let pairs = self.output.iter_mut().zip(self.inverse_bind);
+        match self.joints {
+            Some(joints) => {
+                for ((o, ib), &j) in pairs.zip(joints) {
+                    if let Some(m) = self.model.get(usize::from(j)) {
+                        *o = mul_mat4_lanes(m, ib);
+                    }
+                }
+            }
+            None => pairs.zip(self.model).for_each(|((o, ib), m)| *o = mul_mat4_lanes(m, ib)),
         }
         Ok(())
     }
@@ -261,5 +295,33 @@ mod tests {
         let p = Vec3::new(0.3, 0.2, 0.1);
         let m0 = a * ib[0];
         assert!((dq[0].transform_point3(p) - m0.transform_point3(p)).max_abs() < 1.0e-5);
+    }
+
+    /// The lane product gives `mul_mat4`'s bits (the scalar product of microcontrollers), or
+    /// with fused multiply-adds agrees within the rounding of its sums (entries below 4, so
+    /// every partial sum below 64: four ulps at 64); Q16 lanes never fuse.
+    #[test]
+    fn lane_product_gives_the_scalar_product() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        for _ in 0..200 {
+            let a = Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
+            let b = Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
+            let (got, want) = (mul_mat4_lanes(&a, &b), mul_mat4(&a, &b));
+            if crate::platform::FMA {
+                for (x, y) in got.to_cols_array().iter().zip(want.to_cols_array()) {
+                    assert!((x - y).abs() <= 4.0 * 64.0 * f32::EPSILON, "{x} vs {y}");
+                }
+            } else {
+                assert_eq!(got.to_cols_array().map(f32::to_bits), want.to_cols_array().map(f32::to_bits));
+            }
+            let q = |m: &Mat4<f32>| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) };
+            assert_eq!(mul_mat4_lanes(&q(&a), &q(&b)), mul_mat4(&q(&a), &q(&b)));
+        }
     }
 }

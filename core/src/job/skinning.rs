@@ -7,7 +7,7 @@
 use crate::job::JobError;
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, Vec3, Vec4};
-use crate::platform::HOST_KERNELS;
+use crate::platform::{FMA, HOST_KERNELS};
 use crate::real::Lanes;
 use crate::real::Real;
 
@@ -439,9 +439,15 @@ impl<R: Real> Blended<R> {
         }
     }
 
-    /// `m · (v, 1)`: `((c₀·x + c₁·y) + c₂·z) + t`, lane by lane.
+    /// `m · (v, 1)`: `((c₀·x + c₁·y) + c₂·z) + t`, lane by lane; with FMA three fused
+    /// multiply-adds starting from the translation, `((t + c₀·x) + c₁·y) + c₂·z`.
     #[inline(always)]
     fn point(&self, v: Vec3<R>) -> Vec3<R> {
+        if FMA {
+            let [c0, c1, c2] = self.cols;
+            let s = V::<R>::splat;
+            return vec3(c2.mul_add(s(v.z), c1.mul_add(s(v.y), c0.mul_add(s(v.x), self.translation))));
+        }
         vec3(self.linear(v) + self.translation)
     }
 
@@ -454,7 +460,8 @@ impl<R: Real> Blended<R> {
     #[inline(always)]
     fn linear(&self, v: Vec3<R>) -> V<R> {
         let [c0, c1, c2] = self.cols;
-        c0 * V::<R>::splat(v.x) + c1 * V::<R>::splat(v.y) + c2 * V::<R>::splat(v.z)
+        let s = V::<R>::splat;
+        c2.mul_add(s(v.z), c1.mul_add(s(v.y), c0 * s(v.x)))
     }
 }
 
@@ -490,7 +497,7 @@ fn blend_with<R: Real, const K: usize, const C: usize>(
             _ => wj,
         });
         for c in 0..C {
-            sum[c] = if i == 0 { m[c] * ws } else { sum[c] + m[c] * ws };
+            sum[c] = if i == 0 { m[c] * ws } else { m[c].mul_add(ws, sum[c]) };
         }
     }
     sum

@@ -7,7 +7,7 @@ use core::ops::{Add, Div, Mul, Neg, Sub};
 use wide::{f32x4, i32x4, CmpGe, CmpGt, CmpLe, CmpLt};
 
 use super::{Lanes, Real};
-use crate::platform::{SIMD_LANES, SSE_LANES};
+use crate::platform::{FMA, SIMD_LANES, SSE_LANES};
 
 impl Real for f32 {
     const ZERO: Self = 0.0;
@@ -172,6 +172,15 @@ impl Lanes<f32> for F32x4 {
     #[inline(always)]
     fn min(self, other: Self) -> Self {
         F32x4(self.0.min(other.0))
+    }
+    #[inline(always)]
+    fn mul_add(self, m: Self, a: Self) -> Self {
+        if FMA {
+            // vfmadd: one rounding.
+            F32x4(self.0.mul_add(m.0, a.0))
+        } else {
+            a + self * m
+        }
     }
     #[inline(always)]
     fn recip(self) -> Self {
@@ -384,6 +393,9 @@ mod tests {
                     }
                 };
                 check((x + y).to_array(), &|p, q| p + q, "add");
+                if !FMA {
+                    check(x.mul_add(y, x).to_array(), &|p, q| p + p * q, "mul_add");
+                }
                 check((x - y).to_array(), &|p, q| p - q, "sub");
                 check((x * y).to_array(), &|p, q| p * q, "mul");
                 check((x / y).to_array(), &|p, q| p / q, "div");
@@ -451,6 +463,42 @@ mod tests {
                 check(f32::from_bits((e << 23) | m));
             }
         }
+    }
+
+    /// With FMA, `mul_add` rounds once: the exact `a + x · m` (in f64, where the product of two
+    /// `f32` is exact), rounded, is within half an ulp of the result; without, it is the
+    /// unfused `a + x * m`.
+    #[test]
+    fn mul_add_is_fused_exactly_when_the_build_has_fma() {
+        let mut r = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            (r >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        let mut fused_differs = false;
+        for _ in 0..4000 {
+            let (x, m, a): ([f32; 4], [f32; 4], [f32; 4]) = (
+                core::array::from_fn(|_| next() * 3.0),
+                core::array::from_fn(|_| next() * 3.0),
+                core::array::from_fn(|_| next()),
+            );
+            let got = F32x4::load(&x).mul_add(F32x4::load(&m), F32x4::load(&a)).to_array();
+            for l in 0..4 {
+                let exact = f64::from(a[l]) + f64::from(x[l]) * f64::from(m[l]);
+                let unfused = a[l] + x[l] * m[l];
+                if FMA {
+                    let ulp = f64::from(f32::from_bits(got[l].abs().to_bits() + 1) - got[l].abs());
+                    assert!((f64::from(got[l]) - exact).abs() <= 0.5 * ulp, "fused {} {} {}", x[l], m[l], a[l]);
+                    fused_differs |= got[l] != unfused;
+                } else {
+                    assert_eq!(got[l].to_bits(), unfused.to_bits(), "unfused {} {} {}", x[l], m[l], a[l]);
+                }
+            }
+        }
+        // Some sums round differently once fused.
+        assert_eq!(fused_differs, FMA);
     }
 
     #[test]

@@ -160,6 +160,14 @@ pub trait Lanes<R: Real>:
     /// Lane-wise [`Real::min`] (for `f32`, a NaN lane gives the other operand).
     #[must_use]
     fn min(self, other: Self) -> Self;
+    /// `a + self · m`, lane by lane: fused (rounded once) for `f32` lanes where the build has
+    /// FMA (x86-64 with the `fma` target feature, e.g. `-C target-cpu=x86-64-v3`); elsewhere
+    /// the product, then the sum (the same bits as `a + self * m`).
+    #[must_use]
+    #[inline(always)]
+    fn mul_add(self, m: Self, a: Self) -> Self {
+        a + self * m
+    }
     /// Lane-wise `1 / x` (exact division, not an estimate).
     #[must_use]
     fn recip(self) -> Self;

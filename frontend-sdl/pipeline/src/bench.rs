@@ -17,11 +17,11 @@ use crate::model::Model;
 /// One printed measurement.
 #[derive(Debug, Clone)]
 pub struct Measurement {
-    /// Stage name (`sample`, `sample_call`, `blend`, `l2m`, `skin`, `skin_dqs`).
+    /// Stage name (`sample`, `sample_call`, `blend`, `l2m`, `skin`, `skin_dqs`, `crowd`).
     pub stage: &'static str,
-    /// Nanoseconds per unit (joint, vertex or call).
+    /// Nanoseconds per unit (joint, vertex, call or character).
     pub ns_per_unit: f64,
-    /// Units per call (joints or vertices).
+    /// Units per call (joints, vertices or characters).
     pub count: usize,
     /// Fastest and slowest repetition, ns per call.
     pub min_max: (f64, f64),
@@ -208,7 +208,156 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     if let Some(e) = err {
         return Err(e.to_string());
     }
+    out.push(crowd_stage(model, clip, CROWD)?);
     Ok(out)
+}
+
+/// Characters of the kit's `crowd` stage.
+pub const CROWD: usize = 1000;
+
+/// The kit's `crowd` stage on clip `clip`: `n` characters, character `i` starting at
+/// `frac(i · 0.618034) · duration`. One call is one frame: every character advances by 1/60 s
+/// (wrapping), samples the clip at its time and half a loop later (wrapped), each with its own
+/// [`SoaTrackCache`]s kept from frame to frame, blends the two poses with
+/// `w = 0.25 + 0.5 · (((frame + i) mod 64) / 63)` and `1 − w`, runs local-to-model (identity
+/// root) and writes its palette: model × inverse bind for each skin joint that carries weight
+/// in the first skinned mesh (every skin joint without such a mesh), into its own slot of an `n ×` palette
+/// array. Poses and model matrices are scratch shared by all characters. The value is ns per
+/// character.
+///
+/// # Errors
+///
+/// A message when the model has no such clip or a job refuses its inputs.
+pub fn crowd_stage(model: &Model, clip: usize, n: usize) -> Result<Measurement, String> {
+    let asset = model.asset();
+    let c = asset.clip(clip).ok_or("the model has no such clip")?;
+    let skel = model.skeleton();
+    let soa = skel.num_soa_joints();
+    let (skin_joints, skin_ib) = model.skin_bind(0).unwrap_or((&[], &[]));
+    // The palette joints: the skin joints that carry weight in the first skinned mesh, in skin
+    // order (a part's palette may also list joints only zero weights name).
+    let mut used = vec![false; skin_ib.len()];
+    if let Some(mesh) = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin() == Some(0)) {
+        for p in mesh.parts() {
+            for v in 0..p.num_vertices() {
+                for k in (0..p.influences()).filter(|&k| p.weight::<f32>(v, k) != 0.0) {
+                    if let Some(u) = used.get_mut(p.palette(p.joint(v, k) as usize) as usize) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+    }
+    if !used.contains(&true) {
+        used.fill(true);
+    }
+    let palette_joints: Vec<u16> = (0..skin_ib.len()).filter(|&j| used[j]).map(|j| skin_joints[j]).collect();
+    let inverse_bind: Vec<Mat4<f32>> = (0..skin_ib.len()).filter(|&j| used[j]).map(|j| skin_ib[j]).collect();
+    let np = inverse_bind.len();
+
+    let duration = c.end() - c.start();
+    let n = n.max(1);
+    let mut times: Vec<f32> = (0..n).map(|i| (i as f32 * 0.618_034) % 1.0 * duration).collect();
+    let mut caches = vec![SoaTrackCache::<f32>::EMPTY; n * 2 * soa];
+    let mut palettes = vec![Mat4::<f32>::IDENTITY; n * np.max(1)];
+    let mut scratch = Scratch {
+        pose_a: vec![SoaTransform::IDENTITY; soa],
+        pose_b: vec![SoaTransform::IDENTITY; soa],
+        blended: vec![SoaTransform::IDENTITY; soa],
+        world: vec![Mat4::IDENTITY; skel.num_joints()],
+    };
+    let character = Character { clip: c, skeleton: skel, palette_joints: &palette_joints, inverse_bind: &inverse_bind };
+    let wrap = |t: f32| if t >= duration { t - duration } else { t };
+    let mut frame = 0u32;
+    let mut err = None;
+    let (med, lo, hi) = time_it(|| {
+        frame = frame.wrapping_add(1);
+        let mut one_frame = || {
+            let per = caches.chunks_exact_mut(2 * soa).zip(palettes.chunks_exact_mut(np.max(1)));
+            for (i, ((cache, palette), t)) in per.zip(times.iter_mut()).enumerate() {
+                *t = wrap(*t + 1.0 / 60.0);
+                let times = (c.start() + *t, c.start() + wrap(*t + 0.5 * duration));
+                let w = 0.25 + 0.5 * ((frame.wrapping_add(i as u32) & 63) as f32 / 63.0);
+                if let Err(e) = character.update(times, w, cache, &mut palette[..np], &mut scratch) {
+                    err = Some(e);
+                }
+            }
+        };
+        // The first frame fills every cache from empty; the others run through `steady`, which
+        // a profiler can count alone.
+        if frame == 1 {
+            one_frame();
+        } else {
+            steady(one_frame);
+        }
+        black_box(&palettes);
+    });
+    if let Some(e) = err {
+        return Err(e.to_string());
+    }
+    eprintln!("  crowd: {n} characters, palette of {np} matrices each");
+    Ok(Measurement { stage: "crowd", ns_per_unit: med / n as f64, count: n, min_max: (lo, hi) })
+}
+
+/// Runs `f`: a frame of the crowd after the first, whose caches are already filled. Not
+/// inlined, so that a profiler can count these frames alone
+/// (`valgrind --tool=callgrind --toggle-collect='*bench::steady*'`).
+#[inline(never)]
+fn steady(f: impl FnOnce()) {
+    f();
+}
+
+/// What the characters of the kit's crowd share: the clip, the skeleton and the palette's
+/// joints and inverse bind matrices.
+struct Character<'a> {
+    clip: sinew::clip::Clip<'a>,
+    skeleton: sinew::skeleton::SkeletonView<'a, f32>,
+    palette_joints: &'a [u16],
+    inverse_bind: &'a [Mat4<f32>],
+}
+
+impl Character<'_> {
+    /// One character's frame of the kit's crowd: samples the clip at `times` with the two
+    /// halves of `caches`, blends the poses with `w` and `1 − w`, runs local-to-model and writes
+    /// `palette`. Not inlined, so that a profiler sees one call per character.
+    #[inline(never)]
+    fn update(
+        &self,
+        times: (f32, f32),
+        w: f32,
+        caches: &mut [SoaTrackCache<f32>],
+        palette: &mut [Mat4<f32>],
+        s: &mut Scratch,
+    ) -> Result<(), sinew::job::JobError> {
+        let rest = self.skeleton.rest_pose();
+        let rotation = RotationInterpolation::NlerpCorrected;
+        let (cache_a, cache_b) = caches.split_at_mut(caches.len() / 2);
+        let clip = self.clip;
+        SamplingJob { clip, time: times.0, rotation, rest_pose: rest, cursor: cache_a, output: &mut s.pose_a }.run()?;
+        SamplingJob { clip, time: times.1, rotation, rest_pose: rest, cursor: cache_b, output: &mut s.pose_b }.run()?;
+        let layers = [
+            Layer { transform: &s.pose_a, weight: w, joint_weights: None },
+            Layer { transform: &s.pose_b, weight: 1.0 - w, joint_weights: None },
+        ];
+        BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.1, output: &mut s.blended }
+            .run()?;
+        LocalToModelJob {
+            skeleton: self.skeleton,
+            root: None,
+            input: &s.blended,
+            output: &mut s.world,
+            from: None,
+            to: None,
+        }
+        .run()?;
+        SkinMatrixJob {
+            model: &s.world,
+            inverse_bind: self.inverse_bind,
+            joints: Some(self.palette_joints),
+            output: palette,
+        }
+        .run()
+    }
 }
 
 /// The working memory of one character update, reused for every character a thread updates:
