@@ -1,6 +1,6 @@
 //! sinew's offline pipeline, with no GUI dependency: the glTF 2.0 and Doom 3 md5 importers
 //! ([`import`]) into the host [`rig::Rig`], the baker ([`bake`]) that writes `.sinew` files,
-//! the host [`model::Model`] that loads any of them and runs the core's jobs, the built-in
+//! materials and images ([`material`]), the host [`model::Model`] that loads any of them and runs the core's jobs, the built-in
 //! procedural rigs ([`builtin`]), and the `dump` and `bench` commands' work.
 
 pub mod bake;
@@ -9,5 +9,6 @@ pub mod builtin;
 pub mod dump;
 pub mod eval;
 pub mod import;
+pub mod material;
 pub mod model;
 pub mod rig;

@@ -3,6 +3,8 @@
 
 use sinew::math::Transform;
 
+pub use crate::material::{FilterMode, RigImage, RigMaterial, RigSampler, RigTexture};
+
 /// One imported model.
 #[derive(Debug, Clone, Default)]
 pub struct Rig {
@@ -23,6 +25,10 @@ pub struct Rig {
     /// Length of one scene unit in meters, when the format says (md5: 1 inch); `None` means
     /// meters (glTF). The baker states its tolerances in meters and converts with this.
     pub meters_per_unit: Option<f64>,
+    /// Materials the primitives use ([`RigPrimitive::material`]).
+    pub materials: Vec<RigMaterial>,
+    /// Decoded images the materials' textures use.
+    pub images: Vec<RigImage>,
 }
 
 /// One node of the hierarchy.
@@ -79,6 +85,13 @@ pub struct RigPrimitive {
     pub indices: Vec<u32>,
     /// Base color (linear RGBA).
     pub color: [f32; 4],
+    /// Texture coordinates of the set the material's base-color texture reads (same count as
+    /// positions), when it has one.
+    pub texcoords: Option<Vec<[f32; 2]>>,
+    /// Vertex colors (`COLOR_0`, linear RGBA; same count as positions), if present.
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// Index into [`Rig::materials`], or `None` for the default material ([`Self::color`] alone).
+    pub material: Option<usize>,
 }
 
 /// Which part of a joint's transform a channel animates.

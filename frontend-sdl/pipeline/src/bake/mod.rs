@@ -18,6 +18,11 @@
 //!   rounds — is stored lossless instead (every key `f32`, linear rotations slerped exactly, so
 //!   it reproduces the source keys and needs no measurement) and reported as such
 //!   ([`ClipReport::fallback`]). The bake stays correct; only its size grows.
+//! - **Textures and materials**: every image a primitive's material uses becomes a texture
+//!   section, scaled down (area average in linear light, aspect kept) to fit
+//!   [`BakeOptions::texture_size`] and stored as [`BakeOptions::texture_format`]; each part
+//!   keeps its primitive's material (base color, texture and sampler, vertex-color flag), its
+//!   texture coordinates (when a texture reads them) and its vertex colors.
 //! - **Checks**: skin weights must not be negative or all zero on a vertex, inverse bind
 //!   matrices must be finite (typed [`BakeError`]s); triangles that repeat a vertex are dropped
 //!   and counted ([`BakeReport::degenerate_triangles`]).
@@ -27,7 +32,7 @@
 //! - the public types: `options` ([`BakeOptions`], [`MAX_BAKE_WORK`]), `report`
 //!   ([`BakeReport`], [`ClipReport`]) and `error` ([`BakeError`]);
 //! - the mesh side: `mesh` (one mesh, its degenerate triangles), `weights` (checks and the
-//!   influence limit) and `palette` (the split into parts);
+//!   influence limit), `palette` (the split into parts) and `texture` (textures and materials);
 //! - the clip side: `clip` (the encoding search and the lossless fallback), `tracks` and
 //!   `quantize` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
 //!   error through the hierarchy) and `work` (the work budget);
@@ -43,6 +48,7 @@ mod quantize;
 mod reduce;
 mod report;
 mod skeleton;
+mod texture;
 mod tracks;
 mod weights;
 mod work;
@@ -54,12 +60,14 @@ mod tests;
 use sinew::asset::Asset;
 
 pub use error::BakeError;
-pub use options::{BakeOptions, MAX_BAKE_WORK};
+pub use options::{BakeOptions, DEFAULT_TEXTURE_SIZE, MAX_BAKE_WORK};
 pub use report::{BakeReport, ClipReport};
+pub use texture::TextureReport;
 
 use clip::bake_clip;
 use mesh::bake_mesh;
 use skeleton::skeleton_of;
+use texture::bake_textures;
 use work::Work;
 use write::{write_file, EncClip};
 
@@ -86,9 +94,11 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         }
         skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
     }
+    let (textures, texture_map, texture_reports) = bake_textures(rig, opts)?;
+    report.textures = texture_reports;
     let mut meshes = Vec::new();
     for m in &rig.meshes {
-        meshes.push(bake_mesh(rig, m, opts, &mut report)?);
+        meshes.push(bake_mesh(rig, m, opts, &mut report, &texture_map)?);
     }
     report.parts = meshes.iter().map(|m| m.parts.len()).sum();
     let mut clips = Vec::new();
@@ -101,7 +111,7 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         report.clips.push(rep);
     }
     let refs: Vec<&EncClip> = clips.iter().collect();
-    let bytes = write_file(&skel, &skins, &meshes, &refs);
+    let bytes = write_file(&skel, &skins, &meshes, &refs, &textures);
     Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     // Section sizes for the report.
     if let Ok(a) = Asset::parse(&bytes) {

@@ -44,4 +44,6 @@ pub struct BakeReport {
     pub parts: usize,
     /// File size.
     pub bytes: usize,
+    /// Per texture written.
+    pub textures: Vec<super::TextureReport>,
 }

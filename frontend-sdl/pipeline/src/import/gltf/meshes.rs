@@ -1,7 +1,7 @@
 //! Meshes: one rig mesh per node instance of a glTF mesh, and their primitives: positions,
 //! normals and tangents, the joint influences of skinned vertices (`JOINTS_0/1`, `WEIGHTS_0/1`;
 //! negative or all-zero weights rejected, sums off 1 renormalized), triangle lists (strips and
-//! fans converted, points and lines skipped) and the material's base color.
+//! fans converted, points and lines skipped) and their surface (see `materials`).
 
 use gltf::mesh::{Mode, Semantic};
 
@@ -269,15 +269,7 @@ impl Importer<'_> {
             }
         };
 
-        let color = if prim.material().index().is_some() {
-            let c = prim.material().pbr_metallic_roughness().base_color_factor();
-            if !c.iter().all(|v| v.is_finite()) {
-                return Err(GltfError::NonFinite { what: format!("{label} material base color") });
-            }
-            c
-        } else {
-            DEFAULT_COLOR
-        };
+        let surface = self.surface(&label, prim, n)?;
         if prim.morph_targets().len() > 0 {
             self.notes.push(format!("{label}: {} morph targets ignored", prim.morph_targets().len()));
         }
@@ -289,7 +281,10 @@ impl Importer<'_> {
             joint_indices,
             joint_weights,
             indices,
-            color,
+            color: surface.color,
+            texcoords: surface.texcoords,
+            colors: surface.colors,
+            material: surface.material,
         }))
     }
 }

@@ -149,6 +149,7 @@ fn build_primitive(
         joint_weights,
         indices,
         color,
+        ..RigPrimitive::default()
     };
     Ok((prim, off_sum, worst))
 }
@@ -264,5 +265,14 @@ pub fn to_rig(mesh: &Md5Mesh, anims: &[(&str, &Md5Anim)], name: &str) -> Result<
         notes.push("md5: anim bounds are not kept".to_owned());
     }
 
-    Ok(Rig { name: name.to_owned(), joints, skins, meshes, clips, notes, meters_per_unit: Some(0.0254) })
+    Ok(Rig {
+        name: name.to_owned(),
+        joints,
+        skins,
+        meshes,
+        clips,
+        notes,
+        meters_per_unit: Some(0.0254),
+        ..Rig::default()
+    })
 }
