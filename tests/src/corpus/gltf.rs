@@ -667,7 +667,7 @@ pub fn gltf_cases() -> Vec<GltfCase> {
         |r| r.as_ref().is_ok_and(|rig| rig.meshes[0].primitives[0].indices.len() == 12),
     ));
     cases.extend(image_cases());
-
+    cases.extend(super::morph::morph_cases());
     cases
 }
 

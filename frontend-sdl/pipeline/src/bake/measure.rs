@@ -86,7 +86,7 @@ pub(super) fn measure(
     times: &[f64],
     shell: f64,
 ) -> Result<Vec<f64>, BakeError> {
-    let bytes = write_file(skel, &[], &[], &[enc], &[]);
+    let bytes = write_file(skel, &[], &[], &[enc]);
     let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     let clip = asset.clip(0).ok_or_else(|| BakeError::Encoding("clip missing".into()))?;
     let n = rig.joints.len();

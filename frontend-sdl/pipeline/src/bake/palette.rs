@@ -38,11 +38,14 @@ pub(super) fn split_palette(
             texcoords: p.texcoords.as_ref().map(|_| Vec::new()),
             colors: p.colors.as_ref().map(|_| Vec::new()),
             material: [0; sinew::asset::format::MATERIAL_LEN],
+            primitive: 0,
+            source: Vec::new(),
         };
         for t in tris.iter() {
             for &v in t {
                 let nv = *vmap.entry(v).or_insert_with(|| {
                     let vi = v as usize;
+                    part.source.push(v);
                     part.positions.push(p.positions[vi]);
                     if let (Some(dst), Some(src)) = (part.normals.as_mut(), p.normals.as_ref()) {
                         dst.push(src.get(vi).copied().unwrap_or([0.0; 3]));

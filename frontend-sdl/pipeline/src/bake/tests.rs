@@ -109,11 +109,11 @@ fn written_sections_parse() {
     let rig = Rig { joints: vec![joint("root", None), joint("tip", Some(0))], ..Rig::default() };
     let skel = skeleton_of(&rig).expect("valid");
     let clip = EncClip { name: "empty".into(), start: 0.0, end: 1.0, tracks: Vec::new() };
-    let bytes = write_file(&skel, &[], &[], &[&clip], &[]);
+    let bytes = write_file(&skel, &[], &[], &[&clip]);
     let a = Asset::parse(&bytes).expect("parses");
     assert_eq!(a.clip(0).map(|c| c.num_tracks()), Some(0));
     // `bake` writes the same skeleton and clip for a rig of that clip.
-    let rig = Rig { clips: vec![RigClip { name: "empty".into(), channels: Vec::new() }], ..rig };
+    let rig = Rig { clips: vec![RigClip { name: "empty".into(), ..RigClip::default() }], ..rig };
     let (baked, report) = bake(&rig, &BakeOptions::default()).expect("bakes");
     assert_eq!(report.bytes, baked.len());
     assert_eq!(report.clips.len(), 1);

@@ -4,6 +4,7 @@
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 
+use super::morph::{write_morph, write_weights, EncMorph, EncWeights};
 use super::texture::{colors_u8, EncTexture};
 
 /// One clip track as written: its directory entry and its key data.
@@ -38,6 +39,11 @@ pub(super) struct EncPart {
     pub(super) texcoords: Option<Vec<[f32; 2]>>,
     pub(super) colors: Option<Vec<[f32; 4]>>,
     pub(super) material: [u8; MATERIAL_LEN],
+    /// The primitive the part comes from.
+    pub(super) primitive: usize,
+    /// The primitive vertex of each part vertex (empty: the same index, the part is the whole
+    /// primitive).
+    pub(super) source: Vec<u32>,
 }
 
 /// A mesh section as written.
@@ -59,15 +65,19 @@ pub(super) struct EncSkeleton {
     pub(super) names: Vec<String>,
 }
 
+/// The morph sections: MRPH per morphed mesh, MWGT per clip with weight tracks.
+pub(super) type EncMorphs<'a> = (&'a [EncMorph], &'a [EncWeights]);
+
 fn emit(
     w: &mut Writer,
     skel: &EncSkeleton,
     skins: &[EncSkin],
     meshes: &[EncMesh],
     clips: &[&EncClip],
+    morphs: EncMorphs<'_>,
     textures: &[EncTexture],
 ) {
-    let count = 1 + skins.len() + meshes.len() + clips.len() + textures.len();
+    let count = 1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len() + textures.len();
     let table = w.begin_file(count as u32);
     let mut idx = 0;
     let start = w.len();
@@ -177,6 +187,18 @@ fn emit(
         w.section(table, idx, KIND_MESH, start);
         idx += 1;
     }
+    for m in morphs.0 {
+        let start = w.len();
+        write_morph(w, m);
+        w.section(table, idx, KIND_MORPH, start);
+        idx += 1;
+    }
+    for m in morphs.1 {
+        let start = w.len();
+        write_weights(w, m);
+        w.section(table, idx, KIND_WEIGHTS, start);
+        idx += 1;
+    }
     for t in textures {
         let start = w.len();
         w.str(&t.name);
@@ -193,17 +215,23 @@ fn emit(
 
 /// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
 /// written).
-pub(super) fn write_file(
+pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
+    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]), &[])
+}
+
+/// As [`write_file`], with the morph and texture sections.
+pub(super) fn write_file_with_morphs(
     skel: &EncSkeleton,
     skins: &[EncSkin],
     meshes: &[EncMesh],
     clips: &[&EncClip],
+    morphs: EncMorphs<'_>,
     textures: &[EncTexture],
 ) -> Vec<u8> {
     let mut w = Writer::new(&mut []);
-    emit(&mut w, skel, skins, meshes, clips, textures);
+    emit(&mut w, skel, skins, meshes, clips, morphs, textures);
     let mut buf = vec![0u8; w.len()];
     let mut w = Writer::new(&mut buf);
-    emit(&mut w, skel, skins, meshes, clips, textures);
+    emit(&mut w, skel, skins, meshes, clips, morphs, textures);
     buf
 }

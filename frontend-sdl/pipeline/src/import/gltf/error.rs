@@ -204,6 +204,29 @@ pub enum GltfError {
         /// What was left of the budget.
         budget: usize,
     },
+    /// The primitives of a mesh have different numbers of morph targets (glTF requires the
+    /// same number in every primitive).
+    MorphTargetCount {
+        /// Mesh index.
+        mesh: usize,
+        /// The first primitive whose count differs from primitive 0's.
+        primitive: usize,
+        /// Primitive 0's target count.
+        expected: usize,
+        /// This primitive's.
+        found: usize,
+    },
+    /// A morph-weight array has the wrong length for its mesh's target count: a mesh's or a
+    /// node's `weights`, or a `weights` channel's key values (targets per key, × 3 for cubic
+    /// splines).
+    MorphWeights {
+        /// Which array.
+        what: String,
+        /// The length required.
+        expected: usize,
+        /// The length found.
+        found: usize,
+    },
 }
 
 impl fmt::Display for GltfError {
@@ -274,6 +297,13 @@ impl fmt::Display for GltfError {
                 f,
                 "image {image}: its {bytes} decoded bytes exceed what is left of the decoding budget ({budget} bytes)"
             ),
+            GltfError::MorphTargetCount { mesh, primitive, expected, found } => write!(
+                f,
+                "mesh {mesh} primitive {primitive} has {found} morph targets, primitive 0 has {expected} (they must agree)"
+            ),
+            GltfError::MorphWeights { what, expected, found } => {
+                write!(f, "{what}: {found} morph weights, expected {expected} (the mesh's target count)")
+            }
         }
     }
 }

@@ -10,8 +10,9 @@
 //!   rotation and scale; a matrix with shear keeps its closest TRS and gets a note.
 //! - **Skins, meshes, clips.** All skins; one [`RigMesh`] per node instance of a mesh; triangle
 //!   lists (strips and fans are converted, points and lines skipped); every joint influence the
-//!   file has (`JOINTS_0/1`, `WEIGHTS_0/1`); all animations with their translation, rotation and
-//!   scale channels and their interpolation kept as glTF defines it.
+//!   file has (`JOINTS_0/1`, `WEIGHTS_0/1`); morph targets (POSITION, NORMAL, TANGENT deltas)
+//!   with each instance's default weights; all animations with their translation, rotation,
+//!   scale and morph-weight channels and their interpolation kept as glTF defines it.
 //! - **Materials.** Each primitive keeps its own material: base-color factor, base-color
 //!   texture (its `texCoord` set, its sampler's wrap modes and filters, its image decoded to
 //!   RGBA8 from the GLB, a `data:` URI or a relative file), and `COLOR_0` vertex colors.
@@ -33,7 +34,8 @@
 //!   external files).
 //! - `accessors`: the import state ([`Rig`] notes, decoding budget) and checked accessor reads.
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
-//! - `skins`, `meshes`: skins, mesh instances, primitives and their weights.
+//! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph
+//!   targets, default weights and `weights` channels.
 //! - `materials`: materials, texture coordinates, vertex colors, and the images (PNG, JPEG)
 //!   their textures read, decoded within [`MAX_IMAGE_DIMENSION`] and the decoding budget.
 //! - `animations`: clips, channels, samplers and interpolation.
@@ -54,6 +56,7 @@ mod hierarchy;
 mod materials;
 mod matrix;
 mod meshes;
+mod morph;
 mod skins;
 
 #[cfg(test)]
@@ -146,7 +149,7 @@ impl Importer<'_> {
         let joints = self.joints(&h)?;
         let (skins, skin_map) = self.skins(&h)?;
         let meshes = self.meshes(&h, &joints, &skin_map)?;
-        let clips = self.clips(&h)?;
+        let clips = self.clips(&h, &meshes)?;
         Ok(Rig { joints, skins, meshes, clips, ..Rig::default() })
     }
 }
