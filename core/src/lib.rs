@@ -37,6 +37,9 @@
 //!   system a game drives each frame — partial-skeleton channels with fade-in, drift-free
 //!   playback with events, two-bone and aim IK, root-motion extraction and path following, and
 //!   a fixed-memory controller with crossfades and layers.
+//! - **[`graph`]**: animation state machines on a controller — float, bool and trigger
+//!   parameters, clip and 1D / 2D blend-space states, transitions with conditions and exit
+//!   times, crossfaded or inertialized.
 //! - **[`raster`]** (beside the animation modules, on [`math`]): a software rasterizer for
 //!   devices without a GPU — fixed-point edges with a top-left fill rule, near-plane clipping,
 //!   depth, Lambert shading, XRGB8888 / RGB565 targets, and band rendering for displays without
@@ -114,6 +117,7 @@ pub mod asset;
 pub mod clip;
 pub mod controller;
 pub mod format;
+pub mod graph;
 pub mod ik;
 pub mod job;
 pub mod lanes;

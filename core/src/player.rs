@@ -288,7 +288,11 @@ impl<R: Real> Player<R> {
             return R::ZERO;
         }
         let f = ((self.pos as u128) << 31) / c as u128;
-        R::from_fixed_bits(f.min(1 << 31) as i32, 31)
+        if f >= 1 << 31 {
+            // At the end of the cycle (a `Once` player that finished): 2³¹ is not an `i32`.
+            return R::ONE;
+        }
+        R::from_fixed_bits(f as i32, 31)
     }
 
     /// Moves to a position in the cycle (see [`normalized`](Self::normalized)); `r` is clamped

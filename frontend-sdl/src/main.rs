@@ -9,7 +9,9 @@ use sinew::clip::RotationInterpolation;
 use sinew_frontend::demo::{self, DemoOptions, GlRequest};
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::dump::{dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
+use sinew_pipeline::dump::{dump, dump_pose, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
+use sinew_pipeline::graph_file::GraphFile;
+use sinew_pipeline::graph_run::{parse_set, run_graph, SetSpec};
 use sinew_pipeline::model::{Model, Skinning};
 
 #[derive(Parser)]
@@ -165,6 +167,15 @@ enum Command {
         /// its first frame, added with WEIGHT (negative subtracts).
         #[arg(long = "additive", value_name = "SPEC", value_parser = parse_additive)]
         additive: Vec<AdditiveSpec>,
+        /// Animation graph file (JSON, see the README): runs it from 0 to --time in steps of
+        /// 1/60 s instead of sampling a clip, and adds "graph_state" to the output.
+        #[arg(long, conflicts_with_all = ["clip", "layers", "additive", "raw"])]
+        graph: Option<PathBuf>,
+        /// Graph parameter change NAME=VALUE@SECONDS (repeatable): applies before the first
+        /// step starting at or after SECONDS. VALUE is a number, or true/false for bools and
+        /// triggers.
+        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set, requires = "graph")]
+        sets: Vec<SetSpec>,
     },
     /// Open the SDL2/OpenGL ES demo: the built-in scene, or a model viewer. With --frames or
     /// --screenshot it runs headless (hidden window, offscreen target) and writes a PNG.
@@ -227,6 +238,37 @@ struct Failure {
 
 fn fail(file: &Path, message: impl ToString) -> Failure {
     Failure { file: Some(file.to_path_buf()), message: message.to_string(), code: 2 }
+}
+
+/// `sinew dump --graph`: runs the graph file on the model to `time` and prints the dump's JSON
+/// with `"graph_state"` (morph targets at their default weights).
+#[allow(clippy::too_many_arguments)]
+fn dump_graph(
+    model: &Model,
+    path: &Path,
+    graph_path: &Path,
+    sets: &[SetSpec],
+    time: f32,
+    skin: usize,
+    skinning: SkinningArg,
+    mesh_node: Option<usize>,
+) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+    let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())
+        .map_err(|e| fail(graph_path, e))?;
+    let (pose, state) = run_graph(model, &file, sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?;
+    let opts = DumpOptions {
+        skin,
+        skinning: match skinning {
+            SkinningArg::Lbs => Skinning::Lbs,
+            SkinningArg::Dqs => Skinning::Dqs,
+        },
+        mesh_node,
+        ..DumpOptions::default()
+    };
+    let json = dump_pose(model, &pose, &opts).map_err(|e| fail(path, e))?;
+    let body = json.strip_suffix('}').unwrap_or(&json);
+    Out::new().line(format_args!("{body},\"graph_state\":{}}}", state.to_json()))
 }
 
 fn main() -> ExitCode {
@@ -400,7 +442,20 @@ fn run(command: Command) -> Result<(), Failure> {
             let model = Model::load(&file, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&file, e))?;
             print_info(&model, &mut Out::new())
         }
-        Command::Dump { model: path, anim, clip, time, skin, skinning, mesh_node, raw, layers, additive } => {
+        Command::Dump {
+            model: path,
+            anim,
+            clip,
+            time,
+            skin,
+            skinning,
+            mesh_node,
+            raw,
+            layers,
+            additive,
+            graph,
+            sets,
+        } => {
             let opts = if raw {
                 BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
             } else {
@@ -418,6 +473,9 @@ fn run(command: Command) -> Result<(), Failure> {
             }
             if !time.is_finite() {
                 return Err(Failure { file: None, message: "--time must be finite".into(), code: 2 });
+            }
+            if let Some(graph_path) = graph {
+                return dump_graph(&model, &path, &graph_path, &sets, time, skin, skinning, mesh_node);
             }
             let json = dump(
                 &model,

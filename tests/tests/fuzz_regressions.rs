@@ -86,6 +86,11 @@ fn image_target_wraps_a_valid_png() {
     assert_eq!((rig.images.len(), rig.images[0].width, rig.images[0].height), (1, 2, 2));
 }
 
+#[test]
+fn graph_file_regressions() {
+    check("graph_file", fuzz::graph_bytes);
+}
+
 /// Bakes of the small sample models (made here from ../shared/assets, never committed) are
 /// valid files and go through the whole pipeline.
 #[test]

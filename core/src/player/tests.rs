@@ -140,6 +140,11 @@ fn loop_modes() {
     assert_eq!((p.time(), p.normalized()), (1.5, 0.25));
     pp.set_normalized(0.75);
     assert_eq!((pp.time(), pp.normalized()), (0.5, 0.75));
+    // At the very end (a finished `Once` player) the position is a whole cycle.
+    let mut once = p.clone();
+    once.set_mode(LoopMode::Once);
+    once.seek(1.0e9);
+    assert_eq!(once.normalized(), 1.0);
     p.set_speed(1.0);
     p.advance_cycles(0.5, &[], |_| {}).unwrap();
     assert_eq!(p.time(), 2.5);

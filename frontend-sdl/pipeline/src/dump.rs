@@ -200,8 +200,19 @@ fn json_str(s: &str) -> String {
 /// not fit (not expected for validated files).
 pub fn dump(model: &Model, opts: &DumpOptions) -> Result<String, String> {
     let pose = blended_pose(model, opts)?;
+    dump_pose(model, &pose, opts)
+}
+
+/// The dump's JSON text for the local pose `pose` (the layers of `opts` are not used; its skin,
+/// skinning and mesh node are, and its clip and time give the morph weights).
+///
+/// # Errors
+///
+/// The job error's message when the model's parts do not fit (not expected for validated
+/// files).
+pub fn dump_pose(model: &Model, pose: &[SoaTransform<f32>], opts: &DumpOptions) -> Result<String, String> {
     let mut world = Vec::new();
-    model.world(&pose, &mut world).map_err(|e| e.to_string())?;
+    model.world(pose, &mut world).map_err(|e| e.to_string())?;
     let palette = model.palette(&world, opts.skin).map_err(|e| e.to_string())?;
     let dq = model.dq_palette(&world, opts.skin).map_err(|e| e.to_string())?;
     let asset = model.asset();

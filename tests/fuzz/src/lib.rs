@@ -488,3 +488,59 @@ fn skin_part<R: Real>(
         assert_eq!(r, Ok(()), "skinning a validated part ({k} influences, {n} vertices)");
     }
 }
+
+/// Fuzz target `graph_file`: the input (lossy UTF-8) as an animation graph file for the core's
+/// baked character (clips `walk` and `run`). A graph the reader accepts must build a state
+/// machine and run two seconds of updates without an error, its parameters driven by the
+/// input's bytes; a refused one must come with a one-line message.
+pub fn graph_bytes(data: &[u8]) {
+    use sinew::controller::{ClipEntry, ControllerScratch};
+    use sinew::graph::{ParameterKind, StateMachine};
+    use sinew_pipeline::graph_file::GraphFile;
+
+    static CHARACTER: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
+    let Ok(asset) = Asset::parse(CHARACTER) else { panic!("the fixture parses") };
+    let names = ["walk", "run"];
+    let clip = |key: &str| names.iter().position(|n| *n == key).or_else(|| key.parse().ok().filter(|i| *i < 2));
+    let text = String::from_utf8_lossy(data);
+    let file = match GraphFile::parse(&text, clip, 2) {
+        Ok(f) => f,
+        Err(e) => {
+            assert!(!e.is_empty() && !e.contains('\n'), "message {e:?}");
+            return;
+        }
+    };
+    let clips: Vec<ClipEntry<'_, f32>> = (0..2).filter_map(|i| asset.clip(i)).map(ClipEntry::new).collect();
+    let Some(skeleton) = asset.skeleton().and_then(|s| s.to_skeleton::<f32, 6>().ok()) else {
+        panic!("the fixture's skeleton")
+    };
+    let parts = file.parts();
+    let graph = parts.graph();
+    let mut machine = match StateMachine::<f32, 6, 16, 72, 32>::new(graph, &clips) {
+        Ok(m) => m,
+        // Capacities the fuzzer may exceed: more parameters than 32.
+        Err(sinew::graph::GraphError::TooManyParameters { .. }) => return,
+        Err(e) => panic!("an accepted graph refused: {e}"),
+    };
+    let mut scratch = Box::new(ControllerScratch::<f32, 6, 16, 1>::new());
+    let mut pose = [SoaTransform::IDENTITY; 6];
+    for frame in 0..120usize {
+        let byte = data.get(frame % data.len().max(1)).copied().unwrap_or(0);
+        let p = usize::from(byte) % graph.parameters.len().max(1);
+        let _ = match graph.parameters.get(p).map(|p| p.kind) {
+            Some(ParameterKind::Float(_)) => machine.set_float(p, f32::from(byte) / 32.0 - 2.0),
+            Some(ParameterKind::Bool(_)) => machine.set_bool(p, byte & 1 == 1),
+            Some(ParameterKind::Trigger) => machine.fire(p, true),
+            None => Ok(()),
+        };
+        let dt = [1.0 / 60.0, 0.0, 0.25][frame % 3];
+        if let Err(e) = machine.update(dt, &clips, skeleton.view(), &mut scratch, &mut pose, |_| {}) {
+            panic!("update {frame}: {e}");
+        }
+        let finite = (0..24).all(|j| {
+            let t = pose[j / 4].lane(j % 4);
+            t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite()
+        });
+        assert!(finite, "update {frame}: a non-finite pose");
+    }
+}

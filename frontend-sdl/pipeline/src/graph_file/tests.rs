@@ -1,0 +1,204 @@
+//! The graph file reader: the issue's minimal JSON exactly, the full format, and one message
+//! per mistake.
+
+use super::*;
+
+const MINIMAL: &str = r#"{"parameters": {"speed": 0.0},
+ "states": [{"name": "idle", "clip": "Survey"},
+            {"name": "move", "blend1d": {"parameter": "speed",
+                                         "clips": [["Walk", 1.0], ["Run", 3.0]], "sync": true}}],
+ "transitions": [{"from": "idle", "to": "move", "when": "speed > 0.1", "duration": 0.3, "blend": "inertialize"},
+                 {"from": "move", "to": "idle", "when": "speed < 0.1", "duration": 0.25, "blend": "crossfade"}],
+ "initial": "idle"}"#;
+
+fn fox_clip(name: &str) -> Option<usize> {
+    ["Survey", "Walk", "Run"].iter().position(|c| *c == name).or_else(|| name.parse().ok().filter(|i| *i < 3))
+}
+
+fn parse(json: &str) -> Result<GraphFile, String> {
+    GraphFile::parse(json, fox_clip, 3)
+}
+
+#[test]
+fn the_minimal_graph_is_read_exactly() {
+    let g = parse(MINIMAL).unwrap();
+    let parts = g.parts();
+    let graph = parts.graph();
+    assert_eq!(graph.parameters, &[Parameter { name: "speed", kind: ParameterKind::Float(0.0) }]);
+    assert_eq!(
+        graph.states,
+        &[
+            State { name: "idle", kind: StateKind::Clip(0), looping: true },
+            State {
+                name: "move",
+                kind: StateKind::Blend1d { parameter: 0, points: Span::new(0, 2), sync: true },
+                looping: true
+            },
+        ]
+    );
+    assert_eq!(
+        graph.points,
+        &[BlendPoint { clip: 1, position: [1.0, 0.0] }, BlendPoint { clip: 2, position: [3.0, 0.0] }]
+    );
+    assert_eq!(
+        graph.conditions,
+        &[Condition { parameter: 0, test: Test::Greater(0.1) }, Condition { parameter: 0, test: Test::Less(0.1) }]
+    );
+    assert_eq!(
+        graph.transitions,
+        &[
+            Transition {
+                from: Some(0),
+                to: 1,
+                conditions: Span::new(0, 1),
+                exit_time: None,
+                duration: 0.3,
+                blend: TransitionBlend::Inertialize
+            },
+            Transition {
+                from: Some(1),
+                to: 0,
+                conditions: Span::new(1, 1),
+                exit_time: None,
+                duration: 0.25,
+                blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false }
+            },
+        ]
+    );
+    assert_eq!(graph.initial, 0);
+}
+
+#[test]
+fn the_full_format() {
+    let json = r#"{"parameters": {"speed": 0.5, "grounded": true, "jump": "trigger", "side": 0},
+     "states": [{"name": "idle", "clip": "Survey"},
+                {"name": "strafe", "blend2d": {"x": "side", "y": "speed",
+                                               "clips": [["Walk", [0, 1]], ["Run", [0, 3]], [0, [1, 0]]]}},
+                {"name": "jump", "clip": 2, "loop": false}],
+     "transitions": [{"from": "*", "to": "jump", "when": "jump && grounded && speed >= 0.5 && side <= 2"},
+                     {"from": "jump", "to": "idle", "exit_time": 1.0, "duration": 0.2, "curve": "smoothstep", "sync": true},
+                     {"from": "idle", "to": "strafe", "when": "!grounded", "blend": "inertialize"}],
+     "initial": "idle"}"#;
+    let g = parse(json).unwrap();
+    let parts = g.parts();
+    let graph = parts.graph();
+    // Parameters in name order.
+    let names: Vec<&str> = graph.parameters.iter().map(|p| p.name).collect();
+    assert_eq!(names, ["grounded", "jump", "side", "speed"]);
+    assert_eq!(graph.parameters[3].kind, ParameterKind::Float(0.5));
+    assert_eq!(graph.parameters[1].kind, ParameterKind::Trigger);
+    assert_eq!(graph.states[1].kind, StateKind::Blend2d { x: 2, y: 3, points: Span::new(0, 3), sync: false });
+    assert_eq!(graph.points[2], BlendPoint { clip: 0, position: [1.0, 0.0] });
+    assert_eq!(graph.states[2], State { name: "jump", kind: StateKind::Clip(2), looping: false });
+    assert_eq!(
+        graph.conditions,
+        &[
+            Condition { parameter: 1, test: Test::Triggered },
+            Condition { parameter: 0, test: Test::True },
+            Condition { parameter: 3, test: Test::AtLeast(0.5) },
+            Condition { parameter: 2, test: Test::AtMost(2.0) },
+            Condition { parameter: 0, test: Test::False },
+        ]
+    );
+    assert_eq!(graph.transitions[0].from, None);
+    assert_eq!(graph.transitions[0].duration, DEFAULT_DURATION);
+    assert_eq!(graph.transitions[1].exit_time, Some(1.0));
+    assert_eq!(graph.transitions[1].conditions, Span::new(4, 0));
+    assert_eq!(graph.transitions[1].blend, TransitionBlend::Crossfade { curve: FadeCurve::SmoothStep, sync: true });
+    assert_eq!(graph.transitions[2].conditions, Span::new(4, 1));
+}
+
+#[test]
+fn each_mistake_is_named_in_one_line() {
+    let cases = [
+        (MINIMAL.replace("\"Survey\"", "\"Srvey\""), "state 'idle': unknown clip 'Srvey'"),
+        (MINIMAL.replace("\"to\": \"move\"", "\"to\": \"mvoe\""), "transitions[0]: unknown state 'mvoe'"),
+        (MINIMAL.replace("\"initial\": \"idle\"", "\"initial\": \"rest\""), "initial: unknown state 'rest'"),
+        (MINIMAL.replace("speed > 0.1", "sped > 0.1"), "transitions[0]: unknown parameter 'sped' in 'sped > 0.1'"),
+        (MINIMAL.replace("speed > 0.1", "speed >> 0.1"), "transitions[0]: malformed condition 'speed >> 0.1'"),
+        (MINIMAL.replace("speed > 0.1", "speed > fast"), "transitions[0]: malformed condition 'speed > fast'"),
+        (MINIMAL.replace("speed > 0.1", "speed"), "transitions[0]: 'speed': a number needs a comparison"),
+        (MINIMAL.replace("speed > 0.1", ""), "transitions[0]: malformed condition ''"),
+        (
+            MINIMAL.replace("\"parameter\": \"speed\"", "\"parameter\": \"pace\""),
+            "state 'move': parameter: unknown parameter 'pace'",
+        ),
+        (MINIMAL.replace("\"when\"", "\"whne\""), "transitions[0]: unknown key 'whne'"),
+        (
+            MINIMAL.replace("\"inertialize\"", "\"inertial\""),
+            "transitions[0]: blend is \"crossfade\" or \"inertialize\", found Some(\"inertial\")",
+        ),
+        (MINIMAL.replace("3.0]]", "0.5]]"), "state 'move': positions must be increasing (1D) or distinct (2D)"),
+        (
+            MINIMAL.replace("\"duration\": 0.3", "\"duration\": -0.3"),
+            "transition 0 has a NaN, infinite or negative exit time or duration",
+        ),
+        (MINIMAL.replace("\"name\": \"move\"", "\"name\": \"idle\""), "state 'idle' is defined twice"),
+        (
+            MINIMAL.replace("\"from\": \"move\"", "\"from\": \"idle\""),
+            "transitions[1]: a transition cannot go to its own source",
+        ),
+        ("[1, 2]".to_string(), "the graph must be a JSON object"),
+    ];
+    for (json, message) in cases {
+        let e = parse(&json).unwrap_err();
+        assert_eq!(e, message);
+        assert!(!e.contains('\n'));
+    }
+    assert!(parse("{").unwrap_err().starts_with("not a JSON graph: "));
+}
+
+#[test]
+fn the_readme_example_is_accepted() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let at = readme.find("<!-- graph example -->").expect("the README's graph example marker");
+    let block = readme[at..].split_once("```json\n").unwrap().1;
+    let json = &block[..block.find("\n```").unwrap()];
+    let g = parse(json).unwrap();
+    let parts = g.parts();
+    assert_eq!(parts.graph().states.len(), 3);
+    assert_eq!(parts.graph().transitions.len(), 4);
+    assert_eq!(g.state("hop"), Some(2));
+}
+
+/// Mutated graphs (bytes changed, cut short, pieces repeated) never panic: they are refused
+/// with a message, or accepted as a graph the state machine takes.
+#[test]
+fn mutated_graphs_are_refused_or_run() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let alphabet = b"{}[]\",:0123456789.-e!&<>=* aInvspeedWalkRunSurveyidlemovefromtowhenblend";
+    let bytes = MINIMAL.as_bytes();
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..4000 {
+        let mut m = bytes.to_vec();
+        for _ in 0..1 + next() % 4 {
+            let at = (next() as usize) % m.len();
+            match next() % 3 {
+                0 => m[at] = alphabet[(next() as usize) % alphabet.len()],
+                1 => {
+                    m.remove(at);
+                }
+                _ => m.insert(at, alphabet[(next() as usize) % alphabet.len()]),
+            }
+        }
+        let text = String::from_utf8_lossy(&m);
+        match parse(&text) {
+            Ok(g) => {
+                accepted += 1;
+                let parts = g.parts();
+                assert_eq!(parts.graph().validate(3), Ok(()));
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(!e.is_empty() && !e.contains('\n'), "{e:?}");
+            }
+        }
+    }
+    assert!(accepted > 100 && refused > 1000, "{accepted} accepted, {refused} refused");
+}

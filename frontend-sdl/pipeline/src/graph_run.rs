@@ -1,0 +1,165 @@
+//! Runs an animation graph file on a model from time 0, in steps of 1/60 s, with parameter
+//! changes at given times: the work of `sinew dump --graph`.
+
+use sinew::controller::{ClipEntry, ControllerScratch};
+use sinew::graph::{ParameterKind, StateMachine};
+use sinew::math::SoaTransform;
+
+use crate::graph_file::GraphFile;
+use crate::model::Model;
+
+/// Pose capacity of the host's state machine, in SoA elements (256 joints).
+pub const SOA: usize = 64;
+/// Clip slots: two states of up to eight clips each.
+pub const SLOTS: usize = 2 * sinew::graph::MAX_BLEND_POINTS;
+/// Tracks per clip: three per joint.
+pub const TRACKS: usize = 3 * 4 * SOA;
+/// Parameters.
+pub const PARAMS: usize = 32;
+
+/// The state machine the host runs graphs with.
+pub type HostMachine<'g> = StateMachine<'g, f32, SOA, SLOTS, TRACKS, PARAMS>;
+
+/// The step of a run: 1/60 s.
+pub const STEP: f64 = 1.0 / 60.0;
+
+/// A parameter change: `--set NAME=VALUE@SECONDS`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetSpec {
+    /// Parameter name.
+    pub name: String,
+    /// The value as written: a number, `true` or `false` (a trigger is set by `true` or 1).
+    pub value: String,
+    /// When it applies: before the first step starting at or after this time, seconds.
+    pub at: f32,
+}
+
+/// Parses `NAME=VALUE@SECONDS`.
+///
+/// # Errors
+///
+/// A message for a missing `=` or `@`, an empty name or value, or a time that is not a finite
+/// number of seconds of at least 0.
+pub fn parse_set(s: &str) -> Result<SetSpec, String> {
+    let (name, rest) = s.split_once('=').ok_or_else(|| format!("'{s}': expected NAME=VALUE@SECONDS"))?;
+    let (value, at) = rest.rsplit_once('@').ok_or_else(|| format!("'{s}': expected NAME=VALUE@SECONDS"))?;
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() || value.is_empty() {
+        return Err(format!("'{s}': the name and the value must not be empty"));
+    }
+    let at = at.trim().parse::<f32>().ok().filter(|t| t.is_finite() && *t >= 0.0);
+    let at = at.ok_or_else(|| format!("'{s}': the time must be a number of seconds, at least 0"))?;
+    Ok(SetSpec { name: name.to_string(), value: value.to_string(), at })
+}
+
+/// Where a run ended: the current state, and the transition in progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphState {
+    /// The current state's name.
+    pub state: String,
+    /// The transition in progress: source, destination, progress in `[0, 1]`.
+    pub transition: Option<(String, String, f32)>,
+}
+
+impl GraphState {
+    /// The state as the JSON object `dump` prints.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let transition = match &self.transition {
+            Some((from, to, p)) => format!(
+                "{{\"from\":{},\"to\":{},\"progress\":{}}}",
+                serde_json::Value::from(from.as_str()),
+                serde_json::Value::from(to.as_str()),
+                p
+            ),
+            None => "null".to_string(),
+        };
+        format!("{{\"state\":{},\"transition\":{transition}}}", serde_json::Value::from(self.state.as_str()))
+    }
+}
+
+fn apply(machine: &mut HostMachine<'_>, file: &GraphFile, set: &SetSpec) -> Result<(), String> {
+    let p = file.parameter(&set.name).ok_or_else(|| format!("--set: unknown parameter '{}'", set.name))?;
+    let bad = || format!("--set: '{}' is not a value for parameter '{}'", set.value, set.name);
+    let flag = || match set.value.as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    };
+    let r = match file.parameter_kind(p) {
+        Some(ParameterKind::Float(_)) => {
+            let v = set.value.parse::<f32>().ok().filter(|v| v.is_finite()).ok_or_else(bad)?;
+            machine.set_float(p, v)
+        }
+        Some(ParameterKind::Bool(_)) => machine.set_bool(p, flag().ok_or_else(bad)?),
+        Some(ParameterKind::Trigger) | None => machine.fire(p, flag().ok_or_else(bad)?),
+    };
+    r.map_err(|e| format!("--set {}: {e}", set.name))
+}
+
+/// Runs `file` on `model` from 0 to `time` seconds in steps of 1/60 s (the last one shorter
+/// when `time` is not a multiple), applying each change of `sets` before the first step that
+/// starts at or after its time, and calls `each(step_end_time, pose, machine)` after every
+/// step. Returns the final local pose and state.
+///
+/// # Errors
+///
+/// A message for a model with more joints than [`SOA`] holds, a change naming an unknown
+/// parameter or a value of the wrong kind, or a state-machine error.
+pub fn run_graph(
+    model: &Model,
+    file: &GraphFile,
+    sets: &[SetSpec],
+    time: f32,
+    mut each: impl FnMut(f64, &[SoaTransform<f32>], &HostMachine<'_>),
+) -> Result<(Vec<SoaTransform<f32>>, GraphState), String> {
+    let asset = model.asset();
+    let clips: Vec<ClipEntry<'_, f32>> =
+        (0..asset.num_clips()).filter_map(|i| asset.clip(i)).map(ClipEntry::new).collect();
+    let skeleton = model.skeleton();
+    if skeleton.num_soa_joints() > SOA {
+        return Err(format!("the model has {} joints; graphs run on at most {}", skeleton.num_joints(), 4 * SOA));
+    }
+    if !(time.is_finite() && time >= 0.0) {
+        return Err("--time must be a finite number of seconds, at least 0".to_string());
+    }
+    let parts = file.parts();
+    let mut machine = Box::new(HostMachine::new(parts.graph(), &clips).map_err(|e| e.to_string())?);
+    // Check every change once before running.
+    for s in sets {
+        apply(&mut machine.clone(), file, s)?;
+    }
+    let mut scratch = Box::new(ControllerScratch::<f32, SOA, SLOTS, 1>::new());
+    let mut pose = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    let mut applied = vec![false; sets.len()];
+    let end = f64::from(time);
+    let mut k = 0u64;
+    loop {
+        let start = k as f64 * STEP;
+        if start >= end - 1e-9 {
+            break;
+        }
+        for (s, done) in sets.iter().zip(applied.iter_mut()) {
+            if !*done && f64::from(s.at) <= start + 1e-9 {
+                apply(&mut machine, file, s)?;
+                *done = true;
+            }
+        }
+        // Step ends rounded to f32, steps as their differences (exact: the ends are within a
+        // factor of two of each other), so the clips' clocks sum exactly to the last end.
+        let stop = (start + STEP).min(end);
+        let dt = stop as f32 - start as f32;
+        machine.update(dt, &clips, skeleton, &mut scratch, &mut pose, |_| {}).map_err(|e| e.to_string())?;
+        k += 1;
+        each(stop, &pose, &machine);
+    }
+    let name = |s: usize| file.state_name(s).unwrap_or("?").to_string();
+    let state = GraphState {
+        state: name(machine.current_state()),
+        transition: machine.transition().map(|t| (name(t.from), name(t.to), t.progress)),
+    };
+    Ok((pose, state))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! `sinew dump --graph` as a user runs it on Fox with the README's minimal graph: the idle
+//! state's dump equals `dump --clip Survey`, `--set` moves the graph into its blend space with
+//! `"graph_state"` reporting the transition, and a graph with a mistake exits 2 with one line
+//! naming it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const GRAPH: &str = r#"{"parameters": {"speed": 0.0},
+ "states": [{"name": "idle", "clip": "Survey"},
+            {"name": "move", "blend1d": {"parameter": "speed",
+                                         "clips": [["Walk", 1.0], ["Run", 3.0]], "sync": true}}],
+ "transitions": [{"from": "idle", "to": "move", "when": "speed > 0.1", "duration": 0.3, "blend": "inertialize"},
+                 {"from": "move", "to": "idle", "when": "speed < 0.1", "duration": 0.25, "blend": "crossfade"}],
+ "initial": "idle"}"#;
+
+fn fox() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/Fox/Fox.glb")
+}
+
+fn graph_file(name: &str, json: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-graph");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(name);
+    std::fs::write(&path, json).expect("graph file");
+    path
+}
+
+fn sinew(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sinew")).args(args).output().expect("sinew runs")
+}
+
+fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn numbers(v: &Value, key: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    fn walk(v: &Value, out: &mut Vec<f64>) {
+        match v {
+            Value::Number(n) => out.push(n.as_f64().unwrap_or(f64::NAN)),
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    walk(&v[key], &mut out);
+    out
+}
+
+#[test]
+fn idle_equals_the_clip_and_set_moves_to_the_blend_space() {
+    let g = graph_file("fox.json", GRAPH);
+    let (fox, g) = (fox(), g);
+    let (fox, g) = (fox.to_str().unwrap(), g.to_str().unwrap());
+    for t in ["0.5", "2.25"] {
+        let graph = json(&sinew(&["dump", fox, "--graph", g, "--time", t]));
+        let clip = json(&sinew(&["dump", fox, "--clip", "Survey", "--time", t]));
+        assert_eq!(graph["graph_state"], serde_json::json!({"state": "idle", "transition": null}));
+        assert_eq!(graph["joints"], clip["joints"]);
+        for key in ["joint_world", "joint_matrices", "skinned_positions"] {
+            let (a, b) = (numbers(&graph, key), numbers(&clip, key));
+            assert_eq!(a.len(), b.len(), "{key}");
+            // Fox is about 100 units long: float rounding of the blend's normalization only.
+            let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            assert!(worst < 1e-3, "{key} at {t}: {worst}");
+        }
+    }
+    // speed 2 at 1 s: the inertialized transition (0.3 s) is 0.1 s in at 1.1 s (6 steps of
+    // 1/60 after the one that fired), done by 1.5 s.
+    let moving = json(&sinew(&["dump", fox, "--graph", g, "--set", "speed=2@1.0", "--time", "1.1"]));
+    let state = &moving["graph_state"];
+    assert_eq!((state["state"].as_str(), state["transition"]["from"].as_str()), (Some("move"), Some("idle")));
+    let progress = state["transition"]["progress"].as_f64().unwrap();
+    assert!((progress - 5.0 / 60.0 / 0.3).abs() < 1e-4, "{progress}");
+    let moved = json(&sinew(&["dump", fox, "--graph", g, "--set", "speed=2@1.0", "--time", "1.5"]));
+    assert_eq!(moved["graph_state"], serde_json::json!({"state": "move", "transition": null}));
+}
+
+#[test]
+fn mistakes_exit_2_with_one_line() {
+    let fox = fox();
+    for (name, json, set, needle) in [
+        ("clip.json", GRAPH.replace("\"Survey\"", "\"Srvey\""), None, "unknown clip 'Srvey'"),
+        ("state.json", GRAPH.replace("\"to\": \"idle\"", "\"to\": \"rest\""), None, "unknown state 'rest'"),
+        ("param.json", GRAPH.replace("speed > 0.1", "pace > 0.1"), None, "unknown parameter 'pace'"),
+        ("cond.json", GRAPH.replace("speed > 0.1", "speed => 0.1"), None, "malformed condition 'speed => 0.1'"),
+        ("set.json", GRAPH.to_string(), Some("pace=1@0"), "--set: unknown parameter 'pace'"),
+        ("value.json", GRAPH.to_string(), Some("speed=fast@0"), "is not a value for parameter 'speed'"),
+    ] {
+        let g = graph_file(name, &json);
+        let mut args = vec!["dump", fox.to_str().unwrap(), "--graph", g.to_str().unwrap(), "--time", "1"];
+        if let Some(s) = set {
+            args.extend(["--set", s]);
+        }
+        let out = sinew(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.starts_with(&format!("sinew: {}: ", g.display())) && err.contains(needle), "{name}: {err}");
+    }
+}
