@@ -27,6 +27,12 @@ enum SkinningArg {
     Dqs,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum TexelArg {
+    Rgba8,
+    Rgb565,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Bake a .glb, .gltf or .md5mesh into a .sinew file.
@@ -58,6 +64,13 @@ enum Command {
         /// tracks evaluated); clips that need more are stored lossless.
         #[arg(long, default_value_t = sinew_pipeline::bake::MAX_BAKE_WORK)]
         max_work: u64,
+        /// Largest texture side in texels: larger images are scaled down to fit (aspect kept;
+        /// 1 to 4096).
+        #[arg(long, default_value_t = sinew_pipeline::bake::DEFAULT_TEXTURE_SIZE)]
+        texture_size: u32,
+        /// How texels are stored: rgba8, or rgb565 (half the bytes, no alpha).
+        #[arg(long, value_enum, default_value_t = TexelArg::Rgba8)]
+        texture_format: TexelArg,
     },
     /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
     /// durations, key counts and morph-weight tracks.
@@ -276,7 +289,19 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Bake { input, output, anim, tolerance, shell, palette, influences, lossless, max_work } => {
+        Command::Bake {
+            input,
+            output,
+            anim,
+            tolerance,
+            shell,
+            palette,
+            influences,
+            lossless,
+            max_work,
+            texture_size,
+            texture_format,
+        } => {
             if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
                 return Err(Failure {
                     file: None, message: "--tolerance must be > 0 and --shell ≥ 0".into(), code: 2
@@ -285,7 +310,23 @@ fn run(command: Command) -> Result<(), Failure> {
             if !(1..=sinew::limits::MAX_INFLUENCES).contains(&influences) {
                 return Err(Failure { file: None, message: "--influences must be 1 to 8".into(), code: 2 });
             }
-            let opts = BakeOptions { tolerance, shell, palette, max_influences: influences, lossless, max_work };
+            if !(1..=sinew::raster::MAX_TEXTURE_DIMENSION).contains(&texture_size) {
+                return Err(Failure { file: None, message: "--texture-size must be 1 to 4096".into(), code: 2 });
+            }
+            let texture_format = match texture_format {
+                TexelArg::Rgba8 => sinew::raster::TexelFormat::Rgba8,
+                TexelArg::Rgb565 => sinew::raster::TexelFormat::Rgb565,
+            };
+            let opts = BakeOptions {
+                tolerance,
+                shell,
+                palette,
+                max_influences: influences,
+                lossless,
+                max_work,
+                texture_size,
+                texture_format,
+            };
             let model = Model::load(&input, anim.as_deref(), &opts).map_err(|e| fail(&input, e))?;
             std::fs::write(&output, model.bytes()).map_err(|e| fail(&output, e))?;
             print_info(&model, &mut Out::new())?;
@@ -321,6 +362,14 @@ fn run(command: Command) -> Result<(), Failure> {
                         "{} vertices had more than {influences} influences: the largest were kept and renormalized",
                         r.clamped_vertices
                     );
+                }
+                for t in &r.textures {
+                    let resized = if t.source == t.baked {
+                        String::new()
+                    } else {
+                        format!(" (from {}x{})", t.source.0, t.source.1)
+                    };
+                    eprintln!("texture '{}': {}x{} {:?}{resized}", t.name, t.baked.0, t.baked.1, t.format);
                 }
                 if r.degenerate_triangles > 0 {
                     eprintln!("dropped {} degenerate triangles (a vertex used twice)", r.degenerate_triangles);
@@ -549,6 +598,9 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
                 m.name(),
                 m.num_parts()
             ))?;
+            for (j, p) in m.parts().enumerate() {
+                out.line(format_args!("  part {j}: {}", material_text(&p)))?;
+            }
             if let Some(mt) = a.morph_targets(i) {
                 let stored: Vec<_> = mt.parts().flat_map(|p| p.targets()).collect();
                 let quantized = stored.iter().filter(|t| t.is_quantized()).count();
@@ -563,6 +615,18 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
                     mt.byte_len()
                 ))?;
             }
+        }
+    }
+    for i in 0..a.num_textures() {
+        if let Some(t) = a.texture(i) {
+            out.line(format_args!(
+                "texture {i} '{}': {}x{} {:?}, {} bytes",
+                t.name(),
+                t.width(),
+                t.height(),
+                t.format(),
+                t.texels().len()
+            ))?;
         }
     }
     for i in 0..a.num_clips() {
@@ -593,4 +657,33 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
         out.line(format_args!("note: {n}"))?;
     }
     Ok(())
+}
+
+/// One line about a mesh part's material: base-color factor, texture and sampler, vertex colors.
+fn material_text(p: &sinew::asset::MeshPart<'_>) -> String {
+    use sinew::asset::format::*;
+    let m = p.material();
+    let f = m.factor;
+    let mut s = format!("material color #{:02x}{:02x}{:02x}{:02x}", f[0], f[1], f[2], f[3]);
+    if let Some(t) = m.texture {
+        let filter = |c: u8| match c {
+            FILTER_NEAREST => "nearest",
+            FILTER_LINEAR => "linear",
+            FILTER_NEAREST_MIPMAP_NEAREST => "nearest-mipmap-nearest",
+            FILTER_LINEAR_MIPMAP_NEAREST => "linear-mipmap-nearest",
+            FILTER_NEAREST_MIPMAP_LINEAR => "nearest-mipmap-linear",
+            _ => "linear-mipmap-linear",
+        };
+        s += &format!(
+            ", texture {t} (wrap {:?}/{:?}, mag {}, min {})",
+            m.wrap_s,
+            m.wrap_t,
+            filter(m.mag_filter),
+            filter(m.min_filter)
+        );
+    }
+    if m.vertex_colors {
+        s += ", vertex colors";
+    }
+    s
 }

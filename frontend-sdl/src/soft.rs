@@ -1,5 +1,6 @@
 //! `sinew soft`: the same scene as the SDL demo, skinned on the CPU and drawn by the core's
-//! software rasterizer (`sinew::raster`), shown in a `minifb` window (X11) or written to a PNG.
+//! software rasterizer (`sinew::raster`, textured parts as `TexturedMesh`es reading the baked
+//! textures in place), shown in a `minifb` window (X11) or written to a PNG.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::time::Instant;
 use sinew::math::{Mat4, Vec3};
 use sinew::raster::{
     BandBuffer, CachedVertex, Cull, Depth16, Depth32, DepthFormat, Draw, Indices, Light, Lines, Mesh, PixelFormat,
-    Renderer, Rgb, Rgb565, Shading, Target, Xrgb8888,
+    Renderer, Rgb, Rgb565, Sampler, Shading, Target, Texture, TexturedMesh, Xrgb8888,
 };
 
 use crate::demo::viewer::Viewer;
@@ -91,13 +92,24 @@ pub struct SoftReport {
     pub ms_per_frame: f64,
 }
 
-/// The CPU-side geometry of one frame: skinned parts with their indices and colors, grid and
-/// bone lines.
-/// One skinned mesh part ready to draw: positions, normals, indices, model matrix, color.
-type Part = (Vec<Vec3<f32>>, Vec<Vec3<f32>>, Vec<u32>, Mat4<f32>, Rgb);
+/// One skinned mesh part ready to draw: positions, normals, indices, model matrix, base color
+/// (the part's material factor, or the object's override), and its surface: texture
+/// coordinates, vertex colors, texture and sampler.
+struct Part<'a> {
+    positions: Vec<Vec3<f32>>,
+    normals: Vec<Vec3<f32>>,
+    indices: Vec<u32>,
+    world: Mat4<f32>,
+    color: Rgb,
+    texcoords: Vec<[f32; 2]>,
+    colors: Option<Vec<[u8; 4]>>,
+    texture: Option<Texture<'a>>,
+    sampler: Sampler,
+}
 
-struct Geometry {
-    parts: Vec<Part>,
+/// The CPU-side geometry of one frame: skinned parts, grid and bone lines.
+struct Geometry<'a> {
+    parts: Vec<Part<'a>>,
     grid: Vec<Vec3<f32>>,
     bones: Vec<Vec3<f32>>,
 }
@@ -107,14 +119,36 @@ fn rgb(c: [f32; 4]) -> Rgb {
     Rgb::new(q(c[0]), q(c[1]), q(c[2]))
 }
 
-fn geometry(frame: &Frame<'_>, overlays: Overlays) -> Result<Geometry, SoftError> {
+fn geometry<'a>(frame: &Frame<'a>, overlays: Overlays) -> Result<Geometry<'a>, SoftError> {
     let mut g = Geometry { parts: Vec::new(), grid: Vec::new(), bones: Vec::new() };
     for o in &frame.objects {
         let skinned = o.skin_cpu().map_err(|e| SoftError::Scene(e.to_string()))?;
-        let Some(mesh) = o.model.asset().mesh(o.mesh) else { continue };
+        let asset = o.model.asset();
+        let Some(mesh) = asset.mesh(o.mesh) else { continue };
         for (part, sp) in mesh.parts().zip(skinned) {
             let indices: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
-            g.parts.push((sp.positions, sp.normals, indices, o.world, rgb(o.color)));
+            let material = part.material();
+            let color = if o.material_colors {
+                Rgb::new(material.factor[0], material.factor[1], material.factor[2])
+            } else {
+                rgb(o.color)
+            };
+            let n = part.num_vertices();
+            let texture = material.texture.and_then(|t| asset.texture(t)).and_then(|t| t.to_texture().ok());
+            let texture = texture.filter(|_| part.has_texcoords());
+            let texcoords = if texture.is_some() { (0..n).map(|v| part.texcoord(v)).collect() } else { Vec::new() };
+            let colors = (material.vertex_colors && part.has_colors()).then(|| (0..n).map(|v| part.color(v)).collect());
+            g.parts.push(Part {
+                positions: sp.positions,
+                normals: sp.normals,
+                indices,
+                world: o.world,
+                color,
+                texcoords,
+                colors,
+                texture,
+                sampler: material.sampler(),
+            });
         }
     }
     if overlays.grid {
@@ -126,20 +160,31 @@ fn geometry(frame: &Frame<'_>, overlays: Overlays) -> Result<Geometry, SoftError
     Ok(g)
 }
 
-/// The draw list for `g` (meshes, then the depth-tested grid, then bones over everything).
-fn draws<'a>(g: &'a Geometry, line_indices: &'a [u32]) -> Vec<Draw<'a, f32>> {
+/// The draw list for `g` (meshes, then the depth-tested grid, then bones over everything):
+/// parts with a texture or vertex colors as [`TexturedMesh`]es, the others as plain meshes.
+fn draws<'a>(g: &'a Geometry<'_>, line_indices: &'a [u32]) -> Vec<Draw<'a, f32>> {
     let mut d: Vec<Draw<'a, f32>> = g
         .parts
         .iter()
-        .map(|(p, n, i, world, color)| {
-            let shading = if n.len() == p.len() { Shading::Smooth } else { Shading::Flat };
-            Draw::Mesh(Mesh {
-                positions: p,
-                normals: (shading == Shading::Smooth).then_some(n.as_slice()),
-                indices: Indices::U32(i),
-                model: *world,
-                color: *color,
+        .map(|p| {
+            let shading = if p.normals.len() == p.positions.len() { Shading::Smooth } else { Shading::Flat };
+            let mesh = Mesh {
+                positions: &p.positions,
+                normals: (shading == Shading::Smooth).then_some(p.normals.as_slice()),
+                indices: Indices::U32(&p.indices),
+                model: p.world,
+                color: p.color,
                 shading,
+            };
+            if p.texture.is_none() && p.colors.is_none() {
+                return Draw::Mesh(mesh);
+            }
+            Draw::Textured(TexturedMesh {
+                mesh,
+                texcoords: &p.texcoords,
+                colors: p.colors.as_deref(),
+                texture: p.texture,
+                sampler: p.sampler,
             })
         })
         .collect();

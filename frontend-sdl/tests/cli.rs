@@ -311,6 +311,33 @@ fn bake_info_dump_round_trip() {
     }
 }
 
+/// `bake --texture-size --texture-format` sizes and stores CesiumMan's texture as asked; `info`
+/// on the baked file lists the part's material and the texture; a size out of range is refused.
+#[test]
+fn bake_sizes_textures_and_info_lists_materials() {
+    let dir = scratch("textures");
+    let out_file = dir.join("cesium.sinew");
+    let cesium = gltf_asset("CesiumMan");
+    let args = ["bake", p(&cesium), "-o", p(&out_file), "--texture-size", "64", "--texture-format", "rgb565"];
+    let baked = sinew(&args);
+    assert_ok(&baked, "bake");
+    assert!(text(&baked.stderr).contains("texture 'image0': 64x64 Rgb565 (from 1024x1024)"), "{}", text(&baked.stderr));
+    let info = assert_ok(&sinew(&["info", p(&out_file)]), "info");
+    assert!(
+        info.contains(
+            "  part 0: material color #ffffffff, texture 0 (wrap Repeat/Repeat, mag linear, min nearest-mipmap-linear)"
+        ),
+        "{info}"
+    );
+    assert!(info.contains("texture 0 'image0': 64x64 Rgb565, 8192 bytes"), "{info}");
+    // The default: 512 texels, RGBA8.
+    let info = assert_ok(&sinew(&["info", p(&gltf_asset("Fox"))]), "info Fox");
+    assert!(info.contains("texture 0 'image0': 512x512 Rgba8, 1048576 bytes"), "{info}");
+    let bad = sinew(&["bake", p(&cesium), "-o", p(&out_file), "--texture-size", "5000"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("--texture-size must be 1 to 4096"), "{}", text(&bad.stderr));
+}
+
 // -------------------------------------------------------------------------------------------------
 // Morph targets
 // -------------------------------------------------------------------------------------------------

@@ -165,6 +165,58 @@ fn bad_input_fails_headless_with_a_message() {
     let _ = std::fs::remove_file(&junk);
 }
 
+/// CesiumMan and Fox drawn by GL (`sinew demo`) and by the software rasterizer (`sinew soft`)
+/// at the same time and size: the same silhouette, the same texture colors, and the textures'
+/// own colors on screen (CesiumMan's blue and green logo stripes, the fox's orange fur), which an
+/// untextured white model would not show.
+#[test]
+fn textured_models_look_the_same_in_gl_and_software() {
+    let d = Display::get();
+    let blue = |r: u8, g: u8, b: u8| b as i32 > r as i32 + 40 && b >= g;
+    let green = |r: u8, g: u8, b: u8| g as i32 > b as i32 + 40 && g as i32 > r as i32 + 10;
+    let orange = |r: u8, g: u8, b: u8| r as i32 > g as i32 + 40 && g as i32 > b as i32 + 20;
+    type Pred = fn(u8, u8, u8) -> bool;
+    let cases: [(&str, &str, Vec<Pred>); 2] =
+        [("CesiumMan", "gltf/CesiumMan/CesiumMan.glb", vec![blue, green]), ("Fox", "gltf/Fox/Fox.glb", vec![orange])];
+    for (name, rel, colors) in cases {
+        let model = asset(rel);
+        let model = model.to_str().unwrap();
+        let (gl_png, soft_png) = (tmp(&format!("{name}-gl.png")), tmp(&format!("{name}-soft.png")));
+        let size = ["--width", "320", "--height", "240", "--time", "1"];
+        let mut a = vec![model, "--frames", "2", "--no-hud", "--screenshot", gl_png.to_str().unwrap()];
+        a.extend(size);
+        assert!(demo(&d, &a).status.success(), "{name}: demo failed");
+        let out = Command::new(env!("CARGO_BIN_EXE_sinew"))
+            .args(["soft", model, "--headless", "--screenshot", soft_png.to_str().unwrap()])
+            .args(size)
+            .output()
+            .expect("run sinew soft");
+        assert!(out.status.success(), "{name}: soft failed: {}", stderr(&out));
+        let (gl, soft) = (read_png(&gl_png), read_png(&soft_png));
+        let _ = (std::fs::remove_file(&gl_png), std::fs::remove_file(&soft_png));
+        assert_eq!((gl.width, gl.height), (soft.width, soft.height));
+        for pred in &colors {
+            let (g, s) = (count(&gl, 0.0, 1.0, pred), count(&soft, 0.0, 1.0, pred));
+            eprintln!("{name}: a texture color covers {g} GL and {s} software pixels");
+            assert!(g > 40 && s > 40, "{name}: the texture's colors cover {g} GL and {s} software pixels");
+            assert!(g.abs_diff(s) * 4 < g.max(s), "{name}: {g} GL pixels of a texture color, {s} in software");
+        }
+        // Pixels both draw the model on (not the background or the grid): close colors.
+        let bg = [gl.rgba[0], gl.rgba[1], gl.rgba[2]];
+        let off_bg = |p: &[u8]| p[..3].iter().zip(bg).any(|(a, b)| a.abs_diff(b) > 30);
+        let (mut both, mut close) = (0usize, 0usize);
+        for (p, q) in gl.rgba.chunks_exact(4).zip(soft.rgba.chunks_exact(4)) {
+            if off_bg(p) && off_bg(q) {
+                both += 1;
+                close += usize::from(p[..3].iter().zip(&q[..3]).all(|(a, b)| a.abs_diff(*b) <= 40));
+            }
+        }
+        eprintln!("{name}: {close} of {both} pixels drawn by both are within 40 levels");
+        assert!(both > 2000, "{name}: {both} pixels drawn by both");
+        assert!(close * 100 >= both * 95, "{name}: only {close} of {both} pixels have close colors");
+    }
+}
+
 /// The RGB pixels of a PNG (RGB or RGBA, 8 bits).
 fn rgb_pixels(path: &Path) -> Vec<[u8; 3]> {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("open PNG")));

@@ -10,7 +10,7 @@ assets="$(cd "$root/../shared/assets" && pwd)"
 seeds="$fuzz/seeds"
 corpus="$fuzz/corpus"
 
-mkdir -p "$corpus"/{asset_parse,md5mesh,md5anim,gltf_import}
+mkdir -p "$corpus"/{asset_parse,md5mesh,md5anim,gltf_import,image_decode}
 
 # A NUL-joined pair: the md5 targets read "first file \0 second file".
 pair() { { cat "$1"; printf '\0'; cat "$2"; } > "$3"; }
@@ -54,8 +54,9 @@ for m in RiggedSimple/RiggedSimple.glb SimpleSkin/SimpleSkin.gltf BoxAnimated/Bo
   cp "$assets/gltf/$m" "$corpus/gltf_import/"
 done
 
-# Inputs the fuzzer found to crash once are seeds too.
-for t in asset_parse md5mesh md5anim gltf_import; do
+# Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid, truncated,
+# oversized and corrupt images kept there as its seeds).
+for t in asset_parse md5mesh md5anim gltf_import image_decode; do
   if [ -d "$fuzz/regressions/$t" ]; then
     find "$fuzz/regressions/$t" -type f -exec cp {} "$corpus/$t/" \;
   fi

@@ -107,8 +107,14 @@ fn run_corpus<T, E: std::fmt::Debug>(
 #[test]
 fn sinew_corpus() {
     assert!(Asset::parse(&SmallSinew::new().bytes()).is_ok(), "the small base is valid");
+    let textured = SmallSinew::with(|s| {
+        s.texcoords = Some(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]);
+        s.material = sinew_tests::corpus::sinew::TEXTURED_MATERIAL;
+        s.texture = Some(vec![0, 0, 2, 0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    });
+    assert_eq!(Asset::parse(&textured).map(|a| a.num_textures()), Ok(1), "the textured small base is valid");
     let mut required = ALL_BUT_CHECKSUM.to_vec();
-    required.push(Checksum);
+    required.extend([Checksum, Image]);
     let counts = run_corpus("sinew", &sinew_cases(), &required, |b, _| Asset::parse(b).map(|_| ()));
     assert!(counts[&Truncated] > 1000, "{counts:?}");
 }
@@ -117,7 +123,9 @@ fn sinew_corpus() {
 fn gltf_corpus() {
     assert!(gltf::load_bytes(&SmallGltf::new().gltf(), None, "small").is_ok(), "the small base is valid");
     assert!(gltf::load_bytes(&SmallGltf::new().glb(), None, "small").is_ok(), "the small GLB is valid");
-    let counts = run_corpus("glTF", &gltf_cases(), &ALL_BUT_CHECKSUM, |b, _| gltf::load_bytes(b, None, "case"));
+    let mut required = ALL_BUT_CHECKSUM.to_vec();
+    required.push(Image);
+    let counts = run_corpus("glTF", &gltf_cases(), &required, |b, _| gltf::load_bytes(b, None, "case"));
     assert!(counts[&Truncated] > 1000, "{counts:?}");
 }
 

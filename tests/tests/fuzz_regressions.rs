@@ -74,6 +74,19 @@ fn gltf_import_regressions() {
 }
 
 #[test]
+fn image_decode_regressions() {
+    check("image_decode", fuzz::image_bytes);
+}
+
+/// The image target's GLB loads, with its image decoded, when the image is a valid PNG.
+#[test]
+fn image_target_wraps_a_valid_png() {
+    let png = std::fs::read(fuzz_dir().join("regressions/image_decode/tiny.png")).unwrap();
+    let rig = sinew_pipeline::import::gltf::load_bytes(&fuzz::image_glb(&png), None, "f").unwrap();
+    assert_eq!((rig.images.len(), rig.images[0].width, rig.images[0].height), (1, 2, 2));
+}
+
+#[test]
 fn graph_file_regressions() {
     check("graph_file", fuzz::graph_bytes);
 }
@@ -216,6 +229,8 @@ fn mesh_body(skin: Option<u16>, vertices: u32) -> Vec<u8> {
         b.extend(std::iter::repeat_n(0u8, 12 * vertices as usize));
         b.extend_from_slice(&0u32.to_le_bytes()); // indices
         b.push(2);
+        // An untextured white material.
+        b.extend_from_slice(&[255, 255, 255, 255, 0xFF, 0xFF, 0, 0, 1, 1, 0, 0]);
     }
     b
 }

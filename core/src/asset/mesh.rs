@@ -1,9 +1,11 @@
 //! The mesh section: parts of vertices (positions, optional normals and tangents, joint
-//! influences) and triangles, rigid or skinned.
+//! influences, optional texture coordinates and vertex colors), triangles and a material,
+//! rigid or skinned.
 
+use super::texture::MaterialData;
 use super::Asset;
 use crate::format::reader::{is_finite_bits, le_f32, le_u16, le_u32, Reader};
-use crate::format::{ParseError, ATTR_NORMALS, ATTR_TANGENTS, NONE};
+use crate::format::{ParseError, ATTR_COLORS, ATTR_NORMALS, ATTR_TANGENTS, MATERIAL_LEN, NONE};
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{Vec3, Vec4};
 use crate::real::Real;
@@ -32,6 +34,9 @@ pub struct MeshPart<'a> {
     weights: &'a [u8],
     index_size: usize,
     indices: &'a [u8],
+    texcoords: Option<&'a [u8]>,
+    colors: Option<&'a [u8]>,
+    material: &'a [u8],
 }
 
 impl<'a> MeshPart<'a> {
@@ -55,6 +60,17 @@ impl<'a> MeshPart<'a> {
         let count = r.u32()? as usize;
         let index_size = r.u8()? as usize;
         let indices = r.bytes(count.checked_mul(index_size).ok_or(ParseError::Truncated)?)?;
+        let texcoords = if attrs & crate::format::ATTR_TEXCOORDS != 0 {
+            Some(r.bytes(vertices.checked_mul(8).ok_or(ParseError::Truncated)?)?)
+        } else {
+            None
+        };
+        let colors = if attrs & ATTR_COLORS != 0 {
+            Some(r.bytes(vertices.checked_mul(4).ok_or(ParseError::Truncated)?)?)
+        } else {
+            None
+        };
+        let material = r.bytes(MATERIAL_LEN)?;
         Ok(MeshPart {
             palette,
             vertices,
@@ -66,6 +82,9 @@ impl<'a> MeshPart<'a> {
             weights,
             index_size,
             indices,
+            texcoords,
+            colors,
+            material,
         })
     }
     /// Palette length (skin joints this part's vertices index).
@@ -143,6 +162,45 @@ impl<'a> MeshPart<'a> {
             le_u32(self.indices, i * 4)
         }
     }
+    /// True when texture coordinates are stored.
+    #[must_use]
+    pub fn has_texcoords(&self) -> bool {
+        self.texcoords.is_some()
+    }
+    /// Texture coordinates `(u, v)` of vertex `v` (zero when absent).
+    #[must_use]
+    pub fn texcoord<R: Real>(&self, v: usize) -> [R; 2] {
+        match self.texcoords {
+            Some(t) => [R::from_f32(le_f32(t, v * 8)), R::from_f32(le_f32(t, v * 8 + 4))],
+            None => [R::ZERO; 2],
+        }
+    }
+    /// True when vertex colors are stored.
+    #[must_use]
+    pub fn has_colors(&self) -> bool {
+        self.colors.is_some()
+    }
+    /// Color of vertex `v`, linear RGBA × 255 (opaque white when absent).
+    #[must_use]
+    pub fn color(&self, v: usize) -> [u8; 4] {
+        match self.colors.and_then(|c| c.get(v * 4..v * 4 + 4)) {
+            Some(c) => [c[0], c[1], c[2], c[3]],
+            None => [255; 4],
+        }
+    }
+    /// The part's material.
+    #[must_use]
+    pub fn material(&self) -> MaterialData {
+        MaterialData::read(self.material).unwrap_or(MaterialData {
+            factor: [255; 4],
+            texture: None,
+            wrap_s: crate::raster::Wrap::Repeat,
+            wrap_t: crate::raster::Wrap::Repeat,
+            mag_filter: crate::format::FILTER_LINEAR,
+            min_filter: crate::format::FILTER_LINEAR,
+            vertex_colors: false,
+        })
+    }
 }
 
 fn read_vec3<R: Real>(d: &[u8], v: usize) -> Vec3<R> {
@@ -200,6 +258,7 @@ impl<'a> MeshData<'a> {
             if !(all_finite(p.positions)
                 && p.normals.is_none_or(all_finite)
                 && p.tangents.is_none_or(all_finite)
+                && p.texcoords.is_none_or(all_finite)
                 && all_finite(p.weights))
             {
                 return Err(ParseError::NonFinite { section: sec });
@@ -230,6 +289,19 @@ impl<'a> MeshData<'a> {
                 }
                 if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] {
                     return Err(ParseError::DegenerateTriangle { section: sec, part, triangle: t as u32 });
+                }
+            }
+            let bad_material = ParseError::BadMaterial { section: sec, part };
+            let mat = MaterialData::read(p.material).ok_or(bad_material)?;
+            if mat.vertex_colors && p.colors.is_none() {
+                return Err(bad_material);
+            }
+            if let Some(t) = mat.texture {
+                if p.texcoords.is_none() {
+                    return Err(bad_material);
+                }
+                if t >= asset.textures.count {
+                    return Err(ParseError::TextureOutOfRange { section: sec, part, texture: t as u16 });
                 }
             }
         }

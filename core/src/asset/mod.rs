@@ -3,12 +3,13 @@
 //!
 //! [`Asset::parse`] checks the header, the checksum and every section (counts, ranges, finite
 //! values, key order, index bounds, skin weights, triangles), so the views it hands out
-//! ([`SkeletonData`], [`SkinData`], [`MeshData`], [`Clip`]) can be read without errors. Data is
+//! ([`SkeletonData`], [`SkinData`], [`MeshData`], [`Clip`], [`TextureData`]) can be read
+//! without errors. Data is
 //! read with unaligned little-endian loads, so any byte alignment works. The layout is in
 //! [`format`] (the layer below); each section kind has its file here, with its validation
-//! and its view (`skeleton.rs`, `skin.rs`, `mesh.rs`; `clip.rs` validates clip sections, which
-//! [`crate::clip`] decodes; `morph.rs` validates the morph-target and morph-weight sections,
-//! which [`crate::morph`] reads).
+//! and its view (`skeleton.rs`, `skin.rs`, `mesh.rs`, `texture.rs` with the parts' materials;
+//! `clip.rs` validates clip sections, which [`crate::clip`] decodes; `morph.rs` validates the
+//! morph-target and morph-weight sections, which [`crate::morph`] reads).
 
 use crate::clip::Clip;
 use crate::format::reader::{le_u16, Reader};
@@ -20,6 +21,7 @@ mod mesh;
 mod morph;
 mod skeleton;
 mod skin;
+mod texture;
 
 // The byte layout's paths as other crates use them: `sinew::asset::format::*`,
 // `sinew::asset::writer::Writer`, `sinew::asset::{crc32, ParseError}`.
@@ -27,6 +29,7 @@ pub use crate::format::{self, crc32, writer, ParseError};
 pub use mesh::{MeshData, MeshPart};
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
+pub use texture::{MaterialData, TextureData};
 
 /// Turns [`ParseError::Truncated`] from inside section `section` (the file and its table were
 /// checked before) into [`ParseError::SectionOverrun`].
@@ -42,6 +45,7 @@ pub struct Asset<'a> {
     skins: KindRun,
     meshes: KindRun,
     clips: KindRun,
+    textures: KindRun,
     morphs: KindRun,
     weights: KindRun,
 }
@@ -148,8 +152,16 @@ impl<'a> Asset<'a> {
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN).ok_or(ParseError::Truncated)?)?;
 
         let empty = KindRun::default();
-        let mut asset =
-            Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty, morphs: empty, weights: empty };
+        let mut asset = Asset {
+            data,
+            skeleton: None,
+            skins: empty,
+            meshes: empty,
+            clips: empty,
+            textures: empty,
+            morphs: empty,
+            weights: empty,
+        };
         // Bodies in table order, after the table, disjoint; each known kind in one run.
         let mut end = HEADER_LEN + section_count * SECTION_ENTRY_LEN;
         for i in 0..section_count {
@@ -163,6 +175,7 @@ impl<'a> Asset<'a> {
                 KIND_SKIN => asset.skins.push(i),
                 KIND_MESH => asset.meshes.push(i),
                 KIND_CLIP => asset.clips.push(i),
+                KIND_TEXTURE => asset.textures.push(i),
                 KIND_MORPH => asset.morphs.push(i),
                 KIND_WEIGHTS => asset.weights.push(i),
                 _ => true,
@@ -194,6 +207,8 @@ impl<'a> Asset<'a> {
                     return Err(ParseError::MissingSkeleton);
                 }
                 clip::parse(body, sec, joints).map_err(overrun(sec))?;
+            } else if kind == KIND_TEXTURE {
+                TextureData::parse(body, sec).map_err(overrun(sec))?;
             }
         }
         for i in 0..section_count {
@@ -233,8 +248,16 @@ impl<'a> Asset<'a> {
         let section_count = r.u32().ok()? as usize;
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN)?).ok()?;
         let empty = KindRun::default();
-        let mut asset =
-            Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty, morphs: empty, weights: empty };
+        let mut asset = Asset {
+            data,
+            skeleton: None,
+            skins: empty,
+            meshes: empty,
+            clips: empty,
+            textures: empty,
+            morphs: empty,
+            weights: empty,
+        };
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
             match kind {
@@ -250,6 +273,9 @@ impl<'a> Asset<'a> {
                 }
                 KIND_CLIP => {
                     asset.clips.push(i);
+                }
+                KIND_TEXTURE => {
+                    asset.textures.push(i);
                 }
                 KIND_MORPH => {
                     asset.morphs.push(i);
@@ -290,6 +316,7 @@ impl<'a> Asset<'a> {
             KIND_SKIN => self.skins,
             KIND_MESH => self.meshes,
             KIND_CLIP => self.clips,
+            KIND_TEXTURE => self.textures,
             _ => return None,
         };
         let i = run.index(n)?;
@@ -334,6 +361,17 @@ impl<'a> Asset<'a> {
     pub fn clip(&self, i: usize) -> Option<Clip<'a>> {
         let (_, b) = self.nth_of_kind(KIND_CLIP, i)?;
         Clip::view(b)
+    }
+    /// Number of textures.
+    #[must_use]
+    pub fn num_textures(&self) -> usize {
+        self.textures.count
+    }
+    /// Texture `i` (what a mesh part's [`MaterialData::texture`] names).
+    #[must_use]
+    pub fn texture(&self, i: usize) -> Option<TextureData<'a>> {
+        let (_, b) = self.nth_of_kind(KIND_TEXTURE, i)?;
+        TextureData::view(b)
     }
     /// The first clip called `name`.
     #[must_use]

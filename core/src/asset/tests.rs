@@ -576,7 +576,14 @@ struct Part {
     index_size: u8,
     indices: [u32; 6],
     index_count: u32,
+    attrs: u8,
+    texcoords: [f32; 8],
+    colors: [u8; 16],
+    material: [u8; MATERIAL_LEN],
 }
+
+/// An untextured material: white factor, no texture, repeat, linear.
+const PLAIN: [u8; MATERIAL_LEN] = [255, 255, 255, 255, 0xff, 0xff, 0, 0, 1, 1, 0, 0];
 
 impl Part {
     /// Four vertices, two influences each, two triangles.
@@ -590,15 +597,24 @@ impl Part {
             index_size: 2,
             indices: [0, 1, 2, 2, 1, 3],
             index_count: 6,
+            attrs: 0,
+            texcoords: [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+            colors: [255; 16],
+            material: PLAIN,
         }
     }
 }
 
-/// A skeleton of 3 joints, one skin of 3 joints (`bind` as the inverse bind matrix of joint 1)
-/// and a mesh of two parts, the second being `part`.
+/// A skeleton of 3 joints, one skin of 3 joints (`bind` as the inverse bind matrix of joint 1),
+/// a mesh of two parts, the second being `part`, and a 2 × 1 RGBA8 texture.
 fn build_mesh(buf: &mut [u8], part: &Part, bind: f32) -> usize {
+    build_textured(buf, part, bind, &[TEXEL_RGBA8, 0, 2, 0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8])
+}
+
+/// [`build_mesh`] with `texture` as the texture section's body after its name.
+fn build_textured(buf: &mut [u8], part: &Part, bind: f32, texture: &[u8]) -> usize {
     let mut w = Writer::new(buf);
-    let table = w.begin_file(3);
+    let table = w.begin_file(4);
     let s0 = w.len();
     w.u16(3);
     for i in 0..3 {
@@ -640,7 +656,7 @@ fn build_mesh(buf: &mut [u8], part: &Part, bind: f32) -> usize {
         p.palette.iter().for_each(|&j| w.u16(j));
         w.u32(p.vertices);
         w.u8(p.influences);
-        w.u8(0);
+        w.u8(p.attrs);
         for v in 0..4 {
             f32s(&mut w, &[v as f32, 0.0, 0.0]);
         }
@@ -655,8 +671,19 @@ fn build_mesh(buf: &mut [u8], part: &Part, bind: f32) -> usize {
                 w.u16(i as u16);
             }
         }
+        if p.attrs & ATTR_TEXCOORDS != 0 {
+            f32s(&mut w, &p.texcoords);
+        }
+        if p.attrs & ATTR_COLORS != 0 {
+            w.bytes(&p.colors);
+        }
+        w.bytes(&p.material);
     }
     w.section(table, 2, KIND_MESH, s2);
+    let s3 = w.len();
+    w.str("tex");
+    w.bytes(texture);
+    w.section(table, 3, KIND_TEXTURE, s3);
     w.finish()
 }
 
@@ -710,6 +737,76 @@ fn bad_meshes_give_specific_errors() {
     let mut buf = [0u8; 1024];
     let len = build_mesh(&mut buf, &Part::good(), f32::INFINITY);
     assert_eq!(Asset::parse(&buf[..len]).err(), Some(ParseError::NonFiniteBind { section: 1, joint: 1 }));
+}
+
+#[test]
+fn textures_and_materials_are_read_and_checked() {
+    // A textured part with vertex colors reads back.
+    let textured = |p: &mut Part| {
+        p.attrs = ATTR_TEXCOORDS | ATTR_COLORS;
+        p.material =
+            [200, 100, 50, 255, 0, 0, WRAP_MIRROR, WRAP_CLAMP, FILTER_NEAREST, FILTER_LINEAR_MIPMAP_LINEAR, 1, 0];
+        p.colors[4..8].copy_from_slice(&[1, 2, 3, 4]);
+    };
+    let mut p = Part::good();
+    textured(&mut p);
+    let mut buf = [0u8; 1024];
+    let len = build_mesh(&mut buf, &p, 1.0);
+    let asset = Asset::parse(&buf[..len]).unwrap();
+    assert_eq!(asset.num_textures(), 1);
+    let t = asset.texture(0).unwrap();
+    assert_eq!((t.name(), t.width(), t.height(), t.format()), ("tex", 2, 1, crate::raster::TexelFormat::Rgba8));
+    assert_eq!(t.texels(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert!(t.to_texture().is_ok());
+    let parts: [MeshPart; 2] = {
+        let mut it = asset.mesh(0).unwrap().parts();
+        [it.next().unwrap(), it.next().unwrap()]
+    };
+    assert!(!parts[0].has_texcoords() && !parts[0].has_colors());
+    assert_eq!(parts[0].material().texture, None);
+    let part = parts[1];
+    assert_eq!(part.texcoord::<f32>(3), [1.0, 1.0]);
+    assert_eq!(part.color(1), [1, 2, 3, 4]);
+    let m = part.material();
+    assert_eq!((m.factor, m.texture, m.vertex_colors, m.uses_mipmaps()), ([200, 100, 50, 255], Some(0), true, true));
+    let sampler = m.sampler();
+    assert_eq!(sampler.wrap_s, crate::raster::Wrap::MirroredRepeat);
+    assert_eq!(sampler.wrap_t, crate::raster::Wrap::ClampToEdge);
+    assert_eq!(sampler.filter, crate::raster::Filter::Nearest);
+
+    let with = |f: &dyn Fn(&mut Part)| {
+        let mut p = Part::good();
+        textured(&mut p);
+        f(&mut p);
+        parse_mesh(&p)
+    };
+    let bad = Err(ParseError::BadMaterial { section: 2, part: 1 });
+    // A texture without texture coordinates; vertex colors asked for but absent.
+    assert_eq!(with(&|p| p.attrs = ATTR_COLORS), bad);
+    assert_eq!(with(&|p| p.attrs = ATTR_TEXCOORDS), bad);
+    // Unknown codes, flags, a non-zero reserved byte.
+    for (at, v) in [(6, 3), (7, 9), (8, 2), (9, 6), (10, 2), (11, 1)] {
+        assert_eq!(with(&|p| p.material[at] = v), bad, "byte {at} = {v}");
+    }
+    // A texture past the file's textures.
+    assert_eq!(with(&|p| p.material[4] = 1), Err(ParseError::TextureOutOfRange { section: 2, part: 1, texture: 1 }));
+    // NaN texture coordinates.
+    assert_eq!(with(&|p| p.texcoords[5] = f32::NAN), Err(ParseError::NonFinite { section: 2 }));
+
+    // Texture sections: format, flags, dimensions, data length.
+    let tex = |body: &[u8]| {
+        let mut buf = [0u8; 1024];
+        let len = build_textured(&mut buf, &Part::good(), 1.0, body);
+        Asset::parse(&buf[..len]).map(|_| ())
+    };
+    let bad = Err(ParseError::BadTexture { section: 3 });
+    assert_eq!(tex(&[TEXEL_RGB565, 0, 1, 0, 2, 0, 1, 2, 3, 4]), Ok(()));
+    assert_eq!(tex(&[2, 0, 1, 0, 1, 0, 1, 2, 3, 4]), bad);
+    assert_eq!(tex(&[TEXEL_RGBA8, 1, 1, 0, 1, 0, 1, 2, 3, 4]), bad);
+    assert_eq!(tex(&[TEXEL_RGBA8, 0, 0, 0, 1, 0]), bad);
+    assert_eq!(tex(&[TEXEL_RGB565, 0, 0x01, 0x10, 1, 0, 0, 0]), bad); // 4097 wide
+    assert_eq!(tex(&[TEXEL_RGBA8, 0, 1, 0, 1, 0, 1, 2, 3, 4, 5]), bad); // a byte too many
+    assert_eq!(tex(&[TEXEL_RGBA8, 0, 1, 0, 2, 0, 1, 2, 3, 4]), Err(ParseError::SectionOverrun { section: 3 }));
 }
 
 #[test]

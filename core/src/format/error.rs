@@ -205,6 +205,30 @@ pub enum ParseError {
         /// Track index within the section.
         track: u16,
     },
+    /// A texture section has an unknown texel format, non-zero flags, a width or height of 0
+    /// or above [`MAX_TEXTURE_DIMENSION`](crate::raster::MAX_TEXTURE_DIMENSION), or texel data
+    /// that is not `width × height` texels long.
+    BadTexture {
+        /// Section index.
+        section: u16,
+    },
+    /// A mesh part's material has an unknown wrap mode, filter or flag, a texture without
+    /// texture coordinates, or the vertex-color flag without vertex colors.
+    BadMaterial {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+    },
+    /// A mesh part's material names a texture past the file's texture sections.
+    TextureOutOfRange {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// The texture index found.
+        texture: u16,
+    },
 }
 
 impl fmt::Display for ParseError {
@@ -266,6 +290,18 @@ impl fmt::Display for ParseError {
                 write!(f, "clip section {section}, track {track}: key times not strictly increasing within the clip")
             }
             Self::BadTimeRange { section } => write!(f, "clip section {section}: start is after end"),
+            Self::BadTexture { section } => {
+                write!(f, "texture section {section}: bad texel format, flags, dimensions or texel data length")
+            }
+            Self::BadMaterial { section, part } => {
+                write!(
+                    f,
+                    "mesh section {section}, part {part}: invalid material (codes, or attributes it needs are missing)"
+                )
+            }
+            Self::TextureOutOfRange { section, part, texture } => {
+                write!(f, "mesh section {section}, part {part}: material texture {texture} does not exist")
+            }
             Self::MorphMeshMismatch { section } => write!(
                 f,
                 "morph section {section} names no mesh, is out of mesh order, or its parts differ from its mesh's"

@@ -14,7 +14,7 @@
 //!   crc32        u32      CRC-32 of bytes [20 .. file_len): everything after this field
 //!   section_cnt  u32
 //! section table: section_cnt × 12 bytes
-//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | MRPH | MWGT (others are skipped)
+//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT (others are skipped)
 //!   offset       u32      from the start of the file
 //!   length       u32
 //! sections: each starts at or after the end of the table and of the section before it in the
@@ -42,9 +42,22 @@
 //!     positions f32 × 3 × v, [normals f32 × 3 × v], [tangents f32 × 4 × v]
 //!     joints u16 × k × v, weights f32 × k × v
 //!     index_count u32, index_size u8 (2 or 4), indices × index_count
+//!     [texcoords f32 × 2 × v]          (ATTR_TEXCOORDS; (0, 0) is the texture's top left)
+//!     [colors u8 × 4 × v]              (ATTR_COLORS; linear RGBA × 255)
+//!     material (MATERIAL_LEN bytes):
+//!       factor [u8; 4] (base color, linear RGBA × 255), texture u16 (NONE or a TEXR index),
+//!       wrap_s u8, wrap_t u8 (WRAP_*), mag_filter u8, min_filter u8 (FILTER_*),
+//!       flags u8 (MATERIAL_*), reserved u8 = 0
 //!   }
 //!   (skinned vertices have no negative weight and not all weights zero; each triangle uses
-//!   three distinct vertices below vertex_count)
+//!   three distinct vertices below vertex_count; a textured material needs texcoords, the
+//!   vertex-color flag needs colors)
+//! TEXR (textures, numbered in table order; referenced by mesh part materials)
+//!   name         u8 len + bytes
+//!   format       u8               (TEXEL_RGBA8 | TEXEL_RGB565)
+//!   flags        u8               = 0
+//!   width        u16, height u16  (1 ..= MAX_TEXTURE_DIMENSION)
+//!   texels       width × height × (4 | 2) bytes, rows from the top
 //! CLIP
 //!   name         u8 len + bytes
 //!   start, end   f32              (union of the tracks' key times, seconds)
@@ -88,11 +101,13 @@ use crate::real::Real;
 
 mod crc;
 mod error;
+mod material;
 pub(crate) mod reader;
 pub mod writer;
 
 pub use crc::crc32;
 pub use error::ParseError;
+pub use material::*;
 
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"SINEW\0\r\n";

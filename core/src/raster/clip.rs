@@ -111,41 +111,59 @@ pub(crate) fn to_clip<R: Real>(mvp: &Mat4<R>, p: Vec3<R>) -> Vec4<R> {
     )
 }
 
-/// A clip-space vertex with its shade (level ×256).
+/// Vertex attributes the clipper carries besides the position and the shade, interpolated
+/// linearly in clip space (so perspective-correctly).
+pub(crate) trait Attributes<R>: Copy + Default {
+    /// The attributes at parameter `t` (0 at `self`, 1 at `other`); `tf` is `t` with 16
+    /// fractional bits, clamped into `0..=1 << 16`.
+    fn lerp(&self, other: &Self, t: R, tf: i64) -> Self;
+}
+
+impl<R> Attributes<R> for () {
+    #[inline(always)]
+    fn lerp(&self, _: &Self, _: R, _: i64) -> Self {}
+}
+
+/// A clip-space vertex with its shade (level ×256) and other attributes.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ClipVertex<R> {
+pub(crate) struct ClipVertex<R, A = ()> {
     pub c: Vec4<R>,
     pub s: i32,
+    pub a: A,
 }
 
 /// Point at parameter `t` (0 at `a`, 1 at `b`).
 #[inline]
-fn lerp<R: Real>(a: &ClipVertex<R>, b: &ClipVertex<R>, t: R) -> ClipVertex<R> {
+fn lerp<R: Real, A: Attributes<R>>(a: &ClipVertex<R, A>, b: &ClipVertex<R, A>, t: R) -> ClipVertex<R, A> {
     let d = Vec4::new(b.c.x - a.c.x, b.c.y - a.c.y, b.c.z - a.c.z, b.c.w - a.c.w);
     let c = Vec4::new(a.c.x + d.x * t, a.c.y + d.y * t, a.c.z + d.z * t, a.c.w + d.w * t);
     let tf = to_fixed(t, 16).clamp(0, 1 << 16);
     let s = a.s as i64 + ((((b.s - a.s) as i64) * tf) >> 16);
-    ClipVertex { c, s: s as i32 }
+    ClipVertex { c, s: s as i32, a: a.a.lerp(&b.a, t, tf) }
 }
 
 /// A convex polygon of up to [`MAX_POLY`] clip-space vertices.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Polygon<R> {
-    pub v: [ClipVertex<R>; MAX_POLY],
+pub(crate) struct Polygon<R, A = ()> {
+    pub v: [ClipVertex<R, A>; MAX_POLY],
     pub n: usize,
 }
 
-impl<R: Real> Polygon<R> {
+impl<R: Real, A: Attributes<R>> Polygon<R, A> {
     /// The vertices.
     #[inline]
-    pub(crate) fn vertices(&self) -> &[ClipVertex<R>] {
+    pub(crate) fn vertices(&self) -> &[ClipVertex<R, A>] {
         &self.v[..self.n.min(MAX_POLY)]
     }
 }
 
 /// Clips triangle `tri` against the planes in `planes` (an outcode mask), keeping the part
 /// inside. The result may have fewer than 3 vertices (nothing left).
-pub(crate) fn clip_triangle<R: Real>(vp: &Viewport<R>, tri: [ClipVertex<R>; 3], planes: u8) -> Polygon<R> {
+pub(crate) fn clip_triangle<R: Real, A: Attributes<R>>(
+    vp: &Viewport<R>,
+    tri: [ClipVertex<R, A>; 3],
+    planes: u8,
+) -> Polygon<R, A> {
     let mut cur = Polygon { v: [ClipVertex::default(); MAX_POLY], n: 3 };
     cur.v[..3].copy_from_slice(&tri);
     for bit in [OUT_NEAR, OUT_FAR, OUT_LEFT, OUT_RIGHT, OUT_BOTTOM, OUT_TOP] {
@@ -176,7 +194,7 @@ pub(crate) fn clip_triangle<R: Real>(vp: &Viewport<R>, tri: [ClipVertex<R>; 3], 
 
 /// Appends a vertex (a convex polygon clipped by six planes never exceeds [`MAX_POLY`]).
 #[inline(always)]
-fn push<R: Real>(p: &mut Polygon<R>, v: ClipVertex<R>) {
+fn push<R: Real, A: Attributes<R>>(p: &mut Polygon<R, A>, v: ClipVertex<R, A>) {
     if let Some(slot) = p.v.get_mut(p.n) {
         *slot = v;
         p.n += 1;

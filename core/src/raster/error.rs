@@ -23,6 +23,14 @@ pub enum RasterError {
     /// [`Shading::Smooth`](super::Shading::Smooth) was asked for without normals, or with fewer
     /// normals than positions.
     MissingNormals,
+    /// A texture's width or height is 0 or above
+    /// [`MAX_TEXTURE_DIMENSION`](super::MAX_TEXTURE_DIMENSION), or its texels are fewer than
+    /// its size needs.
+    InvalidTexture,
+    /// A textured mesh has fewer texture coordinates than positions.
+    MissingTexcoords,
+    /// A mesh has fewer vertex colors than positions.
+    MissingColors,
 }
 
 impl fmt::Display for RasterError {
@@ -35,6 +43,9 @@ impl fmt::Display for RasterError {
             Self::IndexCountMismatch => "the index count is not a multiple of the primitive size",
             Self::IndexOutOfRange => "an index is out of range of the positions",
             Self::MissingNormals => "smooth shading needs one normal per position",
+            Self::InvalidTexture => "texture dimensions are zero or too large, or its texels are too few",
+            Self::MissingTexcoords => "a textured mesh needs one texture coordinate pair per position",
+            Self::MissingColors => "vertex colors need one color per position",
         })
     }
 }

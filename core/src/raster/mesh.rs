@@ -153,8 +153,26 @@ pub struct CachedVertex {
 
 impl CachedVertex {
     #[inline(always)]
-    fn screen(&self) -> ScreenVertex {
+    pub(crate) fn screen(&self) -> ScreenVertex {
         ScreenVertex { x: self.x, y: self.y, z: self.z as i32, s: self.shade as i32 }
+    }
+    /// Screen y in sub-pixels.
+    #[cfg(feature = "texture")]
+    #[inline(always)]
+    pub(crate) fn y(&self) -> i32 {
+        self.y
+    }
+    /// Shade level ×256.
+    #[cfg(feature = "texture")]
+    #[inline(always)]
+    pub(crate) fn shade(&self) -> u16 {
+        self.shade
+    }
+    /// The clip planes the vertex is outside of.
+    #[cfg(feature = "texture")]
+    #[inline(always)]
+    pub(crate) fn outcode(&self) -> u8 {
+        self.out
     }
 }
 
@@ -183,7 +201,7 @@ pub(crate) fn light_in_model<R: Real>(model: &Mat4<R>, light: &Light<R>) -> Vec3
 /// Shade of the triangle `a, b, c` from its geometric normal. Edges are scaled to unit size
 /// before the cross product so that small triangles keep their precision in Q16.16.
 #[inline]
-fn face_shade<R: Real>(light: &Light<R>, l: Vec3<R>, a: Vec3<R>, b: Vec3<R>, c: Vec3<R>) -> u16 {
+pub(crate) fn face_shade<R: Real>(light: &Light<R>, l: Vec3<R>, a: Vec3<R>, b: Vec3<R>, c: Vec3<R>) -> u16 {
     let (e1, e2) = (b - a, c - a);
     let m = e1.max_abs().max(e2.max_abs());
     if m <= R::ZERO || !m.is_finite() {
@@ -269,9 +287,9 @@ pub(crate) fn draw_mesh<R: Real, S: Sink>(
             let m = *mvp.get_or_insert_with(|| *view_proj * mesh.model);
             let pos = |i: usize| mesh.positions.get(i).copied().unwrap_or(Vec3::ZERO);
             let tri = [
-                ClipVertex { c: to_clip(&m, pos(i0)), s: a.shade as i32 },
-                ClipVertex { c: to_clip(&m, pos(i1)), s: b.shade as i32 },
-                ClipVertex { c: to_clip(&m, pos(i2)), s: c.shade as i32 },
+                ClipVertex { c: to_clip(&m, pos(i0)), s: a.shade as i32, a: () },
+                ClipVertex { c: to_clip(&m, pos(i1)), s: b.shade as i32, a: () },
+                ClipVertex { c: to_clip(&m, pos(i2)), s: c.shade as i32, a: () },
             ];
             let poly = clip_triangle(vp, tri, a.out | b.out | c.out);
             let verts = poly.vertices();

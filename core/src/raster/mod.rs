@@ -113,6 +113,9 @@ mod line;
 mod mesh;
 mod renderer;
 mod target;
+mod texture;
+#[cfg(feature = "texture")]
+mod textured;
 mod triangle;
 
 #[cfg(test)]
@@ -125,4 +128,7 @@ pub use line::{Lines, Points};
 pub use mesh::{CachedVertex, Indices, Light, Mesh, Shading};
 pub use renderer::{Draw, Renderer};
 pub use target::{BandBuffer, Target, MAX_DIMENSION};
+pub use texture::{Filter, Sampler, TexelFormat, Texture, Wrap, MAX_TEXTURE_DIMENSION};
+#[cfg(feature = "texture")]
+pub use textured::TexturedMesh;
 pub use triangle::{Cull, SUBPIXEL_BITS};

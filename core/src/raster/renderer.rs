@@ -14,9 +14,14 @@ use crate::real::Real;
 
 /// One drawing command of a scene.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum Draw<'a, R> {
     /// A lit triangle mesh, depth-tested when the target has depth.
     Mesh(Mesh<'a, R>),
+    /// A lit triangle mesh with a texture and/or vertex colors, depth-tested when the target
+    /// has depth (feature `texture`).
+    #[cfg(feature = "texture")]
+    Textured(super::textured::TexturedMesh<'a, R>),
     /// A line list.
     Lines(Lines<'a, R>),
     /// A point list.
@@ -51,7 +56,15 @@ impl<R: Real> Renderer<R> {
     /// counts.
     #[must_use]
     pub fn scratch_len(scene: &[Draw<'_, R>]) -> usize {
-        scene.iter().map(|d| if let Draw::Mesh(m) = d { m.positions.len() } else { 0 }).sum()
+        scene
+            .iter()
+            .map(|d| match d {
+                Draw::Mesh(m) => m.positions.len(),
+                #[cfg(feature = "texture")]
+                Draw::Textured(t) => t.mesh.positions.len(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Checks every command of `scene` and that `scratch_len` entries of scratch suffice.
@@ -64,6 +77,8 @@ impl<R: Real> Renderer<R> {
         for d in scene {
             match d {
                 Draw::Mesh(m) => m.validate()?,
+                #[cfg(feature = "texture")]
+                Draw::Textured(t) => t.validate()?,
                 Draw::Lines(l) => l.validate()?,
                 Draw::Points(_) => {}
             }
@@ -247,11 +262,15 @@ impl<R: Real> Renderer<R> {
     pub(crate) fn project(&self, scene: &[Draw<'_, R>], vp: &Viewport<R>, scratch: &mut [CachedVertex]) {
         let mut rest = scratch;
         for d in scene {
-            if let Draw::Mesh(m) = d {
-                let (cache, tail) = rest.split_at_mut(m.positions.len().min(rest.len()));
-                project_mesh(m, &self.view_proj, &self.light, vp, cache);
-                rest = tail;
-            }
+            let m = match d {
+                Draw::Mesh(m) => m,
+                #[cfg(feature = "texture")]
+                Draw::Textured(t) => &t.mesh,
+                _ => continue,
+            };
+            let (cache, tail) = rest.split_at_mut(m.positions.len().min(rest.len()));
+            project_mesh(m, &self.view_proj, &self.light, vp, cache);
+            rest = tail;
         }
     }
 
@@ -269,6 +288,12 @@ impl<R: Real> Renderer<R> {
                 Draw::Mesh(m) => {
                     let (cache, tail) = rest.split_at(m.positions.len().min(rest.len()));
                     draw_mesh(sink, m, &self.view_proj, &self.light, self.cull, vp, cache);
+                    rest = tail;
+                }
+                #[cfg(feature = "texture")]
+                Draw::Textured(t) => {
+                    let (cache, tail) = rest.split_at(t.mesh.positions.len().min(rest.len()));
+                    super::textured::draw_textured(sink, t, &self.view_proj, &self.light, self.cull, vp, cache);
                     rest = tail;
                 }
                 Draw::Lines(l) => draw_lines(sink, l, &self.view_proj, vp),

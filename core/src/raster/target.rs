@@ -45,6 +45,10 @@ pub(crate) trait Sink {
     /// Writes a span of one color, depth-tested and depth-writing when `depth_test` is set and
     /// the sink has depth.
     fn span_solid(&mut self, span: &Span, color: Self::Raw, depth_test: bool);
+    /// Depth-tests (when the sink has depth) and writes a textured span (`span.s` is unused;
+    /// `tex` is at the span's first pixel); writes depth too.
+    #[cfg(feature = "texture")]
+    fn span_textured(&mut self, span: &Span, tex: &super::textured::TexSpan<'_>);
 }
 
 /// Shade-table index of a span shade value (see [`Span`]); the mask never changes an index of
@@ -280,6 +284,36 @@ impl<C: PixelFormat, D: DepthFormat> Sink for Target<'_, C, D> {
                 for c in colors.iter_mut() {
                     *c = table[shade_index(s)];
                     s = s.wrapping_add(span.ds);
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "texture")]
+    #[inline]
+    fn span_textured(&mut self, span: &Span, tex: &super::textured::TexSpan<'_>) {
+        let Some((a, b, skip)) = self.span_range(span) else { return };
+        let Some(colors) = self.color.get_mut(a..b) else { return };
+        let mut z = span.z.wrapping_add(span.dz.wrapping_mul(skip));
+        let mut t = *tex;
+        t.skip(skip);
+        match self.depth.as_deref_mut() {
+            Some(depth) => {
+                let Some(depths) = depth.get_mut(a..b) else { return };
+                for (c, d) in colors.iter_mut().zip(depths.iter_mut()) {
+                    let zv = D::from_z(depth_of(z));
+                    if zv < *d {
+                        *d = zv;
+                        *c = C::pack(t.color());
+                    }
+                    z = z.wrapping_add(span.dz);
+                    t.step();
+                }
+            }
+            None => {
+                for c in colors.iter_mut() {
+                    *c = C::pack(t.color());
+                    t.step();
                 }
             }
         }

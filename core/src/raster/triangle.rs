@@ -149,71 +149,117 @@ impl Bound {
 /// A linearly interpolated attribute: the value at the first pixel of the bounding box and
 /// its steps per column and per row, all with 16 more fractional bits than the attribute.
 #[derive(Clone, Copy)]
-struct Plane {
-    start: i64,
-    dx: i64,
-    dy: i64,
+pub(crate) struct Plane {
+    pub start: i64,
+    pub dx: i64,
+    pub dy: i64,
 }
 
-/// Fills a triangle with positive [`area2`] (see [`orient`]) into `sink`.
+/// The covered pixels of a triangle with positive [`area2`] (see [`orient`]), row by row, and
+/// the planes of its attributes.
 ///
-/// Covered pixels are those whose center is inside, or on a top or left edge. Depth and shade
-/// come from planes through the three vertices; the value at every pixel equals
+/// Covered pixels are those whose center is inside, or on a top or left edge. Attribute
+/// planes ([`Coverage::plane`]) go through the three vertices; the value at every pixel equals
 /// `a₀·2¹⁶ + gx·(px − x₀) + gy·(py − y₀)` with gradients rounded once per triangle, whatever
 /// rows the sink holds, so a frame drawn in bands matches one drawn whole.
-pub(crate) fn fill_triangle<S: Sink>(sink: &mut S, v: &[ScreenVertex; 3], table: &ShadeTable<S::Raw>) {
-    let area = area2(v);
-    if area <= 0 {
-        return;
-    }
-    let Some((px0, py0, px1, py1)) = pixel_bounds(sink, v) else { return };
-    let sx = px0 as i64 * ONE + CENTER;
-    let sy = py0 as i64 * ONE + CENTER;
+pub(crate) struct Coverage {
+    bounds: [Bound; 3],
+    /// The pixel bounding box, clipped to the sink.
+    px0: i32,
+    py0: i32,
+    py1: i32,
+    px1: i32,
+    /// The first bounding-box pixel's center in sub-pixels.
+    sx: i64,
+    sy: i64,
+    area: i64,
+    v0: (i64, i64),
+    e0: (i64, i64),
+    e2: (i64, i64),
+}
 
-    let mut bounds = [Bound::Flat { e: 0, b: 0 }; 3];
-    for (i, bound) in bounds.iter_mut().enumerate() {
-        let a = v[i];
-        let b = v[(i + 1) % 3];
-        let (ex, ey) = ((b.x - a.x) as i64, (b.y - a.y) as i64);
-        // Inside is E ≥ 0 on top and left edges, E > 0 elsewhere (the triangle turns clockwise
-        // as seen on screen, so a top edge runs in +x and a left edge runs up).
-        let top_left = ey < 0 || (ey == 0 && ex > 0);
-        let e = ex * (sy - a.y as i64) - ey * (sx - a.x as i64) - if top_left { 0 } else { 1 };
-        *bound = Bound::new(e, -ey * ONE, ex * ONE);
+impl Coverage {
+    /// The coverage of `v` in `sink`, `None` when no pixel of the sink can be covered.
+    #[inline(always)]
+    pub(crate) fn new<S: Sink>(sink: &S, v: &[ScreenVertex; 3]) -> Option<Coverage> {
+        let area = area2(v);
+        if area <= 0 {
+            return None;
+        }
+        let (px0, py0, px1, py1) = pixel_bounds(sink, v)?;
+        let sx = px0 as i64 * ONE + CENTER;
+        let sy = py0 as i64 * ONE + CENTER;
+
+        let mut bounds = [Bound::Flat { e: 0, b: 0 }; 3];
+        for (i, bound) in bounds.iter_mut().enumerate() {
+            let a = v[i];
+            let b = v[(i + 1) % 3];
+            let (ex, ey) = ((b.x - a.x) as i64, (b.y - a.y) as i64);
+            // Inside is E ≥ 0 on top and left edges, E > 0 elsewhere (the triangle turns
+            // clockwise as seen on screen, so a top edge runs in +x and a left edge runs up).
+            let top_left = ey < 0 || (ey == 0 && ex > 0);
+            let e = ex * (sy - a.y as i64) - ey * (sx - a.x as i64) - if top_left { 0 } else { 1 };
+            *bound = Bound::new(e, -ey * ONE, ex * ONE);
+        }
+        // Barycentric weight of v1 is E₂/area (edge v2→v0), of v2 is E₀/area (edge v0→v1).
+        let e0 = ((v[1].x - v[0].x) as i64, (v[1].y - v[0].y) as i64);
+        let e2 = ((v[0].x - v[2].x) as i64, (v[0].y - v[2].y) as i64);
+        Some(Coverage { bounds, px0, py0, py1, px1, sx, sy, area, v0: (v[0].x as i64, v[0].y as i64), e0, e2 })
     }
 
-    // Barycentric weight of v1 is E₂/area (edge v2→v0), of v2 is E₀/area (edge v0→v1).
-    let (ex0, ey0) = ((v[1].x - v[0].x) as i64, (v[1].y - v[0].y) as i64);
-    let (ex2, ey2) = ((v[0].x - v[2].x) as i64, (v[0].y - v[2].y) as i64);
-    let plane = |a0: i32, a1: i32, a2: i32| -> Plane {
+    /// The plane of an attribute with values `a0`, `a1`, `a2` at the vertices (|differences|
+    /// below 2²⁸), with 16 more fractional bits than the attribute.
+    #[inline(always)]
+    pub(crate) fn plane(&self, a0: i32, a1: i32, a2: i32) -> Plane {
         let (d1, d2) = ((a1 - a0) as i64, (a2 - a0) as i64);
         if d1 == 0 && d2 == 0 {
             return Plane { start: (a0 as i64) << 16, dx: 0, dy: 0 };
         }
-        let gx = div_round((-d1 * ey2 - d2 * ey0) << 16, area);
-        let gy = div_round((d1 * ex2 + d2 * ex0) << 16, area);
+        let (ex0, ey0) = self.e0;
+        let (ex2, ey2) = self.e2;
+        let gx = div_round((-d1 * ey2 - d2 * ey0) << 16, self.area);
+        let gy = div_round((d1 * ex2 + d2 * ex0) << 16, self.area);
         let start = ((a0 as i64) << 16)
-            .wrapping_add(gx.wrapping_mul(sx - v[0].x as i64))
-            .wrapping_add(gy.wrapping_mul(sy - v[0].y as i64));
+            .wrapping_add(gx.wrapping_mul(self.sx - self.v0.0))
+            .wrapping_add(gy.wrapping_mul(self.sy - self.v0.1));
         Plane { start, dx: gx.wrapping_mul(ONE), dy: gy.wrapping_mul(ONE) }
-    };
-    let zp = plane(v[0].z, v[1].z, v[2].z);
-    let mut sp = plane(v[0].s, v[1].s, v[2].s);
+    }
+
+    /// Calls `row(y, x0, cols)` for every row `y` of the bounding box, top to bottom, where
+    /// `x0` is the box's first column and `cols` the covered columns `x0 + lo ..= x0 + hi` as
+    /// `Some((lo, hi))` (`lo` is what a plane's row value steps by: `row + dx · lo`), or `None`.
+    #[inline(always)]
+    pub(crate) fn rows(&mut self, mut row: impl FnMut(i32, i32, Option<(i64, i64)>)) {
+        let last = (self.px1 - self.px0) as i64;
+        for y in self.py0..=self.py1 {
+            let (mut lo, mut hi) = (0i64, last);
+            for b in &self.bounds {
+                b.clip(&mut lo, &mut hi);
+            }
+            row(y, self.px0, (lo <= hi).then_some((lo, hi)));
+            for b in &mut self.bounds {
+                b.step();
+            }
+        }
+    }
+}
+
+/// Fills a triangle with positive [`area2`] (see [`orient`]) into `sink`, its depth and shade
+/// from the planes through the three vertices (see [`Coverage`]).
+pub(crate) fn fill_triangle<S: Sink>(sink: &mut S, v: &[ScreenVertex; 3], table: &ShadeTable<S::Raw>) {
+    let Some(mut cov) = Coverage::new(sink, v) else { return };
+    let zp = cov.plane(v[0].z, v[1].z, v[2].z);
+    let mut sp = cov.plane(v[0].s, v[1].s, v[2].s);
     // Shade values carry 8 fractional bits already: 8 + 16 = 24, plus the rounding bias.
     sp.start = sp.start.wrapping_add(SHADE_BIAS);
 
-    let last = (px1 - px0) as i64;
     let (mut z_row, mut s_row) = (zp.start, sp.start);
-    for y in py0..=py1 {
-        let (mut lo, mut hi) = (0i64, last);
-        for b in &bounds {
-            b.clip(&mut lo, &mut hi);
-        }
-        if lo <= hi {
+    cov.rows(|y, x0, cols| {
+        if let Some((lo, hi)) = cols {
             let span = Span {
                 y,
-                x0: px0 + lo as i32,
-                x1: px0 + hi as i32 + 1,
+                x0: x0 + lo as i32,
+                x1: x0 + hi as i32 + 1,
                 z: z_row.wrapping_add(zp.dx.wrapping_mul(lo)),
                 dz: zp.dx,
                 s: s_row.wrapping_add(sp.dx.wrapping_mul(lo)),
@@ -221,10 +267,7 @@ pub(crate) fn fill_triangle<S: Sink>(sink: &mut S, v: &[ScreenVertex; 3], table:
             };
             sink.span_shaded(&span, table);
         }
-        for b in &mut bounds {
-            b.step();
-        }
         z_row = z_row.wrapping_add(zp.dy);
         s_row = s_row.wrapping_add(sp.dy);
-    }
+    });
 }

@@ -1,8 +1,9 @@
 //! sinew's offline pipeline, with no GUI dependency: the glTF 2.0 and Doom 3 md5 importers
 //! ([`import`]) into the host [`rig::Rig`], the baker ([`bake`]) that writes `.sinew` files,
-//! the host [`model::Model`] that loads any of them and runs the core's jobs (with [`morph`]
-//! for morph targets), the built-in procedural rigs ([`builtin`]), animation graph files
-//! ([`graph_file`], run by [`graph_run`]), and the `dump` and `bench` commands' work.
+//! materials and images ([`material`]), the host [`model::Model`] that loads any of them and
+//! runs the core's jobs (with [`morph`] for morph targets), the built-in procedural rigs
+//! ([`builtin`]), animation graph files ([`graph_file`], run by [`graph_run`]), and the `dump`
+//! and `bench` commands' work.
 
 pub mod bake;
 pub mod bench;
@@ -12,6 +13,7 @@ pub mod eval;
 pub mod graph_file;
 pub mod graph_run;
 pub mod import;
+pub mod material;
 pub mod model;
 pub mod morph;
 pub mod rig;

@@ -4,6 +4,8 @@
 
 use sinew::math::Transform;
 
+pub use crate::material::{FilterMode, RigImage, RigMaterial, RigSampler, RigTexture};
+
 /// One imported model.
 #[derive(Debug, Clone, Default)]
 pub struct Rig {
@@ -27,6 +29,10 @@ pub struct Rig {
     /// For each joint, the index of the node it was imported from in the source file (glTF
     /// node indices); empty when the source numbers no nodes (md5, built-in rigs).
     pub source_nodes: Vec<usize>,
+    /// Materials the primitives use ([`RigPrimitive::material`]).
+    pub materials: Vec<RigMaterial>,
+    /// Decoded images the materials' textures use.
+    pub images: Vec<RigImage>,
 }
 
 /// One node of the hierarchy.
@@ -107,6 +113,13 @@ pub struct RigPrimitive {
     pub indices: Vec<u32>,
     /// Base color (linear RGBA).
     pub color: [f32; 4],
+    /// Texture coordinates of the set the material's base-color texture reads (same count as
+    /// positions), when it has one.
+    pub texcoords: Option<Vec<[f32; 2]>>,
+    /// Vertex colors (`COLOR_0`, linear RGBA; same count as positions), if present.
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// Index into [`Rig::materials`], or `None` for the default material ([`Self::color`] alone).
+    pub material: Option<usize>,
     /// Morph targets (as many as the mesh's weights).
     pub targets: Vec<RigMorphTarget>,
 }

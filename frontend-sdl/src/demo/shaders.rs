@@ -7,7 +7,9 @@
 //! matrix (linear blend skinning), or `u_jointDQ[2 · JOINTS]` holding each joint's dual
 //! quaternion as `(real.xyzw, dual.xyzw)` (dual-quaternion skinning). `JOINTS` is defined in
 //! front of the source by [`skin_vertex_shader`]. Lighting is per vertex, as in the software
-//! rasterizer: `ambient + diffuse · max(0, n̂ · l̂)`.
+//! rasterizer: `ambient + diffuse · max(0, n̂ · l̂)`. Both also pass `a_uv` and `a_color` on to
+//! the fragment shader, which multiplies the base color, the vertex color and the base-color
+//! texture (`u_texture`).
 
 use sinew_pipeline::model::Skinning;
 
@@ -21,6 +23,10 @@ pub mod attrib {
     pub const JOINT_INDICES: u32 = 2;
     /// `a_jointWeights`.
     pub const JOINT_WEIGHTS: u32 = 3;
+    /// `a_uv` (mesh texture coordinates).
+    pub const TEXCOORD: u32 = 4;
+    /// `a_color` of meshes (vertex colors).
+    pub const VERTEX_COLOR: u32 = 5;
     /// HUD `a_uv`.
     pub const UV: u32 = 1;
     /// HUD `a_color`.
@@ -111,14 +117,34 @@ void main() {
 }
 ";
 
-/// Fragment shader of skinned meshes: the color scaled by the vertex light level.
+/// What the skinning vertex shaders add to their body: the surface attributes (texture
+/// coordinates, vertex color) passed to the fragment shader unchanged. [`skin_vertex_shader`]
+/// declares them in front of the body and assigns them first thing in `main`.
+const SURFACE_DECLARATIONS: &str = "attribute vec2 a_uv;
+attribute vec4 a_color;
+varying vec2 v_uv;
+varying vec4 v_color;
+";
+
+/// The assignments [`SURFACE_DECLARATIONS`] needs, at the top of `main`.
+const SURFACE_PASS: &str = "void main() {
+    v_uv = a_uv;
+    v_color = a_color;";
+
+/// Fragment shader of skinned meshes: the base color (`u_color`, the material's factor) times
+/// the vertex color times the base-color texture (a white texel for untextured parts), scaled
+/// by the vertex light level.
 pub const SKIN_FRAGMENT: &str = r"#version 100
 precision mediump float;
 uniform vec4 u_color;
+uniform sampler2D u_texture;
 varying float v_shade;
+varying vec2 v_uv;
+varying vec4 v_color;
 
 void main() {
-    gl_FragColor = vec4(u_color.rgb * v_shade, u_color.a);
+    vec4 c = u_color * v_color * texture2D(u_texture, v_uv);
+    gl_FragColor = vec4(c.rgb * v_shade, u_color.a);
 }
 ";
 
@@ -178,7 +204,8 @@ pub fn skin_vertex_shader(method: Skinning, joints: usize) -> String {
         Skinning::Lbs => LBS_BODY,
         Skinning::Dqs => DQS_BODY,
     };
-    format!("#version 100\n#define JOINTS {}\n{body}", joints.max(1))
+    let body = body.replacen("void main() {", SURFACE_PASS, 1);
+    format!("#version 100\n#define JOINTS {}\n{SURFACE_DECLARATIONS}{body}", joints.max(1))
 }
 
 /// The largest palette both skinning shaders can declare with `max_vertex_uniform_vectors`
@@ -207,5 +234,12 @@ mod tests {
         assert!(s.starts_with("#version 100\n#define JOINTS 12\n"));
         assert!(s.contains("u_jointDQ[JOINTS * 2]"));
         assert!(skin_vertex_shader(Skinning::Lbs, 0).contains("#define JOINTS 1\n"));
+        // Both pass the surface attributes on.
+        for m in [Skinning::Lbs, Skinning::Dqs] {
+            let s = skin_vertex_shader(m, 8);
+            assert!(
+                s.contains("attribute vec2 a_uv;") && s.contains("v_uv = a_uv;") && s.contains("v_color = a_color;")
+            );
+        }
     }
 }

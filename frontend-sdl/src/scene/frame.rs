@@ -26,8 +26,11 @@ pub struct DrawObject<'a> {
     pub dq_palette: Vec<DualQuat<f32>>,
     /// Skinning method.
     pub skinning: Skinning,
-    /// Base color, RGBA 0 to 1.
+    /// Base color, RGBA 0 to 1: the mesh's color, or the override [`push_model`] was given.
     pub color: [f32; 4],
+    /// True when each part's own material colors it (no override was given); false when
+    /// [`DrawObject::color`] replaces every part's base color.
+    pub material_colors: bool,
     /// Morph weights of the mesh, one per target (empty without targets): its default
     /// weights from [`push_model`], a clip's from whoever samples them.
     pub morph_weights: Vec<f32>,
@@ -79,7 +82,7 @@ pub struct Frame<'a> {
 /// Appends one [`DrawObject`] per mesh of `model` posed by `pose` (local, SoA) and placed by
 /// `world`, and, when `bones` is given, its bone lines in world space.
 ///
-/// `color` overrides the meshes' own colors.
+/// `color` overrides the meshes' own colors (their parts' materials' base colors).
 ///
 /// # Errors
 ///
@@ -115,6 +118,7 @@ pub fn push_model<'a>(
             dq_palette,
             skinning,
             color: color.unwrap_or([c[0], c[1], c[2], c[3]].map(|v| v as f32 / 255.0)),
+            material_colors: color.is_none(),
             morph_weights: sample_weights(&asset, mesh, None, 0.0)?,
         });
     }

@@ -50,16 +50,20 @@ pub struct Image {
     pub rgba: Vec<u8>,
 }
 
-/// Reads an RGBA8 PNG.
+/// Reads an RGBA8 PNG (an RGB8 one, as `sinew soft` writes, gets an opaque alpha).
 pub fn read_png(path: &std::path::Path) -> Image {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
     assert_eq!(info.bit_depth, png::BitDepth::Eight);
     buf.truncate(info.buffer_size());
-    Image { width: info.width, height: info.height, rgba: buf }
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+        other => panic!("{}: {other:?} PNG", path.display()),
+    };
+    Image { width: info.width, height: info.height, rgba }
 }
 
 /// The share of pixels that differ from the top-left pixel (the clear color), and the

@@ -94,6 +94,57 @@ pub fn gltf_bytes(data: &[u8]) {
     }
 }
 
+/// Fuzz target `image_decode`: the bytes as the base-color texture image of a one-triangle
+/// GLB (declared JPEG when they start with `0xFF`, PNG otherwise), imported, baked and parsed
+/// as [`gltf_bytes`] does.
+pub fn image_bytes(data: &[u8]) {
+    gltf_bytes(&image_glb(data));
+}
+
+/// A GLB of one textured triangle whose image is `image`, stored in a buffer view.
+pub fn image_glb(image: &[u8]) -> Vec<u8> {
+    let mut bin: Vec<u8> = Vec::new();
+    for v in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0] {
+        bin.extend_from_slice(&v.to_le_bytes());
+    }
+    // Positions 0..36, texture coordinates 36..60, the image from 60.
+    bin.extend_from_slice(image);
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let mime = if image.first() == Some(&0xFF) { "image/jpeg" } else { "image/png" };
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"TEXCOORD_0":1}},"material":0}}]}}],
+"materials":[{{"pbrMetallicRoughness":{{"baseColorTexture":{{"index":0}}}}}}],
+"textures":[{{"source":0,"sampler":0}}],"samplers":[{{"wrapS":33648,"wrapT":33071,"magFilter":9728}}],
+"images":[{{"bufferView":2,"mimeType":"{mime}"}}],
+"accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}},
+{{"bufferView":1,"componentType":5126,"count":3,"type":"VEC2"}}],
+"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":24}},
+{{"buffer":0,"byteOffset":60,"byteLength":{}}}],
+"buffers":[{{"byteLength":{}}}]}}"#,
+        image.len(),
+        bin.len()
+    );
+    let mut json = json.into_bytes();
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&bin);
+    out
+}
+
 /// Bakes `rig` with the default options and with lossless keys, small palettes and every
 /// influence; whatever bakes must parse, and is then exercised.
 fn bake_and_exercise(rig: &Rig, times: &[f32]) {
@@ -189,8 +240,21 @@ fn check_views(asset: &Asset<'_>) {
             for k in 0..p.num_indices() {
                 assert!((p.index(k) as usize) < p.num_vertices());
             }
+            // A validated material reads as stored; its texture exists and has coordinates.
+            let material = p.material();
+            if let Some(t) = material.texture {
+                assert!(t < asset.num_textures());
+                assert!(p.has_texcoords());
+            }
+            assert!(!material.vertex_colors || p.has_colors());
         }
     }
+    for i in 0..asset.num_textures() {
+        let t = asset.texture(i).expect("texture below num_textures");
+        let texture = t.to_texture().expect("a validated texture section is a valid texture");
+        assert_eq!(texture.texels().len(), (t.width() * t.height()) as usize * texture.format().bytes_per_texel());
+    }
+    assert!(asset.texture(asset.num_textures()).is_none());
     for i in 0..asset.num_clips() {
         let c = asset.clip(i).expect("clip below num_clips");
         assert!(c.start() <= c.end());

@@ -666,6 +666,7 @@ pub fn gltf_cases() -> Vec<GltfCase> {
         "Ok, 4 triangles",
         |r| r.as_ref().is_ok_and(|rig| rig.meshes[0].primitives[0].indices.len() == 12),
     ));
+    cases.extend(image_cases());
     cases.extend(super::morph::morph_cases());
     cases
 }
@@ -745,4 +746,79 @@ pub fn hostile_chain() -> HostileChain {
     let (joints, animated) = (1000, 8);
     let keys = (MAX_BAKE_WORK / (4 * (joints + animated) as u64)) as usize + 2;
     HostileChain { joints, animated, keys, glb: chain_glb(joints, animated, keys, 0.01) }
+}
+
+/// Where a GLB's image `i` (stored in a buffer view) is: its bytes' range.
+fn image_range(glb: &[u8], i: usize) -> std::ops::Range<usize> {
+    let (json, bin_start) = glb_parts(glb);
+    let view = &json["bufferViews"][json["images"][i]["bufferView"].as_u64().expect("image view") as usize];
+    let start = bin_start + view["byteOffset"].as_u64().unwrap_or(0) as usize;
+    start..start + view["byteLength"].as_u64().expect("length") as usize
+}
+
+/// Offset of a JPEG's frame header (SOF0 to SOF2 marker) within `jpeg`.
+fn jpeg_frame(jpeg: &[u8]) -> usize {
+    let mut i = 2;
+    while i + 4 < jpeg.len() {
+        if (0xC0..=0xC2).contains(&jpeg[i + 1]) {
+            return i;
+        }
+        i += 2 + u16::from_be_bytes([jpeg[i + 2], jpeg[i + 3]]) as usize;
+    }
+    panic!("no JPEG frame header");
+}
+
+/// Textures: CesiumMan's JPEG and Fox's PNG truncated, corrupt and oversized, each refused
+/// naming image 0.
+fn image_cases() -> Vec<GltfCase> {
+    let mut cases = Vec::new();
+    let cesium = read(&gltf_asset("CesiumMan", "glb"));
+    let fox = read(&gltf_asset("Fox", "glb"));
+    for (model, glb) in [("CesiumMan", &cesium), ("Fox", &fox)] {
+        let r = image_range(glb, 0);
+        // The image's buffer view cut to a part of it.
+        for keep in [0usize, 8, 100, r.len() / 2] {
+            let b = glb_json_edit(glb, |j| {
+                let v = j["images"][0]["bufferView"].as_u64().expect("view") as usize;
+                j["bufferViews"][v]["byteLength"] = keep.into();
+            });
+            cases.push(gltf_case!(
+                Image,
+                format!("{model}.glb image cut to {keep} bytes"),
+                b,
+                GltfError::BadImage { image: 0, .. } | GltfError::UnsupportedImage { image: 0, .. }
+            ));
+        }
+    }
+    // CesiumMan: the JPEG frame header says 65535 × 65535, or its markers are overwritten.
+    let r = image_range(&cesium, 0);
+    let sof = r.start + jpeg_frame(&cesium[r.clone()]);
+    let mut b = cesium.clone();
+    b[sof + 5..sof + 9].copy_from_slice(&[0xFF; 4]);
+    cases.push(gltf_case!(
+        Image,
+        "CesiumMan.glb JPEG of 65535 × 65535",
+        b,
+        GltfError::ImageTooLarge { image: 0, width: 65535, height: 65535, .. }
+    ));
+    let mut b = cesium.clone();
+    b[sof..sof + 16].fill(0);
+    cases.push(gltf_case!(Image, "CesiumMan.glb JPEG frame header zeroed", b, GltfError::BadImage { image: 0, .. }));
+    // Fox: the PNG header says 9000 wide (its checksum kept right), or a data byte changes.
+    let r = image_range(&fox, 0);
+    let mut b = fox.clone();
+    let ihdr = r.start + 12;
+    b[ihdr + 4..ihdr + 8].copy_from_slice(&9000u32.to_be_bytes());
+    let crc = sinew::asset::crc32(&b[ihdr..ihdr + 17]);
+    b[ihdr + 17..ihdr + 21].copy_from_slice(&crc.to_be_bytes());
+    cases.push(gltf_case!(
+        Image,
+        "Fox.glb PNG of 9000 × 1024",
+        b,
+        GltfError::ImageTooLarge { image: 0, width: 9000, height: 1024, .. }
+    ));
+    let mut b = fox.clone();
+    b[r.start + r.len() / 2] ^= 0x5A;
+    cases.push(gltf_case!(Image, "Fox.glb PNG data byte changed", b, GltfError::BadImage { image: 0, .. }));
+    cases
 }

@@ -87,6 +87,8 @@ pub enum Category {
     Cycle,
     /// Triangles that repeat a vertex.
     Degenerate,
+    /// Images (textures) that are truncated, corrupt, or too large.
+    Image,
 }
 
 use Category::*;

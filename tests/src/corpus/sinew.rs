@@ -75,7 +75,18 @@ pub struct SmallSinew {
     pub indices: Vec<u32>,
     /// The joint the rigid mesh follows.
     pub rigid_node: u16,
+    /// The skinned part's texture coordinates, if any.
+    pub texcoords: Option<Vec<[f32; 2]>>,
+    /// The skinned part's material.
+    pub material: [u8; MATERIAL_LEN],
+    /// A texture section's body after its name (section 5), if any.
+    pub texture: Option<Vec<u8>>,
 }
+
+/// An untextured white material (repeat, linear).
+pub const PLAIN_MATERIAL: [u8; MATERIAL_LEN] = [255, 255, 255, 255, 0xFF, 0xFF, 0, 0, 1, 1, 0, 0];
+/// A material reading texture 0 (repeat, linear).
+pub const TEXTURED_MATERIAL: [u8; MATERIAL_LEN] = [255, 255, 255, 255, 0, 0, 0, 0, 1, 1, 0, 0];
 
 /// One track of [`SmallSinew`]'s clip: its directory entry and its key data.
 #[derive(Clone)]
@@ -202,11 +213,14 @@ impl SmallSinew {
             index_size: 2,
             indices: vec![0, 1, 2, 2, 1, 3],
             rigid_node: 2,
+            texcoords: None,
+            material: PLAIN_MATERIAL,
+            texture: None,
         }
     }
 
     fn emit(&self, w: &mut Writer) {
-        let table = w.begin_file(5);
+        let table = w.begin_file(5 + u32::from(self.texture.is_some()));
         let s = w.len();
         w.u16(self.joint_count.unwrap_or(self.parents.len() as u16));
         self.parents.iter().for_each(|&p| w.i16(p));
@@ -253,7 +267,7 @@ impl SmallSinew {
         self.palette.iter().for_each(|&j| w.u16(j));
         w.u32(self.vertex_count.unwrap_or(self.positions.len() as u32));
         w.u8(self.influences);
-        w.u8(ATTR_NORMALS);
+        w.u8(ATTR_NORMALS | if self.texcoords.is_some() { ATTR_TEXCOORDS } else { 0 });
         self.positions.iter().chain(&self.normals).flatten().for_each(|&v| w.f32(v));
         self.joints.iter().for_each(|&j| w.u16(j));
         self.weights.iter().for_each(|&v| w.f32(v));
@@ -265,6 +279,10 @@ impl SmallSinew {
                 _ => w.u32(i),
             }
         }
+        if let Some(t) = &self.texcoords {
+            t.iter().flatten().for_each(|&v| w.f32(v));
+        }
+        w.bytes(&self.material);
         w.section(table, 3, KIND_MESH, s);
         let s = w.len();
         w.str("prop");
@@ -280,7 +298,14 @@ impl SmallSinew {
         w.u32(3);
         w.u8(2);
         [0u16, 1, 2].iter().for_each(|&i| w.u16(i));
+        w.bytes(&PLAIN_MATERIAL);
         w.section(table, 4, KIND_MESH, s);
+        if let Some(t) = &self.texture {
+            let s = w.len();
+            w.str("tex");
+            w.bytes(t);
+            w.section(table, 5, KIND_TEXTURE, s);
+        }
         w.finish();
     }
 
@@ -834,6 +859,100 @@ pub fn sinew_cases() -> Vec<Case<(), ParseError>> {
         "small last triangle 1, 3, 1",
         SmallSinew::with(|s| s.indices[5] = 1),
         ParseError::DegenerateTriangle { section: SmallSinew::MESH, part: 0, triangle: 1 },
+    ));
+    cases.extend(texture_cases());
+
+    cases
+}
+
+/// Textures and materials: texture sections with bad formats, flags, sizes or lengths, and
+/// materials with bad codes, a texture without texture coordinates or past the textures.
+fn texture_cases() -> Vec<Case<(), ParseError>> {
+    type C = Case<(), ParseError>;
+    const TEXR: u16 = 5;
+    // A 2 × 1 RGBA8 texture read by the skinned part.
+    let textured = |s: &mut SmallSinew| {
+        s.texcoords = Some(vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]);
+        s.material = TEXTURED_MATERIAL;
+        s.texture = Some(vec![TEXEL_RGBA8, 0, 2, 0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    };
+    let mut cases = Vec::new();
+    let bad_texture = ParseError::BadTexture { section: TEXR };
+    for (name, body) in [
+        ("unknown texel format", vec![7, 0, 1, 0, 1, 0, 1, 2, 3, 4]),
+        ("texture flags set", vec![TEXEL_RGBA8, 1, 1, 0, 1, 0, 1, 2, 3, 4]),
+        ("texture 0 wide", vec![TEXEL_RGBA8, 0, 0, 0, 1, 0]),
+        ("texture 4097 wide", vec![TEXEL_RGB565, 0, 0x01, 0x10, 1, 0, 0, 0]),
+        ("texture 65535 × 65535", vec![TEXEL_RGBA8, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]),
+        ("texture with a texel too many", vec![TEXEL_RGB565, 0, 1, 0, 1, 0, 1, 2, 3, 4]),
+    ] {
+        cases.push(C::is(
+            Image,
+            name,
+            SmallSinew::with(|s| {
+                textured(s);
+                s.texture = Some(body);
+            }),
+            bad_texture,
+        ));
+    }
+    cases.push(C::is(
+        Image,
+        "texture shorter than its size",
+        SmallSinew::with(|s| {
+            textured(s);
+            s.texture = Some(vec![TEXEL_RGBA8, 0, 2, 0, 2, 0, 1, 2, 3, 4]);
+        }),
+        ParseError::SectionOverrun { section: TEXR },
+    ));
+    let bad_material = ParseError::BadMaterial { section: SmallSinew::MESH, part: 0 };
+    for (at, v) in [(6, 3u8), (7, 200), (8, 2), (9, 6), (10, 1), (11, 1)] {
+        let name = format!("material byte {at} = {v}");
+        cases.push(C::is(
+            Image,
+            name,
+            SmallSinew::with(|s| {
+                textured(s);
+                s.material[at] = v;
+            }),
+            bad_material,
+        ));
+    }
+    cases.push(C::is(
+        Image,
+        "a texture without texture coordinates",
+        SmallSinew::with(|s| {
+            textured(s);
+            s.texcoords = None;
+        }),
+        bad_material,
+    ));
+    cases.push(C::is(
+        Image,
+        "a material naming texture 1 of 1",
+        SmallSinew::with(|s| {
+            textured(s);
+            s.material[4] = 1;
+        }),
+        ParseError::TextureOutOfRange { section: SmallSinew::MESH, part: 0, texture: 1 },
+    ));
+    cases.push(C::is(
+        Image,
+        "a material naming a texture in a file without textures",
+        SmallSinew::with(|s| {
+            textured(s);
+            s.texture = None;
+        }),
+        ParseError::TextureOutOfRange { section: SmallSinew::MESH, part: 0, texture: 0 },
+    ));
+    cases.push(C::is(
+        NonFinite,
+        "NaN texture coordinate",
+        SmallSinew::with(|s| {
+            textured(s);
+            s.texcoords = Some(vec![[0.0, f32::NAN], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]);
+        }),
+        ParseError::NonFinite { section: SmallSinew::MESH },
     ));
     cases
 }

@@ -110,6 +110,13 @@ pub(super) fn mesh_parts(b: &[u8], s: Section) -> (usize, usize, Vec<PartAt>) {
         at += 5;
         let indices = at;
         at += count * index_size;
+        if attrs & ATTR_TEXCOORDS != 0 {
+            at += 8 * v;
+        }
+        if attrs & ATTR_COLORS != 0 {
+            at += 4 * v;
+        }
+        at += MATERIAL_LEN;
         out.push(PartAt {
             palette_len,
             palette,

@@ -103,6 +103,8 @@ fn write(w: &mut Writer, s: &Spec) {
     for i in [0u16, 1, 2, 2, 1, 3] {
         w.u16(i);
     }
+    // An untextured white material.
+    w.bytes(&[255, 255, 255, 255, 0xFF, 0xFF, 0, 0, 1, 1, 0, 0]);
     w.section(table, 2, KIND_MESH, start);
     // Its targets.
     let start = w.len();

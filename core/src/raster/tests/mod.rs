@@ -17,6 +17,8 @@ use crate::real::Real;
 #[cfg(feature = "embedded-graphics")]
 mod display;
 mod pipeline;
+#[cfg(feature = "texture")]
+mod texture;
 mod triangles;
 
 /// A target that records how often each pixel is written, with `Xrgb8888` color and 24-bit
@@ -142,6 +144,16 @@ impl Sink for Mock {
             self.write(x, span.y, z, true, table[shade_index(s)]);
             z = z.wrapping_add(span.dz);
             s = s.wrapping_add(span.ds);
+        }
+    }
+    #[cfg(feature = "texture")]
+    fn span_textured(&mut self, span: &Span, tex: &super::textured::TexSpan<'_>) {
+        assert!(span.x0 < span.x1, "empty span {span:?}");
+        let (mut z, mut t) = (span.z, *tex);
+        for x in span.x0..span.x1 {
+            self.write(x, span.y, z, true, Xrgb8888::pack(t.color()));
+            z = z.wrapping_add(span.dz);
+            t.step();
         }
     }
     fn span_solid(&mut self, span: &Span, color: u32, depth_test: bool) {

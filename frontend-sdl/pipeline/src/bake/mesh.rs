@@ -1,11 +1,12 @@
 //! One mesh: its color, skin and node, each primitive's vertices checked, its weights limited
-//! ([`super::weights`]), triangles that repeat a vertex dropped, and parts split to the palette
-//! size ([`super::palette`]).
+//! ([`super::weights`]), triangles that repeat a vertex dropped, parts split to the palette
+//! size ([`super::palette`]), and each part's material ([`super::texture`]).
 
 use sinew::asset::format::NONE;
 use sinew::limits::MAX_INFLUENCES;
 
 use super::palette::split_palette;
+use super::texture::material_bytes;
 use super::weights::limit_weights;
 use super::write::{EncMesh, EncPart};
 use super::{BakeError, BakeOptions, BakeReport};
@@ -17,6 +18,7 @@ pub(super) fn bake_mesh(
     m: &RigMesh,
     opts: &BakeOptions,
     report: &mut BakeReport,
+    textures: &std::collections::HashMap<usize, u16>,
 ) -> Result<EncMesh, BakeError> {
     let color = m.primitives.first().map(|p| p.color).unwrap_or([0.8, 0.8, 0.8, 1.0]);
     let color = color.map(|c| (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
@@ -59,6 +61,25 @@ pub(super) fn bake_mesh(
             Some(sj) if influences > 0 => (0..sj as u16).collect(),
             _ => Vec::new(),
         };
+        for (what, len) in [
+            ("texture coordinates", p.texcoords.as_ref().map(Vec::len)),
+            ("vertex colors", p.colors.as_ref().map(Vec::len)),
+        ] {
+            if len.is_some_and(|l| l != n) {
+                return Err(BakeError::Invalid(format!(
+                    "mesh '{}' primitive {pi} has {what} for {len:?} of {n} vertices",
+                    m.name
+                )));
+            }
+        }
+        if p.texcoords.as_ref().is_some_and(|t| !t.iter().flatten().all(|x| x.is_finite())) {
+            return Err(BakeError::Invalid(format!(
+                "mesh '{}' primitive {pi} has non-finite texture coordinates",
+                m.name
+            )));
+        }
+        let material = material_bytes(rig, p, textures);
+        let first = parts.len();
         let split = match (opts.palette, influences) {
             (Some(limit), k) if k > 0 && full.len() > limit => Some(limit),
             _ => None,
@@ -73,6 +94,9 @@ pub(super) fn bake_mesh(
                 joints,
                 weights,
                 indices,
+                texcoords: p.texcoords.clone(),
+                colors: p.colors.clone(),
+                material,
                 primitive: pi,
                 source: Vec::new(),
             }),
@@ -80,6 +104,13 @@ pub(super) fn bake_mesh(
                 let first = parts.len();
                 split_palette(p, &indices, influences, &joints, &weights, limit, &mut parts)?;
                 parts.iter_mut().skip(first).for_each(|part| part.primitive = pi);
+            }
+        }
+        for part in parts.get_mut(first..).unwrap_or_default() {
+            part.material = material;
+            if material[4..6] == NONE.to_le_bytes() {
+                // No texture reads them.
+                part.texcoords = None;
             }
         }
     }

@@ -18,6 +18,11 @@
 //!   rounds — is stored lossless instead (every key `f32`, linear rotations slerped exactly, so
 //!   it reproduces the source keys and needs no measurement) and reported as such
 //!   ([`ClipReport::fallback`]). The bake stays correct; only its size grows.
+//! - **Textures and materials**: every image a primitive's material uses becomes a texture
+//!   section, scaled down (area average in linear light, aspect kept) to fit
+//!   [`BakeOptions::texture_size`] and stored as [`BakeOptions::texture_format`]; each part
+//!   keeps its primitive's material (base color, texture and sampler, vertex-color flag), its
+//!   texture coordinates (when a texture reads them) and its vertex colors.
 //! - **Morph targets**: per mesh part, sparse (only the vertices a target moves), `i16` deltas
 //!   with a power-of-two step per attribute where the error bound allows, else `f32`; morph
 //!   weight tracks with every key, quantized where the bound allows (see `morph`). Deltas and
@@ -31,7 +36,7 @@
 //! - the public types: `options` ([`BakeOptions`], [`MAX_BAKE_WORK`]), `report`
 //!   ([`BakeReport`], [`ClipReport`]) and `error` ([`BakeError`]);
 //! - the mesh side: `mesh` (one mesh, its degenerate triangles), `weights` (checks and the
-//!   influence limit) and `palette` (the split into parts);
+//!   influence limit), `palette` (the split into parts) and `texture` (textures and materials);
 //! - the clip side: `clip` (the encoding search and the lossless fallback), `tracks` and
 //!   `quantize` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
 //!   error through the hierarchy) and `work` (the work budget);
@@ -49,6 +54,7 @@ mod quantize;
 mod reduce;
 mod report;
 mod skeleton;
+mod texture;
 mod tracks;
 mod weights;
 mod work;
@@ -60,12 +66,14 @@ mod tests;
 use sinew::asset::Asset;
 
 pub use error::BakeError;
-pub use options::{BakeOptions, MAX_BAKE_WORK};
+pub use options::{BakeOptions, DEFAULT_TEXTURE_SIZE, MAX_BAKE_WORK};
 pub use report::{BakeReport, ClipReport};
+pub use texture::TextureReport;
 
 use clip::bake_clip;
 use mesh::bake_mesh;
 use skeleton::skeleton_of;
+use texture::bake_textures;
 use work::Work;
 use write::{write_file_with_morphs, EncClip};
 
@@ -92,10 +100,12 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         }
         skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
     }
+    let (textures, texture_map, texture_reports) = bake_textures(rig, opts)?;
+    report.textures = texture_reports;
     morph::check_morphs(rig)?;
     let mut meshes = Vec::new();
     for m in &rig.meshes {
-        meshes.push(bake_mesh(rig, m, opts, &mut report)?);
+        meshes.push(bake_mesh(rig, m, opts, &mut report, &texture_map)?);
     }
     report.parts = meshes.iter().map(|m| m.parts.len()).sum();
     let mut clips = Vec::new();
@@ -117,7 +127,7 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         })
         .collect();
     report.morph_bound = morphs.iter().map(|m| m.bound).chain(weights.iter().map(|w| w.bound)).fold(0.0, f64::max);
-    let bytes = write_file_with_morphs(&skel, &skins, &meshes, &refs, (&morphs, &weights));
+    let bytes = write_file_with_morphs(&skel, &skins, &meshes, &refs, (&morphs, &weights), &textures);
     Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     // Section sizes for the report.
     if let Ok(a) = Asset::parse(&bytes) {

@@ -20,7 +20,18 @@ pub struct BakeOptions {
     /// track evaluated at one time by the measurement. Clips that do not fit are stored
     /// lossless (see the module documentation).
     pub max_work: u64,
+    /// Largest texture side in texels: bigger images are scaled down to fit `texture_size ×
+    /// texture_size`, keeping their aspect ratio (default [`DEFAULT_TEXTURE_SIZE`]; at most
+    /// [`MAX_TEXTURE_DIMENSION`](sinew::raster::MAX_TEXTURE_DIMENSION)).
+    pub texture_size: u32,
+    /// How texels are stored: RGBA8 (default) or RGB565 (half the bytes, for small devices).
+    pub texture_format: sinew::raster::TexelFormat,
 }
+
+/// Default [`BakeOptions::texture_size`]: 512 texels, 1 MiB of RGBA8 at most per texture (the
+/// sample models' 1024 × 1024 images become a quarter of their size; a display of a few hundred
+/// pixels shows no difference).
+pub const DEFAULT_TEXTURE_SIZE: u32 = 512;
 
 /// Default [`BakeOptions::max_work`]: 2²⁵ (33.5 million) steps, about 5 s of baking in an
 /// unoptimized build. The sample models take at most 3.6 million (`pab_crossarms`, BrainStem).
@@ -35,6 +46,8 @@ impl Default for BakeOptions {
             max_influences: 4,
             lossless: false,
             max_work: MAX_BAKE_WORK,
+            texture_size: DEFAULT_TEXTURE_SIZE,
+            texture_format: sinew::raster::TexelFormat::Rgba8,
         }
     }
 }

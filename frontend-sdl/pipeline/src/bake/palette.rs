@@ -35,6 +35,9 @@ pub(super) fn split_palette(
             joints: Vec::new(),
             weights: Vec::new(),
             indices: Vec::new(),
+            texcoords: p.texcoords.as_ref().map(|_| Vec::new()),
+            colors: p.colors.as_ref().map(|_| Vec::new()),
+            material: [0; sinew::asset::format::MATERIAL_LEN],
             primitive: 0,
             source: Vec::new(),
         };
@@ -49,6 +52,12 @@ pub(super) fn split_palette(
                     }
                     if let (Some(dst), Some(src)) = (part.tangents.as_mut(), p.tangents.as_ref()) {
                         dst.push(src.get(vi).copied().unwrap_or([0.0; 4]));
+                    }
+                    if let (Some(dst), Some(src)) = (part.texcoords.as_mut(), p.texcoords.as_ref()) {
+                        dst.push(src.get(vi).copied().unwrap_or([0.0; 2]));
+                    }
+                    if let (Some(dst), Some(src)) = (part.colors.as_mut(), p.colors.as_ref()) {
+                        dst.push(src.get(vi).copied().unwrap_or([1.0; 4]));
                     }
                     for i in 0..k {
                         let w = weights[vi * k + i];

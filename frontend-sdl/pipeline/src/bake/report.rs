@@ -44,6 +44,8 @@ pub struct BakeReport {
     pub parts: usize,
     /// File size.
     pub bytes: usize,
+    /// Per texture written.
+    pub textures: Vec<super::TextureReport>,
     /// Bytes of the morph-target and morph-weight sections.
     pub morph_bytes: usize,
     /// The largest bound on the vertex displacement (scene units) that the encoding of the morph

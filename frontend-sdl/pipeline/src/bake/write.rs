@@ -1,10 +1,11 @@
-//! The encoded form of every section (skeleton, skins, clips' tracks, meshes' parts) and the
-//! writer that lays them out as a `.sinew` file.
+//! The encoded form of every section (skeleton, skins, clips' tracks, meshes' parts, textures)
+//! and the writer that lays them out as a `.sinew` file.
 
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 
 use super::morph::{write_morph, write_weights, EncMorph, EncWeights};
+use super::texture::{colors_u8, EncTexture};
 
 /// One clip track as written: its directory entry and its key data.
 pub(super) struct EncTrack {
@@ -35,6 +36,9 @@ pub(super) struct EncPart {
     pub(super) joints: Vec<u16>,
     pub(super) weights: Vec<f32>,
     pub(super) indices: Vec<u32>,
+    pub(super) texcoords: Option<Vec<[f32; 2]>>,
+    pub(super) colors: Option<Vec<[f32; 4]>>,
+    pub(super) material: [u8; MATERIAL_LEN],
     /// The primitive the part comes from.
     pub(super) primitive: usize,
     /// The primitive vertex of each part vertex (empty: the same index, the part is the whole
@@ -71,8 +75,9 @@ fn emit(
     meshes: &[EncMesh],
     clips: &[&EncClip],
     morphs: EncMorphs<'_>,
+    textures: &[EncTexture],
 ) {
-    let count = 1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len();
+    let count = 1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len() + textures.len();
     let table = w.begin_file(count as u32);
     let mut idx = 0;
     let start = w.len();
@@ -146,7 +151,9 @@ fn emit(
             w.u32(p.positions.len() as u32);
             w.u8(p.influences as u8);
             let attrs = if p.normals.is_some() { ATTR_NORMALS } else { 0 }
-                | if p.tangents.is_some() { ATTR_TANGENTS } else { 0 };
+                | if p.tangents.is_some() { ATTR_TANGENTS } else { 0 }
+                | if p.texcoords.is_some() { ATTR_TEXCOORDS } else { 0 }
+                | if p.colors.is_some() { ATTR_COLORS } else { 0 };
             w.u8(attrs);
             for v in &p.positions {
                 v.iter().for_each(|&x| w.f32(x));
@@ -169,6 +176,13 @@ fn emit(
                     w.u16(i as u16);
                 }
             }
+            if let Some(t) = &p.texcoords {
+                t.iter().flatten().for_each(|&x| w.f32(x));
+            }
+            if let Some(c) = &p.colors {
+                colors_u8(c).iter().for_each(|c| w.bytes(c));
+            }
+            w.bytes(&p.material);
         }
         w.section(table, idx, KIND_MESH, start);
         idx += 1;
@@ -185,27 +199,39 @@ fn emit(
         w.section(table, idx, KIND_WEIGHTS, start);
         idx += 1;
     }
+    for t in textures {
+        let start = w.len();
+        w.str(&t.name);
+        w.u8(t.format);
+        w.u8(0);
+        w.u16(t.width);
+        w.u16(t.height);
+        w.bytes(&t.texels);
+        w.section(table, idx, KIND_TEXTURE, start);
+        idx += 1;
+    }
     w.finish();
 }
 
 /// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
 /// written).
 pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
-    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]))
+    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]), &[])
 }
 
-/// As [`write_file`], with the morph sections.
+/// As [`write_file`], with the morph and texture sections.
 pub(super) fn write_file_with_morphs(
     skel: &EncSkeleton,
     skins: &[EncSkin],
     meshes: &[EncMesh],
     clips: &[&EncClip],
     morphs: EncMorphs<'_>,
+    textures: &[EncTexture],
 ) -> Vec<u8> {
     let mut w = Writer::new(&mut []);
-    emit(&mut w, skel, skins, meshes, clips, morphs);
+    emit(&mut w, skel, skins, meshes, clips, morphs, textures);
     let mut buf = vec![0u8; w.len()];
     let mut w = Writer::new(&mut buf);
-    emit(&mut w, skel, skins, meshes, clips, morphs);
+    emit(&mut w, skel, skins, meshes, clips, morphs, textures);
     buf
 }

@@ -3,6 +3,8 @@
 //! streamed ([`GpuPart::skinned_vertices`]). A part of a mesh with morph targets is morphed
 //! on the CPU by the core's `MorphJob` and its bind-pose vertices streamed
 //! ([`GpuPart::morphed_vertices`]) with their joints and weights, so the shaders still skin it.
+//! Each part keeps its surface: the material's base color, its texture coordinates and vertex
+//! colors, and its texture (see `texture`).
 
 use glow::HasContext;
 use sinew::asset::MeshPart;
@@ -11,6 +13,7 @@ use sinew_pipeline::model::{Model, SkinnedPart};
 use sinew_pipeline::morph::MorphedPart;
 
 use super::context::GlError;
+use super::texture::{self, TextureKey};
 use super::vertex::{vertex_bytes, MeshVertex};
 
 /// How a part is drawn.
@@ -42,6 +45,10 @@ pub(super) struct GpuPart {
     expand: Option<Vec<u32>>,
     /// Bind-pose vertex data; CPU skinning streams a skinned copy of it.
     base: Vec<MeshVertex>,
+    /// The material's base-color factor, linear RGBA 0 to 1.
+    pub(super) color: [f32; 4],
+    /// The base-color texture (one of [`GpuModel`]'s), `None` for the white texture.
+    pub(super) texture: Option<glow::Texture>,
 }
 
 impl GpuPart {
@@ -88,10 +95,12 @@ impl GpuPart {
     }
 }
 
-/// A model's mesh parts in GPU buffers.
+/// A model's mesh parts in GPU buffers, and its textures.
 pub struct GpuModel {
     /// Parts by mesh.
     pub(super) meshes: Vec<Vec<GpuPart>>,
+    /// Textures with their sampler state, as the parts use them.
+    textures: Vec<(TextureKey, glow::Texture)>,
 }
 
 impl std::fmt::Debug for GpuModel {
@@ -105,6 +114,12 @@ impl GpuModel {
     #[must_use]
     pub fn modes(&self) -> Vec<Vec<PartMode>> {
         self.meshes.iter().map(|m| m.iter().map(|p| p.mode.clone()).collect()).collect()
+    }
+
+    /// Number of GL textures uploaded (one per baked texture and sampler state).
+    #[must_use]
+    pub fn num_textures(&self) -> usize {
+        self.textures.len()
     }
 }
 
@@ -138,6 +153,9 @@ fn part_vertex_data(part: &MeshPart<'_>, indices: &[u32], mode: &PartMode) -> Ve
         computed_normals(&positions, indices)
     };
     let k = part.influences();
+    let material = part.material();
+    let textured = material.texture.is_some() && part.has_texcoords();
+    let colored = material.vertex_colors && part.has_colors();
     let mut out = Vec::with_capacity(n);
     for v in 0..n {
         let mut idx = MeshVertex::SINGLE_INDICES;
@@ -154,6 +172,8 @@ fn part_vertex_data(part: &MeshPart<'_>, indices: &[u32], mode: &PartMode) -> Ve
             normal: normals[v].to_array(),
             joint_indices: idx,
             joint_weights: w,
+            uv: if textured { part.texcoord(v) } else { [0.0; 2] },
+            color: if colored { part.color(v).map(|c| f32::from(c) / 255.0) } else { [1.0; 4] },
         });
     }
     out
@@ -179,6 +199,9 @@ pub(super) fn upload(
 ) -> Result<GpuModel, GlError> {
     let asset = model.asset();
     let mut meshes = Vec::new();
+    let mut textures: Vec<(TextureKey, glow::Texture)> = Vec::new();
+    // SAFETY: a parameter query.
+    let max_size = unsafe { gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE) }.max(64) as u32;
     for mi in 0..asset.num_meshes() {
         let mut parts = Vec::new();
         let Some(mesh) = asset.mesh(mi) else {
@@ -206,6 +229,23 @@ pub(super) fn upload(
                 (0, Some(indices.clone()))
             };
             let map: Vec<u16> = (0..part.palette_len()).map(|i| part.palette(i)).collect();
+            let material = part.material();
+            let color = material.factor.map(|c| f32::from(c) / 255.0);
+            let key = TextureKey::of(&material).filter(|_| part.has_texcoords());
+            let texture = match key {
+                None => None,
+                Some(key) => match textures.iter().find(|(k, _)| *k == key) {
+                    Some(&(_, t)) => Some(t),
+                    None => match asset.texture(key.texture) {
+                        Some(data) => {
+                            let (t, _) = texture::upload(gl, &data, &key, max_size)?;
+                            textures.push((key, t));
+                            Some(t)
+                        }
+                        None => None,
+                    },
+                },
+            };
             // SAFETY: buffer creation and upload on the current context.
             unsafe {
                 let vbo = gl.create_buffer().map_err(GlError::Create)?;
@@ -228,7 +268,18 @@ pub(super) fn upload(
                 } else {
                     None
                 };
-                parts.push(GpuPart { vbo, ibo, index_type, count: indices.len() as i32, mode, map, expand, base });
+                parts.push(GpuPart {
+                    vbo,
+                    ibo,
+                    index_type,
+                    count: indices.len() as i32,
+                    mode,
+                    map,
+                    expand,
+                    base,
+                    color,
+                    texture,
+                });
             }
         }
         meshes.push(parts);
@@ -238,7 +289,7 @@ pub(super) fn upload(
         gl.bind_buffer(glow::ARRAY_BUFFER, None);
         gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, None);
     }
-    Ok(GpuModel { meshes })
+    Ok(GpuModel { meshes, textures })
 }
 
 /// Deletes the buffers of `model`.
@@ -250,6 +301,9 @@ pub(super) fn free(gl: &glow::Context, model: GpuModel) {
             if let Some(i) = p.ibo {
                 gl.delete_buffer(i);
             }
+        }
+        for &(_, t) in &model.textures {
+            gl.delete_texture(t);
         }
     }
 }

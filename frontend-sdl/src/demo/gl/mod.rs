@@ -14,10 +14,13 @@
 //!   set; its vertices are skinned by [`Model::skin_mesh`](sinew_pipeline::model::Model::skin_mesh)
 //!   every frame and streamed with an identity palette.
 //!
+//! Each part is drawn with its material: base-color factor × vertex color × base-color texture
+//! (GLES2 rules for textures whose size is not a power of two: see `texture`).
+//!
 //! The renderer is laid out as: the context's description and errors (`context`), the shader
 //! programs (`programs`), the interleaved vertex layouts (`vertex`), mesh upload and how each
-//! part is drawn (`mesh`), palette rows (`palette`), the offscreen target and pixel reads
-//! (`target`), and the [`Renderer`] with its draw calls (`renderer`).
+//! part is drawn (`mesh`), textures (`texture`), palette rows (`palette`), the offscreen target
+//! and pixel reads (`target`), and the [`Renderer`] with its draw calls (`renderer`).
 
 mod context;
 mod mesh;
@@ -25,6 +28,7 @@ mod palette;
 mod programs;
 mod renderer;
 mod target;
+mod texture;
 mod vertex;
 
 pub use context::{GlError, GlInfo};

@@ -24,6 +24,8 @@ pub(super) struct SkinProgram {
     pub(super) palette: Option<glow::UniformLocation>,
     /// `u_color`.
     pub(super) color: Option<glow::UniformLocation>,
+    /// `u_texture` (the base-color texture's unit).
+    pub(super) texture: Option<glow::UniformLocation>,
 }
 
 /// The line program and its uniforms.
@@ -115,6 +117,8 @@ fn skin_program(gl: &glow::Context, method: Skinning, joints: usize) -> Result<S
             (attrib::NORMAL, "a_normal"),
             (attrib::JOINT_INDICES, "a_jointIndices"),
             (attrib::JOINT_WEIGHTS, "a_jointWeights"),
+            (attrib::TEXCOORD, "a_uv"),
+            (attrib::VERTEX_COLOR, "a_color"),
         ],
     )?;
     // SAFETY: uniform queries on a linked program.
@@ -131,6 +135,7 @@ fn skin_program(gl: &glow::Context, method: Skinning, joints: usize) -> Result<S
                 Skinning::Dqs => "u_jointDQ[0]",
             }),
             color: u("u_color"),
+            texture: u("u_texture"),
         })
     }
 }

@@ -46,6 +46,8 @@ pub struct Renderer {
     programs: Programs,
     stream: glow::Buffer,
     font: glow::Texture,
+    /// The 1 × 1 white texture untextured parts sample.
+    white: glow::Texture,
     offscreen: Option<Offscreen>,
     rows: Vec<f32>,
 }
@@ -114,6 +116,7 @@ impl Renderer {
         // SAFETY: buffer creation on the current context.
         let stream = unsafe { gl.create_buffer() }.map_err(GlError::Create)?;
         let font = font_texture(&gl)?;
+        let white = super::texture::white(&gl)?;
         Ok(Renderer {
             gl,
             info,
@@ -123,6 +126,7 @@ impl Renderer {
             programs,
             stream,
             font,
+            white,
             offscreen: None,
             rows: Vec::new(),
         })
@@ -316,8 +320,11 @@ impl Renderer {
                 gl.uniform_matrix_3_f32_slice(p.normal_mat.as_ref(), false, &normal_mat);
                 gl.uniform_3_f32(p.light_dir.as_ref(), dir.x, dir.y, dir.z);
                 gl.uniform_2_f32(p.light.as_ref(), light.ambient, light.diffuse);
-                let c = obj.color;
+                let c = if obj.material_colors { part.color } else { obj.color };
                 gl.uniform_4_f32(p.color.as_ref(), c[0], c[1], c[2], c[3]);
+                gl.active_texture(glow::TEXTURE0);
+                gl.bind_texture(glow::TEXTURE_2D, Some(part.texture.unwrap_or(self.white)));
+                gl.uniform_1_i32(p.texture.as_ref(), 0);
                 match (cpu_path, cpu.as_ref().and_then(|c| c.get(pi))) {
                     (true, Some(sk)) => {
                         // Skinned vertices with one identity influence, streamed.
@@ -353,6 +360,7 @@ impl Renderer {
         unsafe {
             self.gl.bind_buffer(glow::ARRAY_BUFFER, None);
             self.gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, None);
+            self.gl.bind_texture(glow::TEXTURE_2D, None);
         }
         Ok(())
     }
@@ -431,6 +439,7 @@ impl Drop for Renderer {
         unsafe {
             self.gl.delete_buffer(self.stream);
             self.gl.delete_texture(self.font);
+            self.gl.delete_texture(self.white);
         }
         if let Some(o) = self.offscreen.take() {
             o.delete(&self.gl);

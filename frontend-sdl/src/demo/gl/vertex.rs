@@ -3,7 +3,7 @@
 //! its size, and the bytes are written field by field in the same order (no casts of memory).
 //!
 //! - [`MeshVertex`]: what the skinning shaders read (position, normal, 4 joint indices and 4
-//!   weights);
+//!   weights, texture coordinates, vertex color);
 //! - [`LineVertex`]: a line end;
 //! - [`HudVertex`]: a HUD vertex (position in pixels, atlas coordinates, color).
 
@@ -85,6 +85,10 @@ pub(super) struct MeshVertex {
     pub(super) joint_indices: [f32; 4],
     /// Weights of those joints (`a_jointWeights`).
     pub(super) joint_weights: [f32; 4],
+    /// Texture coordinates (`a_uv`; zero without a texture).
+    pub(super) uv: [f32; 2],
+    /// Vertex color, linear RGBA 0 to 1 (`a_color`; white without vertex colors).
+    pub(super) color: [f32; 4],
 }
 
 impl MeshVertex {
@@ -100,6 +104,8 @@ impl Vertex for MeshVertex {
         Attribute { location: attrib::NORMAL, components: 3, offset: offset_of!(MeshVertex, normal) },
         Attribute { location: attrib::JOINT_INDICES, components: 4, offset: offset_of!(MeshVertex, joint_indices) },
         Attribute { location: attrib::JOINT_WEIGHTS, components: 4, offset: offset_of!(MeshVertex, joint_weights) },
+        Attribute { location: attrib::TEXCOORD, components: 2, offset: offset_of!(MeshVertex, uv) },
+        Attribute { location: attrib::VERTEX_COLOR, components: 4, offset: offset_of!(MeshVertex, color) },
     ];
 
     fn write(&self, out: &mut Vec<u8>) {
@@ -107,6 +113,8 @@ impl Vertex for MeshVertex {
         put(out, &self.normal);
         put(out, &self.joint_indices);
         put(out, &self.joint_weights);
+        put(out, &self.uv);
+        put(out, &self.color);
     }
 }
 
@@ -172,16 +180,18 @@ mod tests {
             normal: [4.0, 5.0, 6.0],
             joint_indices: [7.0, 8.0, 9.0, 10.0],
             joint_weights: [0.125, 0.25, 0.5, 0.125],
+            uv: [0.75, -2.0],
+            color: [0.5, 0.25, 1.0, 1.0],
         };
-        check(&m, &[&m.position, &m.normal, &m.joint_indices, &m.joint_weights]);
+        check(&m, &[&m.position, &m.normal, &m.joint_indices, &m.joint_weights, &m.uv, &m.color]);
         let l = LineVertex { position: [-1.0, 0.5, 2.0] };
         check(&l, &[&l.position]);
         let h = HudVertex { pos: [10.0, 20.0], uv: [0.25, 0.75], color: [0.1, 0.2, 0.3, 0.4] };
         check(&h, &[&h.pos, &h.uv, &h.color]);
-        // The shaders' contract: 14 floats per mesh vertex, 8 per HUD vertex.
-        assert_eq!(size_of::<MeshVertex>(), 14 * 4);
+        // The shaders' contract: 20 floats per mesh vertex, 8 per HUD vertex.
+        assert_eq!(size_of::<MeshVertex>(), 20 * 4);
         let offsets: Vec<usize> = MeshVertex::ATTRIBUTES.iter().map(|a| a.offset).collect();
-        assert_eq!(offsets, [0, 12, 24, 40]);
+        assert_eq!(offsets, [0, 12, 24, 40, 56, 64]);
         assert_eq!(size_of::<HudVertex>(), 8 * 4);
         assert_eq!(size_of::<LineVertex>(), 3 * 4);
     }

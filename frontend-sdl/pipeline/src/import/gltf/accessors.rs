@@ -40,6 +40,8 @@ pub(super) struct Importer<'a> {
     pub(super) budget: usize,
     /// Animation channels to skip, as `(animation, channel)`: their target names no node.
     pub(super) ignored_channels: std::collections::HashSet<(usize, usize)>,
+    /// Materials and images converted so far.
+    pub(super) surfaces: super::materials::Surfaces,
 }
 
 impl<'a> Importer<'a> {

@@ -179,16 +179,29 @@ pub(super) fn resolve_buffers(
     Ok(out)
 }
 
-/// Decodes a `data:` URI or reads a relative file URI.
+/// Media types a buffer's `data:` URI may have.
+const BUFFER_MEDIA: &[&str] = &["", "application/octet-stream", "application/gltf-buffer"];
+
+/// Decodes a `data:` URI or reads a relative file URI of buffer `buffer`.
 fn fetch_uri(buffer: usize, uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, GltfError> {
-    let missing = |reason: String| GltfError::MissingBuffer { buffer, reason };
+    fetch(uri, base_dir, BUFFER_MEDIA, |reason| GltfError::MissingBuffer { buffer, reason })
+}
+
+/// Decodes a `data:` URI whose media type is one of `accepted` (compared without case), or
+/// reads a relative file URI inside `base_dir`. `missing` makes the error of a URI that cannot
+/// be read (file errors are [`GltfError::Io`], naming the file).
+pub(super) fn fetch(
+    uri: &str,
+    base_dir: Option<&Path>,
+    accepted: &[&str],
+    missing: impl Fn(String) -> GltfError,
+) -> Result<Vec<u8>, GltfError> {
     if uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")) {
         let rest = uri.get(5..).unwrap_or("");
         let (header, payload) = rest.split_once(',').ok_or_else(|| missing("data: URI without a comma".into()))?;
         let media = header.strip_suffix(";base64").ok_or_else(|| missing("data: URI is not base64".into()))?;
-        let accepted = ["", "application/octet-stream", "application/gltf-buffer"];
         if !accepted.iter().any(|a| media.eq_ignore_ascii_case(a)) {
-            return Err(missing(format!("data: URI media type {media:?} is not a buffer type")));
+            return Err(missing(format!("data: URI media type {:?} is not one of {accepted:?}", short(media))));
         }
         let engine = base64::engine::GeneralPurpose::new(
             &base64::alphabet::STANDARD,

@@ -160,6 +160,50 @@ pub enum GltfError {
         /// The joint's node index.
         node: usize,
     },
+    /// An image's bytes cannot be found (no URI nor buffer view, a buffer view past its
+    /// buffer, an unsafe or unreadable URI, a `data:` URI that is not PNG or JPEG).
+    ImageUnavailable {
+        /// Image index.
+        image: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An image's media type is not one this importer decodes (PNG and JPEG).
+    UnsupportedImage {
+        /// Image index.
+        image: usize,
+        /// The declared media type.
+        mime: String,
+    },
+    /// An image is truncated or corrupt, or its data is not of its declared type.
+    BadImage {
+        /// Image index.
+        image: usize,
+        /// The decoder's message.
+        detail: String,
+    },
+    /// An image is wider or taller than [`MAX_IMAGE_DIMENSION`](super::MAX_IMAGE_DIMENSION)
+    /// (or empty).
+    ImageTooLarge {
+        /// Image index.
+        image: usize,
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The limit on either side.
+        limit: u32,
+    },
+    /// Decoding an image would exceed what is left of the import's decoding budget (see
+    /// [`TooLarge`](Self::TooLarge)).
+    ImageOverBudget {
+        /// Image index.
+        image: usize,
+        /// Its decoded size in bytes (RGBA8).
+        bytes: usize,
+        /// What was left of the budget.
+        budget: usize,
+    },
     /// The primitives of a mesh have different numbers of morph targets (glTF requires the
     /// same number in every primitive).
     MorphTargetCount {
@@ -241,6 +285,18 @@ impl fmt::Display for GltfError {
             GltfError::SkinJointNotInScene { skin, node } => {
                 write!(f, "skin {skin} uses node {node}, which is not in the imported scene")
             }
+            GltfError::ImageUnavailable { image, reason } => write!(f, "image {image}: {reason}"),
+            GltfError::UnsupportedImage { image, mime } => {
+                write!(f, "image {image}: media type {mime:?} is not supported (only PNG and JPEG)")
+            }
+            GltfError::BadImage { image, detail } => write!(f, "image {image} is truncated or corrupt: {detail}"),
+            GltfError::ImageTooLarge { image, width, height, limit } => {
+                write!(f, "image {image} is {width}×{height} pixels; each side must be 1 to {limit}")
+            }
+            GltfError::ImageOverBudget { image, bytes, budget } => write!(
+                f,
+                "image {image}: its {bytes} decoded bytes exceed what is left of the decoding budget ({budget} bytes)"
+            ),
             GltfError::MorphTargetCount { mesh, primitive, expected, found } => write!(
                 f,
                 "mesh {mesh} primitive {primitive} has {found} morph targets, primitive 0 has {expected} (they must agree)"

@@ -1,8 +1,8 @@
 //! Meshes: one rig mesh per node instance of a glTF mesh, and their primitives: positions,
 //! normals and tangents, the joint influences of skinned vertices (`JOINTS_0/1`, `WEIGHTS_0/1`;
 //! negative or all-zero weights rejected, sums off 1 renormalized), triangle lists (strips and
-//! fans converted, points and lines skipped), the material's base color, and the morph targets
-//! and default weights (`morph`).
+//! fans converted, points and lines skipped), their surface (see `materials`), and the morph
+//! targets and default weights (`morph`).
 
 use gltf::mesh::{Mode, Semantic};
 
@@ -278,15 +278,7 @@ impl Importer<'_> {
             }
         };
 
-        let color = if prim.material().index().is_some() {
-            let c = prim.material().pbr_metallic_roughness().base_color_factor();
-            if !c.iter().all(|v| v.is_finite()) {
-                return Err(GltfError::NonFinite { what: format!("{label} material base color") });
-            }
-            c
-        } else {
-            DEFAULT_COLOR
-        };
+        let surface = self.surface(&label, prim, n)?;
         let targets = self.morph_targets(prim, n, &label)?;
         Ok(Some(RigPrimitive {
             positions,
@@ -296,7 +288,10 @@ impl Importer<'_> {
             joint_indices,
             joint_weights,
             indices,
-            color,
+            color: surface.color,
+            texcoords: surface.texcoords,
+            colors: surface.colors,
+            material: surface.material,
             targets,
         }))
     }

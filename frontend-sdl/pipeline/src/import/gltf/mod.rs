@@ -13,6 +13,9 @@
 //!   file has (`JOINTS_0/1`, `WEIGHTS_0/1`); morph targets (POSITION, NORMAL, TANGENT deltas)
 //!   with each instance's default weights; all animations with their translation, rotation,
 //!   scale and morph-weight channels and their interpolation kept as glTF defines it.
+//! - **Materials.** Each primitive keeps its own material: base-color factor, base-color
+//!   texture (its `texCoord` set, its sampler's wrap modes and filters, its image decoded to
+//!   RGBA8 from the GLB, a `data:` URI or a relative file), and `COLOR_0` vertex colors.
 //!
 //! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
 //!   ([`GltfError::NegativeWeight`], [`GltfError::ZeroWeights`]: such a vertex follows no joint,
@@ -33,6 +36,8 @@
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
 //! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph
 //!   targets, default weights and `weights` channels.
+//! - `materials`: materials, texture coordinates, vertex colors, and the images (PNG, JPEG)
+//!   their textures read, decoded within [`MAX_IMAGE_DIMENSION`] and the decoding budget.
 //! - `animations`: clips, channels, samplers and interpolation.
 //! - `error`: [`GltfError`].
 //!
@@ -48,6 +53,7 @@ mod animations;
 mod container;
 mod error;
 mod hierarchy;
+mod materials;
 mod matrix;
 mod meshes;
 mod morph;
@@ -57,6 +63,7 @@ mod skins;
 mod tests;
 
 pub use error::GltfError;
+pub use materials::MAX_IMAGE_DIMENSION;
 pub use meshes::DEFAULT_COLOR;
 
 use accessors::Importer;
@@ -120,10 +127,13 @@ pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let input = buffers.iter().fold(bytes.len(), |n, b| n.saturating_add(b.len()));
     let budget = input.saturating_mul(DECODED_BYTES_PER_INPUT_BYTE).clamp(MIN_DECODE_BUDGET, MAX_DECODED_BYTES);
     let ignored_channels = parsed.ignored_channels.into_iter().collect();
-    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0, budget, ignored_channels };
+    let surfaces = materials::Surfaces::new(base_dir);
+    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0, budget, ignored_channels, surfaces };
     let mut rig = imp.build()?;
     rig.name = name.to_owned();
     rig.notes = imp.notes;
+    rig.materials = std::mem::take(&mut imp.surfaces.materials);
+    rig.images = std::mem::take(&mut imp.surfaces.images);
     Ok(rig)
 }
 
@@ -140,15 +150,6 @@ impl Importer<'_> {
         let (skins, skin_map) = self.skins(&h)?;
         let meshes = self.meshes(&h, &joints, &skin_map)?;
         let clips = self.clips(&h, &meshes)?;
-        Ok(Rig {
-            name: String::new(),
-            joints,
-            skins,
-            meshes,
-            clips,
-            notes: Vec::new(),
-            meters_per_unit: None,
-            source_nodes: h.order.clone(),
-        })
+        Ok(Rig { joints, skins, meshes, clips, source_nodes: h.order.clone(), ..Rig::default() })
     }
 }

@@ -279,6 +279,6 @@ pub fn to_rig(mesh: &Md5Mesh, anims: &[(&str, &Md5Anim)], name: &str) -> Result<
         clips,
         notes,
         meters_per_unit: Some(0.0254),
-        source_nodes: Vec::new(),
+        ..Rig::default()
     })
 }

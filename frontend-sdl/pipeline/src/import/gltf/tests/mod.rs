@@ -18,6 +18,7 @@ mod accessors;
 mod animations;
 mod container;
 mod hierarchy;
+mod materials;
 mod meshes;
 mod optional;
 mod samples;

@@ -6,10 +6,14 @@ use serde_json::{json, Value};
 
 use super::*;
 
+/// A 2 × 2 RGB PNG (red, green / blue, white), base64.
+pub(super) const TINY_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR4nGP4z8DAAMIM/4EAAB/uBfsL2WiLAAAAAElFTkSuQmCC";
+
 /// The tiny model with every optional field of the objects it uses set, and a material, a
 /// texture with its sampler and image, a camera, morph-target weights and extensions, so that
 /// each can be taken away.
-fn full() -> Value {
+pub(super) fn full() -> Value {
     let mut v: Value = serde_json::from_str(&Tiny::new().gltf()).unwrap();
     v["asset"]["generator"] = json!("sinew tests");
     v["asset"]["copyright"] = json!("none");
@@ -50,7 +54,8 @@ fn full() -> Value {
     }]);
     v["textures"] = json!([{"name": "t", "sampler": 0, "source": 0}]);
     v["samplers"] = json!([{"name": "s", "magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 33071}]);
-    v["images"] = json!([{"name": "i", "uri": "data:image/png;base64,AAAA", "mimeType": "image/png"}]);
+    // A 2 × 2 RGB PNG: red, green / blue, white.
+    v["images"] = json!([{"name": "i", "uri": format!("data:image/png;base64,{TINY_PNG}"), "mimeType": "image/png"}]);
     v["cameras"] = json!([{"name": "c", "type": "perspective",
         "perspective": {"aspectRatio": 1.5, "yfov": 0.7, "zfar": 100, "znear": 0.1}}]);
     // TEXCOORD_0 of three vertices: one float pair per vertex at the end of the buffer.
@@ -79,7 +84,7 @@ fn remove(v: &mut Value, pointer: &str) {
     assert!(removed.is_some(), "{pointer} is in the full file");
 }
 
-fn load_value(v: &Value) -> Result<Rig, GltfError> {
+pub(super) fn load_value(v: &Value) -> Result<Rig, GltfError> {
     let r = load_bytes(v.to_string().as_bytes(), None, "optional");
     if let Ok(rig) = &r {
         check_invariants(rig);
