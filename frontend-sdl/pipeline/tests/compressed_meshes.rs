@@ -117,11 +117,11 @@ fn corrupt_meshopt_streams_are_typed_errors() {
 /// A GLB of `json` and `bin`, both padded to 4 bytes.
 fn glb_of(json: &str, bin: &[u8]) -> Vec<u8> {
     let mut j = json.trim_end().as_bytes().to_vec();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     let total = 12 + 8 + j.len() + 8 + b.len();

@@ -118,14 +118,14 @@ mod tests {
     use crate::math::{DualQuat, Mat4, Quat, SymMat3, Vec3, Vec4};
     use crate::real::{Real, Q16};
 
+    /// Skinned positions, normals and tangents.
+    type Skinned<R> = (std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec4<R>>);
+    /// The dual quaternions and scales of a two-joint rig, and its matrices.
+    type Palettes<R> = ([DualQuat<R>; 2], [SymMat3<R>; 2], [Mat4<R>; 2]);
+
     /// Skins `pos` (two influences per vertex, `idx`/`w`) with `palette`; positions, normals
     /// and tangents.
-    fn skin<R: Real>(
-        palette: Palette<'_, R>,
-        idx: &[u16],
-        w: &[R],
-        pos: &[Vec3<R>],
-    ) -> (std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec4<R>>) {
+    fn skin<R: Real>(palette: Palette<'_, R>, idx: &[u16], w: &[R], pos: &[Vec3<R>]) -> Skinned<R> {
         let n = pos.len();
         let nrm: std::vec::Vec<Vec3<R>> = pos.iter().map(|p| p.normalize_or_zero()).collect();
         let tan: std::vec::Vec<Vec4<R>> =
@@ -163,7 +163,7 @@ mod tests {
     }
 
     /// The scaled palette of `model`/`ib`, and the matrix palette.
-    fn palettes<R: Real>(model: &[Mat4<R>; 2], ib: &[Mat4<R>; 2]) -> ([DualQuat<R>; 2], [SymMat3<R>; 2], [Mat4<R>; 2]) {
+    fn palettes<R: Real>(model: &[Mat4<R>; 2], ib: &[Mat4<R>; 2]) -> Palettes<R> {
         let (mut dq, mut sc, mut m) = ([DualQuat::IDENTITY; 2], [SymMat3::IDENTITY; 2], [Mat4::IDENTITY; 2]);
         SkinDualQuatJob::new(model, ib, &mut dq).with_scales(&mut sc).run().unwrap();
         SkinMatrixJob::new(model, ib, &mut m).run().unwrap();

@@ -258,7 +258,7 @@ impl Importer<'_> {
                 .collect(),
             _ => {
                 let mut list = raw;
-                if list.len() % 3 != 0 {
+                if !list.len().is_multiple_of(3) {
                     self.notes.push(format!(
                         "{label}: {} indices is not a multiple of 3; the last {} were dropped",
                         list.len(),

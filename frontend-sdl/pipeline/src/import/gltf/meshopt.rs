@@ -113,13 +113,13 @@ pub(super) fn scan(json: &[u8]) -> Result<Meshopt, GltfError> {
 /// Checks a view's fields against the codecs' preconditions.
 fn check(v: &CompressedView) -> Result<(), String> {
     match v.mode {
-        Mode::Attributes if v.stride == 0 || v.stride % 4 != 0 || v.stride > 256 => {
+        Mode::Attributes if v.stride == 0 || !v.stride.is_multiple_of(4) || v.stride > 256 => {
             return Err(format!("ATTRIBUTES byteStride {} is not a multiple of 4 in 4..=256", v.stride));
         }
         Mode::Triangles | Mode::Indices if v.stride != 2 && v.stride != 4 => {
             return Err(format!("{:?} byteStride {} is not 2 or 4", v.mode, v.stride));
         }
-        Mode::Triangles if v.count % 3 != 0 => {
+        Mode::Triangles if !v.count.is_multiple_of(3) => {
             return Err(format!("TRIANGLES count {} is not a multiple of 3", v.count));
         }
         _ => {}
@@ -129,7 +129,7 @@ fn check(v: &CompressedView) -> Result<(), String> {
         _ if v.mode != Mode::Attributes => false,
         Filter::Octahedral => v.stride == 4 || v.stride == 8,
         Filter::Quaternion => v.stride == 8,
-        Filter::Exponential => v.stride % 4 == 0,
+        Filter::Exponential => v.stride.is_multiple_of(4),
     };
     if !filter_ok {
         return Err(format!("filter {:?} does not apply to {:?} with byteStride {}", v.filter, v.mode, v.stride));
