@@ -531,7 +531,7 @@ impl<R: Real> ClipTime<R> {
     }
 }
 
-enum Span<R> {
+pub(crate) enum Span<R> {
     /// Exactly key `k` (before the first key, after the last, or a single key).
     At(usize),
     /// Between keys `k` and `k + 1`, at times `t0` and `t1`.
@@ -540,7 +540,7 @@ enum Span<R> {
 
 /// Finds the key interval containing `t`, starting from the cursor hint.
 #[inline]
-fn interval<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(usize) -> R) -> Span<R> {
+pub(crate) fn interval<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(usize) -> R) -> Span<R> {
     if n <= 1 {
         return Span::At(0);
     }

@@ -23,6 +23,8 @@
 //!   and writing, CRC-32, [`format::ParseError`].
 //! - **[`clip`]**: clips read in place — STEP / LINEAR / CUBICSPLINE tracks, lossless or
 //!   quantized keys, key cursors and sampling caches.
+//! - **[`morph`]** (beside [`clip`]): morph targets (sparse per-vertex deltas) and
+//!   morph-weight tracks read in place.
 //! - **[`asset`]**: [`asset::Asset::parse`] validates a whole file once (every section kind,
 //!   clips included) and hands out zero-copy views.
 //! - **[`job`]**: the per-frame work as ozz-style jobs — structs of borrowed inputs and
@@ -118,6 +120,7 @@ pub mod lanes;
 pub mod limits;
 pub mod mask;
 pub mod math;
+pub mod morph;
 mod platform;
 pub mod player;
 pub mod raster;

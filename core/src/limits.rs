@@ -16,6 +16,10 @@ pub const MAX_NAME_LEN: usize = 32;
 /// Most joint influences per vertex that CPU skinning accepts (glTF `JOINTS_0` + `JOINTS_1`).
 pub const MAX_INFLUENCES: usize = 8;
 
+/// Most morph targets a mesh may have (an MRPH section's target count, the weights a
+/// [`MorphWeightsJob`](crate::job::MorphWeightsJob) writes).
+pub const MAX_MORPH_TARGETS: usize = 256;
+
 /// Number of SoA elements needed for `joints` joints: `ceil(joints / 4)`.
 ///
 /// Use it to size owned buffers: `Skeleton<f32, { soa_count(24) }>`.

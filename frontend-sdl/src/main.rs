@@ -57,7 +57,8 @@ enum Command {
         #[arg(long, default_value_t = sinew_pipeline::bake::MAX_BAKE_WORK)]
         max_work: u64,
     },
-    /// Print what a model holds: joints, skins, meshes, clips with durations and key counts.
+    /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
+    /// durations, key counts and morph-weight tracks.
     Info {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         file: PathBuf,
@@ -114,7 +115,8 @@ enum Command {
         #[arg(long)]
         bones: bool,
     },
-    /// Print one JSON object with joint world matrices, skin matrices and skinned vertices.
+    /// Print one JSON object with joint world matrices, skin matrices, skinned vertices, and the
+    /// morph weights and final positions of one mesh instance (morph_weights, mesh_positions).
     Dump {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         model: PathBuf,
@@ -133,6 +135,10 @@ enum Command {
         /// Skinning method.
         #[arg(long, value_enum, default_value_t = SkinningArg::Lbs)]
         skinning: SkinningArg,
+        /// The node of the mesh instance to dump, as an index into the dump's `joints` (the
+        /// model's nodes in import order); default: the first mesh of --skin.
+        #[arg(long)]
+        mesh_node: Option<usize>,
         /// Sample the imported f32 keys exactly (lossless, every influence, exact slerp)
         /// instead of the baked clip.
         #[arg(long)]
@@ -345,7 +351,7 @@ fn run(command: Command) -> Result<(), Failure> {
             let model = Model::load(&file, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&file, e))?;
             print_info(&model, &mut Out::new())
         }
-        Command::Dump { model: path, anim, clip, time, skin, skinning, raw, layers, additive } => {
+        Command::Dump { model: path, anim, clip, time, skin, skinning, mesh_node, raw, layers, additive } => {
             let opts = if raw {
                 BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
             } else {
@@ -377,6 +383,7 @@ fn run(command: Command) -> Result<(), Failure> {
                     rotation: if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected },
                     layers,
                     additive,
+                    mesh_node,
                 },
             )
             .map_err(|e| fail(&path, e))?;
@@ -482,6 +489,20 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
                 m.name(),
                 m.num_parts()
             ))?;
+            if let Some(mt) = a.morph_targets(i) {
+                let stored: Vec<_> = mt.parts().flat_map(|p| p.targets()).collect();
+                let quantized = stored.iter().filter(|t| t.is_quantized()).count();
+                let deltas: usize = stored.iter().map(|t| t.len()).sum();
+                let weights: Vec<String> =
+                    (0..mt.num_targets()).map(|t| format!("{}", mt.default_weight::<f32>(t))).collect();
+                out.line(format_args!(
+                    "  {} morph targets, default weights [{}], {deltas} vertex deltas ({quantized} of {} part targets quantized), {} bytes",
+                    mt.num_targets(),
+                    weights.join(", "),
+                    stored.len(),
+                    mt.byte_len()
+                ))?;
+            }
         }
     }
     for i in 0..a.num_clips() {
@@ -499,6 +520,13 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
                 c.num_keys(),
                 c.byte_len()
             ))?;
+            if let Some(w) = a.morph_weights(i) {
+                let meshes: Vec<String> = (0..w.num_tracks())
+                    .filter_map(|t| w.track(t))
+                    .map(|t| format!("mesh {} ({} keys, {:?}, {:?})", t.mesh, t.key_count, t.interpolation, t.format))
+                    .collect();
+                out.line(format_args!("  morph weights: {}, {} bytes", meshes.join(", "), w.byte_len()))?;
+            }
         }
     }
     for n in &model.notes {

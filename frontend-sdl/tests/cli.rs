@@ -310,3 +310,37 @@ fn bake_info_dump_round_trip() {
         eprintln!("cli round trip {stem} {}: bake → info → dump identical ({} bytes of JSON)", args.join(" "), a.len());
     }
 }
+
+// -------------------------------------------------------------------------------------------------
+// Morph targets
+// -------------------------------------------------------------------------------------------------
+
+/// `sinew info` lists AnimatedMorphCube's targets and weight track; `sinew dump --mesh-node`
+/// prints the instance's sampled weights and its morphed positions, which change over the clip;
+/// a node without a mesh is refused with exit code 2; a mesh without targets dumps `[]`.
+#[test]
+fn morph_targets_in_info_and_dump() {
+    let cube = gltf_asset("AnimatedMorphCube");
+    let info = assert_ok(&sinew(&["info", p(&cube)]), "info AnimatedMorphCube");
+    assert!(info.contains("2 morph targets, default weights [0, 0]"), "{info}");
+    assert!(info.contains("morph weights: mesh 0 (127 keys, Linear"), "{info}");
+    let at = |t: &str| -> serde_json::Value {
+        let out = assert_ok(&sinew(&["dump", p(&cube), "--raw", "--mesh-node", "0", "--time", t]), "dump");
+        serde_json::from_str(&out).expect("JSON")
+    };
+    let (a, b) = (at("0.5"), at("2.5"));
+    assert_eq!(a["morph_weights"].as_array().map(Vec::len), Some(2));
+    assert_ne!(a["morph_weights"], b["morph_weights"]);
+    assert_ne!(a["mesh_positions"], b["mesh_positions"]);
+    assert_eq!(a["mesh_positions"].as_array().map(Vec::len), Some(24));
+    assert_fails(
+        &sinew(&["dump", p(&cube), "--mesh-node", "1"]),
+        &cube,
+        Some("no mesh instance at node 1"),
+        "--mesh-node 1",
+    );
+    let out = assert_ok(&sinew(&["dump", p(&gltf_asset("RiggedSimple"))]), "dump RiggedSimple");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["morph_weights"], serde_json::json!([]));
+    assert_eq!(v["mesh_positions"], v["skinned_positions"]);
+}

@@ -18,6 +18,7 @@ use sinew_pipeline::import::{gltf, ImportError};
 use sinew_pipeline::model::{Model, ModelError};
 use sinew_tests::corpus::gltf::{gltf_cases, hostile_chain, SmallGltf};
 use sinew_tests::corpus::md5::md5_cases;
+use sinew_tests::corpus::morph::morph_cases;
 use sinew_tests::corpus::sinew::sinew_cases;
 use sinew_tests::corpus::Category::Checksum;
 use sinew_tests::corpus::{gltf_asset, read};
@@ -138,6 +139,30 @@ fn cli_names_the_file_and_the_problem() {
     for l in &lines {
         eprint!("cli {l}");
     }
+}
+
+/// Every rejected morph-target case (mismatched target counts, weight arrays of the wrong
+/// length, target accessors of the wrong count) through `sinew info` and `sinew dump`.
+#[test]
+fn cli_refuses_bad_morph_data() {
+    let dir = scratch("cli-morph");
+    let mut n = 0;
+    for c in morph_cases() {
+        if gltf::load_bytes(&c.bytes, None, "case").is_ok() {
+            continue;
+        }
+        let path = write(&dir, &file_name(&c.name, "gltf"), &c.bytes);
+        for command in ["info", "dump"] {
+            let check = &c.check;
+            let line = assert_cli_fails(command, &path, None, |e| match e {
+                ModelError::Import(ImportError::Gltf(ge)) => check(&Err(ge)),
+                _ => false,
+            });
+            eprint!("cli {line}");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 7, "the rejected morph cases");
 }
 
 /// `sinew bake` of a rejected file writes nothing.

@@ -164,3 +164,47 @@ fn bad_input_fails_headless_with_a_message() {
     assert!(stderr(&out).contains("--palette"));
     let _ = std::fs::remove_file(&junk);
 }
+
+/// The RGB pixels of a PNG (RGB or RGBA, 8 bits).
+fn rgb_pixels(path: &Path) -> Vec<[u8; 3]> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("open PNG")));
+    let mut reader = decoder.read_info().expect("PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("PNG size")];
+    let info = reader.next_frame(&mut buf).expect("PNG data");
+    let channels = info.color_type.samples();
+    buf[..info.buffer_size()].chunks_exact(channels).map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+/// AnimatedMorphCube's morph weights move its vertices in both viewers: the frames at 0.3 s
+/// and 1.2 s (the cube squeezed by its first target) differ in many pixels, in the GL viewer
+/// (CPU `MorphJob`, shader skinning) and in the software rasterizer.
+#[test]
+fn morph_cube_animates_in_gl_and_soft() {
+    let d = Display::get();
+    let cube = asset("gltf/AnimatedMorphCube/AnimatedMorphCube.glb");
+    let cube = cube.to_string_lossy().into_owned();
+    let size = ["--width", "480", "--height", "360"];
+    for viewer in ["demo", "soft"] {
+        let mut frames = Vec::new();
+        for t in ["0.3", "1.2"] {
+            let png = tmp(&format!("cube_{viewer}_{t}.png"));
+            let png_s = png.to_string_lossy().into_owned();
+            let mut args = vec![cube.as_str(), "--time", t, "--screenshot", png_s.as_str()];
+            args.extend(size);
+            let out = if viewer == "demo" {
+                args.extend(["--frames", "2"]);
+                demo(&d, &args)
+            } else {
+                args.push("--headless");
+                Command::new(env!("CARGO_BIN_EXE_sinew")).arg("soft").args(&args).output().expect("run sinew")
+            };
+            assert!(out.status.success(), "{viewer} at {t}: {}", stderr(&out));
+            frames.push(rgb_pixels(&png));
+            let _ = std::fs::remove_file(&png);
+        }
+        let changed = frames[0].iter().zip(&frames[1]).filter(|(a, b)| a != b).count();
+        let share = changed as f64 / frames[0].len() as f64;
+        eprintln!("AnimatedMorphCube in {viewer}: {:.1} % of the pixels change from 0.3 s to 1.2 s", 100.0 * share);
+        assert!(share > 0.03, "{viewer}: the cube does not change ({share})");
+    }
+}

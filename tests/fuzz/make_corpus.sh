@@ -34,6 +34,9 @@ bake "$seeds/md5/arm.md5mesh" --anim "$seeds/md5/arm.md5anim" -o "$corpus/asset_
 # Lossless keys (f32 tracks, cubic splines kept) and small palettes (several parts per mesh).
 bake "$assets/gltf/InterpolationTest/InterpolationTest.glb" --lossless -o "$corpus/asset_parse/InterpolationTest-lossless.sinew"
 bake "$assets/gltf/Fox/Fox.glb" --palette 8 --influences 8 -o "$corpus/asset_parse/Fox-p8.sinew"
+# Morph targets and weight tracks (quantized and f32).
+bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" -o "$corpus/asset_parse/AnimatedMorphCube.sinew"
+bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" --lossless -o "$corpus/asset_parse/AnimatedMorphCube-lossless.sinew"
 
 # md5 text: the hand-written arm and Bob, alone and paired.
 cp "$seeds/md5/arm.md5mesh" "$corpus/md5mesh/"
@@ -47,7 +50,7 @@ pair "$bob.md5anim" "$bob.md5mesh" "$corpus/md5anim/bob-pair"
 
 # glTF: the small sample models.
 for m in RiggedSimple/RiggedSimple.glb SimpleSkin/SimpleSkin.gltf BoxAnimated/BoxAnimated.glb \
-  InterpolationTest/InterpolationTest.glb; do
+  InterpolationTest/InterpolationTest.glb AnimatedMorphCube/AnimatedMorphCube.glb; do
   cp "$assets/gltf/$m" "$corpus/gltf_import/"
 done
 

@@ -9,7 +9,8 @@
 //!   interpolates translations and scales linearly and rotations by shortest-path slerp;
 //!   `CUBICSPLINE` is the cubic Hermite spline of the key values with the out-tangent of key `k`
 //!   and the in-tangent of key `k + 1` multiplied by the key interval, rotations normalized.
-//!   Morph-target `weights` channels are read but do not move nodes.
+//!   Morph-target `weights` channels hold one scalar per target per element (`[a…, v…, b…]`
+//!   per key for cubic splines) and animate the weights of the node's mesh instance.
 //! - **Nodes**: a node's local matrix is its `matrix`, or `T · R · S` of its (animated)
 //!   translation, rotation and scale; world matrices are `world(parent) · local` for every node,
 //!   whatever scene it is in.
@@ -19,6 +20,10 @@
 //! - **Vertices**: every `JOINTS_n` / `WEIGHTS_n` set of a primitive, weights as stored (or
 //!   renormalized when their sum is off by more than a threshold, see [`WeightRule`]),
 //!   zero-weight influences ignored.
+//! - **Morph targets** (glTF 2.0 §3.7.2.2): a mesh instance's weights are its node's
+//!   `weights`, else its mesh's, else zeros, replaced by a `weights` channel on the node; the
+//!   morphed positions and normals are the bind-pose ones plus `Σ weightᵢ · deltaᵢ`, before
+//!   skinning (a skinned instance) or the node's world matrix (an unskinned one).
 //!
 //! Nothing here calls sinew. The only convention borrowed from sinew is the *order* in which its
 //! importer lists nodes ([`GltfRef::import_order`]), so that tests can match its output rows to
@@ -103,6 +108,8 @@ pub struct NodeRef {
     pub mesh: Option<usize>,
     /// Skin of that mesh instance.
     pub skin: Option<usize>,
+    /// The node's morph weights, if it gives them.
+    pub weights: Option<Vec<f64>>,
 }
 
 /// One skin.
@@ -126,6 +133,8 @@ pub struct PrimitiveRef {
     pub influences: Vec<Vec<(u16, f64)>>,
     /// The primitive's topology is a triangle list, strip or fan.
     pub triangles: bool,
+    /// Morph targets: position deltas (zeros when the target has none) and normal deltas.
+    pub targets: Vec<(Vec<Vec3d>, Option<Vec<Vec3d>>)>,
 }
 
 /// One mesh.
@@ -133,6 +142,8 @@ pub struct PrimitiveRef {
 pub struct MeshRef {
     /// Primitives in file order.
     pub primitives: Vec<PrimitiveRef>,
+    /// The mesh's default morph weights, if it gives them.
+    pub weights: Option<Vec<f64>>,
 }
 
 /// Which node property a channel animates.
@@ -238,27 +249,22 @@ pub struct AnimationRef {
 }
 
 impl AnimationRef {
-    /// The first and last key time over the node-transform channels (morph weights excluded),
-    /// or `None` without keys.
+    /// The first and last key time over all channels (morph weights included), or `None`
+    /// without keys.
     #[must_use]
     pub fn range(&self) -> Option<(f64, f64)> {
         let mut r: Option<(f64, f64)> = None;
-        for c in self.channels.iter().filter(|c| c.target != Target::Weights) {
+        for c in &self.channels {
             if let (Some(&a), Some(&b)) = (c.times.first(), c.times.last()) {
                 r = Some(r.map_or((a, b), |(lo, hi)| (lo.min(a), hi.max(b))));
             }
         }
         r
     }
-    /// Every key time of the node-transform channels, sorted, without duplicates.
+    /// Every key time of the channels (morph weights included), sorted, without duplicates.
     #[must_use]
     pub fn key_times(&self) -> Vec<f64> {
-        let mut t: Vec<f64> = self
-            .channels
-            .iter()
-            .filter(|c| c.target != Target::Weights)
-            .flat_map(|c| c.times.iter().copied())
-            .collect();
+        let mut t: Vec<f64> = self.channels.iter().flat_map(|c| c.times.iter().copied()).collect();
         t.sort_by(f64::total_cmp);
         t.dedup();
         t
@@ -414,6 +420,7 @@ impl GltfRef {
                     local,
                     mesh: n.mesh().map(|m| m.index()),
                     skin: n.skin().map(|s| s.index()),
+                    weights: n.weights().map(|w| w.iter().map(|&x| f64::from(x)).collect()),
                 }
             })
             .collect();
@@ -499,9 +506,22 @@ impl GltfRef {
                     p.mode(),
                     gltf::mesh::Mode::Triangles | gltf::mesh::Mode::TriangleStrip | gltf::mesh::Mode::TriangleFan
                 );
-                primitives.push(PrimitiveRef { positions, normals, influences, triangles });
+                let mut targets = Vec::new();
+                for (ti, (dp, dn, _)) in r.read_morph_targets().enumerate() {
+                    let dp: Vec<Vec3d> = match dp {
+                        Some(it) => it.map(v3).collect(),
+                        None => vec![Vec3d::ZERO; positions.len()],
+                    };
+                    let dn: Option<Vec<Vec3d>> = dn.map(|it| it.map(v3).collect());
+                    if dp.len() != positions.len() || dn.as_ref().is_some_and(|d| d.len() != positions.len()) {
+                        return Err(data_err(format!("mesh {} target {ti}: delta count", m.index())));
+                    }
+                    targets.push((dp, dn));
+                }
+                primitives.push(PrimitiveRef { positions, normals, influences, triangles, targets });
             }
-            meshes.push(MeshRef { primitives });
+            let weights = m.weights().map(|w| w.iter().map(|&x| f64::from(x)).collect());
+            meshes.push(MeshRef { primitives, weights });
         }
 
         // Animations.
@@ -650,6 +670,85 @@ impl GltfRef {
         })
     }
 
+    /// The number of morph targets of mesh `mesh` (its first primitive's).
+    #[must_use]
+    pub fn num_targets(&self, mesh: usize) -> usize {
+        self.meshes.get(mesh).and_then(|m| m.primitives.first()).map_or(0, |p| p.targets.len())
+    }
+
+    /// The morph weights of the mesh instance at `node` at time `t` of animation `anim`
+    /// (`None`: the defaults): the node's `weights` channel in the animation (clamped to its
+    /// first and last key like every channel), else the node's `weights`, else the mesh's,
+    /// else zeros; empty without a mesh or targets.
+    #[must_use]
+    pub fn morph_weights(&self, node: usize, anim: Option<usize>, t: f64) -> Vec<f64> {
+        let Some(n) = self.nodes.get(node) else { return Vec::new() };
+        let Some(mesh) = n.mesh else { return Vec::new() };
+        let targets = self.num_targets(mesh);
+        let channel = anim
+            .and_then(|a| self.animations.get(a))
+            .and_then(|a| a.channels.iter().find(|c| c.node == node && c.target == Target::Weights));
+        if let Some(c) = channel {
+            return (0..targets).map(|j| weight_channel_value(c, targets, j, t)).collect();
+        }
+        let given = n.weights.clone().or_else(|| self.meshes.get(mesh).and_then(|m| m.weights.clone()));
+        given.unwrap_or_else(|| vec![0.0; targets])
+    }
+
+    /// Mesh `mesh` with its morph targets applied with `weights`: positions and normals plus
+    /// the weighted deltas, influences unchanged.
+    ///
+    /// # Errors
+    ///
+    /// [`GltfRefError::Data`] for a missing mesh.
+    pub fn morphed_mesh(&self, mesh: usize, weights: &[f64]) -> Result<MeshRef, GltfRefError> {
+        let mut m = self.meshes.get(mesh).ok_or_else(|| data_err(format!("no mesh {mesh}")))?.clone();
+        for p in &mut m.primitives {
+            for ((dp, dn), &w) in p.targets.iter().zip(weights) {
+                for (v, d) in p.positions.iter_mut().zip(dp) {
+                    *v = *v + *d * w;
+                }
+                if let (Some(n), Some(dn)) = (p.normals.as_mut(), dn) {
+                    for (v, d) in n.iter_mut().zip(dn) {
+                        *v = *v + *d * w;
+                    }
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// The final positions and normals of the mesh instance at `node` at time `t` of `anim`,
+    /// in scene space: morphed, then skinned with the node's skin, or placed by the node's
+    /// world matrix when it has none (normals by its 3×3 part, not renormalized).
+    ///
+    /// # Errors
+    ///
+    /// [`GltfRefError::Data`] when the node instances no mesh; as [`GltfRef::skin_mesh`].
+    pub fn mesh_instance(
+        &self,
+        node: usize,
+        anim: Option<usize>,
+        t: f64,
+        method: Method,
+        rule: WeightRule,
+    ) -> Result<SkinnedMesh, GltfRefError> {
+        let n = self.nodes.get(node).ok_or_else(|| data_err(format!("no node {node}")))?;
+        let mesh = n.mesh.ok_or_else(|| data_err(format!("node {node} has no mesh")))?;
+        let world = self.world_at(anim, t);
+        let m = self.morphed_mesh(mesh, &self.morph_weights(node, anim, t))?;
+        if let Some(skin) = n.skin {
+            return self.skin_primitives(&world, skin, &m, method, rule);
+        }
+        let w = world.get(node).copied().unwrap_or(Mat4d::IDENTITY);
+        let mut out = SkinnedMesh::default();
+        for p in m.primitives.iter().filter(|p| p.triangles && !p.positions.is_empty()) {
+            out.positions.extend(p.positions.iter().map(|&v| w.transform_point(v)));
+            out.normals.extend(p.normals.iter().flatten().map(|&v| w.transform_vector(v)));
+        }
+        Ok(out)
+    }
+
     /// Skins every triangle primitive of mesh `mesh` with skin `skin` at world matrices
     /// `world`.
     ///
@@ -665,9 +764,21 @@ impl GltfRef {
         method: Method,
         weights: WeightRule,
     ) -> Result<SkinnedMesh, GltfRefError> {
+        let m = self.meshes.get(mesh).ok_or_else(|| data_err(format!("no mesh {mesh}")))?;
+        self.skin_primitives(world, skin, m, method, weights)
+    }
+
+    /// Skins the triangle primitives of `m` with skin `skin` at world matrices `world`.
+    fn skin_primitives(
+        &self,
+        world: &[Mat4d],
+        skin: usize,
+        m: &MeshRef,
+        method: Method,
+        weights: WeightRule,
+    ) -> Result<SkinnedMesh, GltfRefError> {
         let palette = self.joint_matrices(world, skin)?;
         let dq: Vec<DualQuatd> = palette.iter().map(DualQuatd::from_rigid_matrix).collect();
-        let m = self.meshes.get(mesh).ok_or_else(|| data_err(format!("no mesh {mesh}")))?;
         let mut out = SkinnedMesh::default();
         for p in m.primitives.iter().filter(|p| p.triangles && !p.positions.is_empty()) {
             let k = p.influences.iter().map(Vec::len).max().unwrap_or(0).max(1);
@@ -707,12 +818,67 @@ impl GltfRef {
     }
 }
 
+/// Target `j`'s weight of `weights` channel `c` (of a mesh with `targets` targets) at `t`:
+/// glTF 2.0 Appendix C on scalars, `targets` elements per key (`3 × targets` for cubic
+/// splines: in-tangents, values, out-tangents).
+fn weight_channel_value(c: &ChannelRef, targets: usize, j: usize, t: f64) -> f64 {
+    let n = c.times.len();
+    let cubic = c.interpolation == Interp::CubicSpline;
+    let at = |k: usize, part: usize| -> f64 {
+        let i = if cubic { (3 * k + part) * targets + j } else { k * targets + j };
+        c.values.get(i).map_or(0.0, |v| v[0])
+    };
+    if n == 0 {
+        return 0.0;
+    }
+    if n == 1 || t <= c.times[0] {
+        return at(0, 1);
+    }
+    if t >= c.times[n - 1] {
+        return at(n - 1, 1);
+    }
+    let k = c.times.partition_point(|&x| x <= t) - 1;
+    let (t0, t1) = (c.times[k], c.times[k + 1]);
+    let td = t1 - t0;
+    let s = (t - t0) / td;
+    match c.interpolation {
+        Interp::Step => at(k, 1),
+        Interp::Linear => at(k, 1) + (at(k + 1, 1) - at(k, 1)) * s,
+        Interp::CubicSpline => {
+            let (s2, s3) = (s * s, s * s * s);
+            (2.0 * s3 - 3.0 * s2 + 1.0) * at(k, 1)
+                + td * (s3 - 2.0 * s2 + s) * at(k, 2)
+                + (-2.0 * s3 + 3.0 * s2) * at(k + 1, 1)
+                + td * (s3 - s2) * at(k + 1, 0)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn channel(target: Target, interpolation: Interp, times: &[f64], values: &[[f64; 4]]) -> ChannelRef {
         ChannelRef { node: 0, target, interpolation, times: times.to_vec(), values: values.to_vec() }
+    }
+
+    #[test]
+    fn weights_channels_hold_targets_per_key() {
+        let w = |x: f64| [x, 0.0, 0.0, 0.0];
+        // Two targets, two keys: linear.
+        let c = channel(Target::Weights, Interp::Linear, &[0.0, 2.0], &[w(0.0), w(1.0), w(1.0), w(0.0)]);
+        assert_eq!([0, 1].map(|j| weight_channel_value(&c, 2, j, 0.5)), [0.25, 0.75]);
+        assert_eq!([0, 1].map(|j| weight_channel_value(&c, 2, j, 9.0)), [1.0, 0.0]);
+        // One target, cubic: [a, v, b] per key; out-tangent 3 per second over td = 2 s.
+        let c = channel(
+            Target::Weights,
+            Interp::CubicSpline,
+            &[0.0, 2.0],
+            &[w(0.0), w(0.0), w(3.0), w(0.0), w(1.0), w(0.0)],
+        );
+        assert!((weight_channel_value(&c, 1, 0, 1.0) - 1.25).abs() < 1e-15);
+        let s = channel(Target::Weights, Interp::Step, &[0.0, 1.0], &[w(0.5), w(2.0)]);
+        assert_eq!(weight_channel_value(&s, 1, 0, 0.999), 0.5);
     }
 
     #[test]

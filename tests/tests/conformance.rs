@@ -33,6 +33,7 @@ use sinew::math::{Mat4, SoaTransform};
 use sinew_pipeline::bake::BakeOptions;
 use sinew_pipeline::dump::{dump, DumpOptions};
 use sinew_pipeline::model::{Model, Skinning};
+use sinew_tests::corpus::morph::MorphGltf;
 use sinew_tests::gltf_ref::{GltfRef, Interp, Method, Target, WeightRule};
 use sinew_tests::md5_ref::Md5Ref;
 use sinew_tests::reference::{Mat4d, Quatd, Vec3d};
@@ -425,7 +426,11 @@ fn check_joint_names(r: &GltfRef, order: &[usize], names: &[String], model: &str
 }
 
 fn run_gltf(case: &GltfCase) {
-    let path = gltf_path(case.model);
+    run_gltf_file(case, &gltf_path(case.model));
+}
+
+fn run_gltf_file(case: &GltfCase, path: &Path) {
+    let path = path.to_path_buf();
     let r = GltfRef::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let order = r.import_order();
     let size = gltf_size(&r);
@@ -437,6 +442,7 @@ fn run_gltf(case: &GltfCase) {
     let mut raw = RawStats::default();
     let mut baked = BakedStats::default();
     let mut renormalized = 0;
+    let mut morph = MorphStats::default();
     let clips: Vec<Option<usize>> =
         if r.animations.is_empty() { vec![None] } else { (0..r.animations.len()).map(Some).collect() };
     for &clip in &clips {
@@ -475,9 +481,10 @@ fn run_gltf(case: &GltfCase) {
                     for (i, (g, w)) in got.joint_matrices.iter().zip(&jm).enumerate() {
                         raw.joint_matrices.update(mat_error(g, w, size), || format!("{} skin joint {i}", at()));
                     }
-                    let (_, mesh) = r.skinned_instance(skin).expect("a mesh uses the skin");
+                    // The instance's morph targets apply before skinning (none: the bind pose).
+                    let (node, _) = r.skinned_instance(skin).expect("a mesh uses the skin");
                     let rule = WeightRule::RenormalizeBeyond(IMPORTER_WEIGHT_TOLERANCE);
-                    let lbs = r.skin_mesh(&world, skin, mesh, Method::Linear, rule).expect("reference LBS");
+                    let lbs = r.mesh_instance(node, clip, tf, Method::Linear, rule).expect("reference LBS");
                     renormalized = lbs.renormalized;
                     raw.vertices = lbs.positions.len();
                     raw.normals = lbs.normals.len();
@@ -492,7 +499,7 @@ fn run_gltf(case: &GltfCase) {
                     );
                     if ti % case.dqs_every == 0 {
                         let got = run_dump(&raw_model, Mode::Raw, clip, t, skin, Skinning::Dqs);
-                        let dqs = r.skin_mesh(&world, skin, mesh, Method::DualQuat, rule).expect("reference DQS");
+                        let dqs = r.mesh_instance(node, clip, tf, Method::DualQuat, rule).expect("reference DQS");
                         compare_vertices(
                             &mut raw.dqs_pos,
                             &mut raw.dqs_nrm,
@@ -505,6 +512,7 @@ fn run_gltf(case: &GltfCase) {
                     }
                 }
                 raw.samples += 1;
+                check_morphs(&r, &order, &raw_model, &baked_model, clip, t, size, &mut morph);
                 let b = run_dump(&baked_model, Mode::Baked, clip, t, skin, Skinning::Lbs);
                 let bs = dump_with(&baked_model, RotationInterpolation::Slerp, clip, t, skin, Skinning::Lbs);
                 compare_baked(&mut baked, &b, &bs, &got, &at);
@@ -516,6 +524,111 @@ fn run_gltf(case: &GltfCase) {
         if renormalized > 0 { format!("; {renormalized} vertices' weights renormalized") } else { String::new() };
     print_rows(case.model, size, &raw, &baked, bound, 1.0, &note);
     check_bounds(case.model, &raw, &baked, bound);
+    if morph.samples > 0 {
+        eprintln!(
+            "conformance {:<20} morph: raw-vs-f64 weights {:.2e} at {}, mesh positions {:.2e} (of the size) at {}; \
+             baked-vs-raw weights {:.2e}, unskinned static-node positions {:.3e} (bound {bound:.3e}) ({} samples)",
+            case.model,
+            morph.weights.value,
+            morph.weights.at,
+            morph.positions.value,
+            morph.positions.at,
+            morph.baked_weights.value,
+            morph.baked_positions.value,
+            morph.samples
+        );
+        assert!(morph.weights.value <= 1e-6, "{}: raw morph weights vs f64 at {}", case.model, morph.weights.at);
+        assert!(
+            morph.positions.value <= RAW_BOUND,
+            "{}: raw mesh positions vs f64 at {}",
+            case.model,
+            morph.positions.at
+        );
+        assert!(
+            morph.baked_positions.value <= bound,
+            "{}: baked mesh positions vs raw {:e} at {}",
+            case.model,
+            morph.baked_positions.value,
+            morph.baked_positions.at
+        );
+    }
+}
+
+/// Morph-target errors of one model.
+#[derive(Debug, Default, Clone)]
+struct MorphStats {
+    /// `dump --raw` `morph_weights` against the reference (absolute).
+    weights: Worst,
+    /// `dump --raw` `mesh_positions` against the reference, relative to the model size.
+    positions: Worst,
+    /// `dump` weights against `dump --raw` (absolute).
+    baked_weights: Worst,
+    /// `dump` `mesh_positions` against `dump --raw`, for unskinned instances on nodes no
+    /// channel moves (what the morph encoding alone changes), in scene units.
+    baked_positions: Worst,
+    samples: usize,
+}
+
+/// `morph_weights` and `mesh_positions` of the mesh instance at dump row `row`.
+fn dump_mesh(model: &Model, mode: Mode, clip: Option<usize>, t: f32, row: usize) -> (Vec<f64>, Vec<Vec3d>) {
+    let opts =
+        DumpOptions { clip, time: t, mesh_node: Some(row), rotation: rotation_of(mode), ..DumpOptions::default() };
+    let v: Value = serde_json::from_str(&dump(model, &opts).expect("dump")).expect("JSON");
+    (floats(&v["morph_weights"]), vecs(&v["mesh_positions"]))
+}
+
+/// Checks every mesh instance with morph targets at clip `clip`, time `t`: raw weights and
+/// final positions against the reference, baked against raw.
+#[allow(clippy::too_many_arguments)]
+fn check_morphs(
+    r: &GltfRef,
+    order: &[usize],
+    raw_model: &Model,
+    baked_model: &Model,
+    clip: Option<usize>,
+    t: f32,
+    size: f64,
+    stats: &mut MorphStats,
+) {
+    let tf = f64::from(t);
+    for (row, &n) in order.iter().enumerate() {
+        let Some(mesh) = r.nodes[n].mesh else { continue };
+        if r.num_targets(mesh) == 0 {
+            continue;
+        }
+        let at = || format!("clip {clip:?} t={t} node {n}");
+        let (w, p) = dump_mesh(raw_model, Mode::Raw, clip, t, row);
+        let want_w = r.morph_weights(n, clip, tf);
+        assert_eq!(w.len(), want_w.len(), "morph weights at {}", at());
+        for (j, (g, e)) in w.iter().zip(&want_w).enumerate() {
+            stats.weights.update((g - e).abs(), || format!("{} target {j}", at()));
+        }
+        let rule = WeightRule::RenormalizeBeyond(IMPORTER_WEIGHT_TOLERANCE);
+        let want = r.mesh_instance(n, clip, tf, Method::Linear, rule).expect("reference instance");
+        assert_eq!(p.len(), want.positions.len(), "mesh positions at {}", at());
+        for (v, (g, e)) in p.iter().zip(&want.positions).enumerate() {
+            stats.positions.update(dist(*g, *e) / size, || format!("{} vertex {v}", at()));
+        }
+        let (bw, bp) = dump_mesh(baked_model, Mode::Baked, clip, t, row);
+        for (j, (b, g)) in bw.iter().zip(&w).enumerate() {
+            stats.baked_weights.update((b - g).abs(), || format!("{} target {j}", at()));
+        }
+        let moved = |node: usize| {
+            r.animations.iter().flat_map(|a| &a.channels).any(|c| c.node == node && c.target != Target::Weights)
+        };
+        let mut chain = Some(n);
+        let mut still = true;
+        while let Some(k) = chain {
+            still &= !moved(k);
+            chain = r.nodes[k].parent;
+        }
+        if r.nodes[n].skin.is_none() && still {
+            for (v, (b, g)) in bp.iter().zip(&p).enumerate() {
+                stats.baked_positions.update(dist(*b, *g), || format!("{} vertex {v}", at()));
+            }
+        }
+        stats.samples += 1;
+    }
 }
 
 #[test]
@@ -565,7 +678,20 @@ fn box_animated_dump() {
 
 #[test]
 fn animated_morph_cube() {
-    run_gltf(&GltfCase { model: "AnimatedMorphCube", skins: &[0], spread: 4, dqs_every: 1 });
+    run_gltf(&GltfCase { model: "AnimatedMorphCube", skins: &[0], spread: 12, dqs_every: 1 });
+}
+
+/// The skinned and morphed model of `sinew_tests::corpus::morph` (sparse and zero-filled
+/// targets, mesh and node default weights, CUBICSPLINE, STEP and LINEAR weights channels, a
+/// clip of weights channels only), written to a scratch file.
+#[test]
+fn skinned_and_morphed_model() {
+    let dir = std::env::temp_dir().join(format!("sinew-conformance-morph-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join("morph.gltf");
+    std::fs::write(&path, MorphGltf::new().gltf()).expect("write");
+    run_gltf_file(&GltfCase { model: "morph.gltf", skins: &[0], spread: 8, dqs_every: 1 }, &path);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ fn the_firmware_guide_table_is_what_the_types_take() {
             sizes::<Q16, 128, { soa_count(128) }, 4, 3, 384>(),
         ),
     ];
-    for (config, f, q) in computed {
+    for (config, f, _) in computed {
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
             config[0], config[1], config[2], config[3], f[0], f[1], f[2], f[3]

@@ -83,6 +83,7 @@ fn sinew_seeds_parse_and_run() {
         "RiggedSimple/RiggedSimple.glb",
         "InterpolationTest/InterpolationTest.glb",
         "BoxAnimated/BoxAnimated.glb",
+        "AnimatedMorphCube/AnimatedMorphCube.glb",
     ] {
         let path = assets.join(m);
         let rig = sinew_pipeline::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -91,6 +92,21 @@ fn sinew_seeds_parse_and_run() {
         let asset = Asset::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(asset.skeleton().is_some(), "{}", path.display());
         fuzz::asset_bytes(&data);
+    }
+}
+
+/// The morphed models reach the morph jobs through the glTF target: AnimatedMorphCube and the
+/// skinned and morphed model of the corpus, each also cut short (what the fuzzer starts from).
+#[test]
+fn morph_seeds_import_and_run() {
+    let cube = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb");
+    let cube = std::fs::read(&cube).expect("AnimatedMorphCube");
+    let morph = sinew_tests::corpus::morph::MorphGltf::new().gltf();
+    for data in [&cube, &morph] {
+        assert!(sinew_pipeline::import::gltf::load_bytes(data, None, "seed").is_ok());
+        fuzz::gltf_bytes(data);
+        fuzz::gltf_bytes(&data[..data.len() / 2]);
     }
 }
 
@@ -322,6 +338,7 @@ fn key_reduction_of_a_straight_track_is_not_quadratic() {
                 times,
                 values,
             }],
+            ..RigClip::default()
         }],
         ..Rig::default()
     };

@@ -261,7 +261,8 @@ impl<'a> MeshData<'a> {
     pub fn skin(&self) -> Option<usize> {
         (self.skin != NONE).then_some(self.skin as usize)
     }
-    /// Skeleton joint a rigid mesh follows, if any.
+    /// The skeleton joint that instances the mesh, if any: a rigid mesh follows it; a skinned
+    /// mesh is placed by its skin alone (the joint names the instance).
     #[must_use]
     pub fn node(&self) -> Option<usize> {
         (self.node != NONE).then_some(self.node as usize)

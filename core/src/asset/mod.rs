@@ -7,14 +7,17 @@
 //! read with unaligned little-endian loads, so any byte alignment works. The layout is in
 //! [`format`] (the layer below); each section kind has its file here, with its validation
 //! and its view (`skeleton.rs`, `skin.rs`, `mesh.rs`; `clip.rs` validates clip sections, which
-//! [`crate::clip`] decodes).
+//! [`crate::clip`] decodes; `morph.rs` validates the morph-target and morph-weight sections,
+//! which [`crate::morph`] reads).
 
 use crate::clip::Clip;
-use crate::format::reader::Reader;
+use crate::format::reader::{le_u16, Reader};
 use crate::format::*;
+use crate::morph::{MorphTargets, WeightTracks};
 
 mod clip;
 mod mesh;
+mod morph;
 mod skeleton;
 mod skin;
 
@@ -39,6 +42,8 @@ pub struct Asset<'a> {
     skins: KindRun,
     meshes: KindRun,
     clips: KindRun,
+    morphs: KindRun,
+    weights: KindRun,
 }
 
 /// Where the sections of one kind are in the table: `count` consecutive entries from `first`.
@@ -143,7 +148,8 @@ impl<'a> Asset<'a> {
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN).ok_or(ParseError::Truncated)?)?;
 
         let empty = KindRun::default();
-        let mut asset = Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty };
+        let mut asset =
+            Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty, morphs: empty, weights: empty };
         // Bodies in table order, after the table, disjoint; each known kind in one run.
         let mut end = HEADER_LEN + section_count * SECTION_ENTRY_LEN;
         for i in 0..section_count {
@@ -157,6 +163,8 @@ impl<'a> Asset<'a> {
                 KIND_SKIN => asset.skins.push(i),
                 KIND_MESH => asset.meshes.push(i),
                 KIND_CLIP => asset.clips.push(i),
+                KIND_MORPH => asset.morphs.push(i),
+                KIND_WEIGHTS => asset.weights.push(i),
                 _ => true,
             };
             if !grouped {
@@ -194,6 +202,19 @@ impl<'a> Asset<'a> {
                 MeshData::parse(body, i as u16, &asset, joints).map_err(overrun(i as u16))?;
             }
         }
+        // Morph targets after the meshes they deform, weight tracks after both and the clips.
+        let mut previous = None;
+        for n in 0..asset.morphs.count {
+            let i = asset.morphs.first + n;
+            let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
+            previous = Some(morph::parse_morph(body, i as u16, &asset, previous).map_err(overrun(i as u16))?);
+        }
+        let mut previous = None;
+        for n in 0..asset.weights.count {
+            let i = asset.weights.first + n;
+            let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
+            previous = Some(morph::parse_weights(body, i as u16, &asset, previous).map_err(overrun(i as u16))?);
+        }
         Ok(asset)
     }
 
@@ -212,7 +233,8 @@ impl<'a> Asset<'a> {
         let section_count = r.u32().ok()? as usize;
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN)?).ok()?;
         let empty = KindRun::default();
-        let mut asset = Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty };
+        let mut asset =
+            Asset { data, skeleton: None, skins: empty, meshes: empty, clips: empty, morphs: empty, weights: empty };
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
             match kind {
@@ -228,6 +250,12 @@ impl<'a> Asset<'a> {
                 }
                 KIND_CLIP => {
                     asset.clips.push(i);
+                }
+                KIND_MORPH => {
+                    asset.morphs.push(i);
+                }
+                KIND_WEIGHTS => {
+                    asset.weights.push(i);
                 }
                 _ => {}
             }
@@ -311,6 +339,42 @@ impl<'a> Asset<'a> {
     #[must_use]
     pub fn clip_by_name(&self, name: &str) -> Option<Clip<'a>> {
         (0..self.clips.count).filter_map(|i| self.clip(i)).find(|c| c.name() == name)
+    }
+    /// The body of the section of `run` whose first `u16` is `key` (such sections are in
+    /// increasing key order): a binary search.
+    fn find_keyed(&self, run: KindRun, kind: [u8; 4], key: usize) -> Option<&'a [u8]> {
+        let (mut lo, mut hi) = (0, run.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (k, body) = self.section_raw(run.index(mid)?)?;
+            if k != kind {
+                return None;
+            }
+            let at = le_u16(body, 0) as usize;
+            if at == key {
+                return Some(body);
+            } else if at < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        None
+    }
+    /// Number of meshes with morph targets.
+    #[must_use]
+    pub fn num_morphed_meshes(&self) -> usize {
+        self.morphs.count
+    }
+    /// The morph targets of mesh `mesh` (`None` when it has none).
+    #[must_use]
+    pub fn morph_targets(&self, mesh: usize) -> Option<MorphTargets<'a>> {
+        MorphTargets::header(self.find_keyed(self.morphs, KIND_MORPH, mesh)?).ok()
+    }
+    /// The morph-weight tracks of clip `clip` (`None` when it animates no morph weights).
+    #[must_use]
+    pub fn morph_weights(&self, clip: usize) -> Option<WeightTracks<'a>> {
+        WeightTracks::header(self.find_keyed(self.weights, KIND_WEIGHTS, clip)?).ok()
     }
 }
 

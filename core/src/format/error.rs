@@ -3,6 +3,7 @@
 use core::fmt;
 
 use super::VERSION;
+use crate::limits::MAX_MORPH_TARGETS;
 use crate::skeleton::SkeletonError;
 
 /// Why [`Asset::parse`](crate::asset::Asset::parse) rejected a file. `section` fields index
@@ -159,6 +160,51 @@ pub enum ParseError {
         /// Section index.
         section: u16,
     },
+    /// A morph-target section names no mesh, comes out of mesh order (or twice for one mesh),
+    /// or its part count or a part's vertex count differs from its mesh's.
+    MorphMeshMismatch {
+        /// Section index.
+        section: u16,
+    },
+    /// A morph-target section's target count is 0 or above
+    /// [`MAX_MORPH_TARGETS`](crate::limits::MAX_MORPH_TARGETS).
+    BadMorphCount {
+        /// Section index.
+        section: u16,
+    },
+    /// A morph target has an unknown format, attribute bits, index size or shift, or moves more
+    /// vertices than its part has.
+    BadMorphTarget {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Target index.
+        target: u16,
+    },
+    /// A morph target's vertex indices are not strictly increasing or not below its part's
+    /// vertex count.
+    MorphVertexIndex {
+        /// Section index.
+        section: u16,
+        /// Part index within the mesh.
+        part: u16,
+        /// Target index.
+        target: u16,
+    },
+    /// A morph-weight section names no clip, comes out of clip order (or twice for one clip),
+    /// or its time range differs from its clip's.
+    WeightClipMismatch {
+        /// Section index.
+        section: u16,
+    },
+    /// A morph-weight track names a mesh without morph targets.
+    WeightTrackMesh {
+        /// Section index.
+        section: u16,
+        /// Track index within the section.
+        track: u16,
+    },
 }
 
 impl fmt::Display for ParseError {
@@ -220,6 +266,29 @@ impl fmt::Display for ParseError {
                 write!(f, "clip section {section}, track {track}: key times not strictly increasing within the clip")
             }
             Self::BadTimeRange { section } => write!(f, "clip section {section}: start is after end"),
+            Self::MorphMeshMismatch { section } => write!(
+                f,
+                "morph section {section} names no mesh, is out of mesh order, or its parts differ from its mesh's"
+            ),
+            Self::BadMorphCount { section } => {
+                write!(f, "morph section {section}: the target count is 0 or above {MAX_MORPH_TARGETS}")
+            }
+            Self::BadMorphTarget { section, part, target } => write!(
+                f,
+                "morph section {section}, part {part}, target {target}: unknown format, attributes, index size or \
+                 shift, or more vertices than the part"
+            ),
+            Self::MorphVertexIndex { section, part, target } => write!(
+                f,
+                "morph section {section}, part {part}, target {target}: vertex indices not increasing or out of range"
+            ),
+            Self::WeightClipMismatch { section } => write!(
+                f,
+                "morph-weight section {section} names no clip, is out of clip order, or its range differs from the clip's"
+            ),
+            Self::WeightTrackMesh { section, track } => {
+                write!(f, "morph-weight section {section}, track {track}: the mesh has no morph targets")
+            }
         }
     }
 }

@@ -14,7 +14,7 @@
 //!   crc32        u32      CRC-32 of bytes [20 .. file_len): everything after this field
 //!   section_cnt  u32
 //! section table: section_cnt × 12 bytes
-//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP (others are skipped)
+//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | MRPH | MWGT (others are skipped)
 //!   offset       u32      from the start of the file
 //!   length       u32
 //! sections: each starts at or after the end of the table and of the section before it in the
@@ -32,7 +32,8 @@
 //! MESH
 //!   name         u8 len + bytes
 //!   skin         u16              (NONE: rigid)
-//!   node         u16              (NONE, or the skeleton joint a rigid mesh follows)
+//!   node         u16              (NONE, or the joint that instances the mesh: a rigid mesh
+//!                                  follows it, a skinned mesh is placed by its skin alone)
 //!   color        [u8; 4]          (linear RGBA × 255)
 //!   part_count   u16
 //!   parts        part_count × {
@@ -52,6 +53,34 @@
 //!     joint u16, target u8 (TARGET_*), interpolation u8 (INTERP_*), format u8 (FORMAT_*),
 //!     flags u8 (TRACK_FLAG_*), key_count u16, data_offset u32 (from the section start)
 //!   track data   (see FORMAT_F32 and FORMAT_QUANTIZED)
+//! MRPH (version 2; the morph targets of one mesh: at most one per mesh, in increasing mesh
+//!   order, after the mesh sections it names)
+//!   mesh         u16              (mesh index)
+//!   target_count u16              (1 ..= MAX_MORPH_TARGETS)
+//!   weights      f32 × targets    (default weights of the mesh instance)
+//!   part_count   u16              (the mesh's)
+//!   parts        part_count × {
+//!     vertex_count u32            (the mesh part's)
+//!     targets      target_count × {
+//!       count u32 (vertices the target moves, at most vertex_count), format u8 (MORPH_*),
+//!       attributes u8 (ATTR_NORMALS | ATTR_TANGENTS: deltas stored besides positions),
+//!       index_size u8 (2 or 4), shifts [u8; 3] (MORPH_QUANTIZED: position, normal, tangent)
+//!       vertices index_size × count   (strictly increasing, below vertex_count)
+//!       deltas   count × (position xyz [, normal xyz] [, tangent xyz]): f32 (MORPH_F32) or
+//!                i16 `q` decoded as `q / 2^shift` of the attribute (MORPH_QUANTIZED)
+//!     }
+//!   }
+//! MWGT (version 2; the morph-weight tracks of one clip: at most one per clip, in increasing
+//!   clip order, after the clip and MRPH sections it names)
+//!   clip         u16              (clip index)
+//!   start, end   f32              (the clip's range, bit for bit)
+//!   track_count  u16
+//!   tracks       track_count × 12 bytes, as CLIP's with joint = mesh index (the mesh has an
+//!                MRPH section; one track per mesh) and target = TARGET_WEIGHTS; flags 0
+//!   track data   FORMAT_F32: f32 times then `targets` values per key (× 3 for cubic
+//!                splines); FORMAT_QUANTIZED (step and linear): u16 times as CLIP's, `min`
+//!                f32, `scale` f32, then u16 × targets per key decoded as
+//!                `min + scale · q / 65536`
 //! ```
 
 use crate::math::Quat;
@@ -68,7 +97,7 @@ pub use error::ParseError;
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"SINEW\0\r\n";
 /// Format version this build reads and writes.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 24;
 /// Offset of the first byte covered by the checksum.
@@ -89,6 +118,21 @@ pub const KIND_MESH: [u8; 4] = *b"MESH";
 /// Section kind: a clip.
 pub const KIND_CLIP: [u8; 4] = *b"CLIP";
 
+/// Section kind: the morph targets of one mesh.
+pub const KIND_MORPH: [u8; 4] = *b"MRPH";
+/// Section kind: the morph-weight tracks of one clip.
+pub const KIND_WEIGHTS: [u8; 4] = *b"MWGT";
+/// Bytes of a morph target's header in an MRPH section (count, format, attributes, index size,
+/// shifts).
+pub const MORPH_TARGET_HEADER_LEN: usize = 10;
+/// Morph delta format: `f32` components. Lossless.
+pub const MORPH_F32: u8 = 0;
+/// Morph delta format: `i16` components `q`, decoded as `q / 2^shift` with one shift per
+/// attribute (at most [`MAX_MORPH_SHIFT`]): integer-only for `Q16`.
+pub const MORPH_QUANTIZED: u8 = 1;
+/// Largest shift of [`MORPH_QUANTIZED`] deltas (a step of 2⁻³¹).
+pub const MAX_MORPH_SHIFT: u8 = 31;
+
 /// Mesh part attribute bit: normals present.
 pub const ATTR_NORMALS: u8 = 1;
 /// Mesh part attribute bit: tangents present.
@@ -100,6 +144,9 @@ pub const TARGET_TRANSLATION: u8 = 0;
 pub const TARGET_ROTATION: u8 = 1;
 /// Track target: scale.
 pub const TARGET_SCALE: u8 = 2;
+
+/// Track target (MWGT sections only): the morph weights of a mesh.
+pub const TARGET_WEIGHTS: u8 = 3;
 
 /// Interpolation: step.
 pub const INTERP_STEP: u8 = 0;

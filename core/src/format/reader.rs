@@ -23,6 +23,10 @@ impl<'a> Reader<'a> {
     pub(crate) fn pos(&self) -> usize {
         self.pos
     }
+    /// The bytes read since position `start`.
+    pub(crate) fn taken(&self, start: usize) -> &'a [u8] {
+        self.data.get(start..self.pos).unwrap_or(&[])
+    }
     pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], ParseError> {
         let end = self.pos.checked_add(n).ok_or(ParseError::Truncated)?;
         let s = self.data.get(self.pos..end).ok_or(ParseError::Truncated)?;

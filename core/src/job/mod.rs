@@ -8,12 +8,14 @@ use core::fmt;
 
 pub mod blending;
 pub mod local_to_model;
+pub mod morph;
 pub mod sampling;
 pub mod skin_matrix;
 pub mod skinning;
 
 pub use blending::{BlendingJob, Layer, MakeAdditiveJob};
 pub use local_to_model::LocalToModelJob;
+pub use morph::{MorphJob, MorphWeightsJob};
 pub use sampling::SamplingJob;
 pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
 pub use skinning::{Palette, SkinningJob};

@@ -1,5 +1,15 @@
 //! `sinew dump`: one JSON object with joint world matrices, skin matrices and skinned vertices
-//! of a model at a time, optionally with blended layers.
+//! of a model at a time, optionally with blended layers, and the morph weights and final
+//! positions of one mesh instance.
+//!
+//! # Fields
+//!
+//! `joints` (names), `joint_world`, `joint_matrices` (of `--skin`), then for the dumped mesh
+//! (the one instanced at `--mesh-node`, else the first mesh of `--skin`): `skinned_positions`
+//! and `skinned_normals` (after morph targets and skinning, or for a rigid mesh its node's
+//! world matrix, in scene space), `morph_weights` (the mesh's sampled weights, `[]` without
+//! targets) and `mesh_positions` (the same positions as `skinned_positions`: after morph
+//! targets and skinning, or morph targets and the node's world matrix).
 //!
 //! # Layers
 //!
@@ -42,6 +52,9 @@ pub struct DumpOptions {
     pub layers: Vec<LayerSpec>,
     /// Additive layers applied after them, in order (`--additive`).
     pub additive: Vec<AdditiveSpec>,
+    /// The node (joint index) whose mesh instance to dump (`--mesh-node`; `None`: the first
+    /// mesh of `skin`).
+    pub mesh_node: Option<usize>,
 }
 
 impl Default for DumpOptions {
@@ -55,6 +68,7 @@ impl Default for DumpOptions {
             rotation: RotationInterpolation::NlerpCorrected,
             layers: Vec::new(),
             additive: Vec::new(),
+            mesh_node: None,
         }
     }
 }
@@ -181,8 +195,9 @@ fn json_str(s: &str) -> String {
 ///
 /// # Errors
 ///
-/// A message for a layer naming a clip or a mask joint the model does not have, or the job
-/// error's message when the model's parts do not fit (not expected for validated files).
+/// A message for a layer naming a clip or a mask joint the model does not have, a
+/// `mesh_node` that instances no mesh, or the job error's message when the model's parts do
+/// not fit (not expected for validated files).
 pub fn dump(model: &Model, opts: &DumpOptions) -> Result<String, String> {
     let pose = blended_pose(model, opts)?;
     let mut world = Vec::new();
@@ -190,9 +205,32 @@ pub fn dump(model: &Model, opts: &DumpOptions) -> Result<String, String> {
     let palette = model.palette(&world, opts.skin).map_err(|e| e.to_string())?;
     let dq = model.dq_palette(&world, opts.skin).map_err(|e| e.to_string())?;
     let asset = model.asset();
-    let mesh = (0..asset.num_meshes()).find(|&i| asset.mesh(i).and_then(|m| m.skin()) == Some(opts.skin));
+    let mesh = match opts.mesh_node {
+        Some(n) => Some(
+            (0..asset.num_meshes())
+                .find(|&i| asset.mesh(i).and_then(|m| m.node()) == Some(n))
+                .ok_or_else(|| format!("no mesh instance at node {n}"))?,
+        ),
+        None => (0..asset.num_meshes()).find(|&i| asset.mesh(i).and_then(|m| m.skin()) == Some(opts.skin)),
+    };
+    let weights = match mesh {
+        Some(m) => crate::morph::sample_weights(&asset, m, opts.clip, opts.time).map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
     let parts = match mesh {
-        Some(m) => model.skin_mesh(m, &world, &palette, &dq, opts.skinning).map_err(|e| e.to_string())?,
+        Some(m) => {
+            // A mesh picked by its node is skinned with its own skin.
+            let skin = asset.mesh(m).and_then(|d| d.skin()).unwrap_or(opts.skin);
+            let (palette, dq) = if skin == opts.skin {
+                (palette.clone(), dq)
+            } else {
+                (
+                    model.palette(&world, skin).map_err(|e| e.to_string())?,
+                    model.dq_palette(&world, skin).map_err(|e| e.to_string())?,
+                )
+            };
+            model.skin_mesh_morphed(m, &weights, &world, &palette, &dq, opts.skinning).map_err(|e| e.to_string())?
+        }
         None => Vec::new(),
     };
     let mut out = String::with_capacity(1 << 16);
@@ -222,6 +260,19 @@ pub fn dump(model: &Model, opts: &DumpOptions) -> Result<String, String> {
     let mut first = true;
     for p in &parts {
         for v in &p.normals {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            push_floats(&mut out, &v.to_array());
+        }
+    }
+    out.push_str("],\"morph_weights\":");
+    push_floats(&mut out, &weights);
+    out.push_str(",\"mesh_positions\":[");
+    let mut first = true;
+    for p in &parts {
+        for v in &p.positions {
             if !first {
                 out.push(',');
             }

@@ -1,7 +1,8 @@
 //! Exact `f64` evaluation of a [`Rig`]'s clips and hierarchy: the measure the baker checks its
-//! compressed clips against.
+//! compressed clips against; morph weights ([`eval_weights`], [`mesh_weights`]) and morphed
+//! vertices ([`morphed_positions`]) too.
 
-use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip};
+use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip, RigPrimitive, RigWeightChannel};
 
 /// A TRS transform in `f64`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -182,6 +183,84 @@ pub fn model_matrices(rig: &Rig, pose: &[Trs]) -> Vec<M4> {
             None => local,
         };
         out.push(m);
+    }
+    out
+}
+
+/// The value of a weights track at time `t`: `times` strictly increasing, `targets` values per
+/// key (× 3 for cubic splines: in-tangents, values, out-tangents), clamped to the first and
+/// last key, as glTF 2.0 Appendix C defines it.
+#[must_use]
+pub fn eval_weight_keys(times: &[f64], values: &[f64], interp: Interpolation, targets: usize, t: f64) -> Vec<f64> {
+    let n = times.len();
+    let cubic = interp == Interpolation::CubicSpline;
+    let stride = if cubic { 3 * targets } else { targets };
+    let read = |k: usize, part: usize, j: usize| -> f64 {
+        let p = if cubic { part * targets } else { 0 };
+        values.get(k * stride + p + j).copied().unwrap_or(0.0)
+    };
+    if n == 0 {
+        return vec![0.0; targets];
+    }
+    if n == 1 || t <= times[0] {
+        return (0..targets).map(|j| read(0, 1, j)).collect();
+    }
+    if t >= times[n - 1] {
+        return (0..targets).map(|j| read(n - 1, 1, j)).collect();
+    }
+    let k = times.partition_point(|&x| x <= t).saturating_sub(1).min(n - 2);
+    let (t0, t1) = (times[k], times[k + 1]);
+    let td = t1 - t0;
+    let s = (t - t0) / td;
+    (0..targets)
+        .map(|j| match interp {
+            Interpolation::Step => read(k, 1, j),
+            Interpolation::Linear => read(k, 1, j) + (read(k + 1, 1, j) - read(k, 1, j)) * s,
+            Interpolation::CubicSpline => {
+                let (s2, s3) = (s * s, s * s * s);
+                (2.0 * s3 - 3.0 * s2 + 1.0) * read(k, 1, j)
+                    + (s3 - 2.0 * s2 + s) * td * read(k, 2, j)
+                    + (-2.0 * s3 + 3.0 * s2) * read(k + 1, 1, j)
+                    + (s3 - s2) * td * read(k + 1, 0, j)
+            }
+        })
+        .collect()
+}
+
+/// The weights of a morph-weight channel of a mesh with `targets` targets at time `t`.
+#[must_use]
+pub fn eval_weights(c: &RigWeightChannel, targets: usize, t: f64) -> Vec<f64> {
+    let times: Vec<f64> = c.times.iter().map(|&x| f64::from(x)).collect();
+    let values: Vec<f64> = c.values.iter().map(|&x| f64::from(x)).collect();
+    eval_weight_keys(&times, &values, c.interpolation, targets, t)
+}
+
+/// The morph weights of mesh `mesh` of `rig` at time `t` of `clip`: its channel in the clip
+/// (the clip's time clamped into the clip's range, as the runtime samples), else its default
+/// weights; empty for a mesh without morph targets.
+#[must_use]
+pub fn mesh_weights(rig: &Rig, mesh: usize, clip: Option<&RigClip>, t: f64) -> Vec<f64> {
+    let Some(m) = rig.meshes.get(mesh) else { return Vec::new() };
+    let channel = clip.and_then(|c| Some((c, c.weights.iter().find(|w| w.mesh == mesh)?)));
+    match channel {
+        Some((c, w)) => {
+            let (start, end) = c.time_range();
+            eval_weights(w, m.num_targets(), t.clamp(f64::from(start), f64::from(end)))
+        }
+        None => m.weights.iter().map(|&w| f64::from(w)).collect(),
+    }
+}
+
+/// The bind-pose positions of primitive `p` with its morph targets weighted by `weights`.
+#[must_use]
+pub fn morphed_positions(p: &RigPrimitive, weights: &[f64]) -> Vec<[f64; 3]> {
+    let mut out: Vec<[f64; 3]> = p.positions.iter().map(|v| v.map(f64::from)).collect();
+    for (t, &w) in p.targets.iter().zip(weights) {
+        for (o, d) in out.iter_mut().zip(&t.positions) {
+            for k in 0..3 {
+                o[k] += w * f64::from(d[k]);
+            }
+        }
     }
     out
 }

@@ -240,12 +240,30 @@ impl Model {
         dq: &DqPalette,
         method: Skinning,
     ) -> Result<Vec<SkinnedPart>, JobError> {
-        let Some(m) = self.asset().mesh(mesh) else { return Ok(Vec::new()) };
+        self.skin_mesh_morphed(mesh, &[], world, palette, dq, method)
+    }
+    /// [`Model::skin_mesh`] of the mesh's vertices with its morph targets applied with
+    /// `weights` first (from [`crate::morph::sample_weights`]; empty: the bind pose).
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when the palette does not fit the mesh or `weights` its targets.
+    pub fn skin_mesh_morphed(
+        &self,
+        mesh: usize,
+        weights: &[f32],
+        world: &[Mat4<f32>],
+        palette: &[Mat4<f32>],
+        dq: &DqPalette,
+        method: Skinning,
+    ) -> Result<Vec<SkinnedPart>, JobError> {
+        let asset = self.asset();
+        let Some(m) = asset.mesh(mesh) else { return Ok(Vec::new()) };
         let mut out = Vec::new();
-        for part in m.parts() {
+        for (pi, part) in m.parts().enumerate() {
             let n = part.num_vertices();
-            let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
-            let normals: Option<Vec<Vec3<f32>>> = part.has_normals().then(|| (0..n).map(|v| part.normal(v)).collect());
+            let morphed = crate::morph::morphed_part(&asset, mesh, pi, &part, weights)?;
+            let (positions, normals) = (morphed.positions, morphed.normals);
             let mut sp = SkinnedPart {
                 positions: vec![Vec3::ZERO; n],
                 normals: vec![Vec3::ZERO; if normals.is_some() { n } else { 0 }],

@@ -1,5 +1,6 @@
 //! The host-side model every importer produces and the baker consumes: a node hierarchy, skins,
-//! skinned meshes and clips, all in `f32` as read from the file.
+//! skinned meshes with their morph targets, and clips (joint channels and morph-weight
+//! channels), all in `f32` as read from the file.
 
 use sinew::math::Transform;
 
@@ -48,7 +49,7 @@ pub struct RigSkin {
 }
 
 /// A mesh: one or more primitives sharing a skin.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RigMesh {
     /// Mesh name.
     pub name: String,
@@ -58,6 +59,30 @@ pub struct RigMesh {
     pub node: Option<usize>,
     /// The primitives, in file order.
     pub primitives: Vec<RigPrimitive>,
+    /// Default morph weights of this mesh instance, one per morph target (every primitive has
+    /// that many targets); empty without morph targets.
+    pub weights: Vec<f32>,
+    /// The joint (node) that instances the mesh, skinned or rigid, when the format says.
+    pub instance: Option<usize>,
+}
+
+impl RigMesh {
+    /// Number of morph targets (of every primitive).
+    #[must_use]
+    pub fn num_targets(&self) -> usize {
+        self.weights.len()
+    }
+}
+
+/// One morph target of a primitive: a delta per vertex (zero where the file has none).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RigMorphTarget {
+    /// Position deltas (as many as the primitive's positions).
+    pub positions: Vec<[f32; 3]>,
+    /// Normal deltas, if the target has them.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// Tangent deltas (xyz), if the target has them.
+    pub tangents: Option<Vec<[f32; 3]>>,
 }
 
 /// Indexed triangles with per-vertex attributes.
@@ -79,6 +104,8 @@ pub struct RigPrimitive {
     pub indices: Vec<u32>,
     /// Base color (linear RGBA).
     pub color: [f32; 4],
+    /// Morph targets (as many as the mesh's weights).
+    pub targets: Vec<RigMorphTarget>,
 }
 
 /// Which part of a joint's transform a channel animates.
@@ -130,23 +157,41 @@ pub struct RigChannel {
     pub values: Vec<f32>,
 }
 
+/// The morph weights of one mesh instance over time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RigWeightChannel {
+    /// Mesh index into [`Rig::meshes`] (the instance's weights are animated).
+    pub mesh: usize,
+    /// Interpolation mode.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing, finite.
+    pub times: Vec<f32>,
+    /// Key values: one weight per target per key, or for cubic splines `3 × targets` per key
+    /// (in-tangents, values, out-tangents, as glTF stores them).
+    pub values: Vec<f32>,
+}
+
 /// A clip: channels that play together.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RigClip {
     /// Clip name (unique within the rig; importers name unnamed clips).
     pub name: String,
     /// Its channels; at most one per (joint, target).
     pub channels: Vec<RigChannel>,
+    /// Its morph-weight channels; at most one per mesh.
+    pub weights: Vec<RigWeightChannel>,
 }
 
 impl RigClip {
-    /// The clip's time range: the union of its channels' key times, or `(0, 0)` for no keys.
+    /// The clip's time range: the union of its channels' key times (morph-weight channels
+    /// included), or `(0, 0)` for no keys.
     #[must_use]
     pub fn time_range(&self) -> (f32, f32) {
         let mut lo = f32::INFINITY;
         let mut hi = f32::NEG_INFINITY;
-        for c in &self.channels {
-            if let (Some(&a), Some(&b)) = (c.times.first(), c.times.last()) {
+        let times = self.channels.iter().map(|c| &c.times).chain(self.weights.iter().map(|w| &w.times));
+        for c in times {
+            if let (Some(&a), Some(&b)) = (c.first(), c.last()) {
                 lo = lo.min(a);
                 hi = hi.max(b);
             }

@@ -15,6 +15,7 @@ use sinew::player::Player;
 use crate::scene::{ground_grid, push_model, Frame};
 use sinew_pipeline::bake::BakeOptions;
 use sinew_pipeline::model::{Model, ModelError, Skinning};
+use sinew_pipeline::morph::sample_weights;
 
 /// The loop mode after `mode` (Loop → Once → PingPong → Loop).
 #[must_use]
@@ -369,8 +370,29 @@ impl Viewer {
         Ok(pose)
     }
 
-    /// What to draw now: the model (as model index 0), its bones when `bones`, and a ground
-    /// grid under it.
+    /// The morph weights of mesh `mesh` now: the primary clip's (the mesh's default weights
+    /// without a clip or a weights track in it), mixed with the secondary clip's by
+    /// [`Viewer::weight`] as the poses are; empty for a mesh without morph targets.
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] from [`sample_weights`] (not expected for validated files).
+    pub fn morph_weights(&self, mesh: usize) -> Result<Vec<f32>, JobError> {
+        let asset = self.model.asset();
+        let at =
+            |p: Option<&ClipPlayer>| sample_weights(&asset, mesh, p.map(|p| p.clip), p.map_or(0.0, ClipPlayer::time));
+        let mut w = at(self.primary.as_ref())?;
+        if let (Some(sec), true) = (&self.secondary, self.weight > 0.0) {
+            let other = at(Some(sec))?;
+            for (a, b) in w.iter_mut().zip(other) {
+                *a += (b - *a) * self.weight;
+            }
+        }
+        Ok(w)
+    }
+
+    /// What to draw now: the model (as model index 0) with its morph weights, its bones when
+    /// `bones`, and a ground grid under it.
     ///
     /// # Errors
     ///
@@ -379,6 +401,9 @@ impl Viewer {
         let pose = self.pose()?;
         let mut f = Frame::default();
         push_model(&mut f, &self.model, 0, &pose, self.world(), skinning, None, bones)?;
+        for o in &mut f.objects {
+            o.morph_weights = self.morph_weights(o.mesh)?;
+        }
         let step = grid_step(self.radius);
         let half = (self.radius * 1.5 / step).ceil() * step;
         let (cx, cz) = ((self.center.x / step).round() * step, (self.center.z / step).round() * step);

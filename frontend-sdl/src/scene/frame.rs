@@ -5,6 +5,7 @@
 use sinew::job::JobError;
 use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew_pipeline::model::{DqPalette, Model, SkinnedPart, Skinning};
+use sinew_pipeline::morph::sample_weights;
 
 /// One skinned mesh to draw.
 #[derive(Debug, Clone)]
@@ -27,17 +28,28 @@ pub struct DrawObject<'a> {
     pub skinning: Skinning,
     /// Base color, RGBA 0 to 1.
     pub color: [f32; 4],
+    /// Morph weights of the mesh, one per target (empty without targets): its default
+    /// weights from [`push_model`], a clip's from whoever samples them.
+    pub morph_weights: Vec<f32>,
 }
 
 impl DrawObject<'_> {
-    /// The skinned vertices of every part of the mesh, in object space (apply
-    /// [`DrawObject::world`]), for a renderer that skins on the CPU.
+    /// The skinned vertices of every part of the mesh, morphed by
+    /// [`DrawObject::morph_weights`] first, in object space (apply [`DrawObject::world`]), for
+    /// a renderer that skins on the CPU.
     ///
     /// # Errors
     ///
     /// A [`JobError`] when the palette does not fit the mesh.
     pub fn skin_cpu(&self) -> Result<Vec<SkinnedPart>, JobError> {
-        self.model.skin_mesh(self.mesh, &self.joints, &self.palette, &self.dq_palette, self.skinning)
+        self.model.skin_mesh_morphed(
+            self.mesh,
+            &self.morph_weights,
+            &self.joints,
+            &self.palette,
+            &self.dq_palette,
+            self.skinning,
+        )
     }
 }
 
@@ -103,6 +115,7 @@ pub fn push_model<'a>(
             dq_palette,
             skinning,
             color: color.unwrap_or([c[0], c[1], c[2], c[3]].map(|v| v as f32 / 255.0)),
+            morph_weights: sample_weights(&asset, mesh, None, 0.0)?,
         });
     }
     if bones {

@@ -10,7 +10,10 @@ use sinew::asset::format::{CRC_START, HEADER_LEN};
 use sinew::asset::{crc32, Asset};
 use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
 use sinew::job::sampling::TrackState;
-use sinew::job::{JobError, LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
+use sinew::job::{
+    JobError, LocalToModelJob, MorphJob, MorphWeightsJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob,
+    SkinningJob,
+};
 use sinew::limits::{MAX_INFLUENCES, MAX_SOA_JOINTS};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
 use sinew::skeleton::Skeleton;
@@ -228,6 +231,8 @@ fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
     let mut pose = vec![SoaTransform::<R>::IDENTITY; rest.len()];
     let mut world = vec![Mat4::<R>::IDENTITY; view.num_joints()];
 
+    morph_all::<R>(asset, times);
+
     // Rest pose.
     pose.copy_from_slice(rest);
     local_to_model(&skeleton, &pose, &mut world);
@@ -248,6 +253,45 @@ fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
             sample_sequence(&skeleton, clip, rotation, &abs, &mut lanes, &mut pose, &mut world, full);
             if full {
                 skin_all(asset, &world);
+            }
+        }
+    }
+}
+
+/// Morph weights of every mesh with morph targets (its defaults, then each of the first clips
+/// at `times` with a persistent cursor), each applied to every part of the mesh. A weight that
+/// overflows to infinity in `f32` is the one error allowed ([`JobError::InvalidWeight`]).
+fn morph_all<R: Real>(asset: &Asset<'_>, times: &[f32]) {
+    for i in 0..asset.num_meshes() {
+        let (Some(mesh), Some(targets)) = (asset.mesh(i), asset.morph_targets(i)) else { continue };
+        assert_eq!(targets.num_parts(), mesh.num_parts(), "morph parts of mesh {i}");
+        let mut weights = vec![R::ZERO; targets.num_targets()];
+        let mut runs: Vec<(Option<usize>, f32)> = vec![(None, 0.0)];
+        for c in 0..asset.num_clips().min(FULL_CLIPS) {
+            let clip = asset.clip(c).expect("clip below num_clips");
+            runs.extend(clip_times(&clip, times).into_iter().map(|t| (Some(c), t)));
+        }
+        let mut cursor = 0u16;
+        for (clip, t) in runs {
+            let tracks = clip.and_then(|c| asset.morph_weights(c));
+            let r = MorphWeightsJob::new(targets, tracks, R::from_f32(t), &mut cursor, &mut weights).run();
+            assert_eq!(r, Ok(()), "morph weights of mesh {i} at {t}");
+            for (part, morph) in mesh.parts().zip(targets.parts()) {
+                assert_eq!(morph.num_vertices(), part.num_vertices());
+                let n = part.num_vertices();
+                let positions: Vec<Vec3<R>> = (0..n).map(|v| part.position(v)).collect();
+                let normals: Vec<Vec3<R>> = (0..n).map(|v| part.normal(v)).collect();
+                let tangents: Vec<Vec4<R>> = (0..n).map(|v| part.tangent(v)).collect();
+                let (mut p, mut nr, mut tg) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n], vec![Vec4::ZERO; n]);
+                let mut job = MorphJob::new(morph, &weights, &positions, &mut p);
+                if part.has_normals() {
+                    job = job.with_normals(&normals, &mut nr);
+                }
+                if part.has_tangents() {
+                    job = job.with_tangents(&tangents, &mut tg);
+                }
+                let r = job.run();
+                assert!(matches!(r, Ok(()) | Err(JobError::InvalidWeight)), "morphing mesh {i}: {r:?}");
             }
         }
     }

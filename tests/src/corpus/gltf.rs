@@ -666,6 +666,7 @@ pub fn gltf_cases() -> Vec<GltfCase> {
         "Ok, 4 triangles",
         |r| r.as_ref().is_ok_and(|rig| rig.meshes[0].primitives[0].indices.len() == 12),
     ));
+    cases.extend(super::morph::morph_cases());
     cases
 }
 

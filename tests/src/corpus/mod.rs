@@ -8,6 +8,8 @@
 //! - [`gltf`](mod@gltf): [`SmallGltf`](gltf::SmallGltf), GLB containers,
 //!   [`gltf_cases`](gltf::gltf_cases) and the long animated chains of the baker's work-budget
 //!   tests ([`chain_glb`](gltf::chain_glb), [`hostile_chain`](gltf::hostile_chain));
+//! - [`morph`](mod@morph): [`MorphGltf`](morph::MorphGltf), a skinned and morphed model, and
+//!   [`morph_cases`](morph::morph_cases) (part of [`gltf_cases`](gltf::gltf_cases));
 //! - [`md5`](mod@md5): [`SMALL_MESH`](md5::SMALL_MESH), [`SMALL_ANIM`](md5::SMALL_ANIM) and
 //!   [`md5_cases`](md5::md5_cases);
 //! - `sinew_layout` (private): where sections, parts and tracks are in a `.sinew` file;
@@ -25,6 +27,7 @@
 
 pub mod gltf;
 pub mod md5;
+pub mod morph;
 pub mod sinew;
 mod sinew_layout;
 

@@ -30,7 +30,8 @@ pub(super) fn bake_mesh(
         ),
         None => None,
     };
-    let node = m.node.map(|n| n as u16).unwrap_or(NONE);
+    // A rigid mesh follows its node; a skinned one keeps its instance's node for reference.
+    let node = m.node.or(m.instance).map(|n| n as u16).unwrap_or(NONE);
     let mut parts = Vec::new();
     let kmax = opts.max_influences.clamp(1, MAX_INFLUENCES);
     for (pi, p) in m.primitives.iter().enumerate() {
@@ -72,8 +73,14 @@ pub(super) fn bake_mesh(
                 joints,
                 weights,
                 indices,
+                primitive: pi,
+                source: Vec::new(),
             }),
-            Some(limit) => split_palette(p, &indices, influences, &joints, &weights, limit, &mut parts)?,
+            Some(limit) => {
+                let first = parts.len();
+                split_palette(p, &indices, influences, &joints, &weights, limit, &mut parts)?;
+                parts.iter_mut().skip(first).for_each(|part| part.primitive = pi);
+            }
         }
     }
     Ok(EncMesh { name: m.name.clone(), skin: m.skin.map(|s| s as u16).unwrap_or(NONE), node, color, parts })

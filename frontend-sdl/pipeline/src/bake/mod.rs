@@ -18,6 +18,10 @@
 //!   rounds — is stored lossless instead (every key `f32`, linear rotations slerped exactly, so
 //!   it reproduces the source keys and needs no measurement) and reported as such
 //!   ([`ClipReport::fallback`]). The bake stays correct; only its size grows.
+//! - **Morph targets**: per mesh part, sparse (only the vertices a target moves), `i16` deltas
+//!   with a power-of-two step per attribute where the error bound allows, else `f32`; morph
+//!   weight tracks with every key, quantized where the bound allows (see `morph`). Deltas and
+//!   weights each get half of `tolerance` as a bound on the vertex displacement in scene space.
 //! - **Checks**: skin weights must not be negative or all zero on a vertex, inverse bind
 //!   matrices must be finite (typed [`BakeError`]s); triangles that repeat a vertex are dropped
 //!   and counted ([`BakeReport::degenerate_triangles`]).
@@ -31,12 +35,14 @@
 //! - the clip side: `clip` (the encoding search and the lossless fallback), `tracks` and
 //!   `quantize` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
 //!   error through the hierarchy) and `work` (the work budget);
+//! - the morph side: `morph` (targets, weight tracks, their bound and sections);
 //! - the file: `skeleton` (its section) and `write` (the encoded sections and their layout).
 
 mod clip;
 mod error;
 mod measure;
 mod mesh;
+mod morph;
 mod options;
 mod palette;
 mod quantize;
@@ -61,7 +67,7 @@ use clip::bake_clip;
 use mesh::bake_mesh;
 use skeleton::skeleton_of;
 use work::Work;
-use write::{write_file, EncClip};
+use write::{write_file_with_morphs, EncClip};
 
 use crate::rig::Rig;
 
@@ -86,6 +92,7 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         }
         skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
     }
+    morph::check_morphs(rig)?;
     let mut meshes = Vec::new();
     for m in &rig.meshes {
         meshes.push(bake_mesh(rig, m, opts, &mut report)?);
@@ -101,13 +108,25 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         report.clips.push(rep);
     }
     let refs: Vec<&EncClip> = clips.iter().collect();
-    let bytes = write_file(&skel, &skins, &meshes, &refs);
+    let morphs: Vec<_> = (0..meshes.len())
+        .filter_map(|i| morph::bake_morph(rig, i, &meshes[i], scene_opts.tolerance, opts.lossless))
+        .collect();
+    let weights: Vec<_> = (0..clips.len())
+        .filter_map(|i| {
+            morph::bake_weights(rig, i, &rig.clips[i], &clips[i], &morphs, scene_opts.tolerance, opts.lossless)
+        })
+        .collect();
+    report.morph_bound = morphs.iter().map(|m| m.bound).chain(weights.iter().map(|w| w.bound)).fold(0.0, f64::max);
+    let bytes = write_file_with_morphs(&skel, &skins, &meshes, &refs, (&morphs, &weights));
     Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     // Section sizes for the report.
     if let Ok(a) = Asset::parse(&bytes) {
         for (i, r) in report.clips.iter_mut().enumerate() {
             r.baked_bytes = a.clip(i).map(|c| c.byte_len()).unwrap_or(0);
         }
+        report.morph_bytes =
+            (0..a.num_meshes()).filter_map(|i| a.morph_targets(i)).map(|m| m.byte_len()).sum::<usize>()
+                + (0..a.num_clips()).filter_map(|i| a.morph_weights(i)).map(|w| w.byte_len()).sum::<usize>();
     }
     report.bytes = bytes.len();
     Ok((bytes, report))

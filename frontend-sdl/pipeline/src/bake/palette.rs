@@ -35,11 +35,14 @@ pub(super) fn split_palette(
             joints: Vec::new(),
             weights: Vec::new(),
             indices: Vec::new(),
+            primitive: 0,
+            source: Vec::new(),
         };
         for t in tris.iter() {
             for &v in t {
                 let nv = *vmap.entry(v).or_insert_with(|| {
                     let vi = v as usize;
+                    part.source.push(v);
                     part.positions.push(p.positions[vi]);
                     if let (Some(dst), Some(src)) = (part.normals.as_mut(), p.normals.as_ref()) {
                         dst.push(src.get(vi).copied().unwrap_or([0.0; 3]));

@@ -44,4 +44,9 @@ pub struct BakeReport {
     pub parts: usize,
     /// File size.
     pub bytes: usize,
+    /// Bytes of the morph-target and morph-weight sections.
+    pub morph_bytes: usize,
+    /// The largest bound on the vertex displacement (scene units) that the encoding of the morph
+    /// targets or of a weight track meets (0 for lossless or quantization-free bakes).
+    pub morph_bound: f64,
 }

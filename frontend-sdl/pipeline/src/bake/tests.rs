@@ -113,7 +113,7 @@ fn written_sections_parse() {
     let a = Asset::parse(&bytes).expect("parses");
     assert_eq!(a.clip(0).map(|c| c.num_tracks()), Some(0));
     // `bake` writes the same skeleton and clip for a rig of that clip.
-    let rig = Rig { clips: vec![RigClip { name: "empty".into(), channels: Vec::new() }], ..rig };
+    let rig = Rig { clips: vec![RigClip { name: "empty".into(), ..RigClip::default() }], ..rig };
     let (baked, report) = bake(&rig, &BakeOptions::default()).expect("bakes");
     assert_eq!(report.bytes, baked.len());
     assert_eq!(report.clips.len(), 1);

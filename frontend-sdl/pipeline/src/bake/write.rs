@@ -4,6 +4,8 @@
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 
+use super::morph::{write_morph, write_weights, EncMorph, EncWeights};
+
 /// One clip track as written: its directory entry and its key data.
 pub(super) struct EncTrack {
     pub(super) joint: u16,
@@ -33,6 +35,11 @@ pub(super) struct EncPart {
     pub(super) joints: Vec<u16>,
     pub(super) weights: Vec<f32>,
     pub(super) indices: Vec<u32>,
+    /// The primitive the part comes from.
+    pub(super) primitive: usize,
+    /// The primitive vertex of each part vertex (empty: the same index, the part is the whole
+    /// primitive).
+    pub(super) source: Vec<u32>,
 }
 
 /// A mesh section as written.
@@ -54,8 +61,18 @@ pub(super) struct EncSkeleton {
     pub(super) names: Vec<String>,
 }
 
-fn emit(w: &mut Writer, skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) {
-    let count = 1 + skins.len() + meshes.len() + clips.len();
+/// The morph sections: MRPH per morphed mesh, MWGT per clip with weight tracks.
+pub(super) type EncMorphs<'a> = (&'a [EncMorph], &'a [EncWeights]);
+
+fn emit(
+    w: &mut Writer,
+    skel: &EncSkeleton,
+    skins: &[EncSkin],
+    meshes: &[EncMesh],
+    clips: &[&EncClip],
+    morphs: EncMorphs<'_>,
+) {
+    let count = 1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len();
     let table = w.begin_file(count as u32);
     let mut idx = 0;
     let start = w.len();
@@ -156,16 +173,39 @@ fn emit(w: &mut Writer, skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh
         w.section(table, idx, KIND_MESH, start);
         idx += 1;
     }
+    for m in morphs.0 {
+        let start = w.len();
+        write_morph(w, m);
+        w.section(table, idx, KIND_MORPH, start);
+        idx += 1;
+    }
+    for m in morphs.1 {
+        let start = w.len();
+        write_weights(w, m);
+        w.section(table, idx, KIND_WEIGHTS, start);
+        idx += 1;
+    }
     w.finish();
 }
 
 /// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
 /// written).
 pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
+    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]))
+}
+
+/// As [`write_file`], with the morph sections.
+pub(super) fn write_file_with_morphs(
+    skel: &EncSkeleton,
+    skins: &[EncSkin],
+    meshes: &[EncMesh],
+    clips: &[&EncClip],
+    morphs: EncMorphs<'_>,
+) -> Vec<u8> {
     let mut w = Writer::new(&mut []);
-    emit(&mut w, skel, skins, meshes, clips);
+    emit(&mut w, skel, skins, meshes, clips, morphs);
     let mut buf = vec![0u8; w.len()];
     let mut w = Writer::new(&mut buf);
-    emit(&mut w, skel, skins, meshes, clips);
+    emit(&mut w, skel, skins, meshes, clips, morphs);
     buf
 }

@@ -74,7 +74,7 @@ pub(super) fn gait_clip(name: &str, g: &Gait) -> RigClip {
         ch.push(rotation_channel(upper, d, move |t| rx(g.arm_swing * forward(t)) * rz(-side * 1.3)));
         ch.push(rotation_channel(fore, d, move |t| ry(-side * g.elbow * (1.0 - 0.15 * forward(t)))));
     }
-    RigClip { name: name.into(), channels: ch }
+    RigClip { name: name.into(), channels: ch, ..RigClip::default() }
 }
 
 /// Height of the thigh joints above the ground while standing in `idle`, in meters (knees a
@@ -106,7 +106,7 @@ pub(super) fn idle_clip() -> RigClip {
         ch.push(rotation_channel(thigh + 1, d, move |t| rx(leg(t).1)));
         ch.push(rotation_channel(thigh + 2, d, move |t| rx(-leg(t).0 - leg(t).1)));
     }
-    RigClip { name: "idle".into(), channels: ch }
+    RigClip { name: "idle".into(), channels: ch, ..RigClip::default() }
 }
 
 /// Waves the right arm: the shoulder raised a little, the upper arm raised out to the side,
@@ -124,5 +124,6 @@ pub(super) fn wave_clip() -> RigClip {
             rotation_channel(R_FOREARM, d, move |t| rz(-(0.7 + 0.35 * phase(t).sin()))),
             rotation_channel(R_HAND, d, move |t| rz(-0.25 * (phase(t) - 0.6).sin())),
         ],
+        ..RigClip::default()
     }
 }

@@ -99,6 +99,7 @@ impl MeshBuilder {
             joint_weights: self.weights,
             indices: self.indices,
             color,
+            ..RigPrimitive::default()
         }
     }
 }

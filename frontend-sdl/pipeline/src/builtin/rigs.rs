@@ -83,6 +83,7 @@ pub fn tentacle_rig() -> Rig {
             skin: Some(0),
             node: None,
             primitives: vec![mb.into_primitive([0.85, 0.45, 0.2, 1.0])],
+            ..RigMesh::default()
         }],
         ..Rig::default()
     }
@@ -136,6 +137,7 @@ pub fn twist_rig() -> Rig {
             skin: Some(0),
             node: None,
             primitives: vec![mb.into_primitive([0.8, 0.8, 0.8, 1.0])],
+            ..RigMesh::default()
         }],
         ..Rig::default()
     }
@@ -231,6 +233,7 @@ pub fn humanoid_rig() -> Rig {
             skin: Some(0),
             node: None,
             primitives: vec![mb.into_primitive([0.35, 0.55, 0.85, 1.0])],
+            ..RigMesh::default()
         }],
         clips,
         ..Rig::default()

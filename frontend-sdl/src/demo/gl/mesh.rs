@@ -1,11 +1,14 @@
 //! Mesh upload: every part of a model's meshes goes to GPU buffers once ([`upload`]), with the
 //! way it is drawn ([`PartMode`]): skinned in the shaders, rigid, or skinned on the CPU and
-//! streamed ([`GpuPart::skinned_vertices`]).
+//! streamed ([`GpuPart::skinned_vertices`]). A part of a mesh with morph targets is morphed
+//! on the CPU by the core's `MorphJob` and its bind-pose vertices streamed
+//! ([`GpuPart::morphed_vertices`]) with their joints and weights, so the shaders still skin it.
 
 use glow::HasContext;
 use sinew::asset::MeshPart;
 use sinew::math::Vec3;
 use sinew_pipeline::model::{Model, SkinnedPart};
+use sinew_pipeline::morph::MorphedPart;
 
 use super::context::GlError;
 use super::vertex::{vertex_bytes, MeshVertex};
@@ -56,6 +59,27 @@ impl GpuPart {
             }
             vertex.joint_indices = MeshVertex::SINGLE_INDICES;
             vertex.joint_weights = MeshVertex::SINGLE_WEIGHTS;
+        }
+        match &self.expand {
+            Some(e) => expanded(&data, e),
+            None => data,
+        }
+    }
+}
+
+impl GpuPart {
+    /// The vertices to stream for the part morphed to `morphed` (bind pose, before skinning):
+    /// its positions, and normals when the part has its own (computed normals are kept), with
+    /// the joints and weights of the uploaded part, repeated per index for a non-indexed part.
+    pub(super) fn morphed_vertices(&self, morphed: &MorphedPart, own_normals: bool) -> Vec<MeshVertex> {
+        let mut data = self.base.clone();
+        for (v, vertex) in data.iter_mut().enumerate() {
+            if let Some(p) = morphed.positions.get(v) {
+                vertex.position = p.to_array();
+            }
+            if let (true, Some(n)) = (own_normals, morphed.normals.as_ref().and_then(|n| n.get(v))) {
+                vertex.normal = n.to_array();
+            }
         }
         match &self.expand {
             Some(e) => expanded(&data, e),

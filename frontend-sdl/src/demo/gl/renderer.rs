@@ -5,6 +5,7 @@ use glow::HasContext;
 use sinew::job::JobError;
 use sinew::math::{Mat4, Vec3};
 use sinew_pipeline::model::{Model, Skinning};
+use sinew_pipeline::morph::morphed_part;
 
 use super::context::{GlError, GlInfo};
 use super::mesh::{self, GpuModel, GpuPart, PartMode};
@@ -269,6 +270,10 @@ impl Renderer {
         let force = self.cpu_skinning;
         let on_cpu = |p: &GpuPart| matches!(p.mode, PartMode::Cpu(_)) || (force && p.mode == PartMode::Gpu);
         let cpu = if parts.iter().any(on_cpu) { Some(obj.skin_cpu()?) } else { None };
+        // Morph targets: the bind-pose vertices morphed on the CPU (`MorphJob`), streamed, then
+        // skinned in the shaders like the static ones.
+        let asset = obj.model.asset();
+        let morphs = asset.morph_targets(obj.mesh).is_some() && !obj.morph_weights.is_empty();
         let node = obj
             .model
             .asset()
@@ -320,7 +325,15 @@ impl Renderer {
                         gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.stream));
                         gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vertex_bytes(&data), glow::STREAM_DRAW);
                     }
-                    _ => gl.bind_buffer(glow::ARRAY_BUFFER, Some(part.vbo)),
+                    _ => match asset.mesh(obj.mesh).and_then(|m| m.parts().nth(pi)).filter(|_| morphs) {
+                        Some(mp) => {
+                            let morphed = morphed_part(&asset, obj.mesh, pi, &mp, &obj.morph_weights)?;
+                            let data = part.morphed_vertices(&morphed, mp.has_normals());
+                            gl.bind_buffer(glow::ARRAY_BUFFER, Some(self.stream));
+                            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &vertex_bytes(&data), glow::STREAM_DRAW);
+                        }
+                        None => gl.bind_buffer(glow::ARRAY_BUFFER, Some(part.vbo)),
+                    },
                 }
             }
             bind_attributes::<MeshVertex>(&self.gl);

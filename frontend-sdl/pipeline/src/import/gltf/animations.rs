@@ -1,5 +1,7 @@
 //! Animations: each glTF animation becomes a clip; each translation, rotation or scale channel
-//! keeps its sampler's interpolation (step, linear, cubic spline with its tangents) and its keys.
+//! keeps its sampler's interpolation (step, linear, cubic spline with its tangents) and its keys;
+//! each `weights` channel becomes a morph-weight channel of the mesh instance at its node (read
+//! in `morph`).
 
 use std::collections::HashSet;
 
@@ -10,19 +12,22 @@ use super::accessors::{check_finite, Importer, ROTATIONS, SCALAR_F32, VEC3_F32};
 use super::error::GltfError;
 use super::hierarchy::Hierarchy;
 use crate::import::names::{or_fallback, UniqueNames};
-use crate::rig::{ChannelTarget, Interpolation, RigChannel, RigClip};
+use crate::rig::{ChannelTarget, Interpolation, RigChannel, RigClip, RigMesh};
 
 impl Importer<'_> {
     /// Every animation as a [`RigClip`] with a unique name; channels on nodes outside the scene,
-    /// morph-target weights and repeated (node, property) channels are skipped with a note.
-    pub(super) fn clips(&mut self, h: &Hierarchy) -> Result<Vec<RigClip>, GltfError> {
+    /// morph-target weights of nodes without a mesh with morph targets (among `meshes`) and
+    /// repeated (node, property) channels are skipped with a note.
+    pub(super) fn clips(&mut self, h: &Hierarchy, meshes: &[RigMesh]) -> Result<Vec<RigClip>, GltfError> {
         let mut names = UniqueNames::default();
         let mut clips = Vec::with_capacity(self.doc.animations().len());
         for anim in self.doc.animations() {
             let ai = anim.index();
             let name = names.make(or_fallback(anim.name(), || format!("clip{ai}")), 1);
             let mut seen: HashSet<(usize, ChannelTarget)> = HashSet::new();
+            let mut seen_weights: HashSet<usize> = HashSet::new();
             let mut channels = Vec::new();
+            let mut weights = Vec::new();
             for (ci, ch) in anim.channels().enumerate() {
                 if self.ignored_channels.contains(&(ai, ci)) {
                     continue;
@@ -34,7 +39,25 @@ impl Importer<'_> {
                     Property::Rotation => ChannelTarget::Rotation,
                     Property::Scale => ChannelTarget::Scale,
                     Property::MorphTargetWeights => {
-                        self.notes.push(format!("{label}: morph-target weights channel on node {node} skipped"));
+                        let joint = h.joint_of_node.get(node).copied().flatten();
+                        let mesh = joint.and_then(|j| meshes.iter().position(|m| m.instance == Some(j)));
+                        let Some((mi, m)) =
+                            mesh.and_then(|mi| Some((mi, meshes.get(mi)?))).filter(|(_, m)| m.num_targets() > 0)
+                        else {
+                            self.notes.push(format!(
+                                "{label}: node {node} has no mesh with morph targets in the scene; its weights channel was skipped"
+                            ));
+                            continue;
+                        };
+                        if !seen_weights.insert(mi) {
+                            self.notes.push(format!(
+                                "{label}: a second weights channel for node {node}; the first one was kept"
+                            ));
+                            continue;
+                        }
+                        if let Some(w) = self.weight_channel(ai, ci, &ch, mi, m.num_targets(), &label)? {
+                            weights.push(w);
+                        }
                         continue;
                     }
                 };
@@ -51,7 +74,7 @@ impl Importer<'_> {
                     channels.push(c);
                 }
             }
-            clips.push(RigClip { name, channels });
+            clips.push(RigClip { name, channels, weights });
         }
         Ok(clips)
     }

@@ -169,6 +169,29 @@ pub enum GltfError {
         /// The joint's node index.
         node: usize,
     },
+    /// The primitives of a mesh have different numbers of morph targets (glTF requires the
+    /// same number in every primitive).
+    MorphTargetCount {
+        /// Mesh index.
+        mesh: usize,
+        /// The first primitive whose count differs from primitive 0's.
+        primitive: usize,
+        /// Primitive 0's target count.
+        expected: usize,
+        /// This primitive's.
+        found: usize,
+    },
+    /// A morph-weight array has the wrong length for its mesh's target count: a mesh's or a
+    /// node's `weights`, or a `weights` channel's key values (targets per key, × 3 for cubic
+    /// splines).
+    MorphWeights {
+        /// Which array.
+        what: String,
+        /// The length required.
+        expected: usize,
+        /// The length found.
+        found: usize,
+    },
 }
 
 impl fmt::Display for GltfError {
@@ -233,6 +256,13 @@ impl fmt::Display for GltfError {
             GltfError::TooManyNodes { count, limit } => write!(f, "{count} nodes, at most {limit} are accepted"),
             GltfError::SkinJointNotInScene { skin, node } => {
                 write!(f, "skin {skin} uses node {node}, which is not in the imported scene")
+            }
+            GltfError::MorphTargetCount { mesh, primitive, expected, found } => write!(
+                f,
+                "mesh {mesh} primitive {primitive} has {found} morph targets, primitive 0 has {expected} (they must agree)"
+            ),
+            GltfError::MorphWeights { what, expected, found } => {
+                write!(f, "{what}: {found} morph weights, expected {expected} (the mesh's target count)")
             }
         }
     }

@@ -1,7 +1,8 @@
 //! Meshes: one rig mesh per node instance of a glTF mesh, and their primitives: positions,
 //! normals and tangents, the joint influences of skinned vertices (`JOINTS_0/1`, `WEIGHTS_0/1`;
 //! negative or all-zero weights rejected, sums off 1 renormalized), triangle lists (strips and
-//! fans converted, points and lines skipped) and the material's base color.
+//! fans converted, points and lines skipped), the material's base color, and the morph targets
+//! and default weights (`morph`).
 
 use gltf::mesh::{Mode, Semantic};
 
@@ -57,6 +58,12 @@ impl Importer<'_> {
                 ),
                 None => None,
             };
+            let targets = mesh.primitives().next().map_or(0, |p| p.morph_targets().len());
+            if let Some(p) = mesh.primitives().find(|p| p.morph_targets().len() != targets) {
+                let found = p.morph_targets().len();
+                return Err(GltfError::MorphTargetCount { mesh: mi, primitive: p.index(), expected: targets, found });
+            }
+            let weights = self.default_weights(&mesh, &node, targets)?;
             let mut primitives = Vec::new();
             for prim in mesh.primitives() {
                 if let Some(p) = self.primitive(&mesh, &prim, skin.map(|s| s.joints))? {
@@ -68,6 +75,8 @@ impl Importer<'_> {
                 skin: skin.map(|s| s.index),
                 node: if skin.is_some() { None } else { Some(j) },
                 primitives,
+                weights,
+                instance: Some(j),
             });
         }
         Ok(meshes)
@@ -279,9 +288,7 @@ impl Importer<'_> {
         } else {
             DEFAULT_COLOR
         };
-        if prim.morph_targets().len() > 0 {
-            self.notes.push(format!("{label}: {} morph targets ignored", prim.morph_targets().len()));
-        }
+        let targets = self.morph_targets(prim, n, &label)?;
         Ok(Some(RigPrimitive {
             positions,
             normals,
@@ -291,6 +298,7 @@ impl Importer<'_> {
             joint_weights,
             indices,
             color,
+            targets,
         }))
     }
 }

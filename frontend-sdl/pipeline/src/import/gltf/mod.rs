@@ -10,8 +10,9 @@
 //!   rotation and scale; a matrix with shear keeps its closest TRS and gets a note.
 //! - **Skins, meshes, clips.** All skins; one [`RigMesh`] per node instance of a mesh; triangle
 //!   lists (strips and fans are converted, points and lines skipped); every joint influence the
-//!   file has (`JOINTS_0/1`, `WEIGHTS_0/1`); all animations with their translation, rotation and
-//!   scale channels and their interpolation kept as glTF defines it.
+//!   file has (`JOINTS_0/1`, `WEIGHTS_0/1`); morph targets (POSITION, NORMAL, TANGENT deltas)
+//!   with each instance's default weights; all animations with their translation, rotation,
+//!   scale and morph-weight channels and their interpolation kept as glTF defines it.
 //! - **Compressed and quantized meshes.** `KHR_mesh_quantization`: positions as 8- or 16-bit
 //!   integers (normalized or not), normals and tangents as normalized signed 8- or 16-bit
 //!   integers, dequantized as glTF defines. `EXT_meshopt_compression`: compressed buffer views
@@ -38,7 +39,8 @@
 //! - `meshopt`: `EXT_meshopt_compression` buffer views, decoded into place.
 //! - `accessors`: the import state ([`Rig`] notes, decoding budget) and checked accessor reads.
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
-//! - `skins`, `meshes`: skins, mesh instances, primitives and their weights.
+//! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph
+//!   targets, default weights and `weights` channels.
 //! - `animations`: clips, channels, samplers and interpolation.
 //! - `error`: [`GltfError`].
 //!
@@ -57,6 +59,7 @@ mod hierarchy;
 mod matrix;
 mod meshes;
 mod meshopt;
+mod morph;
 mod skins;
 
 #[cfg(test)]
@@ -147,7 +150,7 @@ impl Importer<'_> {
         let joints = self.joints(&h)?;
         let (skins, skin_map) = self.skins(&h)?;
         let meshes = self.meshes(&h, &joints, &skin_map)?;
-        let clips = self.clips(&h)?;
+        let clips = self.clips(&h, &meshes)?;
         Ok(Rig { name: String::new(), joints, skins, meshes, clips, notes: Vec::new(), meters_per_unit: None })
     }
 }

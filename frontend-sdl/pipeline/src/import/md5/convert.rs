@@ -149,6 +149,7 @@ fn build_primitive(
         joint_weights,
         indices,
         color,
+        ..RigPrimitive::default()
     };
     Ok((prim, off_sum, worst))
 }
@@ -202,7 +203,7 @@ fn build_clip(name: &str, anim: &Md5Anim) -> RigClip {
             values: rv,
         });
     }
-    RigClip { name: name.to_owned(), channels }
+    RigClip { name: name.to_owned(), channels, ..RigClip::default() }
 }
 
 /// Builds a [`Rig`] named `name` from a parsed mesh and any number of parsed anims, each with its
@@ -248,7 +249,13 @@ pub fn to_rig(mesh: &Md5Mesh, anims: &[(&str, &Md5Anim)], name: &str) -> Result<
                 "md5: {off_sum} vertices of mesh {mesh_name} have weights whose sum is off 1 by up to {worst}; kept as is"
             ));
         }
-        meshes.push(RigMesh { name: mesh_name, skin: Some(0), node: None, primitives: vec![prim] });
+        meshes.push(RigMesh {
+            name: mesh_name,
+            skin: Some(0),
+            node: None,
+            primitives: vec![prim],
+            ..RigMesh::default()
+        });
     }
     if mesh.meshes.iter().any(|m| !m.verts.is_empty()) {
         notes.push("md5: texture coordinates and shader names are not kept (mesh names come from shaders)".to_owned());

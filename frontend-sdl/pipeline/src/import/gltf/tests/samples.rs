@@ -214,14 +214,21 @@ fn box_animated() {
 }
 
 #[test]
-fn animated_morph_cube_skips_weights() {
+fn animated_morph_cube_imports_targets_and_weights() {
     let rig = load("AnimatedMorphCube");
     assert_eq!(vertex_count(&rig), 24);
     assert_eq!(rig.clips.len(), 1);
-    assert_eq!(rig.clips[0].name, "Square");
-    assert!(rig.clips[0].channels.is_empty());
-    assert!(has_note(&rig, "morph-target weights channel"), "{:?}", rig.notes);
-    assert!(has_note(&rig, "morph targets ignored"), "{:?}", rig.notes);
+    let clip = &rig.clips[0];
+    assert_eq!(clip.name, "Square");
+    assert!(clip.channels.is_empty());
+    assert_eq!(clip.weights.len(), 1);
+    let w = &clip.weights[0];
+    assert_eq!((w.mesh, w.interpolation), (0, Interpolation::Linear));
+    assert_eq!(w.values.len(), 2 * w.times.len());
+    let m = &rig.meshes[0];
+    assert_eq!(m.num_targets(), 2);
+    assert!(m.primitives.iter().all(|p| p.targets.len() == 2));
+    assert!(!has_note(&rig, "morph"), "{:?}", rig.notes);
 }
 
 #[test]
