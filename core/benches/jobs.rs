@@ -193,9 +193,7 @@ fn jobs(c: &mut Criterion) {
     });
     g.bench_function("dual_quats", |b| {
         b.iter(|| {
-            SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: None, output: &mut dq }
-                .run()
-                .expect("valid job");
+            SkinDualQuatJob::new(&model, &ib, &mut dq).run().expect("valid job");
             black_box(&dq);
         })
     });

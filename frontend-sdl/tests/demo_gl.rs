@@ -9,7 +9,7 @@
 mod common;
 
 use sinew::clip::RotationInterpolation;
-use sinew::math::{Mat4, SoaTransform};
+use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew_frontend::demo::gl::{check_skin_shaders, dq_rows, lbs_rows, mat_from_rows, PartMode};
 use sinew_frontend::demo::shaders::palette_capacity;
 use sinew_frontend::demo::{GlRequest, Headless, Layers};
@@ -52,15 +52,15 @@ fn check_palettes(h: &mut Headless, model_index: usize, pose: &[SoaTransform<f32
             let m = mat_from_rows(&[back[3 * i], back[3 * i + 1], back[3 * i + 2]]);
             worst = worst.max(max_abs_diff(&m, &cpu[j as usize]));
         }
-        // Dual quaternions: 2 rows per joint.
+        // Dual quaternions and scale factors: 4 rows per joint.
         r.upload_palette(Skinning::Dqs, &dq_rows(&cpu_dq, map));
-        let back = r.read_palette(Skinning::Dqs, map.len() * 2);
+        let back = r.read_palette(Skinning::Dqs, map.len() * 4);
         for (i, &j) in map.iter().enumerate() {
-            let d = cpu_dq[j as usize];
-            let want = [d.real.to_array(), d.dual.to_array()];
-            for k in 0..2 {
+            let (d, s) = (cpu_dq.dual_quats[j as usize], cpu_dq.scales[j as usize]);
+            let want = [d.real.to_array(), d.dual.to_array(), [s.xx, s.yy, s.zz, s.xy], [s.xz, s.yz, 0.0, 0.0]];
+            for k in 0..4 {
                 for c in 0..4 {
-                    worst = worst.max((back[2 * i + k][c] - want[k][c]).abs());
+                    worst = worst.max((back[4 * i + k][c] - want[k][c]).abs());
                 }
             }
         }
@@ -139,6 +139,32 @@ fn gl_shaders_palettes_and_scene_rendering() {
             assert!(differ * 500 < pixels, "{s:?} t {t}: {differ} pixels differ");
         }
     }
+    // The candy wrappers under a non-uniform root scale their bind pose lacks (skin matrices
+    // with scale and shear): the DQS shader with scale draws what `SkinningJob` with
+    // `Palette::ScaledDualQuats` gives, and the DQS wrapper keeps the LBS wrapper's size.
+    h.scene().params.twist_scale = Vec3::new(1.4, 0.6, 1.2);
+    for t in [0.0, 1.3, 2.5] {
+        let gpu = h.render_scene(t, Layers::MESHES).unwrap();
+        h.renderer().cpu_skinning = true;
+        let cpu = h.render_scene(t, Layers::MESHES).unwrap();
+        h.renderer().cpu_skinning = false;
+        let differ = gpu
+            .chunks_exact(4)
+            .zip(cpu.chunks_exact(4))
+            .filter(|(g, c)| (0..3).any(|k| g[k].abs_diff(c[k]) > 2))
+            .count();
+        eprintln!("scaled wrappers t {t}: {differ} pixels differ by more than 2 levels, GPU vs CPU skinning");
+        assert!(differ * 500 < pixels, "scaled wrappers t {t}: {differ} pixels differ");
+        let unscaled = {
+            h.scene().params.twist_scale = Vec3::ONE;
+            let img = h.render_scene(t, Layers::MESHES).unwrap();
+            h.scene().params.twist_scale = Vec3::new(1.4, 0.6, 1.2);
+            img
+        };
+        let changed = gpu.chunks_exact(4).zip(unscaled.chunks_exact(4)).filter(|(a, b)| a != b).count();
+        assert!(changed * 100 > pixels / 100, "t {t}: the scale changes {changed} pixels");
+    }
+    h.scene().params.twist_scale = Vec3::ONE;
     for s in [Skinning::Lbs, Skinning::Dqs] {
         h.scene().params.skinning = s;
         h.scene().params.show_bones = true;

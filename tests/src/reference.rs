@@ -14,8 +14,8 @@
 //! - quaternions are `x·i + y·j + z·k + w`; rotations are applied as `q · v · q*`;
 //! - a model matrix is `model[parent] · local`, roots use the optional root matrix;
 //! - a skin matrix is `model[joint] · inverse_bind`;
-//! - linear-blend skinning transforms normals and tangents by the blended 3×3 part, without
-//!   renormalizing (tangents keep `w`);
+//! - linear-blend skinning transforms normals and tangents by the blended 3×3 part, then
+//!   renormalizes them (zero stays zero; tangents keep `w`);
 //! - dual-quaternion skinning takes the rigid part of each skin matrix (3×3 columns normalized,
 //!   then the rotation of the resulting orthonormal matrix; scale dropped), sign-aligns every
 //!   influence with the vertex's first one, sums, and divides by the norm of the real part.
@@ -808,8 +808,8 @@ impl SkinInput<'_> {
 }
 
 /// Linear-blend skinning: each output is the weighted sum of the bind-pose value transformed by
-/// each influence's skin matrix (points with `w = 1`; normals and tangents with `w = 0`, not
-/// renormalized; tangents keep their `w`).
+/// each influence's skin matrix (points with `w = 1`; normals and tangents with `w = 0`, then
+/// renormalized, zero staying zero; tangents keep their `w`).
 ///
 /// # Errors
 ///
@@ -821,11 +821,12 @@ pub fn skin_linear(palette: &[Mat4d], input: &SkinInput<'_>) -> Result<Skinned, 
         input.influences_of(v).fold(Vec3d::ZERO, |acc, (j, w)| acc + f(&palette[j]) * w)
     };
     let positions = (0..n).map(|v| blend(v, &|m| m.transform_point(input.positions[v]))).collect();
-    let normals = input.normals.map(|ns| (0..n).map(|v| blend(v, &|m| m.transform_vector(ns[v]))).collect());
+    let unit = |v: Vec3d| v.normalized().unwrap_or(Vec3d::ZERO);
+    let normals = input.normals.map(|ns| (0..n).map(|v| unit(blend(v, &|m| m.transform_vector(ns[v])))).collect());
     let tangents = input.tangents.map(|ts| {
         (0..n)
             .map(|v| {
-                let t = blend(v, &|m| m.transform_vector(ts[v].xyz()));
+                let t = unit(blend(v, &|m| m.transform_vector(ts[v].xyz())));
                 Vec4d::new(t.x, t.y, t.z, ts[v].w)
             })
             .collect()

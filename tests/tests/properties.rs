@@ -1591,13 +1591,25 @@ fn lbs_bound<R: ExactF64>(
         }
     }
     let vv = [v.x.abs(), v.y.abs(), v.z.abs(), if point { 1.0 } else { 0.0 }];
-    (0..3)
+    let raw = (0..3)
         .map(|r| {
             let carried: f64 = (0..4).map(|c| (err[c][r] + 2.0 * k * rnd::<R>(mag[c][r])) * vv[c]).sum();
             let size: f64 = (0..4).map(|c| mag[c][r] * vv[c]).sum();
             carried + 6.0 * rnd::<R>(size)
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, f64::max);
+    if point {
+        return raw;
+    }
+    // Normals and tangents are renormalized: an error e of the blended vector b moves its
+    // direction by at most 2·e/|b| (e ≤ √3 · the largest component's), plus the normalization's
+    // own roundings.
+    let blended = joints
+        .iter()
+        .zip(weights)
+        .fold(Vec3d::ZERO, |acc, (&j, &w)| acc + pal[j as usize].transform_vector(v) * w)
+        .length();
+    2.0 * 3f64.sqrt() * raw / blended.max(f64::MIN_POSITIVE) + 16.0 * rnd::<R>(1.0)
 }
 
 /// Error bounds of a dual-quaternion palette entry made from a skin matrix `s` whose computed
@@ -1704,7 +1716,7 @@ impl<R: ExactF64> Palettes<R> {
         let mut matrices = vec![Mat4::ZERO; n];
         SkinMatrixJob { model, inverse_bind: ib, joints: None, output: &mut matrices }.run().unwrap();
         let mut dual_quats = vec![DualQuat::IDENTITY; n];
-        SkinDualQuatJob { model, inverse_bind: ib, joints: None, output: &mut dual_quats }.run().unwrap();
+        SkinDualQuatJob::new(model, ib, &mut dual_quats).run().unwrap();
         let exact = reference::skin_matrices(model_d, ib_d, None).unwrap();
         let exact_dq = reference::skin_dual_quats(model_d, ib_d, None).unwrap();
         let err: Vec<Mat4d> = (0..n).map(|i| palette_error::<R>(&model_d[i], &model_err[i], &ib_d[i])).collect();
@@ -1913,7 +1925,7 @@ fn prop_zero_weight_influence<R: Scalar>(
     let mut matrices = vec![Mat4::ZERO; model.len()];
     SkinMatrixJob { model: &model, inverse_bind: &ib, joints: None, output: &mut matrices }.run().unwrap();
     let mut dual_quats = vec![DualQuat::IDENTITY; model.len()];
-    SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: None, output: &mut dual_quats }.run().unwrap();
+    SkinDualQuatJob::new(&model, &ib, &mut dual_quats).run().unwrap();
     let palette = match method {
         Method::Linear => Palette::Matrices(&matrices),
         Method::DualQuat => Palette::DualQuats(&dual_quats),

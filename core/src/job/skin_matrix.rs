@@ -2,7 +2,7 @@
 //! quaternions.
 
 use crate::job::JobError;
-use crate::math::{mat4::mul_mat4, DualQuat, Mat4};
+use crate::math::{mat4::mul_mat4, DualQuat, Mat4, SymMat3};
 use crate::platform::SIMD_LANES;
 use crate::real::{Lanes, Real};
 
@@ -156,11 +156,16 @@ impl<R: Real> SkinMatrixJob<'_, R> {
     }
 }
 
-/// Builds a dual-quaternion palette: the rigid part of `model[joints[i]] × inverse_bind[i]`.
+/// Builds a dual-quaternion palette: the rigid part of `model[joints[i]] × inverse_bind[i]`,
+/// and optionally each skin matrix's scale/shear factor.
 ///
-/// Dual quaternions carry rotation and translation only: a skin matrix with scale or shear
-/// keeps its rotation (columns are normalized) and translation, and its scale is dropped. Use
-/// the matrix palette for joints that scale.
+/// Dual quaternions carry rotation and translation only. Without [`scales`](Self::scales), a
+/// skin matrix with scale or shear keeps its rotation (columns are normalized) and translation,
+/// and its scale is dropped. With `scales`, each skin matrix `[A | t]` is split as
+/// [`DualQuat::from_mat4_scaled`] does: `A = R·P` (polar decomposition), the dual quaternion
+/// holds `(R, t)` and `scales[i]` holds `P` ([`SymMat3::IDENTITY`] for rigid joints, whose dual
+/// quaternion is then the same bits as without `scales`); skin with
+/// [`Palette::ScaledDualQuats`](crate::job::Palette::ScaledDualQuats).
 ///
 /// # Examples
 ///
@@ -176,7 +181,7 @@ impl<R: Real> SkinMatrixJob<'_, R> {
 /// let inverse_bind = [Mat4::from_translation(-at)];
 /// let model = [Mat4::from_trs(at, Quat::from_axis_angle(Vec3::Z, FRAC_PI_2), Vec3::ONE)];
 /// let mut palette = [DualQuat::IDENTITY];
-/// SkinDualQuatJob { model: &model, inverse_bind: &inverse_bind, joints: None, output: &mut palette }.run()?;
+/// SkinDualQuatJob::new(&model, &inverse_bind, &mut palette).run()?;
 ///
 /// let v = palette[0].transform_point3(Vec3::new(1.0, 1.0, 0.0));
 /// assert!((v - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-6);
@@ -192,6 +197,9 @@ pub struct SkinDualQuatJob<'a, R: Real> {
     pub joints: Option<&'a [u16]>,
     /// The palette, at least `inverse_bind.len()` long; extra entries are untouched.
     pub output: &'a mut [DualQuat<R>],
+    /// Each skin matrix's scale/shear factor `P`, at least `inverse_bind.len()` long, or `None`
+    /// to drop scale (see the type's docs).
+    pub scales: Option<&'a mut [SymMat3<R>]>,
 }
 
 impl<'a, R: Real> SkinDualQuatJob<'a, R> {
@@ -199,13 +207,19 @@ impl<'a, R: Real> SkinDualQuatJob<'a, R> {
     /// for any other mapping.
     #[must_use]
     pub fn new(model: &'a [Mat4<R>], inverse_bind: &'a [Mat4<R>], output: &'a mut [DualQuat<R>]) -> Self {
-        SkinDualQuatJob { model, inverse_bind, joints: None, output }
+        SkinDualQuatJob { model, inverse_bind, joints: None, output, scales: None }
     }
 
     /// The job with skin joint `i` taken from skeleton joint `joints[i]`.
     #[must_use]
     pub fn with_joints(self, joints: &'a [u16]) -> Self {
         SkinDualQuatJob { joints: Some(joints), ..self }
+    }
+
+    /// The job with each skin matrix's scale/shear factor written to `scales`.
+    #[must_use]
+    pub fn with_scales(self, scales: &'a mut [SymMat3<R>]) -> Self {
+        SkinDualQuatJob { scales: Some(scales), ..self }
     }
 }
 
@@ -214,9 +228,18 @@ impl<R: Real> SkinDualQuatJob<'_, R> {
     ///
     /// # Errors
     ///
-    /// The same rules as [`SkinMatrixJob::validate`].
+    /// The same rules as [`SkinMatrixJob::validate`]; [`JobError::OutputTooSmall`] also when
+    /// `scales` is shorter than `inverse_bind`.
     pub fn validate(&self) -> Result<(), JobError> {
-        validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len()).map(|_| ())
+        self.checked_len().map(|_| ())
+    }
+
+    fn checked_len(&self) -> Result<usize, JobError> {
+        let n = validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len())?;
+        if self.scales.as_ref().is_some_and(|s| s.len() < n) {
+            return Err(JobError::OutputTooSmall);
+        }
+        Ok(n)
     }
 
     /// Validates, then fills the palette.
@@ -225,10 +248,20 @@ impl<R: Real> SkinDualQuatJob<'_, R> {
     ///
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
-        let n = validate_inputs(self.model, self.inverse_bind, self.joints, self.output.len())?;
-        for i in 0..n {
-            let m = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
-            self.output[i] = DualQuat::from_mat4_rigid(&m);
+        let n = self.checked_len()?;
+        match self.scales.as_deref_mut() {
+            None => {
+                for i in 0..n {
+                    let m = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
+                    self.output[i] = DualQuat::from_mat4_rigid(&m);
+                }
+            }
+            Some(scales) => {
+                for (i, (out, scale)) in self.output[..n].iter_mut().zip(scales[..n].iter_mut()).enumerate() {
+                    let m = mul_mat4(model_of(self.model, self.joints, i), &self.inverse_bind[i]);
+                    (*out, *scale) = DualQuat::from_mat4_scaled(&m);
+                }
+            }
         }
         Ok(())
     }
@@ -266,12 +299,12 @@ mod tests {
         assert_eq!(short[0], s);
         // The dual-quaternion job shares the rules.
         let mut dq = [sdq; 1];
-        let mut job = SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: None, output: &mut dq };
+        let mut job = SkinDualQuatJob::new(&model, &ib, &mut dq);
         assert_eq!(job.validate(), Err(JobError::OutputTooSmall));
         assert_eq!(job.run(), Err(JobError::OutputTooSmall));
         assert_eq!(dq[0], sdq);
         let mut dq = [sdq; 2];
-        let mut job = SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: Some(&[5, 0]), output: &mut dq };
+        let mut job = SkinDualQuatJob::new(&model, &ib, &mut dq).with_joints(&[5, 0]);
         assert_eq!(job.run(), Err(JobError::JointIndexOutOfRange));
         assert!(dq.iter().all(|d| *d == sdq));
     }
@@ -291,7 +324,7 @@ mod tests {
         }
         assert_eq!(out[2], Mat4::ZERO);
         let mut dq = [DualQuat::IDENTITY; 2];
-        SkinDualQuatJob { model: &model, inverse_bind: &ib, joints: None, output: &mut dq }.run().unwrap();
+        SkinDualQuatJob::new(&model, &ib, &mut dq).run().unwrap();
         let p = Vec3::new(0.3, 0.2, 0.1);
         let m0 = a * ib[0];
         assert!((dq[0].transform_point3(p) - m0.transform_point3(p)).max_abs() < 1.0e-5);

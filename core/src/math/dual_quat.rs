@@ -3,6 +3,7 @@
 use core::ops::{Add, Mul};
 
 use super::mat4::Mat4;
+use super::polar::{is_orthonormal, polar_decompose, SymMat3};
 use super::quat::Quat;
 use super::vec::Vec3;
 use crate::real::Real;
@@ -47,6 +48,22 @@ impl<R: Real> DualQuat<R> {
             Vec3::new(m.cols[2][0], m.cols[2][1], m.cols[2][2]).normalize_or_zero(),
         ];
         Self::from_rotation_translation(Quat::from_mat3_cols(c), m.translation())
+    }
+    /// The split of an affine matrix `[A | t]` that dual-quaternion skinning with scale blends:
+    /// `A = R·P` with `R` a rotation and `P` symmetric (the polar decomposition, see
+    /// [`polar_decompose`]), returned as the rigid transform `(R, t)` and `P`, so that
+    /// `m · v = dq.transform_point3(P · v)`.
+    ///
+    /// A rigid joint (the 3×3 part orthonormal, see [`is_orthonormal`]) gives
+    /// exactly [`from_mat4_rigid`](Self::from_mat4_rigid) and [`SymMat3::IDENTITY`].
+    #[must_use]
+    pub fn from_mat4_scaled(m: &Mat4<R>) -> (Self, SymMat3<R>) {
+        let a = [0, 1, 2].map(|c| Vec3::new(m.cols[c][0], m.cols[c][1], m.cols[c][2]));
+        if is_orthonormal(&a) {
+            return (Self::from_mat4_rigid(m), SymMat3::IDENTITY);
+        }
+        let (r, p) = polar_decompose(a);
+        (Self::from_rotation_translation(r, m.translation()), p)
     }
     /// The translation of a unit dual quaternion.
     #[inline]
@@ -131,5 +148,9 @@ mod tests {
         let ms = Mat4::from_trs(t, q, Vec3::new(2.0, 3.0, 0.5));
         let dqs = DualQuat::from_mat4_rigid(&ms);
         assert!((dqs.transform_point3(p) - dq.transform_point3(p)).max_abs() < 1.0e-5);
+        // With the scale factor the matrix is reproduced; rigid matrices give the rigid split.
+        let (d, s) = DualQuat::from_mat4_scaled(&ms);
+        assert!((d.transform_point3(s.mul_vec3(p)) - ms.transform_point3(p)).max_abs() < 1.0e-5);
+        assert_eq!(DualQuat::from_mat4_scaled(&m), (dq, SymMat3::IDENTITY));
     }
 }

@@ -6,6 +6,7 @@
 pub mod dual_quat;
 pub mod mat4;
 pub mod ops;
+pub mod polar;
 pub mod quat;
 pub mod soa;
 pub mod transform;
@@ -13,6 +14,7 @@ pub mod vec;
 
 pub use dual_quat::DualQuat;
 pub use mat4::Mat4;
+pub use polar::SymMat3;
 pub use quat::Quat;
 pub use soa::{SoaQuat, SoaTransform, SoaVec3};
 pub use transform::Transform;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
-use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
+use sinew::math::{Mat4, SoaTransform, Vec3};
 
 use crate::model::Model;
 
@@ -147,7 +147,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     if let Some(mesh) = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin() == Some(0)) {
         struct Part {
             pal: Vec<Mat4<f32>>,
-            dq: Vec<DualQuat<f32>>,
+            dq: crate::model::DqPalette,
             k: usize,
             joints: Vec<u16>,
             weights: Vec<f32>,
@@ -166,9 +166,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
                     pal: (0..p.palette_len())
                         .map(|i| palette.get(p.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY))
                         .collect(),
-                    dq: (0..p.palette_len())
-                        .map(|i| dq.get(p.palette(i) as usize).copied().unwrap_or(DualQuat::IDENTITY))
-                        .collect(),
+                    dq: dq.local(&(0..p.palette_len()).map(|i| p.palette(i)).collect::<Vec<_>>()),
                     k,
                     joints: (0..n * k).map(|i| p.joint(i / k, i % k)).collect(),
                     weights: (0..n * k).map(|i| p.weight(i / k, i % k)).collect(),
@@ -184,7 +182,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
             let (med, lo, hi) = time_it(|| {
                 for p in parts.iter_mut() {
                     let r = SkinningJob {
-                        palette: if dqs { Palette::DualQuats(&p.dq) } else { Palette::Matrices(&p.pal) },
+                        palette: if dqs { p.dq.palette() } else { Palette::Matrices(&p.pal) },
                         influences: p.k,
                         joint_indices: &p.joints,
                         joint_weights: &p.weights,

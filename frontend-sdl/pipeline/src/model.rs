@@ -9,7 +9,7 @@ use sinew::asset::{Asset, ParseError};
 use sinew::clip::RotationInterpolation;
 use sinew::job::{JobError, LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
 use sinew::limits::MAX_SOA_JOINTS;
-use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
+use sinew::math::{DualQuat, Mat4, SoaTransform, SymMat3, Vec3};
 use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
 use crate::bake::{bake, BakeError, BakeOptions, BakeReport};
@@ -234,16 +234,18 @@ impl Model {
         SkinMatrixJob { model: world, inverse_bind: ib, joints: Some(joints), output: &mut out }.run()?;
         Ok(out)
     }
-    /// The dual-quaternion palette of skin `skin`.
+    /// The dual-quaternion palette of skin `skin`, with each joint's scale/shear factor (see
+    /// [`SkinDualQuatJob::with_scales`]).
     ///
     /// # Errors
     ///
     /// As [`Model::palette`].
-    pub fn dq_palette(&self, world: &[Mat4<f32>], skin: usize) -> Result<Vec<DualQuat<f32>>, JobError> {
-        let Some((joints, ib)) = self.skin_bind(skin) else { return Ok(Vec::new()) };
-        let mut out = vec![DualQuat::IDENTITY; ib.len()];
-        SkinDualQuatJob { model: world, inverse_bind: ib, joints: Some(joints), output: &mut out }.run()?;
-        Ok(out)
+    pub fn dq_palette(&self, world: &[Mat4<f32>], skin: usize) -> Result<DqPalette, JobError> {
+        let Some((joints, ib)) = self.skin_bind(skin) else { return Ok(DqPalette::default()) };
+        let mut dual_quats = vec![DualQuat::IDENTITY; ib.len()];
+        let mut scales = vec![SymMat3::IDENTITY; ib.len()];
+        SkinDualQuatJob::new(world, ib, &mut dual_quats).with_joints(joints).with_scales(&mut scales).run()?;
+        Ok(DqPalette { dual_quats, scales })
     }
     /// Skins every part of mesh `mesh` with a skin palette (`palette`/`dq` from
     /// [`Model::palette`] / [`Model::dq_palette`]). Rigid meshes follow their node's world
@@ -257,7 +259,7 @@ impl Model {
         mesh: usize,
         world: &[Mat4<f32>],
         palette: &[Mat4<f32>],
-        dq: &[DualQuat<f32>],
+        dq: &DqPalette,
         method: Skinning,
     ) -> Result<Vec<SkinnedPart>, JobError> {
         self.skin_mesh_morphed(mesh, &[], world, palette, dq, method)
@@ -274,7 +276,7 @@ impl Model {
         weights: &[f32],
         world: &[Mat4<f32>],
         palette: &[Mat4<f32>],
-        dq: &[DualQuat<f32>],
+        dq: &DqPalette,
         method: Skinning,
     ) -> Result<Vec<SkinnedPart>, JobError> {
         let asset = self.asset();
@@ -305,12 +307,11 @@ impl Model {
             let pl = part.palette_len();
             let local_m: Vec<Mat4<f32>> =
                 (0..pl).map(|i| palette.get(part.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY)).collect();
-            let local_d: Vec<DualQuat<f32>> =
-                (0..pl).map(|i| dq.get(part.palette(i) as usize).copied().unwrap_or(DualQuat::IDENTITY)).collect();
+            let local_d = dq.local(&(0..pl).map(|i| part.palette(i)).collect::<Vec<_>>());
             SkinningJob {
                 palette: match method {
                     Skinning::Lbs => Palette::Matrices(&local_m),
-                    Skinning::Dqs => Palette::DualQuats(&local_d),
+                    Skinning::Dqs => local_d.palette(),
                 },
                 influences: k,
                 joint_indices: &joints,
@@ -326,6 +327,43 @@ impl Model {
             out.push(sp);
         }
         Ok(out)
+    }
+}
+
+/// A dual-quaternion skin palette: each joint's rigid part and its scale/shear factor
+/// ([`SymMat3::IDENTITY`] for rigid joints), as [`Model::dq_palette`] builds it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DqPalette {
+    /// The rigid parts.
+    pub dual_quats: Vec<DualQuat<f32>>,
+    /// The scale/shear factors, one per dual quaternion.
+    pub scales: Vec<SymMat3<f32>>,
+}
+
+impl DqPalette {
+    /// The entries `map` names, in its order (identity for an index past the palette): a
+    /// part's local palette.
+    #[must_use]
+    pub fn local(&self, map: &[u16]) -> DqPalette {
+        let get = |j: u16| {
+            let j = usize::from(j);
+            (
+                self.dual_quats.get(j).copied().unwrap_or(DualQuat::IDENTITY),
+                self.scales.get(j).copied().unwrap_or(SymMat3::IDENTITY),
+            )
+        };
+        let (dual_quats, scales) = map.iter().map(|&j| get(j)).unzip();
+        DqPalette { dual_quats, scales }
+    }
+    /// The palette for [`SkinningJob`].
+    #[must_use]
+    pub fn palette(&self) -> Palette<'_, f32> {
+        Palette::ScaledDualQuats { dual_quats: &self.dual_quats, scales: &self.scales }
+    }
+    /// True when every joint is rigid.
+    #[must_use]
+    pub fn is_rigid(&self) -> bool {
+        self.scales.iter().all(SymMat3::is_identity)
     }
 }
 

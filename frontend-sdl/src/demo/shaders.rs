@@ -4,8 +4,10 @@
 //! `a_position`, `a_normal`, `a_jointIndices` and `a_jointWeights` (4 influences, weights
 //! summing to 1, indices into the part's local palette), uniform `u_MVP` and a palette of
 //! `JOINTS` joints — `u_jointMat[3 · JOINTS]` holding the first three rows of each affine skin
-//! matrix (linear blend skinning), or `u_jointDQ[2 · JOINTS]` holding each joint's dual
-//! quaternion as `(real.xyzw, dual.xyzw)` (dual-quaternion skinning). `JOINTS` is defined in
+//! matrix (linear blend skinning), or `u_jointDQ[4 · JOINTS]` holding each joint's dual
+//! quaternion as `(real.xyzw, dual.xyzw)` and its scale/shear factor `P` (symmetric) as
+//! `(xx, yy, zz, xy), (xz, yz, 0, 0)` (dual-quaternion skinning with scale: the vertex is
+//! scaled by the blended `P` first, normals by its inverse transpose). `JOINTS` is defined in
 //! front of the source by [`skin_vertex_shader`]. Lighting is per vertex, as in the software
 //! rasterizer: `ambient + diffuse · max(0, n̂ · l̂)`. Both also pass `a_uv` and `a_color` on to
 //! the fragment shader, which multiplies the base color, the vertex color and the base-color
@@ -40,8 +42,9 @@ pub const RESERVED_VERTEX_VECTORS: usize = 16;
 
 /// Uniform vectors per joint in the linear-blend palette.
 pub const LBS_VECTORS_PER_JOINT: usize = 3;
-/// Uniform vectors per joint in the dual-quaternion palette.
-pub const DQS_VECTORS_PER_JOINT: usize = 2;
+/// Uniform vectors per joint in the dual-quaternion palette: the dual quaternion (2) and the
+/// scale factor (2).
+pub const DQS_VECTORS_PER_JOINT: usize = 4;
 
 const LBS_BODY: &str = r"
 attribute vec3 a_position;
@@ -82,11 +85,11 @@ uniform mat4 u_MVP;
 uniform mat3 u_normalMat;
 uniform vec3 u_lightDir;
 uniform vec2 u_light;
-uniform vec4 u_jointDQ[JOINTS * 2];
+uniform vec4 u_jointDQ[JOINTS * 4];
 varying float v_shade;
 
 void main() {
-    ivec4 j = ivec4(a_jointIndices + 0.5) * 2;
+    ivec4 j = ivec4(a_jointIndices + 0.5) * 4;
     vec4 w = a_jointWeights;
     vec4 q0 = u_jointDQ[j.x];
     vec4 q1 = u_jointDQ[j.y];
@@ -99,6 +102,18 @@ void main() {
     vec4 real = q0 * w.x + q1 * s1 + q2 * s2 + q3 * s3;
     vec4 dual = u_jointDQ[j.x + 1] * w.x + u_jointDQ[j.y + 1] * s1 + u_jointDQ[j.z + 1] * s2
         + u_jointDQ[j.w + 1] * s3;
+    // The scale factor P, blended linearly: (xx, yy, zz, xy) and (xz, yz).
+    vec4 pa = u_jointDQ[j.x + 2] * w.x + u_jointDQ[j.y + 2] * w.y + u_jointDQ[j.z + 2] * w.z
+        + u_jointDQ[j.w + 2] * w.w;
+    vec2 pb = u_jointDQ[j.x + 3].xy * w.x + u_jointDQ[j.y + 3].xy * w.y + u_jointDQ[j.z + 3].xy * w.z
+        + u_jointDQ[j.w + 3].xy * w.w;
+    mat3 P = mat3(pa.x, pa.w, pb.x, pa.w, pa.y, pb.y, pb.x, pb.y, pa.z);
+    // Its adjugate (det P · P^-1, symmetric), divided by the largest diagonal entry.
+    float ps = max(max(abs(pa.x), abs(pa.y)), abs(pa.z));
+    mat3 Q = ps > 0.0 ? P * (1.0 / ps) : mat3(0.0);
+    vec3 c0 = cross(Q[1], Q[2]);
+    mat3 adj = mat3(c0, cross(Q[2], Q[0]), cross(Q[0], Q[1]));
+    float det = dot(Q[0], c0);
     float len = length(real);
     if (len > 0.0) {
         real /= len;
@@ -108,8 +123,10 @@ void main() {
         dual = vec4(0.0);
     }
     vec3 t = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
-    vec3 skinned = a_position + 2.0 * cross(real.xyz, cross(real.xyz, a_position) + real.w * a_position) + t;
-    vec3 n = a_normal + 2.0 * cross(real.xyz, cross(real.xyz, a_normal) + real.w * a_normal);
+    vec3 sp = P * a_position;
+    vec3 sn = (det < 0.0 ? -1.0 : 1.0) * (adj * a_normal);
+    vec3 skinned = sp + 2.0 * cross(real.xyz, cross(real.xyz, sp) + real.w * sp) + t;
+    vec3 n = sn + 2.0 * cross(real.xyz, cross(real.xyz, sn) + real.w * sn);
     gl_Position = u_MVP * vec4(skinned, 1.0);
     float nl = length(n);
     vec3 wn = nl > 0.0 ? normalize(u_normalMat * (n / nl)) : vec3(0.0);
@@ -222,8 +239,9 @@ mod tests {
 
     #[test]
     fn capacity_follows_the_uniform_budget() {
-        // The ES 2.0 minimum of 128 vectors leaves 112 for the palette: 37 joints of 3 rows.
-        assert_eq!(palette_capacity(128), 37);
+        // The ES 2.0 minimum of 128 vectors leaves 112 for the palette: 28 joints of 4 rows
+        // (dual quaternion and scale factor).
+        assert_eq!(palette_capacity(128), 28);
         assert_eq!(palette_capacity(10), 0);
         assert_eq!(palette_capacity(1 << 20), sinew::limits::MAX_JOINTS);
     }
@@ -232,7 +250,7 @@ mod tests {
     fn joints_are_defined_after_the_version_line() {
         let s = skin_vertex_shader(Skinning::Dqs, 12);
         assert!(s.starts_with("#version 100\n#define JOINTS 12\n"));
-        assert!(s.contains("u_jointDQ[JOINTS * 2]"));
+        assert!(s.contains("u_jointDQ[JOINTS * 4]"));
         assert!(skin_vertex_shader(Skinning::Lbs, 0).contains("#define JOINTS 1\n"));
         // Both pass the surface attributes on.
         for m in [Skinning::Lbs, Skinning::Dqs] {

@@ -3,8 +3,8 @@
 //! and [`ground_grid`] for the floor.
 
 use sinew::job::JobError;
-use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3};
-use sinew_pipeline::model::{Model, SkinnedPart, Skinning};
+use sinew::math::{Mat4, SoaTransform, Vec3};
+use sinew_pipeline::model::{DqPalette, Model, SkinnedPart, Skinning};
 use sinew_pipeline::morph::sample_weights;
 
 /// One skinned mesh to draw.
@@ -22,8 +22,8 @@ pub struct DrawObject<'a> {
     pub joints: Vec<Mat4<f32>>,
     /// Skin palette (model × inverse bind) of the mesh's skin; empty for rigid meshes.
     pub palette: Vec<Mat4<f32>>,
-    /// The same palette as dual quaternions.
-    pub dq_palette: Vec<DualQuat<f32>>,
+    /// The same palette as dual quaternions with scale factors.
+    pub dq_palette: DqPalette,
     /// Skinning method.
     pub skinning: Skinning,
     /// Base color, RGBA 0 to 1: the mesh's color, or the override [`push_model`] was given.
@@ -105,7 +105,7 @@ pub fn push_model<'a>(
         let Some(m) = asset.mesh(mesh) else { continue };
         let (palette, dq_palette) = match m.skin() {
             Some(s) => (model.palette(&joints, s)?, model.dq_palette(&joints, s)?),
-            None => (Vec::new(), Vec::new()),
+            None => (Vec::new(), DqPalette::default()),
         };
         let c = m.color();
         frame.objects.push(DrawObject {

@@ -56,7 +56,7 @@ pub use character::{
 };
 pub use error::SceneError;
 pub use frame::{ground_grid, push_model, DrawObject, Frame, Label};
-pub use props::{tentacle_pose, twist_angle, twist_pose};
+pub use props::{scale_root, tentacle_pose, twist_angle, twist_pose};
 
 /// Index of the tentacle in [`Scene::models`].
 pub const TENTACLE: usize = 0;
@@ -91,6 +91,10 @@ pub struct SceneParams {
     /// What the character looks at: along this ray (the mouse cursor's), or at
     /// [`scripted_look_target`] when `None`.
     pub look_ray: Option<LookRay>,
+    /// A scale on the candy wrappers' root joint, which their bind pose does not have (as an
+    /// armature scale of 0.01 on a centimetre mesh): skin matrices with scale, for dual
+    /// quaternions with scale. [`Vec3::ONE`] by default.
+    pub twist_scale: Vec3<f32>,
 }
 
 impl Default for SceneParams {
@@ -101,6 +105,7 @@ impl Default for SceneParams {
             show_bones: false,
             skinning: Skinning::Lbs,
             look_ray: None,
+            twist_scale: Vec3::ONE,
         }
     }
 }
@@ -194,7 +199,10 @@ impl Scene {
         }
 
         let twist = &self.models[TWIST];
-        let pose = twist_pose(twist, twist_angle(t));
+        let mut pose = twist_pose(twist, twist_angle(t));
+        if p.twist_scale != Vec3::ONE {
+            scale_root(twist, &mut pose, p.twist_scale);
+        }
         let lbs_color = [0.9, 0.75, 0.3, 1.0];
         let dqs_color = [0.35, 0.8, 0.6, 1.0];
         push_model(&mut f, twist, TWIST, &pose, at(TWIST_LBS_POSITION), Skinning::Lbs, Some(lbs_color), p.show_bones)?;

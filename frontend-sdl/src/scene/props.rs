@@ -1,9 +1,10 @@
 //! The poses of the scene's procedural props: the tentacle waving by `sin()` of time
-//! ([`tentacle_pose`]) and the candy wrapper's twist ([`twist_angle`], [`twist_pose`]).
+//! ([`tentacle_pose`]) and the candy wrapper's twist ([`twist_angle`], [`twist_pose`],
+//! [`scale_root`]).
 
 use std::f32::consts::{PI, TAU};
 
-use sinew::math::{SoaTransform, Transform};
+use sinew::math::{SoaTransform, Transform, Vec3};
 use sinew_pipeline::builtin::{rx, ry, rz, TENTACLE_JOINTS, TWIST_PERIOD};
 use sinew_pipeline::model::Model;
 
@@ -40,4 +41,13 @@ pub fn twist_pose(model: &Model, angle: f32) -> Vec<SoaTransform<f32>> {
         g.set_lane(1, &Transform::new(rest.translation, ry(angle), rest.scale));
     }
     pose
+}
+
+/// Multiplies the root joint's scale in `pose` by `scale`.
+pub fn scale_root(model: &Model, pose: &mut [SoaTransform<f32>], scale: Vec3<f32>) {
+    if let (Some(rest), Some(g)) = (model.skeleton().rest_transform(0), pose.first_mut()) {
+        let mut root = g.lane(0);
+        root.scale = rest.scale.mul_elem(scale);
+        g.set_lane(0, &root);
+    }
 }

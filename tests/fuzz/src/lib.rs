@@ -411,7 +411,9 @@ fn skin_all<R: Real>(asset: &Asset<'_>, world: &[Mat4<R>]) {
         let r = SkinMatrixJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut m }.run();
         assert_eq!(r, Ok(()), "matrix palette of skin {i}");
         let mut d = vec![DualQuat::IDENTITY; ib.len()];
-        let r = SkinDualQuatJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut d }.run();
+        let r =
+            SkinDualQuatJob { model: world, inverse_bind: &ib, joints: Some(&joints), output: &mut d, scales: None }
+                .run();
         assert_eq!(r, Ok(()), "dual-quaternion palette of skin {i}");
         pal.matrices.push(m);
         pal.dual_quats.push(d);

@@ -2,15 +2,29 @@
 //! decoding budget) and the reading of accessors through it: every accessor (and its sparse
 //! storage) is checked against its buffer view and buffer and against the element types its use
 //! allows before the `gltf` readers touch it, and every read counts against the budget. Normalized
-//! integer data is turned into floats by the callers (`into_f32`, `into_u16`, `into_u32`).
+//! integer data is turned into floats by the callers (`into_f32`, `into_u16`, `into_u32`), and
+//! float attributes stored as integers (`KHR_mesh_quantization`) by [`Importer::read_floats`].
 
-use gltf::accessor::{DataType, Dimensions};
+use gltf::accessor::{DataType, Dimensions, Item, Iter};
 
 use super::error::GltfError;
 
 /// Allowed element types of each accessor use.
 pub(super) const VEC3_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Vec3)];
-pub(super) const VEC4_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Vec4)];
+/// `POSITION`: float, or any 8- or 16-bit integer, normalized or not (`KHR_mesh_quantization`).
+pub(super) const POSITIONS: &[(DataType, Dimensions)] = &[
+    (DataType::F32, Dimensions::Vec3),
+    (DataType::I8, Dimensions::Vec3),
+    (DataType::U8, Dimensions::Vec3),
+    (DataType::I16, Dimensions::Vec3),
+    (DataType::U16, Dimensions::Vec3),
+];
+/// `NORMAL`: float, or normalized signed 8- or 16-bit integers (`KHR_mesh_quantization`).
+pub(super) const NORMALS: &[(DataType, Dimensions)] =
+    &[(DataType::F32, Dimensions::Vec3), (DataType::I8, Dimensions::Vec3), (DataType::I16, Dimensions::Vec3)];
+/// `TANGENT`: float, or normalized signed 8- or 16-bit integers (`KHR_mesh_quantization`).
+pub(super) const TANGENTS: &[(DataType, Dimensions)] =
+    &[(DataType::F32, Dimensions::Vec4), (DataType::I8, Dimensions::Vec4), (DataType::I16, Dimensions::Vec4)];
 pub(super) const SCALAR_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Scalar)];
 pub(super) const MAT4_F32: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Mat4)];
 pub(super) const INDICES: &[(DataType, Dimensions)] =
@@ -79,6 +93,60 @@ impl<'a> Importer<'a> {
             });
         }
         Ok(v)
+    }
+
+    /// Reads `count` elements of `N` floats from an accessor of [`POSITIONS`], [`NORMALS`] or
+    /// [`TANGENTS`] (or `TEXCOORD_n`'s float and 8/16-bit integer `VEC2`, checked by
+    /// [`check_accessor`](Self::check_accessor)):
+    /// floats as they are, integers as their value or, when `normalized`, as glTF maps them
+    /// (`c / 127` clamped at −1 for bytes, `c / 255` for unsigned bytes, `c / 32767` and
+    /// `c / 65535` for shorts). `normalized_only` refuses integers that are not normalized
+    /// (`NORMAL` and `TANGENT`), naming `what`.
+    pub(super) fn read_floats<const N: usize>(
+        &mut self,
+        acc: &gltf::Accessor<'_>,
+        count: usize,
+        what: &str,
+        normalized_only: bool,
+    ) -> Result<Vec<[f32; N]>, GltfError>
+    where
+        [f32; N]: Item + Default,
+        [i8; N]: Item + Default,
+        [u8; N]: Item + Default,
+        [i16; N]: Item + Default,
+        [u16; N]: Item + Default,
+    {
+        let (dt, norm, index) = (acc.data_type(), acc.normalized(), acc.index());
+        if normalized_only && dt != DataType::F32 && !norm {
+            return Err(GltfError::AccessorType {
+                accessor: index,
+                usage: what.to_owned(),
+                found: format!("{:?} of {dt:?}, not normalized", acc.dimensions()),
+            });
+        }
+        let data = self.data();
+        fn map<T: Copy, const N: usize>(v: Vec<[T; N]>, f: impl Fn(T) -> f32) -> Vec<[f32; N]> {
+            v.into_iter().map(|c| c.map(&f)).collect()
+        }
+        Ok(match dt {
+            DataType::I8 => {
+                let v = self.collect(Iter::<[i8; N]>::new(acc.clone(), data), index, count)?;
+                map(v, |x| if norm { (f32::from(x) / 127.0).max(-1.0) } else { f32::from(x) })
+            }
+            DataType::U8 => {
+                let v = self.collect(Iter::<[u8; N]>::new(acc.clone(), data), index, count)?;
+                map(v, |x| if norm { f32::from(x) / 255.0 } else { f32::from(x) })
+            }
+            DataType::I16 => {
+                let v = self.collect(Iter::<[i16; N]>::new(acc.clone(), data), index, count)?;
+                map(v, |x| if norm { (f32::from(x) / 32767.0).max(-1.0) } else { f32::from(x) })
+            }
+            DataType::U16 => {
+                let v = self.collect(Iter::<[u16; N]>::new(acc.clone(), data), index, count)?;
+                map(v, |x| if norm { f32::from(x) / 65535.0 } else { f32::from(x) })
+            }
+            _ => self.collect(Iter::<[f32; N]>::new(acc.clone(), data), index, count)?,
+        })
     }
 
     /// True when accessor `accessor` has neither a buffer view nor sparse storage: its elements

@@ -39,6 +39,15 @@ pub enum GltfError {
         /// What is wrong.
         reason: String,
     },
+    /// An `EXT_meshopt_compression` buffer view cannot be decoded: a missing or invalid field,
+    /// a compressed range outside its buffer, or a stream the decoder rejects (corrupt or
+    /// truncated).
+    Meshopt {
+        /// The buffer view.
+        view: usize,
+        /// What is wrong.
+        detail: String,
+    },
     /// A buffer holds fewer bytes than its `byteLength`.
     BufferTooShort {
         /// Buffer index.
@@ -239,16 +248,23 @@ impl fmt::Display for GltfError {
             GltfError::UnsupportedExtensions(names) => {
                 let quoted: Vec<String> = names.iter().map(|n| short(n).into_owned()).collect();
                 match quoted.as_slice() {
-                    [one] => write!(f, "the file requires the extension {one}, which sinew does not read"),
+                    [one] => write!(f, "the file requires the extension {one}, which sinew does not read")?,
                     many => {
-                        write!(f, "the file requires the extensions {}, which sinew does not read", many.join(", "))
+                        write!(f, "the file requires the extensions {}, which sinew does not read", many.join(", "))?
                     }
                 }
+                if names.iter().any(|n| n == "KHR_draco_mesh_compression") {
+                    write!(f, " (Draco-compressed meshes: re-export without Draco, or with meshopt: gltfpack -cc)")?;
+                }
+                Ok(())
             }
             GltfError::UnsupportedVersion { version } => {
                 write!(f, "glTF version {:?} is not supported (only 2.0)", short(version))
             }
             GltfError::MissingBuffer { buffer, reason } => write!(f, "buffer {buffer}: {reason}"),
+            GltfError::Meshopt { view, detail } => {
+                write!(f, "buffer view {view}: EXT_meshopt_compression data cannot be decoded: {detail}")
+            }
             GltfError::BufferTooShort { buffer, declared, actual } => {
                 write!(f, "buffer {buffer} has {actual} bytes, its byteLength is {declared}")
             }

@@ -6,7 +6,7 @@
 
 use gltf::mesh::{Mode, Semantic};
 
-use super::accessors::{check_finite, Importer, INDICES, JOINTS, VEC3_F32, VEC4_F32, WEIGHTS};
+use super::accessors::{check_finite, Importer, INDICES, JOINTS, NORMALS, POSITIONS, TANGENTS, WEIGHTS};
 use super::error::GltfError;
 use super::hierarchy::Hierarchy;
 use super::skins::MappedSkin;
@@ -101,20 +101,21 @@ impl Importer<'_> {
         let pos_acc = prim
             .get(&Semantic::Positions)
             .ok_or_else(|| GltfError::MissingAttribute { what: format!("{label} POSITION") })?;
-        let n = self.check_accessor(&pos_acc, &format!("{label} POSITION"), VEC3_F32)?;
+        let what = format!("{label} POSITION");
+        let n = self.check_accessor(&pos_acc, &what, POSITIONS)?;
         if n == 0 {
             self.notes.push(format!("{label}: no vertices, skipped"));
             return Ok(None);
         }
-        let positions = self.collect(reader.read_positions(), pos_acc.index(), n)?;
+        let positions = self.read_floats::<3>(&pos_acc, n, &what, false)?;
         check_finite(positions.iter().flatten(), || format!("{label} POSITION"))?;
 
         let normals = match prim.get(&Semantic::Normals) {
             None => None,
             Some(acc) => {
                 let what = format!("{label} NORMAL");
-                self.check_count(self.check_accessor(&acc, &what, VEC3_F32)?, n, &what)?;
-                let v = self.collect(reader.read_normals(), acc.index(), n)?;
+                self.check_count(self.check_accessor(&acc, &what, NORMALS)?, n, &what)?;
+                let v = self.read_floats::<3>(&acc, n, &what, true)?;
                 check_finite(v.iter().flatten(), || what.clone())?;
                 Some(v)
             }
@@ -123,8 +124,8 @@ impl Importer<'_> {
             None => None,
             Some(acc) => {
                 let what = format!("{label} TANGENT");
-                self.check_count(self.check_accessor(&acc, &what, VEC4_F32)?, n, &what)?;
-                let v = self.collect(reader.read_tangents(), acc.index(), n)?;
+                self.check_count(self.check_accessor(&acc, &what, TANGENTS)?, n, &what)?;
+                let v = self.read_floats::<4>(&acc, n, &what, true)?;
                 check_finite(v.iter().flatten(), || what.clone())?;
                 Some(v)
             }
@@ -266,7 +267,7 @@ impl Importer<'_> {
                 .collect(),
             _ => {
                 let mut list = raw;
-                if list.len() % 3 != 0 {
+                if !list.len().is_multiple_of(3) {
                     self.notes.push(format!(
                         "{label}: {} indices is not a multiple of 3; the last {} were dropped",
                         list.len(),

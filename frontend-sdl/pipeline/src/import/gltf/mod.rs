@@ -16,6 +16,13 @@
 //! - **Materials.** Each primitive keeps its own material: base-color factor, base-color
 //!   texture (its `texCoord` set, its sampler's wrap modes and filters, its image decoded to
 //!   RGBA8 from the GLB, a `data:` URI or a relative file), and `COLOR_0` vertex colors.
+//! - **Compressed and quantized meshes.** `KHR_mesh_quantization`: positions as 8- or 16-bit
+//!   integers (normalized or not), normals and tangents as normalized signed 8- or 16-bit
+//!   integers, dequantized as glTF defines. `EXT_meshopt_compression`: compressed buffer views
+//!   (ATTRIBUTES, TRIANGLES and INDICES, filters OCTAHEDRAL, QUATERNION and EXPONENTIAL) are
+//!   decoded by the `meshopt` crate into their fallback buffer before anything reads them; a
+//!   corrupt stream is a [`GltfError::Meshopt`]. Draco (`KHR_draco_mesh_compression`) is not
+//!   read: a file that requires it is refused by name.
 //!
 //! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
 //!   ([`GltfError::NegativeWeight`], [`GltfError::ZeroWeights`]: such a vertex follows no joint,
@@ -32,6 +39,7 @@
 //!
 //! - `container`: GLB chunks or JSON text, version and schema checks, buffers (`data:` URIs and
 //!   external files).
+//! - `meshopt`: `EXT_meshopt_compression` buffer views, decoded into place.
 //! - `accessors`: the import state ([`Rig`] notes, decoding budget) and checked accessor reads.
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
 //! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph
@@ -56,6 +64,7 @@ mod hierarchy;
 mod materials;
 mod matrix;
 mod meshes;
+mod meshopt;
 mod morph;
 mod skins;
 
@@ -123,12 +132,14 @@ pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let mut notes = Vec::new();
     let parsed = parse_document(bytes, &mut notes)?;
     let doc = parsed.document;
-    let buffers = resolve_buffers(&doc, parsed.blob, base_dir)?;
+    let mut buffers = resolve_buffers(&doc, parsed.blob, base_dir, &parsed.meshopt.fallback)?;
     let input = buffers.iter().fold(bytes.len(), |n, b| n.saturating_add(b.len()));
     let budget = input.saturating_mul(DECODED_BYTES_PER_INPUT_BYTE).clamp(MIN_DECODE_BUDGET, MAX_DECODED_BYTES);
+    let mut decoded = 0;
+    meshopt::decode(&doc, &parsed.meshopt, &mut buffers, &mut decoded, budget)?;
     let ignored_channels = parsed.ignored_channels.into_iter().collect();
     let surfaces = materials::Surfaces::new(base_dir);
-    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded: 0, budget, ignored_channels, surfaces };
+    let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded, budget, ignored_channels, surfaces };
     let mut rig = imp.build()?;
     rig.name = name.to_owned();
     rig.notes = imp.notes;

@@ -326,7 +326,7 @@ impl Tiny {
     fn glb(&self) -> Vec<u8> {
         let (mut bin, views) = self.bin();
         let mut json = self.json(&format!(r#"{{"byteLength":{}}}"#, bin.len()), &views).into_bytes();
-        while json.len() % 4 != 0 {
+        while !json.len().is_multiple_of(4) {
             json.push(b' ');
         }
         while bin.len() % 4 != 0 {

@@ -287,20 +287,36 @@ fn long_strings_in_messages_are_cut_with_a_mark() {
 #[test]
 fn unsupported_required_extensions_are_named_first() {
     let mut v = full();
-    v["extensionsRequired"] = json!(["KHR_draco_mesh_compression", "EXT_meshopt_compression"]);
+    v["extensionsRequired"] =
+        json!(["KHR_draco_mesh_compression", "KHR_mesh_quantization", "EXT_meshopt_compression", "EXT_other"]);
     // Even with a schema error elsewhere, the extensions come first.
     remove(&mut v, "/accessors/2/bufferView");
     v["accessors"][2]["sparse"] = json!({"count": 1, "indices": {"bufferView": 99, "componentType": 5123},
         "values": {"bufferView": 99}});
     let e = load_value(&v).unwrap_err();
     assert!(
-        matches!(&e, GltfError::UnsupportedExtensions(n) if n == &["KHR_draco_mesh_compression", "EXT_meshopt_compression"]),
+        matches!(&e, GltfError::UnsupportedExtensions(n) if n == &["KHR_draco_mesh_compression", "EXT_other"]),
         "{e:?}"
     );
     assert_eq!(
         e.to_string(),
-        "the file requires the extensions KHR_draco_mesh_compression, EXT_meshopt_compression, which sinew does not read"
+        "the file requires the extensions KHR_draco_mesh_compression, EXT_other, which sinew does not read \
+         (Draco-compressed meshes: re-export without Draco, or with meshopt: gltfpack -cc)"
     );
+    let mut v = full();
+    v["extensionsRequired"] = json!(["KHR_draco_mesh_compression"]);
+    assert_eq!(
+        load_value(&v).unwrap_err().to_string(),
+        "the file requires the extension KHR_draco_mesh_compression, which sinew does not read \
+         (Draco-compressed meshes: re-export without Draco, or with meshopt: gltfpack -cc)"
+    );
+    // The two this importer reads are accepted.
+    let mut v = full();
+    v["extensionsRequired"] = json!(["KHR_mesh_quantization", "EXT_meshopt_compression"]);
+    v["extensionsUsed"] = json!(["KHR_mesh_quantization", "EXT_meshopt_compression"]);
+    if let Err(e) = load_value(&v) {
+        panic!("{e}");
+    }
     // Used but not required: read without it.
     let mut v = full();
     v["extensionsUsed"] = json!(["KHR_materials_emissive_strength"]);

@@ -1,0 +1,139 @@
+//! Quantized (`KHR_mesh_quantization`) and meshopt-compressed (`EXT_meshopt_compression`)
+//! models load and skin to their uncompressed original within the position quantization
+//! error; corrupt meshopt streams are typed errors. The models are RiggedFigure repacked by
+//! gltfpack (`tests/data/make_compressed.sh`).
+
+use std::path::{Path, PathBuf};
+
+use sinew::math::{Mat4, Vec3};
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::import::gltf::{load_bytes, GltfError};
+use sinew_pipeline::model::{Model, Skinning};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+fn original() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/gltf/RiggedFigure/RiggedFigure.glb")
+}
+
+fn exact() -> BakeOptions {
+    BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
+}
+
+/// Skinned positions of mesh 0 (LBS) in the rest pose, and the skin palette.
+fn rest_pose(path: &Path) -> (Vec<Vec3<f32>>, Vec<Mat4<f32>>) {
+    let model = Model::load(path, None, &exact()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut world = Vec::new();
+    model.world(model.skeleton().rest_pose(), &mut world).unwrap();
+    let palette = model.palette(&world, 0).unwrap();
+    let dq = model.dq_palette(&world, 0).unwrap();
+    let parts = model.skin_mesh(0, &world, &palette, &dq, Skinning::Lbs).unwrap();
+    (parts.into_iter().flat_map(|p| p.positions).collect(), palette)
+}
+
+/// The largest distance from a point of `a` to its nearest point of `b`.
+fn one_sided(a: &[Vec3<f32>], b: &[Vec3<f32>]) -> f32 {
+    a.iter().map(|p| b.iter().map(|q| (*p - *q).length()).fold(f32::MAX, f32::min)).fold(0.0, f32::max)
+}
+
+#[test]
+fn quantized_and_meshopt_models_match_the_original() {
+    let (want, palette) = rest_pose(&original());
+    // gltfpack's default: positions on a 14-bit grid over the mesh's largest extent, so each
+    // coordinate moves by at most half a step; the palette's 3×3 part (Frobenius norm, at
+    // least its spectral norm) carries that to the skinned vertex. Plus f32 rounding.
+    let (lo, hi) =
+        want.iter().fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let extent = (hi - lo).max_abs();
+    let norm = palette
+        .iter()
+        .map(|m| (0..3).flat_map(|c| (0..3).map(move |r| m.cols[c][r] * m.cols[c][r])).sum::<f32>().sqrt())
+        .fold(0.0, f32::max);
+    let step = extent / ((1 << 14) - 1) as f32;
+    let bound = 3f32.sqrt() * 0.5 * step * norm + 1e-5 * extent;
+    for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb"] {
+        let (got, _) = rest_pose(&data(name));
+        let d = one_sided(&got, &want).max(one_sided(&want, &got));
+        eprintln!(
+            "{name}: {} vertices (original {}), Hausdorff distance {d:.2e} (bound {bound:.2e}, size {extent:.3})",
+            got.len(),
+            want.len()
+        );
+        assert!(d <= bound, "{name}: {d} > {bound}");
+        assert!(d > 0.0, "{name}: no quantization error at all");
+    }
+}
+
+/// The BIN chunk's byte range of a GLB.
+fn bin_range(glb: &[u8]) -> std::ops::Range<usize> {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let at = 20 + json_len;
+    let len = u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
+    at + 8..at + 8 + len
+}
+
+#[test]
+fn corrupt_meshopt_streams_are_typed_errors() {
+    let good = std::fs::read(data("RiggedFigure-meshopt.glb")).unwrap();
+    assert!(load_bytes(&good, None, "rf").is_ok());
+    let bin = bin_range(&good);
+    // The first view's stream starts the BIN chunk: a wrong header byte, then garbage inside
+    // every stream, then all-zero data.
+    let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut header = good.clone();
+    header[bin.start] ^= 0xff;
+    cases.push(("header", header));
+    let mut garbage = good.clone();
+    for (i, b) in garbage[bin.clone()].iter_mut().enumerate() {
+        if i % 7 == 3 {
+            *b = b.wrapping_mul(31).wrapping_add(17);
+        }
+    }
+    cases.push(("garbage", garbage));
+    let mut zeros = good.clone();
+    zeros[bin.clone()].fill(0);
+    cases.push(("zeros", zeros));
+    for (what, bytes) in cases {
+        match load_bytes(&bytes, None, "rf") {
+            Err(GltfError::Meshopt { view, detail }) => eprintln!("{what}: view {view}: {detail}"),
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    // A compressed range past its buffer, and a stride the codec cannot take.
+    let text = String::from_utf8_lossy(&good[20..bin.start - 8]).into_owned();
+    for (from, to) in [
+        (r#""byteLength":725"#, r#""byteLength":99999"#),
+        (r#""byteStride":4,"mode":"ATTRIBUTES""#, r#""byteStride":6,"mode":"ATTRIBUTES""#),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let json = text.replacen(from, to, 1);
+        let bytes = glb_of(&json, &good[bin.clone()]);
+        assert!(matches!(load_bytes(&bytes, None, "rf"), Err(GltfError::Meshopt { view: 0, .. })), "{to}");
+    }
+}
+
+/// A GLB of `json` and `bin`, both padded to 4 bytes.
+fn glb_of(json: &str, bin: &[u8]) -> Vec<u8> {
+    let mut j = json.trim_end().as_bytes().to_vec();
+    while !j.len().is_multiple_of(4) {
+        j.push(b' ');
+    }
+    let mut b = bin.to_vec();
+    while !b.len().is_multiple_of(4) {
+        b.push(0);
+    }
+    let total = 12 + 8 + j.len() + 8 + b.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend(b"glTF");
+    out.extend(2u32.to_le_bytes());
+    out.extend((total as u32).to_le_bytes());
+    out.extend((j.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(&j);
+    out.extend((b.len() as u32).to_le_bytes());
+    out.extend(b"BIN\0");
+    out.extend(&b);
+    out
+}
