@@ -22,6 +22,9 @@ pub type HostMachine<'g> = StateMachine<'g, f32, SOA, SLOTS, TRACKS, PARAMS>;
 
 /// The step of a run: 1/60 s.
 pub const STEP: f64 = 1.0 / 60.0;
+/// The longest run `--time` asks for, in seconds (one hour: 216,000 steps). Beyond a few hours
+/// the f32 step ends no longer hold 1/60 s steps.
+pub const MAX_GRAPH_TIME: f32 = 3600.0;
 
 /// A parameter change: `--set NAME=VALUE@SECONDS`.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,8 +123,10 @@ pub fn run_graph(
     if skeleton.num_soa_joints() > SOA {
         return Err(format!("the model has {} joints; graphs run on at most {}", skeleton.num_joints(), 4 * SOA));
     }
-    if !(time.is_finite() && time >= 0.0) {
-        return Err("--time must be a finite number of seconds, at least 0".to_string());
+    if !(time.is_finite() && (0.0..=MAX_GRAPH_TIME).contains(&time)) {
+        return Err(format!(
+            "--time must be a number of seconds from 0 to {MAX_GRAPH_TIME} (a graph runs in 1/60 s steps)"
+        ));
     }
     let parts = file.parts();
     let mut machine = Box::new(HostMachine::new(parts.graph(), &clips).map_err(|e| e.to_string())?);

@@ -65,7 +65,11 @@ pub(super) fn bake_textures(rig: &Rig, opts: &BakeOptions) -> Result<BakedTextur
             TexelFormat::Rgba8 => (TEXEL_RGBA8, rgba),
             TexelFormat::Rgb565 => (TEXEL_RGB565, to_rgb565(&rgba)),
         };
-        let index = u16::try_from(out.len()).map_err(|_| BakeError::Invalid("more than 65535 textures".into()))?;
+        // `NONE` (0xFFFF) marks an untextured part, so the last usable index is 0xFFFE.
+        let index = u16::try_from(out.len())
+            .ok()
+            .filter(|&i| i != NONE)
+            .ok_or_else(|| BakeError::Invalid(format!("more than {NONE} textures")))?;
         map.insert(t.image, index);
         reports.push(TextureReport {
             name: img.name.clone(),

@@ -170,3 +170,15 @@ fn inertialization_on_fox_is_smooth_at_the_switch_and_gone_at_the_end() {
         assert!(worst < 1e-3, "at {}: {worst}", a.0);
     }
 }
+
+/// A run longer than [`MAX_GRAPH_TIME`] (or negative, or not a number) is refused before it
+/// starts, naming the limit.
+#[test]
+fn run_time_is_bounded() {
+    let model = fox();
+    let g = file(&model, GRAPH);
+    for time in [1e9, MAX_GRAPH_TIME * 1.01, -1.0, f32::NAN, f32::INFINITY] {
+        let e = run_graph(&model, &g, &[], time, |_, _, _| panic!("no step runs")).unwrap_err();
+        assert!(e.contains("--time must be a number of seconds from 0 to 3600"), "{time}: {e}");
+    }
+}

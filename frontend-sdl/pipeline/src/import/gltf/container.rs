@@ -125,7 +125,7 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
 
 /// Extensions this importer reads: a file whose `extensionsRequired` lists another is refused
 /// by name.
-pub(super) const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization", EXT_MESHOPT];
+pub(super) const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform", EXT_MESHOPT];
 
 /// True for the JSON path `accessors[<n>].bufferView`.
 fn is_accessor_buffer_view(path: &str) -> bool {

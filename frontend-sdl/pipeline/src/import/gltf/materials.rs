@@ -24,9 +24,16 @@ use crate::material::{FilterMode, RigImage, RigMaterial, RigSampler, RigTexture}
 /// textures down further (`--texture-size`, at most 4096).
 pub const MAX_IMAGE_DIMENSION: u32 = 8192;
 
-/// Accessor element types of texture coordinates and vertex colors.
-const TEXCOORDS: &[(DataType, Dimensions)] =
-    &[(DataType::F32, Dimensions::Vec2), (DataType::U8, Dimensions::Vec2), (DataType::U16, Dimensions::Vec2)];
+/// Accessor element types of texture coordinates (glTF 2.0: float, normalized unsigned byte and
+/// short; `KHR_mesh_quantization` adds signed ones and integers that are not normalized) and
+/// vertex colors.
+const TEXCOORDS: &[(DataType, Dimensions)] = &[
+    (DataType::F32, Dimensions::Vec2),
+    (DataType::U8, Dimensions::Vec2),
+    (DataType::U16, Dimensions::Vec2),
+    (DataType::I8, Dimensions::Vec2),
+    (DataType::I16, Dimensions::Vec2),
+];
 const COLORS: &[(DataType, Dimensions)] = &[
     (DataType::F32, Dimensions::Vec3),
     (DataType::F32, Dimensions::Vec4),
@@ -124,13 +131,21 @@ impl Importer<'_> {
         let texcoords = match &info {
             None => None,
             Some(info) => {
-                let set = info.tex_coord();
+                let transform = info.texture_transform();
+                let set = transform.as_ref().and_then(|t| t.tex_coord()).unwrap_or_else(|| info.tex_coord());
                 let what = format!("{label} TEXCOORD_{set}");
                 let acc = prim
                     .get(&Semantic::TexCoords(set))
                     .ok_or_else(|| GltfError::MissingAttribute { what: what.clone() })?;
                 self.check_count(self.check_accessor(&acc, &what, TEXCOORDS)?, n, &what)?;
-                let v = self.collect(reader.read_tex_coords(set).map(|t| t.into_f32()), acc.index(), n)?;
+                let mut v = self.read_floats::<2>(&acc, n, &what, false)?;
+                if let Some(t) = transform {
+                    let (offset, rotation, scale) = (t.offset(), t.rotation(), t.scale());
+                    check_finite(offset.iter().chain(&scale).chain([&rotation]), || {
+                        format!("{label} material {:?} KHR_texture_transform", material.index())
+                    })?;
+                    apply_texture_transform(&mut v, offset, rotation, scale);
+                }
                 check_finite(v.iter().flatten(), || what.clone())?;
                 Some(v)
             }
@@ -305,4 +320,15 @@ fn decode_jpeg(bytes: &[u8], check: Check<'_>, bad: Bad<'_>) -> Result<(u32, u32
     let mut out = vec![0u8; len];
     decoder.decode_into(&mut out).map_err(|e| bad(format!("{e:?}")))?;
     Ok((w, h, out))
+}
+
+/// `KHR_texture_transform` on texture coordinates: `uv' = T · R · S · uv` as the extension's
+/// GLSL defines it (column-major `mat3(cos, sin, 0, -sin, cos, 0, 0, 0, 1)`), i.e. scaled, then
+/// `(u cos r − v sin r, u sin r + v cos r)`, then offset. Computed in f64.
+pub(super) fn apply_texture_transform(uv: &mut [[f32; 2]], offset: [f32; 2], rotation: f32, scale: [f32; 2]) {
+    let (sin, cos) = f64::from(rotation).sin_cos();
+    for c in uv {
+        let (u, v) = (f64::from(c[0]) * f64::from(scale[0]), f64::from(c[1]) * f64::from(scale[1]));
+        *c = [(u * cos - v * sin + f64::from(offset[0])) as f32, (u * sin + v * cos + f64::from(offset[1])) as f32];
+    }
 }

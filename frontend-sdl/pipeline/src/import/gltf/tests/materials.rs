@@ -238,3 +238,67 @@ fn bad_images_are_refused_naming_the_image() {
         }
     }
 }
+
+/// `KHR_texture_transform` on the base-color texture: offset, scale and rotation applied to the
+/// coordinates as the extension's matrix `T · R · S` says, its `texCoord` chosen over the
+/// texture info's, and the extension accepted in `extensionsRequired`.
+#[test]
+fn texture_transform_applies_to_the_base_color_coordinates() {
+    let plain = load_value(&full()).unwrap();
+    let uv0 = primitives(&plain).next().unwrap().texcoords.clone().unwrap();
+    let with = |ext: Value| {
+        let mut v = full();
+        v["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"] =
+            json!({ "KHR_texture_transform": ext });
+        v["extensionsUsed"] = json!(["KHR_texture_transform"]);
+        v["extensionsRequired"] = json!(["KHR_texture_transform"]);
+        let rig = load_value(&v).unwrap();
+        let uv = primitives(&rig).next().unwrap().texcoords.clone().unwrap();
+        uv
+    };
+    let shifted = with(json!({"offset": [0.5, -0.25], "scale": [2.0, 4.0]}));
+    for (a, b) in uv0.iter().zip(&shifted) {
+        assert!((b[0] - (2.0 * a[0] + 0.5)).abs() < 1e-6 && (b[1] - (4.0 * a[1] - 0.25)).abs() < 1e-6, "{a:?} {b:?}");
+    }
+    // A quarter turn: (u, v) → (−v, u).
+    let turned = with(json!({"rotation": std::f32::consts::FRAC_PI_2, "texCoord": 0}));
+    for (a, b) in uv0.iter().zip(&turned) {
+        assert!((b[0] + a[1]).abs() < 1e-6 && (b[1] - a[0]).abs() < 1e-6, "{a:?} {b:?}");
+    }
+    // A texCoord set the primitive lacks is named.
+    let mut v = full();
+    v["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"] =
+        json!({"KHR_texture_transform": {"texCoord": 3}});
+    let e = load_value(&v).unwrap_err().to_string();
+    assert!(e.contains("TEXCOORD_3"), "{e}");
+}
+
+/// Texture coordinates as `KHR_mesh_quantization` stores them: normalized unsigned shorts map
+/// to `q / 65535`, signed bytes that are not normalized read as their values.
+#[test]
+fn quantized_texture_coordinates_read_as_gltf_maps_them() {
+    for (component, normalized, bytes, want) in [
+        (
+            5123u32,
+            true,
+            [0u16, 65535, 32768, 0, 65535, 65535].iter().flat_map(|q| q.to_le_bytes()).collect::<Vec<u8>>(),
+            [[0.0, 1.0], [32768.0 / 65535.0, 0.0], [1.0, 1.0]],
+        ),
+        (5120, false, vec![0u8, 1, 0xff, 2, 3, 0xfe], [[0.0, 1.0], [-1.0, 2.0], [3.0, -2.0]]),
+    ] {
+        let mut v = full();
+        let buffers = v["buffers"].as_array_mut().unwrap();
+        buffers.push(json!({"byteLength": bytes.len(), "uri": format!("data:application/octet-stream;base64,{}", STANDARD.encode(&bytes))}));
+        let views = v["bufferViews"].as_array_mut().unwrap();
+        views.push(json!({"buffer": 1, "byteLength": bytes.len()}));
+        let view = views.len() - 1;
+        let accessors = v["accessors"].as_array_mut().unwrap();
+        accessors.push(json!({"bufferView": view, "componentType": component, "normalized": normalized, "count": 3, "type": "VEC2"}));
+        v["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = json!(accessors.len() - 1);
+        let rig = load_value(&v).unwrap();
+        let uv = primitives(&rig).next().unwrap().texcoords.clone().unwrap();
+        for (g, w) in uv.iter().zip(&want) {
+            assert!((g[0] - w[0]).abs() < 1e-6 && (g[1] - w[1]).abs() < 1e-6, "{component}: {g:?} vs {w:?}");
+        }
+    }
+}
