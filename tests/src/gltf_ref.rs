@@ -36,7 +36,7 @@ use base64::Engine as _;
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::Property;
 
-use crate::reference::{self, DualQuatd, Mat4d, Quatd, ReferenceError, SkinInput, Skinned, Trsd, Vec3d};
+use crate::reference::{self, Mat4d, Quatd, ReferenceError, SkinInput, Skinned, Trsd, Vec3d};
 
 /// Why a file could not be evaluated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -778,7 +778,6 @@ impl GltfRef {
         weights: WeightRule,
     ) -> Result<SkinnedMesh, GltfRefError> {
         let palette = self.joint_matrices(world, skin)?;
-        let dq: Vec<DualQuatd> = palette.iter().map(DualQuatd::from_rigid_matrix).collect();
         let mut out = SkinnedMesh::default();
         for p in m.primitives.iter().filter(|p| p.triangles && !p.positions.is_empty()) {
             let k = p.influences.iter().map(Vec::len).max().unwrap_or(0).max(1);
@@ -809,7 +808,7 @@ impl GltfRef {
             };
             let Skinned { positions, normals, .. } = match method {
                 Method::Linear => reference::skin_linear(&palette, &input)?,
-                Method::DualQuat => reference::skin_dual_quat(&dq, &input)?,
+                Method::DualQuat => reference::skin_dual_quat_scaled(&palette, &input)?,
             };
             out.positions.extend(positions);
             out.normals.extend(normals.unwrap_or_default());

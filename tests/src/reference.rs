@@ -18,7 +18,9 @@
 //!   renormalizes them (zero stays zero; tangents keep `w`);
 //! - dual-quaternion skinning takes the rigid part of each skin matrix (3×3 columns normalized,
 //!   then the rotation of the resulting orthonormal matrix; scale dropped), sign-aligns every
-//!   influence with the vertex's first one, sums, and divides by the norm of the real part.
+//!   influence with the vertex's first one, sums, and divides by the norm of the real part;
+//!   [`skin_dual_quat_scaled`] keeps the scale as sinew's scaled palettes do (polar split
+//!   `A = R · P`, `P` blended linearly and applied first).
 //!
 //! Functions that take indices check them and return a [`ReferenceError`] instead of panicking.
 
@@ -880,6 +882,89 @@ pub fn skin_dual_quat(palette: &[DualQuatd], input: &SkinInput<'_>) -> Result<Sk
             .collect()
     });
     Ok(Skinned { positions, normals, tangents })
+}
+
+/// A 3×3 matrix as three columns.
+type Mat3d = [Vec3d; 3];
+
+fn mat3_of(m: &Mat4d) -> Mat3d {
+    [m.axis(0), m.axis(1), m.axis(2)]
+}
+
+fn mat3_apply(m: &Mat3d, v: Vec3d) -> Vec3d {
+    m[0] * v.x + m[1] * v.y + m[2] * v.z
+}
+
+/// The inverse transpose of `m` (its cofactor matrix over the determinant): columns
+/// `(c1 × c2, c2 × c0, c0 × c1) / det`. `None` for a singular matrix.
+fn mat3_inverse_transpose(m: &Mat3d) -> Option<Mat3d> {
+    let cross = |a: Vec3d, b: Vec3d| Vec3d::new(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+    let c = [cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1])];
+    let det = m[0].x * c[0].x + m[0].y * c[0].y + m[0].z * c[0].z;
+    (det != 0.0 && det.is_finite()).then(|| c.map(|v| v * (1.0 / det)))
+}
+
+/// The polar decomposition `A = R · P` of an invertible 3×3 matrix: `R` a rotation (a mirrored
+/// `A` gives `−R` and `−P`), `P = Rᵀ A` symmetric. By the Newton iteration `X ← (X + X⁻ᵀ) / 2`
+/// to convergence in f64.
+fn polar(a: &Mat3d) -> Option<(Mat3d, Mat3d)> {
+    let mut x = *a;
+    for _ in 0..100 {
+        let it = mat3_inverse_transpose(&x)?;
+        let next = [0, 1, 2].map(|c| (x[c] + it[c]) * 0.5);
+        let change = (0..3).map(|c| (next[c] - x[c]).max_abs()).fold(0.0, f64::max);
+        x = next;
+        if change < 1e-15 {
+            break;
+        }
+    }
+    let dot = |a: Vec3d, b: Vec3d| a.x * b.x + a.y * b.y + a.z * b.z;
+    let c12 = Vec3d::new(
+        x[1].y * x[2].z - x[1].z * x[2].y,
+        x[1].z * x[2].x - x[1].x * x[2].z,
+        x[1].x * x[2].y - x[1].y * x[2].x,
+    );
+    let r = if dot(x[0], c12) < 0.0 { x.map(|c| c * -1.0) } else { x };
+    // P = Rᵀ A: entry (row i, column j) = r_i · a_j.
+    let p = [0, 1, 2].map(|j| Vec3d::new(dot(r[0], a[j]), dot(r[1], a[j]), dot(r[2], a[j])));
+    Some((r, p))
+}
+
+/// Dual-quaternion skinning with scale (the scale/shear extension of Kavan et al.): each skin
+/// matrix `[A | t]` splits into `A = R · P` ([`polar`]); per vertex the `P`s are blended
+/// linearly and applied first, then the blended dual quaternion of `(R, t)` (as
+/// [`skin_dual_quat`]). Normals go through the blended `P`'s inverse transpose and are rotated
+/// (not renormalized: with `P = I` this is [`skin_dual_quat`] exactly).
+///
+/// # Errors
+///
+/// As [`skin_dual_quat`], plus [`ReferenceError::DegenerateBlend`] for a singular skin matrix.
+pub fn skin_dual_quat_scaled(palette: &[Mat4d], input: &SkinInput<'_>) -> Result<Skinned, ReferenceError> {
+    let n = input.check(palette.len())?;
+    let mut dqs = Vec::with_capacity(palette.len());
+    let mut ps = Vec::with_capacity(palette.len());
+    for m in palette {
+        let (r, p) = polar(&mat3_of(m)).ok_or(ReferenceError::DegenerateBlend { vertex: 0 })?;
+        dqs.push(DualQuatd::from_rotation_translation(Quatd::from_rotation_columns(r), m.translation()));
+        ps.push(p);
+    }
+    let blended = (0..n).map(|v| blend_dual_quat(&dqs, input, v)).collect::<Result<Vec<_>, _>>()?;
+    let scale = |v: usize| {
+        input.influences_of(v).fold([Vec3d::ZERO; 3], |acc, (j, w)| [0, 1, 2].map(|c| acc[c] + ps[j][c] * w))
+    };
+    let positions = (0..n).map(|v| blended[v].transform_point(mat3_apply(&scale(v), input.positions[v]))).collect();
+    let normals = match input.normals {
+        None => None,
+        Some(ns) => Some(
+            (0..n)
+                .map(|v| {
+                    let it = mat3_inverse_transpose(&scale(v)).ok_or(ReferenceError::DegenerateBlend { vertex: v })?;
+                    Ok(blended[v].transform_vector(mat3_apply(&it, ns[v])))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(Skinned { positions, normals, tangents: None })
 }
 
 #[cfg(test)]
