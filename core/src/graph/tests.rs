@@ -821,6 +821,7 @@ fn soak<R: crate::Real>(frames: usize, seed: u64) -> (usize, f32) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "25,000 frames: native runs only; the semantics tests run under miri")]
 fn soak_random_parameters_f32_and_q16() {
     let (n, worst) = soak::<f32>(20_000, 0x9e37_79b9_7f4a_7c15);
     assert!(n > 200, "{n} transitions");
