@@ -75,8 +75,11 @@ impl<R> Palette<'_, R> {
 /// names must be finite.
 ///
 /// The renormalization is branch-free in `f32` (a bit-level inverse square root seed and three
-/// Newton steps): LBS of positions and normals costs 130 instructions per vertex on x86-64
-/// against 96 without it (callgrind, 4 influences per vertex).
+/// Newton steps); on hosts, with positions and normals only, it runs as a pass of its own over
+/// the skinned normals, four at a time, so that its dependency chains do not hold up the
+/// skinning loop. LBS of positions and normals costs 111 instructions per vertex on x86-64
+/// against 98 without it ([`run_unnormalized`](Self::run_unnormalized); callgrind, 4
+/// influences per vertex, `examples/job_cost.rs`).
 ///
 /// # Examples
 ///
@@ -264,22 +267,43 @@ impl<R: Real> SkinningJob<'_, R> {
     ///
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
+        self.run_with::<true>()
+    }
+
+    /// As [`run`](Self::run), except that linear blend skinning leaves normals and tangents as
+    /// the blended matrix's 3×3 part maps them, without renormalizing them: for consumers that
+    /// normalize them anyway (a shader that normalizes its interpolated normal), and the same
+    /// operation as a matrix-palette skinning that does not renormalize. Under non-uniform
+    /// blends their length drifts from 1 (by the blend's scale, about 1 − cos θ / 2 for two
+    /// influences θ apart). Positions are the same bits as `run`'s; dual-quaternion palettes
+    /// are skinned exactly as `run` does (their directions are rotated, or renormalized with
+    /// [`Palette::ScaledDualQuats`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is written on error.
+    pub fn run_unnormalized(&mut self) -> Result<(), JobError> {
+        self.run_with::<false>()
+    }
+
+    /// [`run`](Self::run) (`UNIT`) or [`run_unnormalized`](Self::run_unnormalized).
+    fn run_with<const UNIT: bool>(&mut self) -> Result<(), JobError> {
         self.validate()?;
         // Hosts get a loop specialised for each usual influence count; microcontrollers one
         // general loop, which keeps the code small.
         if HOST_KERNELS {
             match (self.palette, self.influences) {
-                (Palette::Matrices(p), 1) => self.lbs::<1>(p),
-                (Palette::Matrices(p), 2) => self.lbs::<2>(p),
-                (Palette::Matrices(p), 3) => self.lbs::<3>(p),
-                (Palette::Matrices(p), 4) => self.lbs::<4>(p),
-                (Palette::Matrices(p), _) => self.lbs::<0>(p),
+                (Palette::Matrices(p), 1) => self.lbs::<1, UNIT>(p),
+                (Palette::Matrices(p), 2) => self.lbs::<2, UNIT>(p),
+                (Palette::Matrices(p), 3) => self.lbs::<3, UNIT>(p),
+                (Palette::Matrices(p), 4) => self.lbs::<4, UNIT>(p),
+                (Palette::Matrices(p), _) => self.lbs::<0, UNIT>(p),
                 (Palette::DualQuats(p), _) => self.dqs(p),
                 (Palette::ScaledDualQuats { dual_quats, scales }, _) => self.dqs_maybe_scaled(dual_quats, scales),
             }
         } else {
             match self.palette {
-                Palette::Matrices(p) => self.lbs::<0>(p),
+                Palette::Matrices(p) => self.lbs::<0, UNIT>(p),
                 Palette::DualQuats(p) => self.dqs(p),
                 Palette::ScaledDualQuats { dual_quats, scales } => self.dqs_maybe_scaled(dual_quats, scales),
             }
@@ -287,36 +311,48 @@ impl<R: Real> SkinningJob<'_, R> {
         Ok(())
     }
 
-    /// Linear blend skinning with `K` influences (`K = 0`: `self.influences`).
+    /// Linear blend skinning with `K` influences (`K = 0`: `self.influences`), directions
+    /// renormalized when `UNIT`.
     ///
     /// Hosts skinning enough vertices first copy the palette into a [`PackedPalette`] on the
     /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
-    fn lbs<const K: usize>(&mut self, palette: &[Mat4<R>]) {
+    fn lbs<const K: usize, const UNIT: bool>(&mut self, palette: &[Mat4<R>]) {
         if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
             let table = pack(palette);
-            return self.lbs_with::<K>(|idx, w| blend_packed::<R, K>(&table, idx, w));
+            return self.lbs_with::<K, UNIT>(|idx, w| blend_packed::<R, K>(&table, idx, w));
         }
-        self.lbs_with::<K>(|idx, w| blend_matrices::<R, K>(palette, idx, w));
+        self.lbs_with::<K, UNIT>(|idx, w| blend_matrices::<R, K>(palette, idx, w));
     }
 
     /// Linear blend skinning with `blend` turning a vertex's indices and weights into its
-    /// matrix.
+    /// matrix, directions renormalized when `UNIT`.
+    ///
+    /// With positions and normals only, in floating point on hosts, the skinning loop leaves the
+    /// normals as the matrices map them and [`renormalize`] scales them afterwards, four at a
+    /// time (the same bits as [`unit`] in the loop).
     #[inline(always)]
-    fn lbs_with<const K: usize>(&mut self, blend: impl Fn(&[u16], &[R]) -> Blended<R>) {
+    fn lbs_with<const K: usize, const UNIT: bool>(&mut self, blend: impl Fn(&[u16], &[R]) -> Blended<R>) {
         let k = if K == 0 { self.influences } else { K };
         let n = self.positions.len();
         let idx = &self.joint_indices[..n * k];
         let wts = &self.joint_weights[..n * k];
         let pos = self.positions;
         let out_p = &mut self.out_positions[..n];
+        let dir = |d: Vec3<R>| if UNIT { unit(d) } else { d };
         match (self.normals, self.out_normals.as_deref_mut(), self.tangents, self.out_tangents.as_deref_mut()) {
             (Some(nrm), Some(out_n), None, _) => {
                 let (nrm, out_n) = (&nrm[..n], &mut out_n[..n]);
+                // In floating point on hosts, the normals are renormalized in a second pass, four
+                // at a time.
+                let grouped = UNIT && HOST_KERNELS && !R::FIXED_POINT;
                 let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut()));
                 for (((idx, w), (p, op)), (nv, on)) in it.zip(nrm.iter().zip(out_n.iter_mut())) {
                     let m = blend(idx, w);
                     *op = m.point(*p);
-                    *on = unit(m.direction(*nv));
+                    *on = if grouped { m.direction(*nv) } else { dir(m.direction(*nv)) };
+                }
+                if grouped {
+                    renormalize(out_n);
                 }
             }
             (nrm, mut out_n, tan, mut out_t) => {
@@ -327,12 +363,12 @@ impl<R: Real> SkinningJob<'_, R> {
                     *op = m.point(*p);
                     if let (Some(src), Some(dst)) = (nrm, out_n.as_deref_mut()) {
                         if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                            *d = unit(m.direction(*s));
+                            *d = dir(m.direction(*s));
                         }
                     }
                     if let (Some(src), Some(dst)) = (tan, out_t.as_deref_mut()) {
                         if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                            *d = unit(m.direction(s.truncate())).extend(s.w);
+                            *d = dir(m.direction(s.truncate())).extend(s.w);
                         }
                     }
                 }
@@ -391,6 +427,26 @@ fn unit<R: Real>(v: Vec3<R>) -> Vec3<R> {
         (v * m.recip()).normalize_or_zero()
     } else {
         v * v.length_squared().inv_sqrt_positive()
+    }
+}
+
+/// Every vector of `v` scaled to unit length ([`unit`]), four at a time in floating point: the
+/// squared lengths summed as [`unit`] sums them, then, four at once, the lanes' bit-level seed
+/// and Newton steps (the scalar ones), so the same bits as [`unit`] vector by vector. The
+/// groups of four do not depend on each other, so the Newton steps' dependency chains overlap
+/// (one chain per vertex inside the skinning loop would hold up the vertices after it).
+#[inline(always)]
+fn renormalize<R: Real>(v: &mut [Vec3<R>]) {
+    let mut groups = v.chunks_exact_mut(4);
+    for g in groups.by_ref() {
+        if let [a, b, c, d] = g {
+            let l2 = V::<R>::load(&[a.length_squared(), b.length_squared(), c.length_squared(), d.length_squared()]);
+            let [sa, sb, sc, sd] = l2.inv_sqrt_positive().to_array();
+            (*a, *b, *c, *d) = (*a * sa, *b * sb, *c * sc, *d * sd);
+        }
+    }
+    for x in groups.into_remainder() {
+        *x = unit(*x);
     }
 }
 
@@ -588,347 +644,4 @@ fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[u16], 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::math::Quat;
-
-    const S: Vec3<f32> = Vec3 { x: 99.0, y: 99.0, z: 99.0 };
-    const S4: Vec4<f32> = Vec4 { x: 99.0, y: 99.0, z: 99.0, w: 99.0 };
-
-    fn palette() -> [Mat4<f32>; 2] {
-        [
-            Mat4::from_trs(Vec3::new(1.0, 0.0, 0.0), Quat::IDENTITY, Vec3::ONE),
-            Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::Z, core::f32::consts::FRAC_PI_2), Vec3::ONE),
-        ]
-    }
-
-    #[test]
-    fn validity() {
-        let pal = palette();
-        let pos = [Vec3::new(1.0, 0.0, 0.0); 2];
-        let nrm = [Vec3::Y; 2];
-        let idx = [0u16, 1, 0, 1];
-        let w = [0.5f32; 4];
-        macro_rules! check {
-            ($err:expr, $infl:expr, $idx:expr, $w:expr, $nrm:expr, $op:expr, $on:expr) => {{
-                let mut op = [S; 3];
-                let mut on = [S; 3];
-                let olen: usize = $op;
-                let onl: Option<usize> = $on;
-                let mut job = SkinningJob {
-                    palette: Palette::Matrices(&pal),
-                    influences: $infl,
-                    joint_indices: $idx,
-                    joint_weights: $w,
-                    positions: &pos,
-                    normals: $nrm,
-                    tangents: None,
-                    out_positions: &mut op[..olen],
-                    out_normals: onl.map(|l| &mut on[..l]),
-                    out_tangents: None,
-                };
-                assert_eq!(job.validate(), Err($err));
-                assert_eq!(job.run(), Err($err));
-                assert!(op.iter().all(|v| *v == S));
-                assert!(on.iter().all(|v| *v == S));
-            }};
-        }
-        // Influence count 0 and above the limit.
-        check!(JobError::InvalidInfluenceCount, 0, &idx, &w, None, 2, None);
-        check!(JobError::InvalidInfluenceCount, MAX_INFLUENCES + 1, &idx, &w, None, 2, None);
-        // Too few indices or weights.
-        check!(JobError::InputTooSmall, 2, &idx[..3], &w, None, 2, None);
-        check!(JobError::InputTooSmall, 2, &idx, &w[..3], None, 2, None);
-        // Normals without output, output without normals, short normals.
-        check!(JobError::MismatchedStreams, 2, &idx, &w, Some(&nrm), 2, None);
-        check!(JobError::MismatchedStreams, 2, &idx, &w, None, 2, Some(2));
-        check!(JobError::InputTooSmall, 2, &idx, &w, Some(&nrm[..1]), 2, Some(2));
-        // Outputs too small.
-        check!(JobError::OutputTooSmall, 2, &idx, &w, None, 1, None);
-        check!(JobError::OutputTooSmall, 2, &idx, &w, Some(&nrm), 2, Some(1));
-        // Joint index past the palette.
-        check!(JobError::JointIndexOutOfRange, 2, &[0, 1, 2, 0], &w, None, 2, None);
-        // Tangents without output (and the DQS path shares validation).
-        let tan = [Vec4::new(1.0, 0.0, 0.0, -1.0); 2];
-        let dq = [DualQuat::IDENTITY; 2];
-        let mut op = [S; 2];
-        let mut ot = [S4; 2];
-        let mut job = SkinningJob {
-            palette: Palette::DualQuats(&dq),
-            influences: 2,
-            joint_indices: &idx,
-            joint_weights: &w,
-            positions: &pos,
-            normals: None,
-            tangents: Some(&tan),
-            out_positions: &mut op,
-            out_normals: None,
-            out_tangents: None,
-        };
-        assert_eq!(job.run(), Err(JobError::MismatchedStreams));
-        let mut job = SkinningJob {
-            palette: Palette::DualQuats(&dq),
-            influences: 2,
-            joint_indices: &idx,
-            joint_weights: &w,
-            positions: &pos,
-            normals: None,
-            tangents: Some(&tan),
-            out_positions: &mut op,
-            out_normals: None,
-            out_tangents: Some(&mut ot[..1]),
-        };
-        assert_eq!(job.run(), Err(JobError::OutputTooSmall));
-        assert!(op.iter().all(|v| *v == S));
-        assert!(ot.iter().all(|v| *v == S4));
-    }
-
-    #[test]
-    fn lbs_blends_matrices() {
-        let pal = palette();
-        let pos = [Vec3::new(1.0f32, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
-        let nrm = [Vec3::Y, Vec3::X];
-        let tan = [Vec4::new(1.0, 0.0, 0.0, -1.0); 2];
-        let idx = [0u16, 1, 1, 0];
-        let w = [0.5f32, 0.5, 1.0, 0.0];
-        let mut op = [S; 3];
-        let mut on = [S; 2];
-        let mut ot = [S4; 2];
-        SkinningJob {
-            palette: Palette::Matrices(&pal),
-            influences: 2,
-            joint_indices: &idx,
-            joint_weights: &w,
-            positions: &pos,
-            normals: Some(&nrm),
-            tangents: Some(&tan),
-            out_positions: &mut op,
-            out_normals: Some(&mut on),
-            out_tangents: Some(&mut ot),
-        }
-        .run()
-        .unwrap();
-        // Vertex 0: half of (2,0,0) and half of (0,1,0).
-        assert!((op[0] - Vec3::new(1.0, 0.5, 0.0)).max_abs() < 1.0e-6);
-        // Vertex 1: fully rotated by 90° about Z.
-        assert!((op[1] - Vec3::new(-2.0, 0.0, 0.0)).max_abs() < 1.0e-6);
-        assert!((on[1] - Vec3::Y).max_abs() < 1.0e-6);
-        assert!((ot[1].truncate() - Vec3::Y).max_abs() < 1.0e-6);
-        assert_eq!(ot[1].w, -1.0);
-        assert_eq!(op[2], S);
-    }
-
-    #[test]
-    fn every_influence_count_agrees_with_the_general_path() {
-        let pal: [Mat4<f32>; 4] = core::array::from_fn(|i| {
-            Mat4::from_trs(
-                Vec3::new(i as f32, 1.0, -(i as f32)),
-                Quat::from_axis_angle(Vec3::new(0.0, 0.6, 0.8), 0.3 * i as f32),
-                Vec3::new(1.0, 1.0 + i as f32 * 0.2, 1.0),
-            )
-        });
-        let pos = [Vec3::new(0.3f32, -0.2, 1.0)];
-        for k in 1..=MAX_INFLUENCES {
-            let idx: [u16; MAX_INFLUENCES] = core::array::from_fn(|i| (i % 4) as u16);
-            let w: [f32; MAX_INFLUENCES] = core::array::from_fn(|i| if i < k { 1.0 / k as f32 } else { 0.0 });
-            let mut op = [Vec3::ZERO; 1];
-            SkinningJob {
-                palette: Palette::Matrices(&pal),
-                influences: k,
-                joint_indices: &idx[..k],
-                joint_weights: &w[..k],
-                positions: &pos,
-                normals: None,
-                tangents: None,
-                out_positions: &mut op,
-                out_normals: None,
-                out_tangents: None,
-            }
-            .run()
-            .unwrap();
-            let mut e = Vec3::ZERO;
-            for i in 0..k {
-                e += pal[idx[i] as usize].transform_point3(pos[0]) * w[i];
-            }
-            assert!((op[0] - e).max_abs() < 1.0e-5, "k = {k}");
-        }
-    }
-
-    /// Vertices of the packed-palette test: enough for the packed loops.
-    const N: usize = 300;
-
-    /// Skins `N` vertices of a pseudo-random mesh on `J` pseudo-random (not affine) matrices,
-    /// whole and one vertex per job, and asserts the same bits: large jobs take the
-    /// packed-palette loops on hosts, single vertices the direct ones.
-    fn check_packed_matches_direct<const J: usize>() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        };
-        let pal: [Mat4<f32>; J] =
-            core::array::from_fn(|_| Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 3.0)) });
-        let pos: [Vec3<f32>; N] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), rnd()) * 10.0);
-        let nrm: [Vec3<f32>; N] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), -0.0));
-        let tan: [Vec4<f32>; N] = core::array::from_fn(|_| Vec4::new(rnd(), rnd(), rnd(), 1.0));
-        let idx: [u16; N * MAX_INFLUENCES] =
-            core::array::from_fn(|_| ((rnd() + 1.0) * 0.5 * J as f32) as u16 % J as u16);
-        // Some zero weights of either sign: they still add their products.
-        let w: [f32; N * MAX_INFLUENCES] = core::array::from_fn(|i| {
-            if i % 5 == 1 {
-                0.0
-            } else if i % 7 == 2 {
-                -0.0
-            } else {
-                rnd()
-            }
-        });
-        // Miri (slow) covers two influence counts with normals only.
-        for k in (1..=MAX_INFLUENCES).filter(|&k| !cfg!(miri) || k == 1 || k == 4) {
-            for streams in (0..3).filter(|&s| !cfg!(miri) || s == 1) {
-                let skin =
-                    |from: usize, to: usize, op: &mut [Vec3<f32>], on: &mut [Vec3<f32>], ot: &mut [Vec4<f32>]| {
-                        SkinningJob {
-                            palette: Palette::Matrices(&pal),
-                            influences: k,
-                            joint_indices: &idx[from * k..to * k],
-                            joint_weights: &w[from * k..to * k],
-                            positions: &pos[from..to],
-                            normals: (streams > 0).then(|| &nrm[from..to]),
-                            tangents: (streams > 1).then(|| &tan[from..to]),
-                            out_positions: &mut op[from..to],
-                            out_normals: (streams > 0).then_some(&mut on[from..to]),
-                            out_tangents: (streams > 1).then_some(&mut ot[from..to]),
-                        }
-                        .run()
-                        .unwrap();
-                    };
-                let (mut op, mut on, mut ot) = ([S; N], [S; N], [S4; N]);
-                skin(0, N, &mut op, &mut on, &mut ot);
-                let (mut ep, mut en, mut et) = ([S; N], [S; N], [S4; N]);
-                for v in 0..N {
-                    skin(v, v + 1, &mut ep, &mut en, &mut et);
-                }
-                for v in 0..N {
-                    let bits3 = |a: Vec3<f32>| [a.x.to_bits(), a.y.to_bits(), a.z.to_bits()];
-                    let bits4 = |a: Vec4<f32>| [a.x.to_bits(), a.y.to_bits(), a.z.to_bits(), a.w.to_bits()];
-                    assert_eq!(bits3(op[v]), bits3(ep[v]), "position {v}, k = {k}, streams {streams}");
-                    assert_eq!(bits3(on[v]), bits3(en[v]), "normal {v}, k = {k}, streams {streams}");
-                    assert_eq!(bits4(ot[v]), bits4(et[v]), "tangent {v}, k = {k}, streams {streams}");
-                }
-            }
-        }
-    }
-
-    /// Skins 16 vertices with `k` influences through one kernel: 0 the narrow one (the general
-    /// loop over the palette), 1 the host loop for `K` influences, 2 that loop over the packed
-    /// palette. Returns the output bits.
-    fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8) -> [[u32; 10]; 16] {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ K as u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        };
-        let pos: [Vec3<f32>; 16] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), rnd()) * 4.0);
-        let nrm: [Vec3<f32>; 16] = core::array::from_fn(|_| Vec3::new(rnd(), rnd(), rnd()));
-        let tan: [Vec4<f32>; 16] = core::array::from_fn(|_| Vec4::new(rnd(), rnd(), rnd(), -1.0));
-        let idx: [u16; 16 * 4] = core::array::from_fn(|_| ((rnd() + 1.0) * 8.0) as u16 % pal.len() as u16);
-        let w: [f32; 16 * 4] = core::array::from_fn(|i| if i % 6 == 5 { -0.0 } else { rnd() });
-        let (mut op, mut on, mut ot) = ([S; 16], [S; 16], [S4; 16]);
-        let mut job = SkinningJob {
-            palette: Palette::Matrices(pal),
-            influences: K,
-            joint_indices: &idx[..16 * K],
-            joint_weights: &w[..16 * K],
-            positions: &pos,
-            normals: Some(&nrm),
-            tangents: Some(&tan),
-            out_positions: &mut op,
-            out_normals: Some(&mut on),
-            out_tangents: Some(&mut ot),
-        };
-        job.validate().unwrap();
-        match kernel {
-            0 => job.lbs_with::<0>(|i, w| blend_matrices::<f32, 0>(pal, i, w)),
-            1 => job.lbs_with::<K>(|i, w| blend_matrices::<f32, K>(pal, i, w)),
-            _ => {
-                let table = pack(pal);
-                job.lbs_with::<K>(|i, w| blend_packed::<f32, K>(&table, i, w));
-            }
-        }
-        core::array::from_fn(|v| {
-            let (p, n, t) = (op[v], on[v], ot[v]);
-            [p.x, p.y, p.z, n.x, n.y, n.z, t.x, t.y, t.z, t.w].map(f32::to_bits)
-        })
-    }
-
-    /// The host kernels and the narrow one, called directly (whichever this build's `run`
-    /// uses): the same bits for every influence count the host specialises.
-    #[test]
-    fn host_and_narrow_kernels_give_the_same_bits() {
-        let pal: [Mat4<f32>; 9] = core::array::from_fn(|i| {
-            let f = i as f32;
-            Mat4::from_trs(
-                Vec3::new(f, 0.5 - f, 2.0),
-                Quat::from_axis_angle(Vec3::new(0.0, 0.6, 0.8), 0.4 * f),
-                Vec3::new(1.0, 1.0 + f * 0.1, 0.9),
-            )
-        });
-        for kernel in [1, 2] {
-            assert_eq!(skin_with_kernel::<1>(&pal, kernel), skin_with_kernel::<1>(&pal, 0), "kernel {kernel}, k = 1");
-            assert_eq!(skin_with_kernel::<2>(&pal, kernel), skin_with_kernel::<2>(&pal, 0), "kernel {kernel}, k = 2");
-            assert_eq!(skin_with_kernel::<3>(&pal, kernel), skin_with_kernel::<3>(&pal, 0), "kernel {kernel}, k = 3");
-            assert_eq!(skin_with_kernel::<4>(&pal, kernel), skin_with_kernel::<4>(&pal, 0), "kernel {kernel}, k = 4");
-        }
-    }
-
-    #[test]
-    fn packed_palette_gives_the_same_bits() {
-        check_packed_matches_direct::<67>();
-        // Palettes longer than the packed table take the direct loops.
-        if !cfg!(miri) {
-            check_packed_matches_direct::<300>();
-        }
-    }
-
-    #[test]
-    fn dqs_keeps_volume_where_lbs_collapses() {
-        // Two joints twisted ±90° about X; a vertex bound half to each.
-        let a = Quat::from_axis_angle(Vec3::X, core::f32::consts::FRAC_PI_2);
-        let b = Quat::from_axis_angle(Vec3::X, -core::f32::consts::FRAC_PI_2);
-        let mats = [Mat4::from_trs(Vec3::ZERO, a, Vec3::ONE), Mat4::from_trs(Vec3::ZERO, b, Vec3::ONE)];
-        let dqs = [DualQuat::from_mat4_rigid(&mats[0]), DualQuat::from_mat4_rigid(&mats[1])];
-        let pos = [Vec3::new(0.0f32, 1.0, 0.0)];
-        let (idx, w) = ([0u16, 1], [0.5f32, 0.5]);
-        let run = |palette| {
-            let mut op = [Vec3::ZERO; 1];
-            SkinningJob {
-                palette,
-                influences: 2,
-                joint_indices: &idx,
-                joint_weights: &w,
-                positions: &pos,
-                normals: None,
-                tangents: None,
-                out_positions: &mut op,
-                out_normals: None,
-                out_tangents: None,
-            }
-            .run()
-            .unwrap();
-            op[0]
-        };
-        let l = run(Palette::Matrices(&mats));
-        let d = run(Palette::DualQuats(&dqs));
-        assert!(l.length() < 1.0e-6, "LBS collapses to the axis: {l:?}");
-        assert!((d.length() - 1.0).abs() < 1.0e-5, "DQS keeps the radius: {d:?}");
-        // Antipodal input: negating one palette entry changes nothing.
-        let flipped = [dqs[0], DualQuat { real: -dqs[1].real, dual: -dqs[1].dual }];
-        let f = run(Palette::DualQuats(&flipped));
-        assert!((f - d).max_abs() < 1.0e-6);
-    }
-}
+mod tests;
