@@ -203,8 +203,9 @@ fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransfor
             for ((o, x), y) in out.iter_mut().zip(&a.transform[..n]).zip(&b.transform[..n]) {
                 let mut acc = Sums::scaled(x, wa);
                 acc.add(y, wb);
-                acc.normalize_into(o, inv_w);
+                acc.store_means(o, inv_w);
             }
+            normalize_rotations(out);
             return;
         }
     }
@@ -222,8 +223,42 @@ fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransfor
                 acc.add(x, w);
             }
         }
-        acc.normalize_into(o, inv_w);
+        acc.store_means(o, inv_w);
     }
+    normalize_rotations(out);
+}
+
+/// Normalizes the rotation sums that [`Sums::store_means`] left in `out`, element by element
+/// as [`Sums::normalize_into`] does. A pass of its own: the elements do not depend on each
+/// other, so the square roots and divisions of several elements overlap, where in the summing
+/// loop each would wait at the end of its element's dependency chain.
+#[inline(always)]
+fn normalize_rotations<R: Real>(out: &mut [SoaTransform<R>]) {
+    for o in out {
+        let q = [ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w)];
+        let [x, y, z, w] = unit_rotation::<R>(q);
+        o.rotation.x = x.to_array();
+        o.rotation.y = y.to_array();
+        o.rotation.z = z.to_array();
+        o.rotation.w = w.to_array();
+    }
+}
+
+/// A rotation sum's lanes normalized (identity where the sum vanished or overflowed).
+#[inline(always)]
+fn unit_rotation<R: Real>(q: [V<R>; 4]) -> [V<R>; 4] {
+    let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
+    let [qx, qy, qz, qw] = q;
+    let l2 = qy.mul_add(qy, qx * qx) + qw.mul_add(qw, qz * qz);
+    // 1 / √l2 from the correctly rounded square root: two short instructions where lanes are
+    // SIMD (Newton steps from an estimate would form a long dependency chain).
+    let inv_q = one / l2.sqrt_ieee();
+    [
+        l2.select_positive_finite(qx * inv_q, zero),
+        l2.select_positive_finite(qy * inv_q, zero),
+        l2.select_positive_finite(qz * inv_q, zero),
+        l2.select_positive_finite(qw * inv_q, one),
+    ]
 }
 
 /// Blends the normal layers into `out`, which holds their running weighted sums afterwards:
@@ -429,20 +464,31 @@ impl<R: Real> Sums<R> {
     }
 
     /// The floating-point normalization into `o`: translation and scale times `inv_w`
-    /// (1 / total weight), the rotation sum normalized (identity where it vanished or
-    /// overflowed).
+    /// (1 / total weight), the rotation sum normalized ([`unit_rotation`]).
     #[inline(always)]
     fn normalize_into(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
-        let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
-        let [qx, qy, qz, qw] = self.q;
-        let l2 = qy.mul_add(qy, qx * qx) + qw.mul_add(qw, qz * qz);
-        // 1 / √l2 from the correctly rounded square root: two short instructions where lanes are
-        // SIMD (Newton steps from an estimate would form a long dependency chain).
-        let inv_q = one / l2.sqrt_ieee();
-        o.rotation.x = l2.select_positive_finite(qx * inv_q, zero).to_array();
-        o.rotation.y = l2.select_positive_finite(qy * inv_q, zero).to_array();
-        o.rotation.z = l2.select_positive_finite(qz * inv_q, zero).to_array();
-        o.rotation.w = l2.select_positive_finite(qw * inv_q, one).to_array();
+        let [x, y, z, w] = unit_rotation::<R>(self.q);
+        o.rotation.x = x.to_array();
+        o.rotation.y = y.to_array();
+        o.rotation.z = z.to_array();
+        o.rotation.w = w.to_array();
+        self.store_translation_scale(o, inv_w);
+    }
+
+    /// Translation and scale times `inv_w` (1 / total weight) into `o`, and the rotation sum
+    /// as it is, for [`normalize_rotations`] to finish.
+    #[inline(always)]
+    fn store_means(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
+        o.rotation.x = self.q[0].to_array();
+        o.rotation.y = self.q[1].to_array();
+        o.rotation.z = self.q[2].to_array();
+        o.rotation.w = self.q[3].to_array();
+        self.store_translation_scale(o, inv_w);
+    }
+
+    /// Translation and scale times `inv_w` into `o`.
+    #[inline(always)]
+    fn store_translation_scale(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
         o.translation.x = (self.t[0] * inv_w).to_array();
         o.translation.y = (self.t[1] * inv_w).to_array();
         o.translation.z = (self.t[2] * inv_w).to_array();
