@@ -83,8 +83,9 @@ enum Command {
     },
     /// Time the runtime stages on a model's baked data. Prints one line per stage on stdout,
     /// `sinew <stage> <model> <ns_per_unit> <count>`: stage is sample, sample_call, blend, l2m,
-    /// skin, skin_dqs or crowd; model is the file stem; ns_per_unit is the median time per joint
-    /// (sample, blend, l2m), per vertex (skin, skin_dqs), per call (sample_call) or per
+    /// skin (LBS, normals not renormalized, as the kit's peer does), skin_unit (LBS, normals
+    /// renormalized), skin_dqs or crowd; model is the file stem; ns_per_unit is the median time
+    /// per joint (sample, blend, l2m), per vertex (skin, skin_unit, skin_dqs), per call (sample_call) or per
     /// character (crowd: 1,000 characters per frame, the benchmark kit's workload); count is
     /// the joints, vertices or characters of one call. The spread of the repetitions goes to
     /// stderr.

@@ -25,6 +25,7 @@ fn stages_report_the_kit_workloads() {
             ("blend", 67),
             ("l2m", 67),
             ("skin", 3934),
+            ("skin_unit", 3934),
             ("skin_dqs", 3934),
             ("crowd", 1000)
         ]

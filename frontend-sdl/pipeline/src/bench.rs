@@ -17,7 +17,8 @@ use crate::model::Model;
 /// One printed measurement.
 #[derive(Debug, Clone)]
 pub struct Measurement {
-    /// Stage name (`sample`, `sample_call`, `blend`, `l2m`, `skin`, `skin_dqs`, `crowd`).
+    /// Stage name (`sample`, `sample_call`, `blend`, `l2m`, `skin`, `skin_unit`, `skin_dqs`,
+    /// `crowd`).
     pub stage: &'static str,
     /// Nanoseconds per unit (joint, vertex, call or character).
     pub ns_per_unit: f64,
@@ -178,10 +179,14 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
             })
             .collect();
         let verts: usize = parts.iter().map(|p| p.pos.len()).sum();
-        for (stage, dqs) in [("skin", false), ("skin_dqs", true)] {
+        // `skin` is the kit's operation, which ozz-rs runs: the blended matrix transforms
+        // positions and normals, and the normals are not renormalized
+        // (`SkinningJob::run_unnormalized`). `skin_unit` adds sinew's default renormalization
+        // (`SkinningJob::run`), `skin_dqs` is dual-quaternion skinning (rigid, unit normals).
+        for (stage, dqs, unit) in [("skin", false, false), ("skin_unit", false, true), ("skin_dqs", true, true)] {
             let (med, lo, hi) = time_it(|| {
                 for p in parts.iter_mut() {
-                    let r = SkinningJob {
+                    let mut job = SkinningJob {
                         palette: if dqs { p.dq.palette() } else { Palette::Matrices(&p.pal) },
                         influences: p.k,
                         joint_indices: &p.joints,
@@ -192,8 +197,8 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
                         out_positions: &mut p.out_p,
                         out_normals: Some(&mut p.out_n),
                         out_tangents: None,
-                    }
-                    .run();
+                    };
+                    let r = if unit { job.run() } else { job.run_unnormalized() };
                     if let Err(e) = r {
                         err = Some(e);
                     }

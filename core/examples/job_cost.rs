@@ -1,0 +1,116 @@
+//! The instruction cost of the benchmark kit's skinning and blending workloads, on data of the
+//! kit's shapes (`../shared/bench`: 67 joints, 3,934 vertices of 4 influences on a 54-matrix
+//! palette, positions and normals), made up here so that the core alone builds it. `calls` runs
+//! the chosen job [`CALLS`] times, which is what callgrind counts:
+//!
+//! ```sh
+//! cargo build --release -p sinew --example job_cost
+//! for s in skin skin_unit blend; do
+//!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
+//! done
+//! ```
+//!
+//! Instructions per vertex (`skin`, `skin_unit`) or per joint (`blend`) are callgrind's total
+//! divided by `CALLS` × 3,934 or `CALLS` × 67. `skin` skins without renormalizing the normals
+//! (`SkinningJob::run_unnormalized`, the kit's operation), `skin_unit` renormalizes them
+//! (`SkinningJob::run`); `blend` blends two poses with weights 0.3 and 0.7.
+
+use std::hint::black_box;
+
+use sinew::job::{BlendingJob, Layer, Palette, SkinningJob};
+use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
+
+/// Job calls measured.
+const CALLS: usize = 10;
+/// The kit's mesh: vertices, influences per vertex, palette matrices.
+const VERTICES: usize = 3934;
+const INFLUENCES: usize = 4;
+const PALETTE: usize = 54;
+/// The kit's skeleton: joints, and SoA elements of four joints.
+const JOINTS: usize = 67;
+const SOA: usize = JOINTS.div_ceil(4);
+
+/// A xorshift generator of values in [-1, 1).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+    fn vec3(&mut self) -> Vec3<f32> {
+        Vec3::new(self.next(), self.next(), self.next())
+    }
+    fn transform(&mut self) -> Transform<f32> {
+        let axis = Vec3::new(self.next(), self.next(), 1.0).normalize_or_zero();
+        let scale = Vec3::ONE + self.vec3() * 0.1;
+        Transform::new(self.vec3(), Quat::from_axis_angle(axis, self.next() * 3.0), scale)
+    }
+}
+
+/// The stage's job, [`CALLS`] times.
+#[inline(never)]
+fn calls(mut job: impl FnMut()) {
+    for _ in 0..CALLS {
+        job();
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let stage = std::env::args().nth(1).unwrap_or_else(|| "skin".into());
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    match stage.as_str() {
+        "skin" | "skin_unit" => {
+            let palette: Vec<Mat4<f32>> = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
+            let positions: Vec<Vec3<f32>> = (0..VERTICES).map(|_| rng.vec3()).collect();
+            let normals: Vec<Vec3<f32>> = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
+            let joints: Vec<u16> =
+                (0..VERTICES * INFLUENCES).map(|_| ((rng.next() + 1.0) * 0.5 * PALETTE as f32) as u16 % 54).collect();
+            let weights: Vec<f32> = (0..VERTICES)
+                .flat_map(|_| {
+                    let w: [f32; INFLUENCES] = core::array::from_fn(|_| rng.next().abs() + 0.01);
+                    let sum: f32 = w.iter().sum();
+                    w.map(|x| x / sum)
+                })
+                .collect();
+            let mut out_p = vec![Vec3::ZERO; VERTICES];
+            let mut out_n = vec![Vec3::ZERO; VERTICES];
+            let unit = stage == "skin_unit";
+            let mut err = Ok(());
+            calls(|| {
+                let mut job = SkinningJob::new(
+                    Palette::Matrices(&palette),
+                    INFLUENCES,
+                    &joints,
+                    &weights,
+                    &positions,
+                    &mut out_p,
+                )
+                .with_normals(&normals, &mut out_n);
+                err = if unit { job.run() } else { job.run_unnormalized() };
+                black_box(&out_n);
+            });
+            err?;
+        }
+        "blend" => {
+            let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
+                (0..SOA).map(|_| SoaTransform::from_transforms(core::array::from_fn(|_| rng.transform()))).collect()
+            };
+            let (a, b, rest) = (pose(&mut rng), pose(&mut rng), pose(&mut rng));
+            let mut out = vec![SoaTransform::IDENTITY; SOA];
+            let mut err = Ok(());
+            calls(|| {
+                let layers = [Layer::new(&a, 0.3), Layer::new(&b, 0.7)];
+                err =
+                    BlendingJob { layers: &layers, additive: &[], rest_pose: &rest, threshold: 0.1, output: &mut out }
+                        .run();
+                black_box(&out);
+            });
+            err?;
+        }
+        other => return Err(format!("unknown stage {other}: skin, skin_unit or blend").into()),
+    }
+    Ok(())
+}
