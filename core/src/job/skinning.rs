@@ -273,9 +273,10 @@ impl<R: Real> SkinningJob<'_, R> {
     /// As [`run`](Self::run), except that linear blend skinning leaves normals and tangents as
     /// the blended matrix's 3×3 part maps them, without renormalizing them: for consumers that
     /// normalize them anyway (a shader that normalizes its interpolated normal), and the same
-    /// operation as a matrix-palette skinning that does not renormalize. Under non-uniform
-    /// blends their length drifts from 1 (by the blend's scale, about 1 − cos θ / 2 for two
-    /// influences θ apart). Positions are the same bits as `run`'s; dual-quaternion palettes
+    /// operation as a matrix-palette skinning that does not renormalize. Where influences
+    /// disagree their length drifts from 1 (a normal perpendicular to the axis between two
+    /// equally weighted influences turned θ apart comes out cos(θ/2) long), and joint scale
+    /// scales them. Positions are the same bits as `run`'s; dual-quaternion palettes
     /// are skinned exactly as `run` does (their directions are rotated, or renormalized with
     /// [`Palette::ScaledDualQuats`]).
     ///
