@@ -10,6 +10,7 @@ use sinew_frontend::demo::{self, DemoOptions, GlRequest};
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use sinew_pipeline::bake::BakeOptions;
 use sinew_pipeline::dump::{dump, dump_pose, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
+use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
 use sinew_pipeline::graph_file::GraphFile;
 use sinew_pipeline::graph_run::{parse_set, run_graph, SetSpec};
 use sinew_pipeline::model::{Model, Skinning};
@@ -71,6 +72,13 @@ enum Command {
         /// How texels are stored: rgba8, or rgb565 (half the bytes, no alpha).
         #[arg(long, value_enum, default_value_t = TexelArg::Rgba8)]
         texture_format: TexelArg,
+        /// Animation graph file (JSON, see the README) to bake into the file, validated
+        /// against the model's clips.
+        #[arg(long)]
+        graph: Option<PathBuf>,
+        /// Name of the baked graph (default: the graph file's stem).
+        #[arg(long, requires = "graph")]
+        graph_name: Option<String>,
     },
     /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
     /// durations, key counts and morph-weight tracks.
@@ -173,10 +181,15 @@ enum Command {
         /// 1/60 s instead of sampling a clip, and adds "graph_state" to the output.
         #[arg(long, conflicts_with_all = ["clip", "layers", "additive", "raw"])]
         graph: Option<PathBuf>,
-        /// Graph parameter change NAME=VALUE@SECONDS (repeatable): applies before the first
-        /// step starting at or after SECONDS. VALUE is a number, or true/false for bools and
-        /// triggers.
-        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set, requires = "graph")]
+        /// Run the animation graph baked in the model (`sinew bake --graph`) as --graph runs a
+        /// file: the one called NAME, or the first without a name.
+        #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "",
+              conflicts_with_all = ["graph", "clip", "layers", "additive", "raw"])]
+        graph_baked: Option<String>,
+        /// Graph parameter change NAME=VALUE@SECONDS (repeatable, with --graph or
+        /// --graph-baked): applies before the first step starting at or after SECONDS. VALUE
+        /// is a number, or true/false for bools and triggers.
+        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
         sets: Vec<SetSpec>,
     },
     /// Open the SDL2/OpenGL ES demo: the built-in scene, or a model viewer. With --frames or
@@ -242,23 +255,41 @@ fn fail(file: &Path, message: impl ToString) -> Failure {
     Failure { file: Some(file.to_path_buf()), message: message.to_string(), code: 2 }
 }
 
-/// `sinew dump --graph`: runs the graph file on the model to `time` and prints the dump's JSON
-/// with `"graph_state"` (morph targets at their default weights).
+/// Where `sinew dump` takes its graph from.
+enum GraphSource {
+    /// A JSON graph file.
+    File(PathBuf),
+    /// A graph baked in the model: by name, or the first (`""`).
+    Baked(String),
+}
+
+/// `sinew dump --graph` and `--graph-baked`: runs the graph on the model to `time` and prints
+/// the dump's JSON with `"graph_state"` (morph targets at their default weights).
 #[allow(clippy::too_many_arguments)]
 fn dump_graph(
     model: &Model,
     path: &Path,
-    graph_path: &Path,
+    source: &GraphSource,
     sets: &[SetSpec],
     time: f32,
     skin: usize,
     skinning: SkinningArg,
     mesh_node: Option<usize>,
 ) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
-    let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())
-        .map_err(|e| fail(graph_path, e))?;
-    let (pose, state) = run_graph(model, &file, sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?;
+    let asset = model.asset();
+    let (pose, state) = match source {
+        GraphSource::File(graph_path) => {
+            let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+            let file = GraphFile::parse(&text, |key| model.find_clip(key), asset.num_clips())
+                .map_err(|e| fail(graph_path, e))?;
+            run_graph(model, file.parts().graph(), sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?
+        }
+        GraphSource::Baked(name) => {
+            let name = (!name.is_empty()).then_some(name.as_str());
+            let baked = baked_graph(&asset, name).map_err(|e| fail(path, e))?;
+            run_graph(model, baked.graph(), sets, time, |_, _, _| {}).map_err(|e| fail(path, e))?
+        }
+    };
     let opts = DumpOptions {
         skin,
         skinning: match skinning {
@@ -301,6 +332,8 @@ fn run(command: Command) -> Result<(), Failure> {
             max_work,
             texture_size,
             texture_format,
+            graph,
+            graph_name,
         } => {
             if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
                 return Err(Failure {
@@ -327,7 +360,18 @@ fn run(command: Command) -> Result<(), Failure> {
                 texture_size,
                 texture_format,
             };
-            let model = Model::load(&input, anim.as_deref(), &opts).map_err(|e| fail(&input, e))?;
+            let mut model = Model::load(&input, anim.as_deref(), &opts).map_err(|e| fail(&input, e))?;
+            if let Some(graph_path) = &graph {
+                let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+                let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())
+                    .map_err(|e| fail(graph_path, e))?;
+                let stem = graph_path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
+                let name = graph_name.as_deref().unwrap_or(stem);
+                let bytes = bake_graph(model.bytes(), name, &file).map_err(|e| fail(graph_path, e))?;
+                let report = model.report.take();
+                model = Model::from_bytes(&model.name, bytes).map_err(|e| fail(graph_path, e))?;
+                model.report = report;
+            }
             std::fs::write(&output, model.bytes()).map_err(|e| fail(&output, e))?;
             print_info(&model, &mut Out::new())?;
             if let Some(r) = &model.report {
@@ -456,6 +500,7 @@ fn run(command: Command) -> Result<(), Failure> {
             layers,
             additive,
             graph,
+            graph_baked,
             sets,
         } => {
             let opts = if raw {
@@ -476,8 +521,16 @@ fn run(command: Command) -> Result<(), Failure> {
             if !time.is_finite() {
                 return Err(Failure { file: None, message: "--time must be finite".into(), code: 2 });
             }
-            if let Some(graph_path) = graph {
-                return dump_graph(&model, &path, &graph_path, &sets, time, skin, skinning, mesh_node);
+            let source = match (graph, graph_baked) {
+                (Some(file), _) => Some(GraphSource::File(file)),
+                (None, Some(name)) => Some(GraphSource::Baked(name)),
+                (None, None) => None,
+            };
+            if let Some(source) = source {
+                return dump_graph(&model, &path, &source, &sets, time, skin, skinning, mesh_node);
+            }
+            if !sets.is_empty() {
+                return Err(Failure { file: None, message: "--set needs --graph or --graph-baked".into(), code: 2 });
             }
             let json = dump(
                 &model,
@@ -626,6 +679,23 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
                 t.height(),
                 t.format(),
                 t.texels().len()
+            ))?;
+        }
+    }
+    for i in 0..a.num_graphs() {
+        if let Some(g) = a.graph(i) {
+            let states: Vec<&str> = (0..g.num_states()).filter_map(|s| g.state_name(s)).collect();
+            let parameters: Vec<&str> = (0..g.num_parameters()).filter_map(|p| g.parameter_name(p)).collect();
+            out.line(format_args!(
+                "graph {i} '{}': {} states [{}], {} parameters [{}], {} transitions, initial '{}', {} bytes",
+                g.name(),
+                states.len(),
+                states.join(", "),
+                parameters.len(),
+                parameters.join(", "),
+                g.num_transitions(),
+                g.state_name(g.initial()).unwrap_or("?"),
+                g.byte_len()
             ))?;
         }
     }

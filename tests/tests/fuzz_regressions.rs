@@ -369,3 +369,15 @@ fn key_reduction_of_a_straight_track_is_not_quadratic() {
     assert!(report.clips[0].baked_keys < n / 50, "{} keys kept", report.clips[0].baked_keys);
     assert!(took < Duration::from_secs(1), "{took:?}");
 }
+
+/// A file with a graph section goes through the asset target (its graph built in f32 and Q16),
+/// and so do the corpus's broken graph sections.
+#[test]
+fn graph_sections_run_through_the_asset_target() {
+    let base = sinew_tests::corpus::graph::graph_base();
+    assert_eq!(Asset::parse(&base).map(|a| a.num_graphs()), Ok(1));
+    fuzz::asset_bytes(&base);
+    for case in sinew_tests::corpus::graph::graph_cases() {
+        fuzz::asset_bytes(&case.bytes);
+    }
+}

@@ -2,7 +2,8 @@
 //! ([`import`]) into the host [`rig::Rig`], the baker ([`bake`]) that writes `.sinew` files,
 //! materials and images ([`material`]), the host [`model::Model`] that loads any of them and
 //! runs the core's jobs (with [`morph`] for morph targets), the built-in procedural rigs
-//! ([`builtin`]), animation graph files ([`graph_file`], run by [`graph_run`]), and the `dump`
+//! ([`builtin`]), animation graph files ([`graph_file`], run by [`graph_run`], baked into `.sinew`
+//! files by [`graph_bake`]), and the `dump`
 //! and `bench` commands' work.
 
 pub mod bake;
@@ -10,6 +11,7 @@ pub mod bench;
 pub mod builtin;
 pub mod dump;
 pub mod eval;
+pub mod graph_bake;
 pub mod graph_file;
 pub mod graph_run;
 pub mod import;
