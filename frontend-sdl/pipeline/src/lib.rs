@@ -3,12 +3,15 @@
 //! materials and images ([`material`]), the host [`model::Model`] that loads any of them and
 //! runs the core's jobs (with [`morph`] for morph targets), the built-in procedural rigs
 //! ([`builtin`]), animation graph files ([`graph_file`], run by [`graph_run`], baked into `.sinew`
-//! files by [`graph_bake`]), and the `dump`
-//! and `bench` commands' work.
+//! files by [`graph_bake`]), the `dump` and `bench` commands' work, the independent measurement
+//! of baked clips' errors ([`clip_error`], with the shell distances of [`shells`]) and the
+//! compression benchmark ([`compression`]).
 
 pub mod bake;
 pub mod bench;
 pub mod builtin;
+pub mod clip_error;
+pub mod compression;
 pub mod dump;
 pub mod eval;
 pub mod graph_bake;
@@ -19,3 +22,4 @@ pub mod material;
 pub mod model;
 pub mod morph;
 pub mod rig;
+pub mod shells;
