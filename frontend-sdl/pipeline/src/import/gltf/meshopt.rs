@@ -347,7 +347,10 @@ mod tests {
     /// What KHR adds to EXT: vertex codec version 1 and the COLOR filter (refused under EXT).
     #[test]
     fn khr_streams_decode_and_ext_refuses_them() {
-        let khr = |mode, filter, stride, count| CompressedView { extension: KHR_MESHOPT, ..view(mode, filter, stride, count) };
+        let khr = |mode, filter, stride, count| CompressedView {
+            extension: KHR_MESHOPT,
+            ..view(mode, filter, stride, count)
+        };
         let data: Vec<[u16; 2]> = (0..50u16).map(|i| [i * 7, 3000 - 2 * i]).collect();
         let v1 = meshopt::encode_vertex_buffer_level(&data, 3, Some(1)).unwrap();
         assert_eq!(meshopt::decode_vertex_version(&v1), Some(1));
@@ -356,17 +359,25 @@ mod tests {
         let e = decode_view(&v1, &view(Mode::Attributes, Filter::None, 4, 50)).unwrap_err();
         assert!(e.contains("codec version 1") && e.contains(KHR_MESHOPT), "{e}");
         // COLOR: 8- and 16-bit YCoCg back to RGBA within a step of the encoding's K bits.
-        let rgba: Vec<[f32; 4]> =
-            (0..20).map(|i| [i as f32 / 19.0, 1.0 - i as f32 / 19.0, 0.25, if i % 2 == 0 { 1.0 } else { 0.5 }]).collect();
+        let rgba: Vec<[f32; 4]> = (0..20)
+            .map(|i| [i as f32 / 19.0, 1.0 - i as f32 / 19.0, 0.25, if i % 2 == 0 { 1.0 } else { 0.5 }])
+            .collect();
         for (stride, bits, max) in [(4usize, 8, 255.0f32), (8, 12, 65535.0)] {
             let raw: Vec<u8> = if stride == 4 {
                 meshopt::encode_filter_color::<u8>(&rgba, bits).concat()
             } else {
-                meshopt::encode_filter_color::<u16>(&rgba, bits).iter().flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes())).collect()
+                meshopt::encode_filter_color::<u16>(&rgba, bits)
+                    .iter()
+                    .flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes()))
+                    .collect()
             };
             let enc = match stride {
-                4 => meshopt::encode_vertex_buffer(&raw.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect::<Vec<_>>()),
-                _ => meshopt::encode_vertex_buffer(&raw.chunks_exact(8).map(|c| c.try_into().unwrap()).collect::<Vec<[u8; 8]>>()),
+                4 => meshopt::encode_vertex_buffer(
+                    &raw.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect::<Vec<_>>(),
+                ),
+                _ => meshopt::encode_vertex_buffer(
+                    &raw.chunks_exact(8).map(|c| c.try_into().unwrap()).collect::<Vec<[u8; 8]>>(),
+                ),
             }
             .unwrap();
             let out = decode_view(&enc, &khr(Mode::Attributes, Filter::Color, stride, 20)).unwrap();
@@ -396,7 +407,8 @@ mod tests {
             Err(GltfError::Meshopt { view: 0, extension: EXT_MESHOPT, detail }) if detail.contains("COLOR")
         ));
         // One view may not use both extensions.
-        let both = color(KHR_MESHOPT).replace(r#""extensions": {"#, &format!(r#""extensions": {{"{EXT_MESHOPT}": {{}}, "#));
+        let both =
+            color(KHR_MESHOPT).replace(r#""extensions": {"#, &format!(r#""extensions": {{"{EXT_MESHOPT}": {{}}, "#));
         assert!(matches!(
             scan(both.as_bytes()),
             Err(GltfError::Meshopt { view: 0, extension: KHR_MESHOPT, detail }) if detail.contains(EXT_MESHOPT)
