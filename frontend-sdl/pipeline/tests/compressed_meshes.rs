@@ -127,7 +127,8 @@ fn khr_and_ext_meshopt_labels() {
     };
     let ext = std::fs::read(data("RiggedFigure-meshopt.glb")).unwrap();
     let khr = std::fs::read(data("RiggedFigure-meshopt-khr.glb")).unwrap();
-    let positions = |bytes: &[u8]| load_bytes(bytes, None, "rf").map(|rig| rig.meshes[0].primitives[0].positions.clone());
+    let positions =
+        |bytes: &[u8]| load_bytes(bytes, None, "rf").map(|rig| rig.meshes[0].primitives[0].positions.clone());
     let as_khr = relabel(&ext, "EXT_meshopt_compression", "KHR_meshopt_compression");
     assert_eq!(positions(&as_khr).unwrap(), positions(&ext).unwrap());
     assert_eq!(positions(&khr).unwrap().len(), positions(&ext).unwrap().len());
