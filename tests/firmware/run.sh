@@ -3,7 +3,8 @@
 # the same program built for the host. Prints one line per image, the images' footprint (section
 # sizes, static RAM, peak stack), the animation code by module on thumbv7em, the RAM of one
 # character, and exits non-zero on any build failure, QEMU failure or timeout, mismatch,
-# floating-point routine in the Q16.16 image, or allocator in any image.
+# floating-point routine in the Q16.16 image, dual-quaternion skinning code in any image (the
+# probe skins with LBS), or allocator in any image.
 #
 # Needs: qemu-system-arm and binutils-arm-none-eabi (Debian packages), and the rustup targets
 # listed in IMAGES (missing ones are added with `rustup target add`).
@@ -118,6 +119,11 @@ for image in "${IMAGES[@]}"; do
   # (arithmetic, comparisons, conversions from and to integers, in the AEABI and libgcc names).
   if [ "$scalar" = q16 ] && arm-none-eabi-nm "$elf" | grep -Eq "$SOFT_FLOAT"; then
     verdict="FAILED (soft-float routines in the q16 image)"
+  fi
+  # The probe skins with LBS only: no dual-quaternion skinning loop nor polar split may be linked
+  # (an out-of-line `SkinningJob::run` keeps every palette kind's loop: about 9 KB on soft float).
+  if arm-none-eabi-nm -C "$elf" | grep -Eq 'sinew::job::skinning::.*(dqs|blend_dual_quats)|polar_decompose|from_mat4_scaled'; then
+    verdict="FAILED (dual-quaternion skinning linked in an LBS-only image)"
   fi
   # No image has a heap: no global allocator (nor its shims) may be linked.
   if arm-none-eabi-nm "$elf" | grep -Eq '__rust_alloc|__rg_alloc|__rdl_alloc|__rust_no_alloc_shim|__rust_alloc_error_handler'; then

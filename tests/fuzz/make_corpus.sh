@@ -55,6 +55,8 @@ for m in RiggedSimple/RiggedSimple.glb SimpleSkin/SimpleSkin.gltf BoxAnimated/Bo
   InterpolationTest/InterpolationTest.glb AnimatedMorphCube/AnimatedMorphCube.glb; do
   cp "$assets/gltf/$m" "$corpus/gltf_import/"
 done
+# Quantized and meshopt-compressed (EXT and KHR) RiggedFigure, kept with the pipeline's tests.
+cp "$root"/frontend-sdl/pipeline/tests/data/RiggedFigure-*.glb "$corpus/gltf_import/"
 
 # Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid, truncated,
 # oversized and corrupt images kept there as its seeds).

@@ -128,6 +128,27 @@ fn morph_seeds_import_and_run() {
     }
 }
 
+/// The compressed seeds (`make_corpus.sh` copies the quantized and meshopt-compressed models) and
+/// the corpus's broken meshopt streams and textures go through the glTF target: the valid ones
+/// import, bake and run, the rest are refused, none panics.
+#[test]
+fn compressed_and_image_seeds_import_and_run() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontend-sdl/pipeline/tests/data");
+    for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb", "RiggedFigure-meshopt-khr.glb"] {
+        let bytes = std::fs::read(data.join(name)).expect("compressed model");
+        assert!(sinew_pipeline::import::gltf::load_bytes(&bytes, None, "seed").is_ok(), "{name}");
+        fuzz::gltf_bytes(&bytes);
+    }
+    let mut cases = sinew_tests::corpus::gltf::image_cases();
+    cases.extend(sinew_tests::corpus::meshopt::meshopt_cases());
+    assert!(cases.len() > 20, "{} cases", cases.len());
+    for c in &cases {
+        if let Err(e) = panic::catch_unwind(AssertUnwindSafe(|| fuzz::gltf_bytes(&c.bytes))) {
+            panic!("{}: {e:?}", c.name);
+        }
+    }
+}
+
 /// The hand-written md5 seeds parse and load together (so the md5 targets start from inputs that
 /// reach the baker), alone and as the NUL-joined pairs the targets read.
 #[test]

@@ -266,6 +266,10 @@ impl<R: Real> SkinningJob<'_, R> {
     /// # Errors
     ///
     /// As [`validate`](Self::validate); nothing is written on error.
+    // Inlined on microcontrollers, so a caller that names its palette kind and streams (the
+    // firmware: `Palette::Matrices`, positions only) links only that loop. Out of line, soft-float
+    // targets keep the DQS, scaled-DQS and normal/tangent loops too (about 9 KB of Thumb code).
+    #[cfg_attr(not(sinew_host_kernels), inline(always))]
     pub fn run(&mut self) -> Result<(), JobError> {
         self.run_with::<true>()
     }

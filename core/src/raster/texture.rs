@@ -3,7 +3,7 @@
 //! integer texel lookups of the raster stage (nearest and bilinear, with the three wrap modes).
 
 #[cfg(feature = "texture")]
-use super::color::Rgb;
+use super::color::{PixelFormat, Rgb, Rgb565};
 use super::error::RasterError;
 
 /// Largest width or height of a texture, in texels. It bounds the texel coordinates the raster
@@ -127,9 +127,8 @@ impl Texture<'_> {
             },
             TexelFormat::Rgb565 => match self.texels.get(i * 2..i * 2 + 2) {
                 Some(t) => {
-                    let raw = u16::from_le_bytes([t[0], t[1]]) as u32;
-                    let (r, g, b) = ((raw >> 11) & 31, (raw >> 5) & 63, raw & 31);
-                    [r << 3 | r >> 2, g << 2 | g >> 4, b << 3 | b >> 2]
+                    let c = Rgb565::unpack(u16::from_le_bytes([t[0], t[1]]));
+                    [c.r as u32, c.g as u32, c.b as u32]
                 }
                 None => [0; 3],
             },

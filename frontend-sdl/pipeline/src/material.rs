@@ -4,7 +4,7 @@
 //! resampling in linear light ([`resize_rgba`], [`fit_within`]) and RGB565 packing
 //! ([`to_rgb565`]).
 
-use sinew::raster::{Wrap, MAX_TEXTURE_DIMENSION};
+use sinew::raster::{PixelFormat, Rgb, Rgb565, Wrap, MAX_TEXTURE_DIMENSION};
 
 /// A decoded image: RGBA8 pixels, rows from the top (color values as stored: sRGB for glTF
 /// base-color textures).
@@ -188,17 +188,11 @@ pub fn resize_rgba(rgba: &[u8], width: u32, height: u32, new_width: u32, new_hei
     out
 }
 
-/// RGBA8 pixels as little-endian RGB565 (channels rounded to nearest; alpha dropped).
+/// RGBA8 pixels as little-endian RGB565 (channels rounded to nearest, as the rasterizer's
+/// [`Rgb565`] packs them; alpha dropped).
 #[must_use]
 pub fn to_rgb565(rgba: &[u8]) -> Vec<u8> {
-    rgba.chunks_exact(4)
-        .flat_map(|p| {
-            let r = (p[0] as u32 * 31 + 127) / 255;
-            let g = (p[1] as u32 * 63 + 127) / 255;
-            let b = (p[2] as u32 * 31 + 127) / 255;
-            ((r << 11 | g << 5 | b) as u16).to_le_bytes()
-        })
-        .collect()
+    rgba.chunks_exact(4).flat_map(|p| Rgb565::pack(Rgb::new(p[0], p[1], p[2])).to_le_bytes()).collect()
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Quantized (`KHR_mesh_quantization`) and meshopt-compressed (`EXT_meshopt_compression`)
-//! models load and skin to their uncompressed original within the position quantization
-//! error; corrupt meshopt streams are typed errors. The models are RiggedFigure repacked by
+//! Quantized (`KHR_mesh_quantization`) and meshopt-compressed (`EXT_meshopt_compression`, and
+//! the ratified `KHR_meshopt_compression` with version-1 vertex streams) models load and skin to
+//! their uncompressed original within the position quantization error; corrupt meshopt streams
+//! are typed errors, and so are KHR's version-1 streams labelled EXT. The models are RiggedFigure repacked by
 //! gltfpack (`tests/data/make_compressed.sh`).
 
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ fn quantized_and_meshopt_models_match_the_original() {
         .fold(0.0, f32::max);
     let step = extent / ((1 << 14) - 1) as f32;
     let bound = 3f32.sqrt() * 0.5 * step * norm + 1e-5 * extent;
-    for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb"] {
+    for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb", "RiggedFigure-meshopt-khr.glb"] {
         let (got, _) = rest_pose(&data(name));
         let d = one_sided(&got, &want).max(one_sided(&want, &got));
         eprintln!(
@@ -97,7 +98,7 @@ fn corrupt_meshopt_streams_are_typed_errors() {
     cases.push(("zeros", zeros));
     for (what, bytes) in cases {
         match load_bytes(&bytes, None, "rf") {
-            Err(GltfError::Meshopt { view, detail }) => eprintln!("{what}: view {view}: {detail}"),
+            Err(GltfError::Meshopt { view, detail, .. }) => eprintln!("{what}: view {view}: {detail}"),
             other => panic!("{what}: {other:?}"),
         }
     }
@@ -111,6 +112,32 @@ fn corrupt_meshopt_streams_are_typed_errors() {
         let json = text.replacen(from, to, 1);
         let bytes = glb_of(&json, &good[bin.clone()]);
         assert!(matches!(load_bytes(&bytes, None, "rf"), Err(GltfError::Meshopt { view: 0, .. })), "{to}");
+    }
+}
+
+/// The two meshopt extensions: an EXT file relabelled KHR loads to the same vertices (KHR's
+/// version-0 streams are EXT's), the KHR file relabelled EXT is refused by its version-1
+/// streams, naming the view and the extension.
+#[test]
+fn khr_and_ext_meshopt_labels() {
+    let relabel = |glb: &[u8], from: &str, to: &str| {
+        let bin = bin_range(glb);
+        let text = String::from_utf8_lossy(&glb[20..bin.start - 8]).replace(from, to);
+        glb_of(&text, &glb[bin])
+    };
+    let ext = std::fs::read(data("RiggedFigure-meshopt.glb")).unwrap();
+    let khr = std::fs::read(data("RiggedFigure-meshopt-khr.glb")).unwrap();
+    let positions =
+        |bytes: &[u8]| load_bytes(bytes, None, "rf").map(|rig| rig.meshes[0].primitives[0].positions.clone());
+    let as_khr = relabel(&ext, "EXT_meshopt_compression", "KHR_meshopt_compression");
+    assert_eq!(positions(&as_khr).unwrap(), positions(&ext).unwrap());
+    assert_eq!(positions(&khr).unwrap().len(), positions(&ext).unwrap().len());
+    match load_bytes(&relabel(&khr, "KHR_meshopt_compression", "EXT_meshopt_compression"), None, "rf") {
+        Err(e @ GltfError::Meshopt { view: 0, extension: "EXT_meshopt_compression", .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("codec version 1") && text.contains("KHR_meshopt_compression"), "{text}");
+        }
+        other => panic!("{other:?}"),
     }
 }
 

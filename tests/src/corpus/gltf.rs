@@ -175,14 +175,14 @@ pub fn glb_from(json: &str, bin: &[u8]) -> Vec<u8> {
 }
 
 /// The JSON of a GLB and where its BIN chunk's data starts.
-fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
+pub(super) fn glb_parts(glb: &[u8]) -> (serde_json::Value, usize) {
     let json_len = u32_at(glb, 12) as usize;
     let json = serde_json::from_slice(&glb[20..20 + json_len]).expect("GLB JSON");
     (json, 20 + json_len + 8)
 }
 
 /// A GLB with its JSON changed by `f` (the BIN chunk kept).
-fn glb_json_edit(glb: &[u8], f: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+pub(super) fn glb_json_edit(glb: &[u8], f: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
     let (mut json, bin_start) = glb_parts(glb);
     f(&mut json);
     glb_from(&json.to_string(), &glb[bin_start..])
@@ -668,6 +668,7 @@ pub fn gltf_cases() -> Vec<GltfCase> {
     ));
     cases.extend(image_cases());
     cases.extend(super::morph::morph_cases());
+    cases.extend(super::meshopt::meshopt_cases());
     cases
 }
 
@@ -769,8 +770,9 @@ fn jpeg_frame(jpeg: &[u8]) -> usize {
 }
 
 /// Textures: CesiumMan's JPEG and Fox's PNG truncated, corrupt and oversized, each refused
-/// naming image 0.
-fn image_cases() -> Vec<GltfCase> {
+/// naming image 0 (part of [`gltf_cases`]).
+#[must_use]
+pub fn image_cases() -> Vec<GltfCase> {
     let mut cases = Vec::new();
     let cesium = read(&gltf_asset("CesiumMan", "glb"));
     let fox = read(&gltf_asset("Fox", "glb"));

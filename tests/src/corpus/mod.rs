@@ -8,6 +8,8 @@
 //! - [`gltf`](mod@gltf): [`SmallGltf`](gltf::SmallGltf), GLB containers,
 //!   [`gltf_cases`](gltf::gltf_cases) and the long animated chains of the baker's work-budget
 //!   tests ([`chain_glb`](gltf::chain_glb), [`hostile_chain`](gltf::hostile_chain));
+//! - [`meshopt`](mod@meshopt): [`meshopt_glb`](meshopt::meshopt_glb), a meshopt-compressed
+//!   model, and [`meshopt_cases`](meshopt::meshopt_cases) (part of [`gltf_cases`](gltf::gltf_cases));
 //! - [`morph`](mod@morph): [`MorphGltf`](morph::MorphGltf), a skinned and morphed model, and
 //!   [`morph_cases`](morph::morph_cases) (part of [`gltf_cases`](gltf::gltf_cases));
 //! - [`graph`](mod@graph): [`graph_base`](graph::graph_base), the small asset with a baked
@@ -22,8 +24,9 @@
 //! small one), wrong magic and version, checksum mismatch, counts that overflow (near
 //! `u16::MAX` / `u32::MAX`, and products that wrap a 32-bit `usize`), NaN and infinite keys and
 //! matrices, unsorted key times, joint indices at or past the joint count, weights that are
-//! negative or sum to 0, cycles in hierarchies, and degenerate triangles (importers keep them,
-//! the baker drops them, the `.sinew` parser rejects them).
+//! negative or sum to 0, cycles in hierarchies, degenerate triangles (importers keep them,
+//! the baker drops them, the `.sinew` parser rejects them), images (truncated, corrupt, too
+//! large) and compressed streams that do not decode.
 //!
 //! `tests/tests/bad_input.rs` runs every case in-process; `frontend-sdl/tests/cli_bad_input.rs`
 //! runs the first rejected case of each category through the `sinew` binary.
@@ -31,6 +34,7 @@
 pub mod gltf;
 pub mod graph;
 pub mod md5;
+pub mod meshopt;
 pub mod morph;
 pub mod sinew;
 mod sinew_layout;
@@ -93,6 +97,8 @@ pub enum Category {
     Degenerate,
     /// Images (textures) that are truncated, corrupt, or too large.
     Image,
+    /// Compressed data (meshopt streams and their extension objects) that cannot be decoded.
+    Compressed,
 }
 
 use Category::*;

@@ -8,7 +8,7 @@
 use glow::HasContext;
 use sinew::asset::format::{FILTER_LINEAR, FILTER_NEAREST};
 use sinew::asset::{MaterialData, TextureData};
-use sinew::raster::{TexelFormat, Wrap};
+use sinew::raster::{PixelFormat, Rgb565, TexelFormat, Wrap};
 use sinew_pipeline::material::resize_rgba;
 
 use super::context::GlError;
@@ -51,9 +51,8 @@ fn rgba_of(t: &TextureData<'_>) -> Vec<u8> {
             .texels()
             .chunks_exact(2)
             .flat_map(|p| {
-                let raw = u16::from_le_bytes([p[0], p[1]]) as u32;
-                let (r, g, b) = ((raw >> 11) & 31, (raw >> 5) & 63, raw & 31);
-                [(r << 3 | r >> 2) as u8, (g << 2 | g >> 4) as u8, (b << 3 | b >> 2) as u8, 255]
+                let c = Rgb565::unpack(u16::from_le_bytes([p[0], p[1]]));
+                [c.r, c.g, c.b, 255]
             })
             .collect(),
     }

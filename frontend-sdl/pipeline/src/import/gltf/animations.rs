@@ -79,6 +79,40 @@ impl Importer<'_> {
         Ok(clips)
     }
 
+    /// Channel `ci` of animation `ai`: its sampler's interpolation and key times (finite,
+    /// strictly increasing); `None`, with a note, when it has no keys. Joint and `weights`
+    /// channels read their times alike.
+    pub(super) fn key_times(
+        &mut self,
+        ai: usize,
+        ci: usize,
+        ch: &gltf::animation::Channel<'_>,
+        label: &str,
+    ) -> Result<Option<(Interpolation, Vec<f32>)>, GltfError> {
+        let sampler = ch.sampler();
+        let interpolation = match sampler.interpolation() {
+            gltf::animation::Interpolation::Step => Interpolation::Step,
+            gltf::animation::Interpolation::Linear => Interpolation::Linear,
+            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+        };
+        let input = sampler.input();
+        let count = self.check_accessor(&input, &format!("{label} key times"), SCALAR_F32)?;
+        if count == 0 {
+            self.notes.push(format!("{label}: no keys; skipped"));
+            return Ok(None);
+        }
+        let times = self.collect(ch.reader(self.data()).read_inputs(), input.index(), count)?;
+        for (k, &t) in times.iter().enumerate() {
+            if !t.is_finite() {
+                return Err(GltfError::NonFinite { what: format!("animation {ai} channel {ci} key time {k}") });
+            }
+        }
+        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(GltfError::UnsortedKeyTimes { animation: ai, channel: ci, key: k + 1 });
+        }
+        Ok(Some((interpolation, times)))
+    }
+
     /// One channel: its sampler's key times (finite, strictly increasing) and key values (three
     /// per key for cubic splines; rotation keys normalized); `None` when it has no keys.
     fn channel(
@@ -90,30 +124,10 @@ impl Importer<'_> {
         target: ChannelTarget,
         label: &str,
     ) -> Result<Option<RigChannel>, GltfError> {
-        let sampler = ch.sampler();
-        let interpolation = match sampler.interpolation() {
-            gltf::animation::Interpolation::Step => Interpolation::Step,
-            gltf::animation::Interpolation::Linear => Interpolation::Linear,
-            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-        };
+        let Some((interpolation, times)) = self.key_times(ai, ci, ch, label)? else { return Ok(None) };
+        let count = times.len();
         let reader = ch.reader(self.data());
-        let input = sampler.input();
-        let count = self.check_accessor(&input, &format!("{label} key times"), SCALAR_F32)?;
-        if count == 0 {
-            self.notes.push(format!("{label}: no keys; skipped"));
-            return Ok(None);
-        }
-        let times = self.collect(reader.read_inputs(), input.index(), count)?;
-        for (k, &t) in times.iter().enumerate() {
-            if !t.is_finite() {
-                return Err(GltfError::NonFinite { what: format!("animation {ai} channel {ci} key time {k}") });
-            }
-        }
-        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
-            return Err(GltfError::UnsortedKeyTimes { animation: ai, channel: ci, key: k + 1 });
-        }
-
-        let output = sampler.output();
+        let output = ch.sampler().output();
         let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
         let expected = count * per_key;
         let what = format!("{label} key values");

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use gltf::json::validation::Validate as _;
 
 use super::error::{short, GltfError};
-use super::meshopt::{scan, Meshopt, EXT_MESHOPT};
+use super::meshopt::{scan, Meshopt, EXT_MESHOPT, KHR_MESHOPT};
 
 /// The parsed and validated document, the GLB `BIN` chunk (if any), and the animation channels
 /// to ignore, as `(animation, channel)`: those whose target names no node.
@@ -16,7 +16,7 @@ pub(super) struct Parsed {
     pub(super) document: gltf::Document,
     pub(super) blob: Option<Vec<u8>>,
     pub(super) ignored_channels: Vec<(usize, usize)>,
-    /// The `EXT_meshopt_compression` views and fallback buffers (empty when the file does not
+    /// The meshopt-compressed (KHR or EXT) views and fallback buffers (empty when the file does not
     /// use the extension).
     pub(super) meshopt: Meshopt,
 }
@@ -119,13 +119,18 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
     if unknown_semantics > 0 {
         notes.push(format!("{unknown_semantics} primitives have attributes with unknown semantics; they were ignored"));
     }
-    let meshopt = if root.extensions_used.iter().any(|e| e == EXT_MESHOPT) { scan(&json)? } else { Meshopt::default() };
+    let meshopt = if root.extensions_used.iter().any(|e| e == EXT_MESHOPT || e == KHR_MESHOPT) {
+        scan(&json)?
+    } else {
+        Meshopt::default()
+    };
     Ok(Parsed { document, blob, ignored_channels, meshopt })
 }
 
 /// Extensions this importer reads: a file whose `extensionsRequired` lists another is refused
 /// by name.
-pub(super) const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform", EXT_MESHOPT];
+pub(super) const SUPPORTED_EXTENSIONS: &[&str] =
+    &["KHR_mesh_quantization", "KHR_texture_transform", KHR_MESHOPT, EXT_MESHOPT];
 
 /// True for the JSON path `accessors[<n>].bufferView`.
 fn is_accessor_buffer_view(path: &str) -> bool {
@@ -156,7 +161,7 @@ fn check_glb_header(bytes: &[u8]) -> Result<&[u8], GltfError> {
 }
 
 /// Fetches the bytes of every buffer, each cut to its `byteLength`. A `fallback` buffer (of
-/// `EXT_meshopt_compression`) without a URI or BIN chunk is left empty, for the decoder to fill.
+/// `KHR_meshopt_compression` or `EXT_meshopt_compression`) without a URI or BIN chunk is left empty, for the decoder to fill.
 pub(super) fn resolve_buffers(
     doc: &gltf::Document,
     mut blob: Option<Vec<u8>>,

@@ -39,12 +39,14 @@ pub enum GltfError {
         /// What is wrong.
         reason: String,
     },
-    /// An `EXT_meshopt_compression` buffer view cannot be decoded: a missing or invalid field,
-    /// a compressed range outside its buffer, or a stream the decoder rejects (corrupt or
-    /// truncated).
+    /// A `KHR_meshopt_compression` or `EXT_meshopt_compression` buffer view cannot be decoded:
+    /// a missing or invalid field, a compressed range outside its buffer, or a stream the
+    /// decoder rejects (corrupt or truncated).
     Meshopt {
         /// The buffer view.
         view: usize,
+        /// The extension the view uses.
+        extension: &'static str,
         /// What is wrong.
         detail: String,
     },
@@ -262,8 +264,8 @@ impl fmt::Display for GltfError {
                 write!(f, "glTF version {:?} is not supported (only 2.0)", short(version))
             }
             GltfError::MissingBuffer { buffer, reason } => write!(f, "buffer {buffer}: {reason}"),
-            GltfError::Meshopt { view, detail } => {
-                write!(f, "buffer view {view}: EXT_meshopt_compression data cannot be decoded: {detail}")
+            GltfError::Meshopt { view, extension, detail } => {
+                write!(f, "buffer view {view}: {extension} data cannot be decoded: {detail}")
             }
             GltfError::BufferTooShort { buffer, declared, actual } => {
                 write!(f, "buffer {buffer} has {actual} bytes, its byteLength is {declared}")

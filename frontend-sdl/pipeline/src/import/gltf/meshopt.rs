@@ -1,7 +1,11 @@
-//! `EXT_meshopt_compression`: buffer views whose bytes are stored compressed in another buffer
-//! (the meshoptimizer vertex and index codecs, then an optional filter), decoded with the
-//! `meshopt` crate into the view's own place in its (usually fallback) buffer, so that every
-//! accessor reads them as plain data.
+//! `KHR_meshopt_compression` and `EXT_meshopt_compression`: buffer views whose bytes are stored
+//! compressed in another buffer (the meshoptimizer vertex and index codecs, then an optional
+//! filter), decoded with the `meshopt` crate into the view's own place in its (usually fallback)
+//! buffer, so that every accessor reads them as plain data.
+//!
+//! The ratified KHR extension is the EXT one with two additions: vertex streams of codec
+//! version 1 (header byte `0xA1`; EXT streams are version 0, `0xA0`) and the `COLOR` filter
+//! (YCoCg). Each view names its extension; one view may not use both.
 //!
 //! The extension objects are read from the JSON text ([`scan`]); a fallback buffer (no URI,
 //! `"fallback": true`) starts as zeros of its `byteLength`, within the decoding budget. Every
@@ -13,8 +17,10 @@ use serde_json::Value;
 
 use super::error::GltfError;
 
-/// The extension's name.
+/// The vendor extension's name.
 pub(super) const EXT_MESHOPT: &str = "EXT_meshopt_compression";
+/// The ratified extension's name.
+pub(super) const KHR_MESHOPT: &str = "KHR_meshopt_compression";
 
 /// How a view's bytes are encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,12 +37,16 @@ enum Filter {
     Octahedral,
     Quaternion,
     Exponential,
+    /// YCoCg colors (`KHR_meshopt_compression` only).
+    Color,
 }
 
 /// One compressed buffer view.
 #[derive(Clone, Debug)]
 struct CompressedView {
     view: usize,
+    /// [`KHR_MESHOPT`] or [`EXT_MESHOPT`].
+    extension: &'static str,
     buffer: usize,
     offset: usize,
     length: usize,
@@ -54,26 +64,35 @@ pub(super) struct Meshopt {
     pub(super) fallback: Vec<usize>,
 }
 
+/// A JSON object's meshopt extension object and the extension's name (KHR first).
+fn extension_of(v: &Value) -> Option<(&'static str, &Value)> {
+    let extensions = v.get("extensions")?;
+    [KHR_MESHOPT, EXT_MESHOPT].into_iter().find_map(|name| Some((name, extensions.get(name)?)))
+}
+
 /// Reads the extension objects of every buffer and buffer view of the JSON text.
 ///
 /// # Errors
 ///
-/// [`GltfError::Meshopt`] for an extension object with a missing or invalid field.
+/// [`GltfError::Meshopt`] for an extension object with a missing or invalid field, or a view
+/// that uses both extensions.
 pub(super) fn scan(json: &[u8]) -> Result<Meshopt, GltfError> {
     let tree: Value = serde_json::from_slice(json).map_err(|e| GltfError::Json(e.to_string()))?;
     let mut out = Meshopt::default();
-    let ext = |v: &Value| v.get("extensions").and_then(|e| e.get(EXT_MESHOPT)).cloned();
     if let Some(buffers) = tree.get("buffers").and_then(Value::as_array) {
         for (i, b) in buffers.iter().enumerate() {
-            if ext(b).and_then(|e| e.get("fallback").and_then(Value::as_bool)) == Some(true) {
+            if extension_of(b).and_then(|(_, e)| e.get("fallback").and_then(Value::as_bool)) == Some(true) {
                 out.fallback.push(i);
             }
         }
     }
     let Some(views) = tree.get("bufferViews").and_then(Value::as_array) else { return Ok(out) };
     for (view, v) in views.iter().enumerate() {
-        let Some(e) = ext(v) else { continue };
-        let bad = |detail: String| GltfError::Meshopt { view, detail };
+        let Some((extension, e)) = extension_of(v) else { continue };
+        let bad = |detail: String| GltfError::Meshopt { view, extension, detail };
+        if extension == KHR_MESHOPT && v.get("extensions").and_then(|x| x.get(EXT_MESHOPT)).is_some() {
+            return Err(bad(format!("the view also uses {EXT_MESHOPT}")));
+        }
         let number = |key: &str, default: Option<usize>| -> Result<usize, GltfError> {
             match e.get(key) {
                 None => default.ok_or_else(|| bad(format!("{key} is missing"))),
@@ -94,10 +113,12 @@ pub(super) fn scan(json: &[u8]) -> Result<Meshopt, GltfError> {
             Some("OCTAHEDRAL") => Filter::Octahedral,
             Some("QUATERNION") => Filter::Quaternion,
             Some("EXPONENTIAL") => Filter::Exponential,
-            Some(other) => return Err(bad(format!("filter {other:?} is not supported"))),
+            Some("COLOR") if extension == KHR_MESHOPT => Filter::Color,
+            Some(other) => return Err(bad(format!("filter {other:?} is not one of {extension}'s"))),
         };
         out.views.push(CompressedView {
             view,
+            extension,
             buffer: number("buffer", None)?,
             offset: number("byteOffset", Some(0))?,
             length: number("byteLength", None)?,
@@ -130,6 +151,7 @@ fn check(v: &CompressedView) -> Result<(), String> {
         Filter::Octahedral => v.stride == 4 || v.stride == 8,
         Filter::Quaternion => v.stride == 8,
         Filter::Exponential => v.stride.is_multiple_of(4),
+        Filter::Color => v.stride == 4 || v.stride == 8,
     };
     if !filter_ok {
         return Err(format!("filter {:?} does not apply to {:?} with byteStride {}", v.filter, v.mode, v.stride));
@@ -169,7 +191,7 @@ pub(super) fn decode(
         }
     }
     for v in &meshopt.views {
-        let bad = |detail: String| GltfError::Meshopt { view: v.view, detail };
+        let bad = |detail: String| GltfError::Meshopt { view: v.view, extension: v.extension, detail };
         check(v).map_err(bad)?;
         let size = v.count.checked_mul(v.stride).ok_or_else(|| bad("count × byteStride overflows".into()))?;
         *decoded = decoded.saturating_add(size);
@@ -231,7 +253,15 @@ fn decode_view(src: &[u8], v: &CompressedView) -> Result<Vec<u8>, String> {
     let le32 = |x: Vec<u32>| x.iter().flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>();
     let stream = |e: meshopt::Error| format!("{:?} stream: {e}", v.mode);
     let mut out = match (v.mode, v.stride) {
-        (Mode::Attributes, _) => decode_vertices(src, v.count, v.stride)?,
+        (Mode::Attributes, _) => {
+            // The codec reads both versions; EXT defines version 0 only.
+            if let Some(version) = meshopt::decode_vertex_version(src).filter(|&n| n != 0) {
+                if v.extension == EXT_MESHOPT {
+                    return Err(format!("vertex stream of codec version {version}, which only {KHR_MESHOPT} allows"));
+                }
+            }
+            decode_vertices(src, v.count, v.stride)?
+        }
         (Mode::Triangles, 2) => le16(meshopt::decode_index_buffer::<u16>(src, v.count).map_err(stream)?),
         (Mode::Triangles, _) => le32(meshopt::decode_index_buffer::<u32>(src, v.count).map_err(stream)?),
         (Mode::Indices, 2) => le16(meshopt::decode_index_sequence::<u16>(src, v.count).map_err(stream)?),
@@ -256,6 +286,19 @@ fn decode_view(src: &[u8], v: &CompressedView) -> Result<Vec<u8>, String> {
             }
             out = d.iter().flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes())).collect();
         }
+        (Filter::Color, 4) => {
+            let mut d: Vec<[u8; 4]> = out.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+            meshopt::decode_filter_color(&mut d);
+            out = d.concat();
+        }
+        (Filter::Color, _) => {
+            let mut d: Vec<[u16; 4]> = out
+                .chunks_exact(8)
+                .map(|c| [0, 1, 2, 3].map(|k| u16::from_le_bytes([c[2 * k], c[2 * k + 1]])))
+                .collect();
+            meshopt::decode_filter_color(&mut d);
+            out = d.iter().flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes())).collect();
+        }
         (Filter::Exponential, _) => {
             let mut d: Vec<[u32; 1]> =
                 out.chunks_exact(4).map(|c| [u32::from_le_bytes([c[0], c[1], c[2], c[3]])]).collect();
@@ -271,13 +314,14 @@ mod tests {
     use super::*;
 
     fn view(mode: Mode, filter: Filter, stride: usize, count: usize) -> CompressedView {
-        CompressedView { view: 3, buffer: 0, offset: 0, length: 0, stride, count, mode, filter }
+        CompressedView { view: 3, extension: EXT_MESHOPT, buffer: 0, offset: 0, length: 0, stride, count, mode, filter }
     }
 
     #[test]
     fn encoded_streams_decode_and_corrupt_ones_fail() {
         let data: Vec<[u16; 2]> = (0..50u16).map(|i| [i * 3, 1000 - i]).collect();
-        let enc = meshopt::encode_vertex_buffer(&data).unwrap();
+        // EXT_meshopt_compression's vertex codec version 0.
+        let enc = meshopt::encode_vertex_buffer_level(&data, 2, Some(0)).unwrap();
         let v = view(Mode::Attributes, Filter::None, 4, 50);
         let out = decode_view(&enc, &v).unwrap();
         let want: Vec<u8> = data.iter().flat_map(|p| p.iter().flat_map(|x| x.to_le_bytes())).collect();
@@ -298,6 +342,77 @@ mod tests {
         assert!(check(&view(Mode::Attributes, Filter::Quaternion, 4, 1)).is_err());
         assert!(check(&view(Mode::Indices, Filter::Exponential, 4, 1)).is_err());
         assert!(check(&view(Mode::Attributes, Filter::Octahedral, 8, 1)).is_ok());
+    }
+
+    /// What KHR adds to EXT: vertex codec version 1 and the COLOR filter (refused under EXT).
+    #[test]
+    fn khr_streams_decode_and_ext_refuses_them() {
+        let khr = |mode, filter, stride, count| CompressedView {
+            extension: KHR_MESHOPT,
+            ..view(mode, filter, stride, count)
+        };
+        let data: Vec<[u16; 2]> = (0..50u16).map(|i| [i * 7, 3000 - 2 * i]).collect();
+        let v1 = meshopt::encode_vertex_buffer_level(&data, 3, Some(1)).unwrap();
+        assert_eq!(meshopt::decode_vertex_version(&v1), Some(1));
+        let want: Vec<u8> = data.iter().flat_map(|p| p.iter().flat_map(|x| x.to_le_bytes())).collect();
+        assert_eq!(decode_view(&v1, &khr(Mode::Attributes, Filter::None, 4, 50)).unwrap(), want);
+        let e = decode_view(&v1, &view(Mode::Attributes, Filter::None, 4, 50)).unwrap_err();
+        assert!(e.contains("codec version 1") && e.contains(KHR_MESHOPT), "{e}");
+        // COLOR: 8- and 16-bit YCoCg back to RGBA within a step of the encoding's K bits.
+        let rgba: Vec<[f32; 4]> = (0..20)
+            .map(|i| [i as f32 / 19.0, 1.0 - i as f32 / 19.0, 0.25, if i % 2 == 0 { 1.0 } else { 0.5 }])
+            .collect();
+        for (stride, bits, max) in [(4usize, 8, 255.0f32), (8, 12, 65535.0)] {
+            let raw: Vec<u8> = if stride == 4 {
+                meshopt::encode_filter_color::<u8>(&rgba, bits).concat()
+            } else {
+                meshopt::encode_filter_color::<u16>(&rgba, bits)
+                    .iter()
+                    .flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes()))
+                    .collect()
+            };
+            let enc = match stride {
+                4 => meshopt::encode_vertex_buffer(
+                    &raw.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect::<Vec<_>>(),
+                ),
+                _ => meshopt::encode_vertex_buffer(
+                    &raw.chunks_exact(8).map(|c| c.try_into().unwrap()).collect::<Vec<[u8; 8]>>(),
+                ),
+            }
+            .unwrap();
+            let out = decode_view(&enc, &khr(Mode::Attributes, Filter::Color, stride, 20)).unwrap();
+            let step = 2.0 / ((1 << (bits - 1)) as f32);
+            for (i, c) in rgba.iter().enumerate() {
+                for k in 0..4 {
+                    let got = if stride == 4 {
+                        out[4 * i + k] as f32
+                    } else {
+                        u16::from_le_bytes([out[8 * i + 2 * k], out[8 * i + 2 * k + 1]]) as f32
+                    } / max;
+                    assert!((got - c[k]).abs() <= step, "stride {stride} color {i} component {k}: {got} vs {}", c[k]);
+                }
+            }
+        }
+        assert!(check(&khr(Mode::Attributes, Filter::Color, 12, 1)).is_err());
+        assert!(check(&khr(Mode::Triangles, Filter::Color, 4, 3)).is_err());
+        let color = |ext: &str| {
+            format!(
+                r#"{{"extensionsUsed": ["{ext}"], "bufferViews": [{{"buffer": 0, "byteLength": 4, "extensions": {{"{ext}":
+                  {{"buffer": 0, "byteLength": 4, "byteStride": 4, "count": 1, "mode": "ATTRIBUTES", "filter": "COLOR"}}}}}}]}}"#
+            )
+        };
+        assert_eq!(scan(color(KHR_MESHOPT).as_bytes()).unwrap().views[0].filter, Filter::Color);
+        assert!(matches!(
+            scan(color(EXT_MESHOPT).as_bytes()),
+            Err(GltfError::Meshopt { view: 0, extension: EXT_MESHOPT, detail }) if detail.contains("COLOR")
+        ));
+        // One view may not use both extensions.
+        let both =
+            color(KHR_MESHOPT).replace(r#""extensions": {"#, &format!(r#""extensions": {{"{EXT_MESHOPT}": {{}}, "#));
+        assert!(matches!(
+            scan(both.as_bytes()),
+            Err(GltfError::Meshopt { view: 0, extension: KHR_MESHOPT, detail }) if detail.contains(EXT_MESHOPT)
+        ));
     }
 
     #[test]

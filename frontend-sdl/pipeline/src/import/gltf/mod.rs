@@ -18,10 +18,11 @@
 //!   RGBA8 from the GLB, a `data:` URI or a relative file), and `COLOR_0` vertex colors.
 //! - **Compressed and quantized meshes.** `KHR_mesh_quantization`: positions as 8- or 16-bit
 //!   integers (normalized or not), normals and tangents as normalized signed 8- or 16-bit
-//!   integers, dequantized as glTF defines. `EXT_meshopt_compression`: compressed buffer views
-//!   (ATTRIBUTES, TRIANGLES and INDICES, filters OCTAHEDRAL, QUATERNION and EXPONENTIAL) are
-//!   decoded by the `meshopt` crate into their fallback buffer before anything reads them; a
-//!   corrupt stream is a [`GltfError::Meshopt`]. Draco (`KHR_draco_mesh_compression`) is not
+//!   integers, dequantized as glTF defines. `KHR_meshopt_compression` and its vendor
+//!   predecessor `EXT_meshopt_compression`: compressed buffer views (ATTRIBUTES, TRIANGLES and
+//!   INDICES, filters OCTAHEDRAL, QUATERNION and EXPONENTIAL, and for KHR version-1 vertex
+//!   streams and the COLOR filter) are decoded by the `meshopt` crate into their fallback
+//!   buffer before anything reads them; a corrupt stream is a [`GltfError::Meshopt`]. Draco (`KHR_draco_mesh_compression`) is not
 //!   read: a file that requires it is refused by name.
 //!
 //! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
@@ -39,7 +40,8 @@
 //!
 //! - `container`: GLB chunks or JSON text, version and schema checks, buffers (`data:` URIs and
 //!   external files).
-//! - `meshopt`: `EXT_meshopt_compression` buffer views, decoded into place.
+//! - `meshopt`: `KHR_meshopt_compression` / `EXT_meshopt_compression` buffer views, decoded
+//!   into place.
 //! - `accessors`: the import state ([`Rig`] notes, decoding budget) and checked accessor reads.
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
 //! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph

@@ -9,7 +9,7 @@
 use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::util::ReadOutputs;
 
-use super::accessors::{check_finite, Importer, SCALAR_F32};
+use super::accessors::{check_finite, Importer};
 use super::error::GltfError;
 use crate::rig::{Interpolation, RigMorphTarget, RigWeightChannel};
 
@@ -60,30 +60,9 @@ impl Importer<'_> {
     ) -> Result<Vec<[f32; 3]>, GltfError> {
         let allowed = if direction { DIRECTION_DELTAS } else { POSITION_DELTAS };
         let count = self.check_accessor(acc, what, allowed)?;
-        let integer = acc.data_type() != DataType::F32;
-        if direction && integer && !acc.normalized() {
-            return Err(GltfError::AccessorType {
-                accessor: acc.index(),
-                usage: what.to_owned(),
-                found: format!("{:?} of {:?}, not normalized", acc.dimensions(), acc.data_type()),
-            });
-        }
         self.check_count(count, n, what)?;
-        let get = self.data();
-        let norm = acc.normalized();
-        let v: Vec<[f32; 3]> = match acc.data_type() {
-            DataType::I8 => {
-                let raw = self.collect(gltf::accessor::Iter::<[i8; 3]>::new(acc.clone(), get), acc.index(), n)?;
-                let scale = |x: i8| if norm { (f32::from(x) / 127.0).max(-1.0) } else { f32::from(x) };
-                raw.into_iter().map(|c| c.map(scale)).collect()
-            }
-            DataType::I16 => {
-                let raw = self.collect(gltf::accessor::Iter::<[i16; 3]>::new(acc.clone(), get), acc.index(), n)?;
-                let scale = |x: i16| if norm { (f32::from(x) / 32767.0).max(-1.0) } else { f32::from(x) };
-                raw.into_iter().map(|c| c.map(scale)).collect()
-            }
-            _ => self.collect(gltf::accessor::Iter::<[f32; 3]>::new(acc.clone(), get), acc.index(), n)?,
-        };
+        // Floats, or signed bytes and shorts (`allowed`) dequantized as glTF maps them.
+        let v = self.read_floats::<3>(acc, n, what, direction)?;
         check_finite(v.iter().flatten(), || what.to_owned())?;
         Ok(v)
     }
@@ -121,29 +100,10 @@ impl Importer<'_> {
         targets: usize,
         label: &str,
     ) -> Result<Option<RigWeightChannel>, GltfError> {
-        let sampler = ch.sampler();
-        let interpolation = match sampler.interpolation() {
-            gltf::animation::Interpolation::Step => Interpolation::Step,
-            gltf::animation::Interpolation::Linear => Interpolation::Linear,
-            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-        };
+        let Some((interpolation, times)) = self.key_times(ai, ci, ch, label)? else { return Ok(None) };
+        let count = times.len();
         let reader = ch.reader(self.data());
-        let input = sampler.input();
-        let count = self.check_accessor(&input, &format!("{label} key times"), SCALAR_F32)?;
-        if count == 0 {
-            self.notes.push(format!("{label}: no keys; skipped"));
-            return Ok(None);
-        }
-        let times = self.collect(reader.read_inputs(), input.index(), count)?;
-        for (k, &t) in times.iter().enumerate() {
-            if !t.is_finite() {
-                return Err(GltfError::NonFinite { what: format!("animation {ai} channel {ci} key time {k}") });
-            }
-        }
-        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
-            return Err(GltfError::UnsortedKeyTimes { animation: ai, channel: ci, key: k + 1 });
-        }
-        let output = sampler.output();
+        let output = ch.sampler().output();
         let what = format!("{label} key values");
         let out_count = self.check_accessor(&output, &what, WEIGHT_VALUES)?;
         if output.data_type() != DataType::F32 && !output.normalized() {
