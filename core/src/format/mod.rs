@@ -115,7 +115,7 @@ pub use packed::PACKED_HEADER_LEN;
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"SINEW\0\r\n";
 /// Format version this build reads and writes.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 24;
 /// Offset of the first byte covered by the checksum.
