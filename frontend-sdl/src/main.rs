@@ -9,10 +9,14 @@ use sinew::clip::RotationInterpolation;
 use sinew_frontend::demo::{self, DemoOptions, GlRequest};
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::clip_error::measure_clips;
 use sinew_pipeline::dump::{dump, dump_pose, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
+use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
 use sinew_pipeline::graph_file::GraphFile;
 use sinew_pipeline::graph_run::{parse_set, run_graph, SetSpec};
 use sinew_pipeline::model::{Model, Skinning};
+use sinew_pipeline::rig::Rig;
+use sinew_pipeline::shells::{shells_from_mesh, uniform_shells};
 
 #[derive(Parser)]
 #[command(name = "sinew", version, about = "sinew: skeletal animation — bake, inspect and view models")]
@@ -51,6 +55,10 @@ enum Command {
         /// Distance of the virtual vertices from each joint, in meters.
         #[arg(long, default_value_t = 0.03)]
         shell: f64,
+        /// Set each joint's shell distance to its farthest mesh vertex (weight > 0) instead of
+        /// --shell, so the bound holds on the mesh's vertices.
+        #[arg(long)]
+        shell_from_mesh: bool,
         /// Split meshes into parts whose bone palettes hold at most N joints.
         #[arg(long)]
         palette: Option<usize>,
@@ -71,15 +79,36 @@ enum Command {
         /// How texels are stored: rgba8, or rgb565 (half the bytes, no alpha).
         #[arg(long, value_enum, default_value_t = TexelArg::Rgba8)]
         texture_format: TexelArg,
+        /// Animation graph file (JSON, see the README) to bake into the file, validated
+        /// against the model's clips.
+        #[arg(long)]
+        graph: Option<PathBuf>,
+        /// Name of the baked graph (default: the graph file's stem).
+        #[arg(long, requires = "graph")]
+        graph_name: Option<String>,
     },
     /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
     /// durations, key counts and morph-weight tracks.
     Info {
         /// A .sinew, .glb, .gltf or .md5mesh file.
         file: PathBuf,
-        /// md5 animation (for .md5mesh inputs).
+        /// md5 animation (for .md5mesh inputs, or an .md5mesh --source).
         #[arg(long)]
         anim: Option<PathBuf>,
+        /// For a .sinew file: the .glb, .gltf or .md5mesh it was baked from; each clip's error
+        /// is measured against it (at and between source keys, at the shell and on the mesh's
+        /// vertices). Imported files are always measured against themselves.
+        #[arg(long)]
+        source: Option<PathBuf>,
+        /// The bound the errors are compared with, in meters.
+        #[arg(long, default_value_t = 1.0e-4)]
+        tolerance: f64,
+        /// Shell distance of the measurement, in meters.
+        #[arg(long, default_value_t = 0.03)]
+        shell: f64,
+        /// Measure at each joint's farthest mesh vertex instead of --shell.
+        #[arg(long)]
+        shell_from_mesh: bool,
     },
     /// Time the runtime stages on a model's baked data. Prints one line per stage on stdout,
     /// `sinew <stage> <model> <ns_per_unit> <count>`: stage is sample, sample_call, blend, l2m,
@@ -90,7 +119,20 @@ enum Command {
     /// stderr.
     Bench {
         /// A .sinew, .glb, .gltf or .md5mesh file.
-        model: PathBuf,
+        #[arg(required_unless_present = "compression")]
+        model: Option<PathBuf>,
+        /// Instead, the compression benchmark: bake every animated clip of the shared models
+        /// under this directory (`../shared/assets`) with --tolerance and --shell, and print a
+        /// Markdown table of sizes (with ACL v2.1's recorded figures), errors measured
+        /// independently, bake times and sampling times.
+        #[arg(long, value_name = "ASSETS_DIR", conflicts_with_all = ["model", "crowd", "clip"])]
+        compression: Option<PathBuf>,
+        /// With --compression: the bound, in meters.
+        #[arg(long, default_value_t = 1.0e-4, requires = "compression")]
+        tolerance: f64,
+        /// With --compression: the shell distance, in meters.
+        #[arg(long, default_value_t = 0.03, requires = "compression")]
+        shell: f64,
         /// Clip name or index (default: the first).
         #[arg(long)]
         clip: Option<String>,
@@ -173,10 +215,15 @@ enum Command {
         /// 1/60 s instead of sampling a clip, and adds "graph_state" to the output.
         #[arg(long, conflicts_with_all = ["clip", "layers", "additive", "raw"])]
         graph: Option<PathBuf>,
-        /// Graph parameter change NAME=VALUE@SECONDS (repeatable): applies before the first
-        /// step starting at or after SECONDS. VALUE is a number, or true/false for bools and
-        /// triggers.
-        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set, requires = "graph")]
+        /// Run the animation graph baked in the model (`sinew bake --graph`) as --graph runs a
+        /// file: the one called NAME, or the first without a name.
+        #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "",
+              conflicts_with_all = ["graph", "clip", "layers", "additive", "raw"])]
+        graph_baked: Option<String>,
+        /// Graph parameter change NAME=VALUE@SECONDS (repeatable, with --graph or
+        /// --graph-baked): applies before the first step starting at or after SECONDS. VALUE
+        /// is a number, or true/false for bools and triggers.
+        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
         sets: Vec<SetSpec>,
     },
     /// Open the SDL2/OpenGL ES demo: the built-in scene, or a model viewer. With --frames or
@@ -231,6 +278,59 @@ enum GlArg {
     Desktop,
 }
 
+/// Loads a model as [`Model::load`] does, keeping the imported rig (`None` for `.sinew` files).
+fn load_with_rig(path: &Path, anim: Option<&Path>, opts: &BakeOptions) -> Result<(Model, Option<Rig>), Failure> {
+    if path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("sinew")) {
+        return Ok((Model::load(path, anim, opts).map_err(|e| fail(path, e))?, None));
+    }
+    let rig = sinew_pipeline::import::load(path, anim).map_err(|e| fail(path, e))?;
+    let model = Model::from_rig(&rig, opts).map_err(|e| fail(path, e))?;
+    Ok((model, Some(rig)))
+}
+
+/// Measures the clips of `model` against `rig` (see `sinew_pipeline::clip_error`) and writes
+/// one line per clip: the bound, the largest shell error and the largest vertex error.
+fn print_clip_errors(
+    rig: &Rig,
+    model: &Model,
+    opts: &BakeOptions,
+    source: &Path,
+    line: &mut dyn FnMut(String) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let from_mesh = if opts.shell_from_mesh { shells_from_mesh(rig) } else { None };
+    let (shells, shell) = match from_mesh {
+        Some(s) => (s, "each joint's farthest vertex".to_owned()),
+        None => (uniform_shells(rig, opts.shell), format!("a {} m shell", opts.shell)),
+    };
+    for e in measure_clips(rig, model, &shells).map_err(|e| fail(source, e))? {
+        line(e.describe(opts.tolerance, &shell))?;
+    }
+    Ok(())
+}
+
+/// `sinew bench --compression`: the table of `sinew_pipeline::compression` on the shared
+/// models under `assets`.
+fn bench_compression(assets: &Path, tolerance: f64, shell: f64, out: &mut Out) -> Result<(), Failure> {
+    if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
+        return Err(Failure { file: None, message: "--tolerance must be > 0 and --shell ≥ 0".into(), code: 2 });
+    }
+    let opts = BakeOptions { tolerance, shell, ..BakeOptions::default() };
+    let mut rows = Vec::new();
+    for (path, anim) in sinew_pipeline::compression::shared_models(assets) {
+        let rig = sinew_pipeline::import::load(&path, anim.as_deref()).map_err(|e| fail(&path, e))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let r = sinew_pipeline::compression::run_rig(stem, &rig, &opts).map_err(|e| fail(&path, e))?;
+        for row in &r {
+            eprintln!("{} '{}': {} bytes in {:.0} ms", row.model, row.clip, row.sinew_bytes, row.bake_ms);
+        }
+        rows.extend(r);
+    }
+    for l in sinew_pipeline::compression::table(&rows).lines() {
+        out.line(format_args!("{l}"))?;
+    }
+    Ok(())
+}
+
 /// A failure to report: one line naming the file and the problem, and the exit code.
 struct Failure {
     file: Option<PathBuf>,
@@ -242,23 +342,41 @@ fn fail(file: &Path, message: impl ToString) -> Failure {
     Failure { file: Some(file.to_path_buf()), message: message.to_string(), code: 2 }
 }
 
-/// `sinew dump --graph`: runs the graph file on the model to `time` and prints the dump's JSON
-/// with `"graph_state"` (morph targets at their default weights).
+/// Where `sinew dump` takes its graph from.
+enum GraphSource {
+    /// A JSON graph file.
+    File(PathBuf),
+    /// A graph baked in the model: by name, or the first (`""`).
+    Baked(String),
+}
+
+/// `sinew dump --graph` and `--graph-baked`: runs the graph on the model to `time` and prints
+/// the dump's JSON with `"graph_state"` (morph targets at their default weights).
 #[allow(clippy::too_many_arguments)]
 fn dump_graph(
     model: &Model,
     path: &Path,
-    graph_path: &Path,
+    source: &GraphSource,
     sets: &[SetSpec],
     time: f32,
     skin: usize,
     skinning: SkinningArg,
     mesh_node: Option<usize>,
 ) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
-    let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())
-        .map_err(|e| fail(graph_path, e))?;
-    let (pose, state) = run_graph(model, &file, sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?;
+    let asset = model.asset();
+    let (pose, state) = match source {
+        GraphSource::File(graph_path) => {
+            let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+            let file = GraphFile::parse(&text, |key| model.find_clip(key), asset.num_clips())
+                .map_err(|e| fail(graph_path, e))?;
+            run_graph(model, file.parts().graph(), sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?
+        }
+        GraphSource::Baked(name) => {
+            let name = (!name.is_empty()).then_some(name.as_str());
+            let baked = baked_graph(&asset, name).map_err(|e| fail(path, e))?;
+            run_graph(model, baked.graph(), sets, time, |_, _, _| {}).map_err(|e| fail(path, e))?
+        }
+    };
     let opts = DumpOptions {
         skin,
         skinning: match skinning {
@@ -295,12 +413,15 @@ fn run(command: Command) -> Result<(), Failure> {
             anim,
             tolerance,
             shell,
+            shell_from_mesh,
             palette,
             influences,
             lossless,
             max_work,
             texture_size,
             texture_format,
+            graph,
+            graph_name,
         } => {
             if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
                 return Err(Failure {
@@ -320,6 +441,7 @@ fn run(command: Command) -> Result<(), Failure> {
             let opts = BakeOptions {
                 tolerance,
                 shell,
+                shell_from_mesh,
                 palette,
                 max_influences: influences,
                 lossless,
@@ -327,7 +449,18 @@ fn run(command: Command) -> Result<(), Failure> {
                 texture_size,
                 texture_format,
             };
-            let model = Model::load(&input, anim.as_deref(), &opts).map_err(|e| fail(&input, e))?;
+            let (mut model, rig) = load_with_rig(&input, anim.as_deref(), &opts)?;
+            if let Some(graph_path) = &graph {
+                let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+                let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())
+                    .map_err(|e| fail(graph_path, e))?;
+                let stem = graph_path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
+                let name = graph_name.as_deref().unwrap_or(stem);
+                let bytes = bake_graph(model.bytes(), name, &file).map_err(|e| fail(graph_path, e))?;
+                let report = model.report.take();
+                model = Model::from_bytes(&model.name, bytes).map_err(|e| fail(graph_path, e))?;
+                model.report = report;
+            }
             std::fs::write(&output, model.bytes()).map_err(|e| fail(&output, e))?;
             print_info(&model, &mut Out::new())?;
             if let Some(r) = &model.report {
@@ -375,10 +508,20 @@ fn run(command: Command) -> Result<(), Failure> {
                     eprintln!("dropped {} degenerate triangles (a vertex used twice)", r.degenerate_triangles);
                 }
             }
+            if let Some(rig) = &rig {
+                print_clip_errors(rig, &model, &opts, &input, &mut |l| {
+                    eprintln!("{l}");
+                    Ok(())
+                })?;
+            }
             eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
             Ok(())
         }
-        Command::Bench { model: path, clip, anim, crowd } => {
+        Command::Bench { model: path, compression, tolerance, shell, clip, anim, crowd } => {
+            let Some(path) = path else {
+                let assets = compression.unwrap_or_default();
+                return bench_compression(&assets, tolerance, shell, &mut Out::new());
+            };
             let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
             let mut out = Out::new();
             if let Some(n) = crowd {
@@ -440,9 +583,24 @@ fn run(command: Command) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Command::Info { file, anim } => {
-            let model = Model::load(&file, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&file, e))?;
-            print_info(&model, &mut Out::new())
+        Command::Info { file, anim, source, tolerance, shell, shell_from_mesh } => {
+            if !(tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite()) {
+                return Err(Failure {
+                    file: None, message: "--tolerance must be > 0 and --shell ≥ 0".into(), code: 2
+                });
+            }
+            let opts = BakeOptions { tolerance, shell, shell_from_mesh, ..BakeOptions::default() };
+            let (model, rig) = load_with_rig(&file, anim.as_deref(), &opts)?;
+            let mut out = Out::new();
+            print_info(&model, &mut out)?;
+            let (rig, measured) = match (rig, source) {
+                (Some(rig), _) => (rig, file),
+                (None, Some(src)) => {
+                    (sinew_pipeline::import::load(&src, anim.as_deref()).map_err(|e| fail(&src, e))?, src)
+                }
+                (None, None) => return Ok(()),
+            };
+            print_clip_errors(&rig, &model, &opts, &measured, &mut |l| out.line(format_args!("{l}")))
         }
         Command::Dump {
             model: path,
@@ -456,6 +614,7 @@ fn run(command: Command) -> Result<(), Failure> {
             layers,
             additive,
             graph,
+            graph_baked,
             sets,
         } => {
             let opts = if raw {
@@ -476,8 +635,16 @@ fn run(command: Command) -> Result<(), Failure> {
             if !time.is_finite() {
                 return Err(Failure { file: None, message: "--time must be finite".into(), code: 2 });
             }
-            if let Some(graph_path) = graph {
-                return dump_graph(&model, &path, &graph_path, &sets, time, skin, skinning, mesh_node);
+            let source = match (graph, graph_baked) {
+                (Some(file), _) => Some(GraphSource::File(file)),
+                (None, Some(name)) => Some(GraphSource::Baked(name)),
+                (None, None) => None,
+            };
+            if let Some(source) = source {
+                return dump_graph(&model, &path, &source, &sets, time, skin, skinning, mesh_node);
+            }
+            if !sets.is_empty() {
+                return Err(Failure { file: None, message: "--set needs --graph or --graph-baked".into(), code: 2 });
             }
             let json = dump(
                 &model,
@@ -626,6 +793,23 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
                 t.height(),
                 t.format(),
                 t.texels().len()
+            ))?;
+        }
+    }
+    for i in 0..a.num_graphs() {
+        if let Some(g) = a.graph(i) {
+            let states: Vec<&str> = (0..g.num_states()).filter_map(|s| g.state_name(s)).collect();
+            let parameters: Vec<&str> = (0..g.num_parameters()).filter_map(|p| g.parameter_name(p)).collect();
+            out.line(format_args!(
+                "graph {i} '{}': {} states [{}], {} parameters [{}], {} transitions, initial '{}', {} bytes",
+                g.name(),
+                states.len(),
+                states.join(", "),
+                parameters.len(),
+                parameters.join(", "),
+                g.num_transitions(),
+                g.state_name(g.initial()).unwrap_or("?"),
+                g.byte_len()
             ))?;
         }
     }

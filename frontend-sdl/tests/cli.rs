@@ -296,6 +296,14 @@ fn bake_info_dump_round_trip() {
             |s: &str| -> Vec<String> { s.lines().filter(|l| !l.starts_with("note:")).map(str::to_owned).collect() };
         assert_eq!(summary(&bake_out), summary(&info), "{stem}: bake vs info summary");
         assert!(info.lines().any(|l| l.starts_with("joints ")) && info.contains("clip 0 "), "{stem}: {info}");
+        // Measured against its source, every clip reports its errors and meets the bound at the shell.
+        let mut info_args = vec!["info", p(&baked), "--source", p(&src)];
+        if let Some(a) = &anim {
+            info_args.extend(["--anim", p(a)]);
+        }
+        let measured = assert_ok(&sinew(&info_args), "info --source");
+        let errors: Vec<&str> = measured.lines().filter(|l| l.contains("bound 1.0e-4 m at a 0.03 m shell")).collect();
+        assert!(!errors.is_empty() && errors.iter().all(|l| l.contains(" m (within bound;")), "{stem}: {measured}");
         let mut src_dump = vec!["dump", p(&src)];
         if let Some(a) = &anim {
             src_dump.extend(["--anim", p(a)]);

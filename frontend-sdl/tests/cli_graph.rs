@@ -103,3 +103,48 @@ fn mistakes_exit_2_with_one_line() {
         assert!(err.starts_with(&format!("sinew: {}: ", g.display())) && err.contains(needle), "{name}: {err}");
     }
 }
+
+#[test]
+fn a_baked_graph_dumps_as_its_file_and_info_lists_it() {
+    let g = graph_file("locomotion.json", GRAPH);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-graph/fox-graph.sinew");
+    let (fox, g, o) = (fox(), g, out);
+    let (fox, g, o) = (fox.to_str().unwrap(), g.to_str().unwrap(), o.to_str().unwrap());
+    let bake = sinew(&["bake", fox, "-o", o, "--graph", g]);
+    assert!(bake.status.success(), "{}", String::from_utf8_lossy(&bake.stderr));
+    let info = sinew(&["info", o]);
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(
+        info.contains(
+            "graph 0 'locomotion': 2 states [idle, move], 1 parameters [speed], 2 transitions, initial 'idle'"
+        ),
+        "{info}"
+    );
+    for (sets, t) in [
+        (&[][..], "0.5"),
+        (&["--set", "speed=2@1.0"][..], "1.1"),
+        (&["--set", "speed=2@1.0", "--set", "speed=0@2"][..], "2.1"),
+    ] {
+        let mut from_file = vec!["dump", fox, "--graph", g, "--time", t];
+        from_file.extend_from_slice(sets);
+        let mut from_bake = vec!["dump", o, "--graph-baked", "--time", t];
+        from_bake.extend_from_slice(sets);
+        let (a, b) = (sinew(&from_file), sinew(&from_bake));
+        assert!(a.status.success() && b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+        assert_eq!(a.stdout, b.stdout, "at {t} with {sets:?}");
+    }
+    let named = sinew(&["dump", o, "--graph-baked", "locomotion", "--time", "0.1"]);
+    assert!(named.status.success());
+    // A missing graph, a graph on a file without one, an unknown parameter: exit 2, one line.
+    for args in [
+        vec!["dump", o, "--graph-baked", "other"],
+        vec!["dump", fox, "--graph-baked"],
+        vec!["dump", o, "--graph-baked", "--set", "pace=1@0"],
+        vec!["dump", fox, "--set", "speed=1@0"],
+    ] {
+        let r = sinew(&args);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}

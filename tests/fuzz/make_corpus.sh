@@ -37,6 +37,8 @@ bake "$assets/gltf/Fox/Fox.glb" --palette 8 --influences 8 -o "$corpus/asset_par
 # Morph targets and weight tracks (quantized and f32).
 bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" -o "$corpus/asset_parse/AnimatedMorphCube.sinew"
 bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" --lossless -o "$corpus/asset_parse/AnimatedMorphCube-lossless.sinew"
+# An animation graph section (the issue's minimal graph on Fox).
+bake "$assets/gltf/Fox/Fox.glb" --graph "$seeds/graph/fox.json" -o "$corpus/asset_parse/Fox-graph.sinew"
 
 # md5 text: the hand-written arm and Bob, alone and paired.
 cp "$seeds/md5/arm.md5mesh" "$corpus/md5mesh/"

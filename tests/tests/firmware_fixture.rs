@@ -9,7 +9,9 @@
 //!   low-poly shell per capsule: a triangular antiprism, six of the capsule's own vertices (with
 //!   their skin weights) in two twisted rings near the capsule's ends, joined by 8
 //!   outward-facing triangles;
-//! - no normals (the firmware draws it flat-shaded), at most 4 influences per vertex.
+//! - no normals (the firmware draws it flat-shaded), at most 4 influences per vertex;
+//! - the animation graph [`GRAPH`], baked as the graph section `character` (what
+//!   `sinew bake --graph` does).
 //!
 //! `fixture_matches_its_generator` regenerates the bytes in memory and requires them to equal
 //! the committed file. After a change to the humanoid or to the baker, rewrite the file with
@@ -25,10 +27,22 @@ use std::path::{Path, PathBuf};
 use sinew::asset::Asset;
 use sinew_pipeline::bake::{bake, BakeOptions};
 use sinew_pipeline::builtin::humanoid_rig;
+use sinew_pipeline::graph_bake::bake_graph;
+use sinew_pipeline::graph_file::GraphFile;
 use sinew_pipeline::rig::{Rig, RigPrimitive};
 
 /// The clips kept, in this order (the firmware plays clip 0 and crossfades to clip 1).
 const CLIPS: [&str; 2] = ["walk", "run"];
+
+/// The character's animation graph: `walk`, and `stride`, a phase-synced 1D space of `walk`
+/// (speed 1) and `run` (speed 3); an inertialized switch to `stride` once `speed` exceeds 1.5
+/// and a synced smoothstep crossfade back on the trigger `stop`.
+const GRAPH: &str = r#"{"parameters": {"speed": 1.0, "stop": "trigger"},
+ "states": [{"name": "walk", "clip": "walk"},
+            {"name": "stride", "blend1d": {"parameter": "speed", "clips": [["walk", 1.0], ["run", 3.0]], "sync": true}}],
+ "transitions": [{"from": "walk", "to": "stride", "when": "speed > 1.5", "duration": 0.3, "blend": "inertialize"},
+                 {"from": "stride", "to": "walk", "when": "stop", "duration": 0.2, "curve": "smoothstep", "sync": true}],
+ "initial": "walk"}"#;
 
 /// Axial positions of the two rings, as fractions of the pole-to-pole length.
 const RINGS: [f64; 2] = [0.15, 0.85];
@@ -220,7 +234,11 @@ fn generate() -> Vec<u8> {
     // stays quantized.
     let options =
         BakeOptions { tolerance: 1.0e-3, max_influences: 4, lossless: false, palette: None, ..BakeOptions::default() };
-    bake(&fixture_rig(), &options).expect("the humanoid bakes").0
+    let bytes = bake(&fixture_rig(), &options).expect("the humanoid bakes").0;
+    let asset = Asset::parse(&bytes).expect("the bake parses");
+    let clip = |key: &str| CLIPS.iter().position(|c| *c == key);
+    let graph = GraphFile::parse(GRAPH, clip, asset.num_clips()).expect("the graph reads");
+    bake_graph(&bytes, "character", &graph).expect("the graph bakes")
 }
 
 #[test]
@@ -253,6 +271,8 @@ fn fixture_is_the_small_humanoid() {
     assert_eq!(skeleton.num_joints(), rig.joints.len());
     let names: Vec<&str> = (0..asset.num_clips()).map(|i| asset.clip(i).unwrap().name()).collect();
     assert_eq!(names, CLIPS);
+    let graph = asset.graph_by_name("character").unwrap();
+    assert_eq!((graph.num_states(), graph.num_parameters(), graph.num_transitions()), (2, 2, 2));
     for i in 0..asset.num_clips() {
         let clip = asset.clip(i).unwrap();
         for t in 0..clip.num_tracks() {

@@ -17,6 +17,7 @@ use crate::format::*;
 use crate::morph::{MorphTargets, WeightTracks};
 
 mod clip;
+mod graph;
 mod mesh;
 mod morph;
 mod skeleton;
@@ -26,6 +27,7 @@ mod texture;
 // The byte layout's paths as other crates use them: `sinew::asset::format::*`,
 // `sinew::asset::writer::Writer`, `sinew::asset::{crc32, ParseError}`.
 pub use crate::format::{self, crc32, writer, ParseError};
+pub use graph::{write_graph, GraphBuffers, GraphData};
 pub use mesh::{MeshData, MeshPart};
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
@@ -48,6 +50,7 @@ pub struct Asset<'a> {
     textures: KindRun,
     morphs: KindRun,
     weights: KindRun,
+    graphs: KindRun,
 }
 
 /// Where the sections of one kind are in the table: `count` consecutive entries from `first`.
@@ -161,6 +164,7 @@ impl<'a> Asset<'a> {
             textures: empty,
             morphs: empty,
             weights: empty,
+            graphs: empty,
         };
         // Bodies in table order, after the table, disjoint; each known kind in one run.
         let mut end = HEADER_LEN + section_count * SECTION_ENTRY_LEN;
@@ -178,6 +182,7 @@ impl<'a> Asset<'a> {
                 KIND_TEXTURE => asset.textures.push(i),
                 KIND_MORPH => asset.morphs.push(i),
                 KIND_WEIGHTS => asset.weights.push(i),
+                KIND_GRAPH => asset.graphs.push(i),
                 _ => true,
             };
             if !grouped {
@@ -230,6 +235,11 @@ impl<'a> Asset<'a> {
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
             previous = Some(morph::parse_weights(body, i as u16, &asset, previous).map_err(overrun(i as u16))?);
         }
+        for n in 0..asset.graphs.count {
+            let i = asset.graphs.first + n;
+            let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
+            GraphData::parse(body, i as u16, asset.clips.count).map_err(overrun(i as u16))?;
+        }
         Ok(asset)
     }
 
@@ -257,6 +267,7 @@ impl<'a> Asset<'a> {
             textures: empty,
             morphs: empty,
             weights: empty,
+            graphs: empty,
         };
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
@@ -282,6 +293,9 @@ impl<'a> Asset<'a> {
                 }
                 KIND_WEIGHTS => {
                     asset.weights.push(i);
+                }
+                KIND_GRAPH => {
+                    asset.graphs.push(i);
                 }
                 _ => {}
             }
@@ -317,6 +331,7 @@ impl<'a> Asset<'a> {
             KIND_MESH => self.meshes,
             KIND_CLIP => self.clips,
             KIND_TEXTURE => self.textures,
+            KIND_GRAPH => self.graphs,
             _ => return None,
         };
         let i = run.index(n)?;
@@ -372,6 +387,22 @@ impl<'a> Asset<'a> {
     pub fn texture(&self, i: usize) -> Option<TextureData<'a>> {
         let (_, b) = self.nth_of_kind(KIND_TEXTURE, i)?;
         TextureData::view(b)
+    }
+    /// Number of animation graphs.
+    #[must_use]
+    pub fn num_graphs(&self) -> usize {
+        self.graphs.count
+    }
+    /// Animation graph `i` (its clip indices are this file's).
+    #[must_use]
+    pub fn graph(&self, i: usize) -> Option<GraphData<'a>> {
+        let (_, b) = self.nth_of_kind(KIND_GRAPH, i)?;
+        GraphData::view(b)
+    }
+    /// The first animation graph called `name`.
+    #[must_use]
+    pub fn graph_by_name(&self, name: &str) -> Option<GraphData<'a>> {
+        (0..self.graphs.count).filter_map(|i| self.graph(i)).find(|g| g.name() == name)
     }
     /// The first clip called `name`.
     #[must_use]

@@ -875,3 +875,252 @@ fn soa_cache_is_finite_over_the_widest_clip_range() {
         }
     }
 }
+
+/// The graph section: written by `write_graph`, validated by `Asset::parse`, read back by
+/// `GraphData::to_graph` in f32 and Q16.
+mod graph_section {
+    use super::super::graph::write_graph;
+    use super::*;
+    use crate::graph::{
+        BlendPoint, Condition, FadeCurve, Graph, GraphError, Parameter, ParameterKind, Span, State, StateKind, Test,
+        Transition, TransitionBlend,
+    };
+    use crate::real::Q16;
+
+    const PARAMETERS: [Parameter<'static, f32>; 4] = [
+        Parameter { name: "speed", kind: ParameterKind::Float(0.5) },
+        Parameter { name: "side", kind: ParameterKind::Float(-1.0) },
+        Parameter { name: "grounded", kind: ParameterKind::Bool(true) },
+        Parameter { name: "jump", kind: ParameterKind::Trigger },
+    ];
+    const STATES: [State<'static>; 4] = [
+        State { name: "idle", kind: StateKind::Clip(0), looping: true },
+        State {
+            name: "move",
+            kind: StateKind::Blend1d { parameter: 0, points: Span::new(0, 2), sync: true },
+            looping: true,
+        },
+        State {
+            name: "strafe",
+            kind: StateKind::Blend2d { x: 1, y: 0, points: Span::new(2, 3), sync: false },
+            looping: true,
+        },
+        State { name: "jump", kind: StateKind::Clip(1), looping: false },
+    ];
+    const POINTS: [BlendPoint<f32>; 5] = [
+        BlendPoint { clip: 0, position: [1.0, 0.0] },
+        BlendPoint { clip: 1, position: [3.0, 0.0] },
+        BlendPoint { clip: 0, position: [0.0, 1.0] },
+        BlendPoint { clip: 1, position: [0.0, 3.0] },
+        BlendPoint { clip: 1, position: [1.0, 0.0] },
+    ];
+    const CONDITIONS: [Condition<f32>; 5] = [
+        Condition { parameter: 0, test: Test::Greater(0.1) },
+        Condition { parameter: 0, test: Test::AtMost(0.1) },
+        Condition { parameter: 3, test: Test::Triggered },
+        Condition { parameter: 2, test: Test::True },
+        Condition { parameter: 1, test: Test::Less(-0.5) },
+    ];
+    const TRANSITIONS: [Transition<f32>; 4] = [
+        Transition {
+            from: Some(0),
+            to: 1,
+            conditions: Span::new(0, 1),
+            exit_time: None,
+            duration: 0.3,
+            blend: TransitionBlend::Inertialize,
+        },
+        Transition {
+            from: Some(1),
+            to: 0,
+            conditions: Span::new(1, 1),
+            exit_time: None,
+            duration: 0.25,
+            blend: TransitionBlend::Crossfade { curve: FadeCurve::SmoothStep, sync: true },
+        },
+        Transition {
+            from: None,
+            to: 3,
+            conditions: Span::new(2, 2),
+            exit_time: None,
+            duration: 0.1,
+            blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false },
+        },
+        Transition {
+            from: Some(3),
+            to: 2,
+            conditions: Span::new(4, 1),
+            exit_time: Some(1.0),
+            duration: 0.2,
+            blend: TransitionBlend::Inertialize,
+        },
+    ];
+
+    fn graph() -> Graph<'static, f32> {
+        Graph {
+            parameters: &PARAMETERS,
+            states: &STATES,
+            transitions: &TRANSITIONS,
+            points: &POINTS,
+            conditions: &CONDITIONS,
+            initial: 0,
+        }
+    }
+
+    /// A file of a two-joint skeleton, two empty clips and `graph` as "locomotion"; returns
+    /// its length and the graph section's offset. `patch` edits the section before the
+    /// checksum is taken.
+    fn file(buf: &mut [u8], graph: &Graph<'_, f32>, patch: impl Fn(&mut [u8])) -> (usize, usize) {
+        let mut w = Writer::new(buf);
+        let table = w.begin_file(4);
+        let s = w.len();
+        w.u16(2);
+        w.i16(-1);
+        w.i16(0);
+        for _ in 0..2 {
+            f32s(&mut w, &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
+        }
+        w.str("a");
+        w.str("b");
+        w.section(table, 0, KIND_SKELETON, s);
+        for (i, name) in ["walk", "run"].into_iter().enumerate() {
+            let s = w.len();
+            w.str(name);
+            w.f32(0.0);
+            w.f32(1.0);
+            w.u16(0);
+            w.section(table, 1 + i, KIND_CLIP, s);
+        }
+        let s = w.len();
+        write_graph(&mut w, "locomotion", graph).unwrap();
+        w.section(table, 3, KIND_GRAPH, s);
+        let len = w.finish();
+        patch(&mut buf[s..len]);
+        // The checksum over the patched bytes.
+        let crc = crc32(&buf[CRC_START..len]);
+        buf[16..20].copy_from_slice(&crc.to_le_bytes());
+        (len, s)
+    }
+
+    #[test]
+    fn written_graph_reads_back_in_f32_and_q16() {
+        let mut buf = [0u8; 2048];
+        let (len, _) = file(&mut buf, &graph(), |_| {});
+        let asset = Asset::parse(&buf[..len]).unwrap();
+        assert_eq!(asset.num_graphs(), 1);
+        let g = asset.graph_by_name("locomotion").unwrap();
+        assert_eq!((g.num_parameters(), g.num_states(), g.num_transitions()), (4, 4, 4));
+        assert_eq!((g.state_name(2), g.parameter_name(3), g.state_name(4)), (Some("strafe"), Some("jump"), None));
+
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 4];
+        let mut t = [Transition::default(); 4];
+        let mut b = [BlendPoint::default(); 8];
+        let mut c = [Condition::default(); 5];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        assert_eq!(g.to_graph(buffers, asset.num_clips()).unwrap(), graph());
+
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 4];
+        let mut t = [Transition::default(); 4];
+        let mut b = [BlendPoint::default(); 5];
+        let mut c = [Condition::default(); 5];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        let q = g.to_graph::<Q16>(buffers, 2).unwrap();
+        assert_eq!(q.parameters[1].kind, ParameterKind::Float(Q16::from_f32(-1.0)));
+        assert_eq!(q.conditions[0].test, Test::Greater(Q16::from_f32(0.1)));
+        assert_eq!(q.transitions[3].exit_time, Some(Q16::ONE));
+        assert_eq!(q.states, &STATES);
+
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 4];
+        let mut t = [Transition::default(); 4];
+        let mut b = [BlendPoint::default(); 4];
+        let mut c = [Condition::default(); 5];
+        let short = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        assert_eq!(g.to_graph::<f32>(short, 2), Err(GraphError::Storage { list: "points", needed: 5, capacity: 4 }));
+    }
+
+    /// Offsets in the section of this graph's records (after "locomotion": 1 + 10 + 2 + 10).
+    const RECORDS: usize = 23;
+    const STATE: usize = RECORDS + 4 * GRAPH_PARAMETER_LEN;
+    const TRANSITION: usize = STATE + 4 * GRAPH_STATE_LEN;
+    const POINT: usize = TRANSITION + 4 * GRAPH_TRANSITION_LEN;
+    const CONDITION: usize = POINT + 5 * GRAPH_POINT_LEN;
+
+    fn parse_patched(patch: impl Fn(&mut [u8])) -> Result<(), ParseError> {
+        let mut buf = [0u8; 2048];
+        let (len, _) = file(&mut buf, &graph(), patch);
+        Asset::parse(&buf[..len]).map(|_| ())
+    }
+
+    fn bad(part: GraphPart, index: u16) -> Result<(), ParseError> {
+        Err(ParseError::BadGraph { section: 3, part, index })
+    }
+
+    #[test]
+    fn bad_graph_sections_are_refused_with_what_is_wrong() {
+        assert_eq!(parse_patched(|_| {}), Ok(()));
+        // Unknown codes and reserved bytes.
+        assert_eq!(parse_patched(|b| b[RECORDS + GRAPH_PARAMETER_LEN] = 7), bad(GraphPart::Parameter, 1));
+        assert_eq!(parse_patched(|b| b[RECORDS + 1] = 1), bad(GraphPart::Parameter, 0));
+        assert_eq!(parse_patched(|b| b[STATE + GRAPH_STATE_LEN + 1] = 0x80), bad(GraphPart::State, 1));
+        assert_eq!(parse_patched(|b| b[TRANSITION + 8] = 2), bad(GraphPart::Transition, 0));
+        assert_eq!(parse_patched(|b| b[CONDITION + 2 * GRAPH_CONDITION_LEN + 2] = 9), bad(GraphPart::Condition, 2));
+        assert_eq!(parse_patched(|b| b[POINT + 3 * GRAPH_POINT_LEN + 2] = 1), bad(GraphPart::State, 2));
+        // A bool with a default other than 0 or 1.
+        assert_eq!(parse_patched(|b| b[RECORDS + 2 * GRAPH_PARAMETER_LEN + 4] = 1), bad(GraphPart::Parameter, 2));
+        // Rules of `Graph::validate`: a clip past the file's, a transition to a missing state,
+        // a condition on a parameter of another kind, 1D positions out of order, a NaN
+        // duration, a repeated state name, a missing initial state.
+        assert_eq!(parse_patched(|b| b[STATE + 2] = 2), bad(GraphPart::State, 0));
+        assert_eq!(parse_patched(|b| b[TRANSITION + 2] = 4), bad(GraphPart::Transition, 0));
+        assert_eq!(parse_patched(|b| b[CONDITION + 3 * GRAPH_CONDITION_LEN] = 0), bad(GraphPart::Condition, 3));
+        assert_eq!(
+            parse_patched(
+                |b| b[POINT + GRAPH_POINT_LEN + 4..POINT + GRAPH_POINT_LEN + 8].copy_from_slice(&0.5f32.to_le_bytes())
+            ),
+            bad(GraphPart::State, 1)
+        );
+        assert_eq!(
+            parse_patched(|b| b[TRANSITION + 16..TRANSITION + 20].copy_from_slice(&f32::NAN.to_le_bytes())),
+            bad(GraphPart::Transition, 0)
+        );
+        let names = CONDITION + 5 * GRAPH_CONDITION_LEN;
+        // "speed", "side", "grounded", "jump", then "idle": make "idle" "move"'s twin.
+        let idle = names + 6 + 5 + 9 + 5 + 1;
+        assert_eq!(parse_patched(|b| b[idle..idle + 4].copy_from_slice(b"move")), bad(GraphPart::State, 1));
+        assert_eq!(parse_patched(|b| b[11] = 9), bad(GraphPart::Header, 0));
+        // Too many states for the records that follow.
+        assert!(matches!(parse_patched(|b| b[15] = 200), Err(ParseError::SectionOverrun { section: 3 })));
+    }
+
+    #[test]
+    fn every_byte_of_a_graph_section_flipped_parses_or_fails_cleanly() {
+        let mut buf = [0u8; 2048];
+        let (len, start) = file(&mut buf, &graph(), |_| {});
+        for at in (0..len - start).step_by(if cfg!(miri) { 17 } else { 1 }) {
+            for bit in [0x01u8, 0x80] {
+                let _ = parse_patched(|b| b[at] ^= bit);
+            }
+        }
+    }
+}

@@ -212,6 +212,18 @@ pub enum ParseError {
         /// Section index.
         section: u16,
     },
+    /// A graph section has an unknown code, a reserved byte that is not 0, more parameters or
+    /// states than its limits, or a record that breaks the graph's rules (an index out of
+    /// range, a condition on a parameter of another kind, a repeated name, positions out of
+    /// order, a negative duration…).
+    BadGraph {
+        /// Section index.
+        section: u16,
+        /// What is wrong.
+        part: GraphPart,
+        /// Its index in its list (0 for the graph as a whole).
+        index: u16,
+    },
     /// A mesh part's material has an unknown wrap mode, filter or flag, a texture without
     /// texture coordinates, or the vertex-color flag without vertex colors.
     BadMaterial {
@@ -229,6 +241,33 @@ pub enum ParseError {
         /// The texture index found.
         texture: u16,
     },
+}
+
+/// The part of a graph section that [`ParseError::BadGraph`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphPart {
+    /// The header: counts over their limits, or no initial state.
+    Header,
+    /// A parameter (its kind, default or name).
+    Parameter,
+    /// A state (its kind, flags, clip, parameters, points or name).
+    State,
+    /// A transition (its states, conditions, blend or times).
+    Transition,
+    /// A condition (its test, parameter or value).
+    Condition,
+}
+
+impl fmt::Display for GraphPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Header => "header",
+            Self::Parameter => "parameter",
+            Self::State => "state",
+            Self::Transition => "transition",
+            Self::Condition => "condition",
+        })
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -290,6 +329,9 @@ impl fmt::Display for ParseError {
                 write!(f, "clip section {section}, track {track}: key times not strictly increasing within the clip")
             }
             Self::BadTimeRange { section } => write!(f, "clip section {section}: start is after end"),
+            Self::BadGraph { section, part, index } => {
+                write!(f, "graph section {section}: {part} {index} is invalid")
+            }
             Self::BadTexture { section } => {
                 write!(f, "texture section {section}: bad texel format, flags, dimensions or texel data length")
             }

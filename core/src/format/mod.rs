@@ -14,7 +14,8 @@
 //!   crc32        u32      CRC-32 of bytes [20 .. file_len): everything after this field
 //!   section_cnt  u32
 //! section table: section_cnt × 12 bytes
-//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT (others are skipped)
+//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT | GRPH (others are
+//!                         skipped)
 //!   offset       u32      from the start of the file
 //!   length       u32
 //! sections: each starts at or after the end of the table and of the section before it in the
@@ -95,6 +96,28 @@
 //!                splines); FORMAT_QUANTIZED (step and linear): u16 times as CLIP's, `min`
 //!                f32, `scale` f32, then u16 × targets per key decoded as
 //!                `min + scale · q / 65536`
+//! GRPH (version 3; animation graphs, the definition of a state machine each, see
+//!   `crate::graph`; after the clips they play)
+//!   name         u8 len + bytes
+//!   initial      u16              (the state playing first)
+//!   counts       u16 × 5          parameters (≤ MAX_GRAPH_PARAMETERS), states
+//!                                 (≤ MAX_GRAPH_STATES), transitions, points, conditions
+//!   parameters   × 8 bytes: kind u8 (PARAM_*), reserved u8 × 3 = 0, default f32
+//!                (float: its value; bool: 0 or 1; trigger: 0)
+//!   states       × 12 bytes: kind u8 (STATE_*), flags u8 (STATE_FLAG_*), a u16 (the clip,
+//!                or the blend parameter: x in 2D), b u16 (y in 2D, else NONE), points
+//!                start u16 and count u16 (0 0 for a clip state), reserved u16 = 0
+//!   transitions  × 20 bytes: from u16 (NONE: any state), to u16, conditions start u16 and
+//!                count u16, blend u8 (BLEND_*), curve u8 (CURVE_*; 0 when inertialized),
+//!                flags u8 (TRANSITION_FLAG_*), reserved u8 = 0, exit_time f32 (0 without
+//!                the exit-time flag), duration f32
+//!   points       × 12 bytes: clip u16, reserved u16 = 0, position x f32, y f32 (0 in 1D)
+//!   conditions   × 8 bytes: parameter u16, test u8 (TEST_*), reserved u8 = 0, value f32
+//!                (0 for bool and trigger tests)
+//!   names        (parameters + states) × (u8 len, UTF-8 bytes): the parameters' then the
+//!                states'
+//!   (every index in range, kinds matching, positions and times as `Graph::validate` wants:
+//!   the section is checked by the same rules)
 //! ```
 
 use crate::math::Quat;
@@ -108,7 +131,7 @@ pub(crate) mod reader;
 pub mod writer;
 
 pub use crc::crc32;
-pub use error::ParseError;
+pub use error::{GraphPart, ParseError};
 pub use material::*;
 pub use packed::PACKED_HEADER_LEN;
 
@@ -135,6 +158,65 @@ pub const KIND_SKIN: [u8; 4] = *b"SKIN";
 pub const KIND_MESH: [u8; 4] = *b"MESH";
 /// Section kind: a clip.
 pub const KIND_CLIP: [u8; 4] = *b"CLIP";
+
+/// Section kind: an animation graph (a state machine's definition).
+pub const KIND_GRAPH: [u8; 4] = *b"GRPH";
+/// Bytes of a graph parameter record.
+pub const GRAPH_PARAMETER_LEN: usize = 8;
+/// Bytes of a graph state record.
+pub const GRAPH_STATE_LEN: usize = 12;
+/// Bytes of a graph transition record.
+pub const GRAPH_TRANSITION_LEN: usize = 20;
+/// Bytes of a graph blend-point record.
+pub const GRAPH_POINT_LEN: usize = 12;
+/// Bytes of a graph condition record.
+pub const GRAPH_CONDITION_LEN: usize = 8;
+/// Most parameters of a baked graph.
+pub const MAX_GRAPH_PARAMETERS: usize = 256;
+/// Most states of a baked graph.
+pub const MAX_GRAPH_STATES: usize = 256;
+/// Graph parameter kind: float.
+pub const PARAM_FLOAT: u8 = 0;
+/// Graph parameter kind: bool.
+pub const PARAM_BOOL: u8 = 1;
+/// Graph parameter kind: trigger.
+pub const PARAM_TRIGGER: u8 = 2;
+/// Graph state kind: one clip.
+pub const STATE_CLIP: u8 = 0;
+/// Graph state kind: a 1D blend space.
+pub const STATE_BLEND1D: u8 = 1;
+/// Graph state kind: a 2D blend space.
+pub const STATE_BLEND2D: u8 = 2;
+/// Graph state flag: its clips loop.
+pub const STATE_FLAG_LOOP: u8 = 1;
+/// Graph state flag: a blend space keeps its clips in phase.
+pub const STATE_FLAG_SYNC: u8 = 2;
+/// Graph transition blend: crossfade.
+pub const BLEND_CROSSFADE: u8 = 0;
+/// Graph transition blend: inertialization.
+pub const BLEND_INERTIALIZE: u8 = 1;
+/// Crossfade curve: linear.
+pub const CURVE_LINEAR: u8 = 0;
+/// Crossfade curve: smoothstep.
+pub const CURVE_SMOOTHSTEP: u8 = 1;
+/// Graph transition flag: a synced crossfade.
+pub const TRANSITION_FLAG_SYNC: u8 = 1;
+/// Graph transition flag: the exit time applies.
+pub const TRANSITION_FLAG_EXIT_TIME: u8 = 2;
+/// Graph condition test: float `>` value.
+pub const TEST_GREATER: u8 = 0;
+/// Graph condition test: float `<` value.
+pub const TEST_LESS: u8 = 1;
+/// Graph condition test: float `≥` value.
+pub const TEST_AT_LEAST: u8 = 2;
+/// Graph condition test: float `≤` value.
+pub const TEST_AT_MOST: u8 = 3;
+/// Graph condition test: bool true.
+pub const TEST_TRUE: u8 = 4;
+/// Graph condition test: bool false.
+pub const TEST_FALSE: u8 = 5;
+/// Graph condition test: trigger set.
+pub const TEST_TRIGGERED: u8 = 6;
 
 /// Section kind: the morph targets of one mesh.
 pub const KIND_MORPH: [u8; 4] = *b"MRPH";

@@ -85,6 +85,16 @@ pub enum GraphError {
         /// `SLOTS`.
         capacity: usize,
     },
+    /// A buffer given to [`GraphData::to_graph`](crate::asset::GraphData::to_graph) is shorter
+    /// than the graph's list.
+    Storage {
+        /// The list: `"parameters"`, `"states"`, `"transitions"`, `"points"` or `"conditions"`.
+        list: &'static str,
+        /// Entries of the graph's list.
+        needed: usize,
+        /// Length of the buffer.
+        capacity: usize,
+    },
     /// A parameter index is not below the graph's parameter count.
     UnknownParameter,
     /// A parameter was set as another kind than it is (a float as a bool, a trigger as a
@@ -129,6 +139,9 @@ impl fmt::Display for GraphError {
             }
             Self::TooManySlots { needed, capacity } => {
                 write!(f, "the graph needs {needed} clip slots, more than the capacity of {capacity}")
+            }
+            Self::Storage { list, needed, capacity } => {
+                write!(f, "the graph has {needed} {list}, more than the buffer's {capacity}")
             }
             Self::UnknownParameter => f.write_str("parameter index out of range"),
             Self::ParameterKind { parameter } => write!(f, "parameter {parameter} is of another kind"),

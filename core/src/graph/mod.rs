@@ -67,6 +67,7 @@ mod space;
 mod tests;
 
 mod inertia;
+pub(crate) mod validate;
 
 pub use error::GraphError;
 pub use machine::{GraphEvent, StateMachine, TransitionStatus};
@@ -93,6 +94,49 @@ pub struct Parameter<'a, R> {
     pub name: &'a str,
     /// Its kind and initial value.
     pub kind: ParameterKind<R>,
+}
+
+impl<R> Default for Parameter<'_, R> {
+    /// An unnamed trigger (a buffer entry to be overwritten).
+    fn default() -> Self {
+        Parameter { name: "", kind: ParameterKind::Trigger }
+    }
+}
+
+impl Default for State<'_> {
+    /// An unnamed looping state playing clip 0 (a buffer entry to be overwritten).
+    fn default() -> Self {
+        State { name: "", kind: StateKind::Clip(0), looping: true }
+    }
+}
+
+impl<R: Real> Default for Transition<R> {
+    /// An immediate inertialized transition from any state to state 0 (a buffer entry to be
+    /// overwritten).
+    fn default() -> Self {
+        Transition {
+            from: None,
+            to: 0,
+            conditions: Span::default(),
+            exit_time: None,
+            duration: R::ZERO,
+            blend: TransitionBlend::Inertialize,
+        }
+    }
+}
+
+impl<R: Real> Default for BlendPoint<R> {
+    /// Clip 0 at the origin (a buffer entry to be overwritten).
+    fn default() -> Self {
+        BlendPoint { clip: 0, position: [R::ZERO; 2] }
+    }
+}
+
+impl<R> Default for Condition<R> {
+    /// Parameter 0 triggered (a buffer entry to be overwritten).
+    fn default() -> Self {
+        Condition { parameter: 0, test: Test::Triggered }
+    }
 }
 
 /// A run of entries of one of the graph's flat lists: `start..start + len`.
@@ -280,79 +324,7 @@ impl<'a, R: Real> Graph<'a, R> {
     /// The first problem found, as a [`GraphError`] naming the parameter, state, transition or
     /// condition.
     pub fn validate(&self, num_clips: usize) -> Result<(), GraphError> {
-        for (i, p) in self.parameters.iter().enumerate() {
-            if self.parameters[..i].iter().any(|q| q.name == p.name) {
-                return Err(GraphError::DuplicateParameter { parameter: i });
-            }
-            if matches!(p.kind, ParameterKind::Float(v) if !v.is_finite()) {
-                return Err(GraphError::ParameterDefault { parameter: i });
-            }
-        }
-        if self.initial >= self.states.len() {
-            return Err(GraphError::InitialState);
-        }
-        for (i, s) in self.states.iter().enumerate() {
-            if self.states[..i].iter().any(|q| q.name == s.name) {
-                return Err(GraphError::DuplicateState { state: i });
-            }
-            self.validate_state(i, s, num_clips)?;
-        }
-        for (i, t) in self.transitions.iter().enumerate() {
-            let n = self.states.len();
-            if t.to >= n || t.from.is_some_and(|f| f >= n || f == t.to) {
-                return Err(GraphError::TransitionState { transition: i });
-            }
-            let conditions = t.conditions.of(self.conditions).ok_or(GraphError::Conditions { transition: i })?;
-            for (k, c) in conditions.iter().enumerate() {
-                let kind = self.parameters.get(c.parameter).map(|p| p.kind);
-                let ok = match (c.test, kind) {
-                    (
-                        Test::Greater(v) | Test::Less(v) | Test::AtLeast(v) | Test::AtMost(v),
-                        Some(ParameterKind::Float(_)),
-                    ) => v.is_finite(),
-                    (Test::True | Test::False, Some(ParameterKind::Bool(_))) => true,
-                    (Test::Triggered, Some(ParameterKind::Trigger)) => true,
-                    _ => false,
-                };
-                if !ok {
-                    return Err(GraphError::Condition { transition: i, condition: t.conditions.start as usize + k });
-                }
-            }
-            let time_ok = |v: R| v.is_finite() && v >= R::ZERO;
-            if !time_ok(t.duration) || t.exit_time.is_some_and(|e| !time_ok(e)) {
-                return Err(GraphError::Timing { transition: i });
-            }
-        }
-        Ok(())
-    }
-
-    fn validate_state(&self, i: usize, s: &State<'_>, num_clips: usize) -> Result<(), GraphError> {
-        let is_float =
-            |p: usize| matches!(self.parameters.get(p), Some(Parameter { kind: ParameterKind::Float(_), .. }));
-        let (params_ok, points) = match s.kind {
-            StateKind::Clip(c) => {
-                return if c < num_clips { Ok(()) } else { Err(GraphError::Clip { state: i }) };
-            }
-            StateKind::Blend1d { parameter, points, .. } => (is_float(parameter), points),
-            StateKind::Blend2d { x, y, points, .. } => (is_float(x) && is_float(y), points),
-        };
-        if !params_ok {
-            return Err(GraphError::BlendParameter { state: i });
-        }
-        let pts = points.of(self.points).filter(|p| !p.is_empty() && p.len() <= MAX_BLEND_POINTS);
-        let pts = pts.ok_or(GraphError::Points { state: i })?;
-        if pts.iter().any(|p| p.clip >= num_clips) {
-            return Err(GraphError::Clip { state: i });
-        }
-        let finite = pts.iter().all(|p| p.position[0].is_finite() && p.position[1].is_finite());
-        let ordered = match s.kind {
-            StateKind::Blend1d { .. } => pts.windows(2).all(|w| w[0].position[0] < w[1].position[0]),
-            _ => (1..pts.len()).all(|a| (0..a).all(|b| pts[a].position != pts[b].position)),
-        };
-        if !(finite && ordered) {
-            return Err(GraphError::Positions { state: i });
-        }
-        Ok(())
+        validate::validate(self, num_clips)
     }
 }
 

@@ -2,10 +2,9 @@
 //! changes at given times: the work of `sinew dump --graph`.
 
 use sinew::controller::{ClipEntry, ControllerScratch};
-use sinew::graph::{ParameterKind, StateMachine};
+use sinew::graph::{Graph, ParameterKind, StateMachine};
 use sinew::math::SoaTransform;
 
-use crate::graph_file::GraphFile;
 use crate::model::Model;
 
 /// Pose capacity of the host's state machine, in SoA elements (256 joints).
@@ -81,15 +80,15 @@ impl GraphState {
     }
 }
 
-fn apply(machine: &mut HostMachine<'_>, file: &GraphFile, set: &SetSpec) -> Result<(), String> {
-    let p = file.parameter(&set.name).ok_or_else(|| format!("--set: unknown parameter '{}'", set.name))?;
+fn apply(machine: &mut HostMachine<'_>, graph: &Graph<'_, f32>, set: &SetSpec) -> Result<(), String> {
+    let p = graph.parameter(&set.name).ok_or_else(|| format!("--set: unknown parameter '{}'", set.name))?;
     let bad = || format!("--set: '{}' is not a value for parameter '{}'", set.value, set.name);
     let flag = || match set.value.as_str() {
         "true" | "1" => Some(true),
         "false" | "0" => Some(false),
         _ => None,
     };
-    let r = match file.parameter_kind(p) {
+    let r = match graph.parameters.get(p).map(|p| p.kind) {
         Some(ParameterKind::Float(_)) => {
             let v = set.value.parse::<f32>().ok().filter(|v| v.is_finite()).ok_or_else(bad)?;
             machine.set_float(p, v)
@@ -100,7 +99,8 @@ fn apply(machine: &mut HostMachine<'_>, file: &GraphFile, set: &SetSpec) -> Resu
     r.map_err(|e| format!("--set {}: {e}", set.name))
 }
 
-/// Runs `file` on `model` from 0 to `time` seconds in steps of 1/60 s (the last one shorter
+/// Runs `graph` (from a [`GraphFile`](crate::graph_file::GraphFile) or baked in the model:
+/// [`baked_graph`](crate::graph_bake::baked_graph)) on `model` from 0 to `time` seconds in steps of 1/60 s (the last one shorter
 /// when `time` is not a multiple), applying each change of `sets` before the first step that
 /// starts at or after its time, and calls `each(step_end_time, pose, machine)` after every
 /// step. Returns the final local pose and state.
@@ -111,7 +111,7 @@ fn apply(machine: &mut HostMachine<'_>, file: &GraphFile, set: &SetSpec) -> Resu
 /// parameter or a value of the wrong kind, or a state-machine error.
 pub fn run_graph(
     model: &Model,
-    file: &GraphFile,
+    graph: Graph<'_, f32>,
     sets: &[SetSpec],
     time: f32,
     mut each: impl FnMut(f64, &[SoaTransform<f32>], &HostMachine<'_>),
@@ -128,11 +128,10 @@ pub fn run_graph(
             "--time must be a number of seconds from 0 to {MAX_GRAPH_TIME} (a graph runs in 1/60 s steps)"
         ));
     }
-    let parts = file.parts();
-    let mut machine = Box::new(HostMachine::new(parts.graph(), &clips).map_err(|e| e.to_string())?);
+    let mut machine = Box::new(HostMachine::new(graph, &clips).map_err(|e| e.to_string())?);
     // Check every change once before running.
     for s in sets {
-        apply(&mut machine.clone(), file, s)?;
+        apply(&mut machine.clone(), &graph, s)?;
     }
     let mut scratch = Box::new(ControllerScratch::<f32, SOA, SLOTS, 1>::new());
     let mut pose = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
@@ -146,7 +145,7 @@ pub fn run_graph(
         }
         for (s, done) in sets.iter().zip(applied.iter_mut()) {
             if !*done && f64::from(s.at) <= start + 1e-9 {
-                apply(&mut machine, file, s)?;
+                apply(&mut machine, &graph, s)?;
                 *done = true;
             }
         }
@@ -158,7 +157,7 @@ pub fn run_graph(
         k += 1;
         each(stop, &pose, &machine);
     }
-    let name = |s: usize| file.state_name(s).unwrap_or("?").to_string();
+    let name = |s: usize| graph.states.get(s).map_or("?", |s| s.name).to_string();
     let state = GraphState {
         state: name(machine.current_state()),
         transition: machine.transition().map(|t| (name(t.from), name(t.to), t.progress)),

@@ -204,6 +204,36 @@ pub fn exercise_asset(data: &[u8], times: &[f32]) {
     pipeline::<Q16>(&asset, times);
 }
 
+/// Every graph section of a parsed asset builds its graph in f32 (the rules `Asset::parse`
+/// checked) and in Q16 (which may refuse, with a typed error, positions closer than its step).
+fn check_graphs(asset: &Asset<'_>) {
+    use sinew::asset::GraphBuffers;
+    use sinew::graph::{BlendPoint, Condition, Parameter, State, Transition};
+    fn build<R: Real>(g: &sinew::asset::GraphData<'_>, clips: usize) -> Result<(), sinew::graph::GraphError> {
+        let mut p = vec![Parameter::default(); g.num_parameters()];
+        let mut s = vec![State::default(); g.num_states()];
+        let mut t = vec![Transition::<R>::default(); g.num_transitions()];
+        let mut b = vec![BlendPoint::<R>::default(); g.num_points()];
+        let mut c = vec![Condition::default(); g.num_conditions()];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        g.to_graph::<R>(buffers, clips).map(|_| ())
+    }
+    for i in 0..asset.num_graphs() {
+        let g = asset.graph(i).expect("graph below num_graphs");
+        assert!(g.state_name(g.initial()).is_some());
+        if let Err(e) = build::<f32>(&g, asset.num_clips()) {
+            panic!("graph {i} was accepted but does not build: {e}");
+        }
+        let _ = build::<Q16>(&g, asset.num_clips());
+    }
+}
+
 /// The accessors of a parsed asset: counts agree with `reopen`, every index below a count gives
 /// a view, and the views' own counts are consistent.
 fn check_views(asset: &Asset<'_>) {
@@ -212,6 +242,8 @@ fn check_views(asset: &Asset<'_>) {
     assert_eq!(again.num_meshes(), asset.num_meshes());
     assert_eq!(again.num_clips(), asset.num_clips());
     assert_eq!(again.skeleton().map(|s| s.num_joints()), asset.skeleton().map(|s| s.num_joints()));
+    assert_eq!(again.num_graphs(), asset.num_graphs());
+    check_graphs(asset);
     let joints = asset.skeleton().map_or(0, |s| s.num_joints());
     if let Some(sd) = asset.skeleton() {
         for j in 0..joints {

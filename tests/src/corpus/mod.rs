@@ -10,6 +10,9 @@
 //!   tests ([`chain_glb`](gltf::chain_glb), [`hostile_chain`](gltf::hostile_chain));
 //! - [`morph`](mod@morph): [`MorphGltf`](morph::MorphGltf), a skinned and morphed model, and
 //!   [`morph_cases`](morph::morph_cases) (part of [`gltf_cases`](gltf::gltf_cases));
+//! - [`graph`](mod@graph): [`graph_base`](graph::graph_base), the small asset with a baked
+//!   animation graph, and [`graph_cases`](graph::graph_cases) (part of
+//!   [`sinew_cases`](sinew::sinew_cases));
 //! - [`md5`](mod@md5): [`SMALL_MESH`](md5::SMALL_MESH), [`SMALL_ANIM`](md5::SMALL_ANIM) and
 //!   [`md5_cases`](md5::md5_cases);
 //! - `sinew_layout` (private): where sections, parts and tracks are in a `.sinew` file;
@@ -26,6 +29,7 @@
 //! runs the first rejected case of each category through the `sinew` binary.
 
 pub mod gltf;
+pub mod graph;
 pub mod md5;
 pub mod morph;
 pub mod sinew;

@@ -861,6 +861,7 @@ pub fn sinew_cases() -> Vec<Case<(), ParseError>> {
         ParseError::DegenerateTriangle { section: SmallSinew::MESH, part: 0, triangle: 1 },
     ));
     cases.extend(texture_cases());
+    cases.extend(super::graph::graph_cases());
 
     cases
 }

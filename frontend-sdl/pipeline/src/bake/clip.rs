@@ -13,13 +13,15 @@ use super::write::{EncClip, EncSkeleton, EncTrack};
 use super::{BakeError, BakeOptions, ClipReport};
 use crate::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip};
 
-/// Bakes one clip: the searched encoding, or the lossless one when the search does not fit in
+/// Bakes one clip (`shells`: per joint, the distance of its virtual vertices in scene units):
+/// the searched encoding, or the lossless one when the search does not fit in
 /// what is left of `work`.
 pub(super) fn bake_clip(
     rig: &Rig,
     skel: &EncSkeleton,
     clip: &RigClip,
     opts: &BakeOptions,
+    shells: &[f64],
     work: &mut Work,
 ) -> Result<(EncClip, ClipReport), BakeError> {
     let (start, end) = clip.time_range();
@@ -50,7 +52,7 @@ pub(super) fn bake_clip(
     // One measurement: every joint and every source track at every evaluation time.
     let measure_cost = (eval_times.len() as u64).saturating_mul((rig.joints.len() + clip.channels.len()) as u64);
     let searched = if measure_cost <= work.left {
-        search(rig, skel, clip, &channels, (&times, &eval_times), opts, measure_cost, work)?
+        search(rig, skel, clip, &channels, (&times, &eval_times), (opts, shells), measure_cost, work)?
     } else {
         None
     };
@@ -109,12 +111,12 @@ fn search(
     clip: &RigClip,
     channels: &[&RigChannel],
     (times, eval_times): (&[f32], &[f64]),
-    opts: &BakeOptions,
+    (opts, shells): (&BakeOptions, &[f64]),
     measure_cost: u64,
     work: &mut Work,
 ) -> Result<Option<Searched>, BakeError> {
     let (start, end) = clip.time_range();
-    let ext = extents(rig, opts.shell);
+    let ext = extents(rig, shells);
     let grid = Grid::of(times, start, end);
     let mut grid_floor: Vec<Option<f64>> = vec![None; channels.len()];
     let mut budget = vec![0.5f64; rig.joints.len()];
@@ -205,7 +207,7 @@ fn search(
         if !work.spend(measure_cost) {
             return Ok(None);
         }
-        let errors = measure(rig, skel, clip, &enc, eval_times, opts.shell)?;
+        let errors = measure(rig, skel, clip, &enc, eval_times, shells)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
         if failing.is_empty() || round == 14 {
             return Ok(Some((enc.tracks, errors)));

@@ -43,8 +43,8 @@ pub(super) fn nlerp_deviation(c: &RigChannel, keys: &[usize]) -> f64 {
     worst
 }
 
-/// Joint positions in the rest pose and, per joint, the distance to its farthest descendant.
-pub(super) fn extents(rig: &Rig, shell: f64) -> Vec<f64> {
+/// Per joint, the distance to its farthest descendant in the rest pose plus its shell distance.
+pub(super) fn extents(rig: &Rig, shells: &[f64]) -> Vec<f64> {
     let pose = eval::local_pose(rig, None, 0.0);
     let model = eval::model_matrices(rig, &pose);
     let pos: Vec<[f64; 3]> = model.iter().map(|m| [m[3][0], m[3][1], m[3][2]]).collect();
@@ -57,7 +57,7 @@ pub(super) fn extents(rig: &Rig, shell: f64) -> Vec<f64> {
             a = rig.joints[p].parent;
         }
     }
-    ext.iter().map(|e| e + shell).collect()
+    ext.iter().enumerate().map(|(j, e)| e + shells.get(j).copied().unwrap_or(0.0)).collect()
 }
 
 /// Largest virtual-vertex displacement between two model matrices.
@@ -84,7 +84,7 @@ pub(super) fn measure(
     source: &RigClip,
     enc: &EncClip,
     times: &[f64],
-    shell: f64,
+    shells: &[f64],
 ) -> Result<Vec<f64>, BakeError> {
     let bytes = write_file(skel, &[], &[], &[enc]);
     let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
@@ -127,7 +127,7 @@ pub(super) fn measure(
         let model = eval::model_matrices(rig, &pose);
         let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(source), t));
         for j in 0..n {
-            errors[j] = errors[j].max(shell_error(&model[j], &reference[j], shell));
+            errors[j] = errors[j].max(shell_error(&model[j], &reference[j], shells.get(j).copied().unwrap_or(0.0)));
         }
     }
     Ok(errors)

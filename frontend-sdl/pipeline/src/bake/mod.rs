@@ -8,7 +8,8 @@
 //!   (rotations smallest-three 3 × 15 bits, translations and scales 16 bits in a per-track
 //!   range, times 16 bits in the clip range), constant tracks collapse to one key, and keys
 //!   are removed while the error stays within `tolerance` — measured as the displacement of
-//!   virtual vertices at `shell` distance from every joint, in model space, through the
+//!   virtual vertices at `shell` distance from every joint (or, with `shell_from_mesh`, at
+//!   each joint's farthest mesh vertex), in model space, through the
 //!   hierarchy (a child's error includes its parents'). The bound is verified by sampling the
 //!   encoded clip with the runtime at every source key time and between them; tracks on the
 //!   path of a joint that misses it are re-encoded with a tighter budget.
@@ -112,9 +113,14 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
     let mut clips = Vec::new();
     let unit = rig.meters_per_unit.filter(|u| *u > 0.0 && u.is_finite()).unwrap_or(1.0);
     let scene_opts = BakeOptions { tolerance: opts.tolerance / unit, shell: opts.shell / unit, ..*opts };
+    let shells = opts
+        .shell_from_mesh
+        .then(|| crate::shells::shells_from_mesh(rig))
+        .flatten()
+        .unwrap_or_else(|| crate::shells::uniform_shells(rig, opts.shell));
     let mut work = Work { left: opts.max_work };
     for c in &rig.clips {
-        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, &mut work)?;
+        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, &shells, &mut work)?;
         clips.push(enc);
         report.clips.push(rep);
     }

@@ -9,6 +9,10 @@ pub struct BakeOptions {
     pub tolerance: f64,
     /// Distance of the virtual vertices from each joint, in meters (default 0.03).
     pub shell: f64,
+    /// Instead of `shell`, give each joint the distance to the farthest mesh vertex it moves
+    /// ([`shells_from_mesh`](crate::shells::shells_from_mesh)), so the bound holds on the
+    /// model's vertices; models without mesh vertices keep `shell`.
+    pub shell_from_mesh: bool,
     /// Largest bone palette per mesh part (`None`: one part per primitive).
     pub palette: Option<usize>,
     /// Most influences per vertex kept in meshes (1 to `MAX_INFLUENCES`; default 4).
@@ -42,6 +46,7 @@ impl Default for BakeOptions {
         BakeOptions {
             tolerance: 1.0e-4,
             shell: 0.03,
+            shell_from_mesh: false,
             palette: None,
             max_influences: 4,
             lossless: false,

@@ -8,6 +8,7 @@ use sinew::graph::TransitionBlend;
 
 use super::*;
 use crate::bake::BakeOptions;
+use crate::graph_file::GraphFile;
 
 const GRAPH: &str = r#"{"parameters": {"speed": 0.0},
  "states": [{"name": "idle", "clip": "Survey"},
@@ -55,7 +56,7 @@ fn idle_is_the_survey_clip() {
     let survey = model.find_clip("Survey").unwrap();
     let joints = model.skeleton().num_joints();
     let mut worst = 0.0f32;
-    let (_, state) = run_graph(&model, &g, &[], 2.5, |t, pose, _| {
+    let (_, state) = run_graph(&model, g.parts().graph(), &[], 2.5, |t, pose, _| {
         let mut expected = Vec::new();
         model
             .sample(Some(survey), t as f32, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut expected)
@@ -72,7 +73,7 @@ fn idle_is_the_survey_clip() {
 fn world_positions(model: &Model, g: &GraphFile, sets: &[SetSpec], time: f32) -> Vec<(f64, Vec<[f32; 3]>, bool)> {
     let mut frames = Vec::new();
     let mut world = Vec::new();
-    run_graph(model, g, sets, time, |t, pose, m| {
+    run_graph(model, g.parts().graph(), sets, time, |t, pose, m| {
         model.world(pose, &mut world).unwrap();
         let p = world.iter().map(|w| w.translation().to_array()).collect();
         frames.push((t, p, m.transition().is_some()));
@@ -178,7 +179,7 @@ fn run_time_is_bounded() {
     let model = fox();
     let g = file(&model, GRAPH);
     for time in [1e9, MAX_GRAPH_TIME * 1.01, -1.0, f32::NAN, f32::INFINITY] {
-        let e = run_graph(&model, &g, &[], time, |_, _, _| panic!("no step runs")).unwrap_err();
+        let e = run_graph(&model, g.parts().graph(), &[], time, |_, _, _| panic!("no step runs")).unwrap_err();
         assert!(e.contains("--time must be a number of seconds from 0 to 3600"), "{time}: {e}");
     }
 }

@@ -1,0 +1,326 @@
+//! Independent measurement of a baked file's clip errors against the model it was baked from:
+//! the check on the baker's own estimate (`bake::measure`), sharing nothing with it but the rig
+//! and its exact `f64` evaluation ([`crate::eval`]).
+//!
+//! For every clip, at every distinct source key time and at the midpoint between consecutive
+//! ones:
+//!
+//! - the **reference** is the source clip evaluated exactly in `f64` (glTF 2.0 interpolation,
+//!   exact slerp) and composed through the hierarchy;
+//! - the **baked** pose comes from the runtime alone: the `.sinew` clip sampled by
+//!   [`SamplingJob`](sinew::job::SamplingJob) (corrected nlerp, as players sample) and
+//!   composed by [`LocalToModelJob`](sinew::job::LocalToModelJob) through
+//!   [`Model::sample`] and [`Model::world`], whatever the track format;
+//! - the **shell error** of a joint is the largest displacement, between the two world
+//!   matrices, of six virtual vertices at its shell distance along its ±x, ±y and ±z axes;
+//! - the **vertex error** is the largest displacement of the source meshes' real vertices
+//!   (bind positions, every influence the file has, weights normalized) skinned by linear blend
+//!   skinning with the reference skin matrices (`f64`) and with the runtime's skin palette
+//!   ([`Model::palette`]); rigid meshes follow their node. Morph targets are left out: their
+//!   encoding has its own bound (`BakeReport::morph_bound`).
+//!
+//! Errors are reported in meters (scene units times [`Rig::meters_per_unit`]).
+
+use std::fmt;
+
+use sinew::clip::RotationInterpolation;
+use sinew::job::JobError;
+use sinew::math::{Mat4, SoaTransform};
+
+use crate::eval::{self, M4};
+use crate::model::Model;
+use crate::rig::{Rig, RigClip};
+use crate::shells::{influences, length, m4_of, meters_per_unit};
+
+/// Why the clips of a baked file could not be measured against a rig.
+#[derive(Debug)]
+pub enum MeasureError {
+    /// The file's skeleton does not have the rig's joints.
+    Joints {
+        /// Joints of the rig.
+        rig: usize,
+        /// Joints of the file.
+        file: usize,
+    },
+    /// The file's clips are not the rig's.
+    Clips {
+        /// What differs.
+        detail: String,
+    },
+    /// The shells do not give one distance per joint.
+    Shells {
+        /// Joints of the rig.
+        joints: usize,
+        /// Shell distances given.
+        shells: usize,
+    },
+    /// A runtime job refused the file's data.
+    Job(JobError),
+}
+
+impl fmt::Display for MeasureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Joints { rig, file } => {
+                write!(f, "the source model has {rig} joints and the baked file {file}: not baked from it")
+            }
+            Self::Clips { detail } => write!(f, "the baked clips are not the source model's: {detail}"),
+            Self::Shells { joints, shells } => write!(f, "{shells} shell distances for {joints} joints"),
+            Self::Job(e) => write!(f, "sampling the baked file: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MeasureError {}
+
+/// The measured errors of one clip, in meters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipError {
+    /// Clip name (the source's).
+    pub name: String,
+    /// Times sampled: every distinct source key time and the midpoints between them.
+    pub times: usize,
+    /// Largest shell error.
+    pub shell_error: f64,
+    /// The joint with the largest shell error (empty without joints).
+    pub shell_joint: String,
+    /// The clip time of the largest shell error, seconds.
+    pub shell_time: f64,
+    /// Largest error on the source meshes' vertices (`None`: the model has no mesh vertices).
+    pub vertex_error: Option<f64>,
+    /// The clip time of the largest vertex error, seconds.
+    pub vertex_time: f64,
+}
+
+/// Measures every clip of `baked` against the clip of `rig` it was baked from (same order),
+/// with `shells[j]` the shell distance of joint `j` in scene units.
+///
+/// # Errors
+///
+/// [`MeasureError`] when `baked` was not baked from `rig` (joint or clip counts or clip names
+/// differ), `shells` has the wrong length, or a runtime job refuses the file.
+pub fn measure_clips(rig: &Rig, baked: &Model, shells: &[f64]) -> Result<Vec<ClipError>, MeasureError> {
+    let file_joints = baked.skeleton().num_joints();
+    if file_joints != rig.joints.len() {
+        return Err(MeasureError::Joints { rig: rig.joints.len(), file: file_joints });
+    }
+    if shells.len() != rig.joints.len() {
+        return Err(MeasureError::Shells { joints: rig.joints.len(), shells: shells.len() });
+    }
+    let asset = baked.asset();
+    if asset.num_clips() != rig.clips.len() {
+        return Err(MeasureError::Clips {
+            detail: format!("{} clips in the source, {} in the file", rig.clips.len(), asset.num_clips()),
+        });
+    }
+    let vertices = Vertices::of(rig);
+    let mut out = Vec::with_capacity(rig.clips.len());
+    for (i, clip) in rig.clips.iter().enumerate() {
+        let name = asset.clip(i).map(|c| c.name().to_owned()).unwrap_or_default();
+        // The baker cuts names to 255 bytes.
+        if name.is_empty() && !clip.name.is_empty() || !clip.name.starts_with(&name) {
+            return Err(MeasureError::Clips {
+                detail: format!("clip {i} is '{}' in the source, '{name}' in the file", clip.name),
+            });
+        }
+        out.push(measure_clip(rig, baked, i, clip, shells, &vertices)?);
+    }
+    Ok(out)
+}
+
+/// The times a clip is measured at: every distinct key time of its joint channels and the
+/// midpoint of each interval between two of them (the start time alone without keys).
+#[must_use]
+pub fn measure_times(clip: &RigClip) -> Vec<f64> {
+    let mut keys: Vec<f64> = clip.channels.iter().flat_map(|c| c.times.iter().map(|&t| f64::from(t))).collect();
+    keys.sort_by(f64::total_cmp);
+    keys.dedup();
+    if keys.is_empty() {
+        return vec![f64::from(clip.time_range().0)];
+    }
+    let mut times = Vec::with_capacity(2 * keys.len());
+    for (i, &t) in keys.iter().enumerate() {
+        times.push(t);
+        if let Some(&next) = keys.get(i + 1) {
+            times.push(0.5 * (t + next));
+        }
+    }
+    times
+}
+
+fn measure_clip(
+    rig: &Rig,
+    baked: &Model,
+    index: usize,
+    clip: &RigClip,
+    shells: &[f64],
+    vertices: &Vertices,
+) -> Result<ClipError, MeasureError> {
+    let unit = meters_per_unit(rig);
+    let times = measure_times(clip);
+    let mut cursor = Vec::new();
+    let mut pose: Vec<SoaTransform<f32>> = Vec::new();
+    let mut world: Vec<Mat4<f32>> = Vec::new();
+    let mut result = ClipError {
+        name: clip.name.clone(),
+        times: times.len(),
+        shell_error: 0.0,
+        shell_joint: String::new(),
+        shell_time: times.first().copied().unwrap_or(0.0),
+        vertex_error: (!vertices.is_empty()).then_some(0.0),
+        vertex_time: times.first().copied().unwrap_or(0.0),
+    };
+    for &t in &times {
+        baked
+            .sample(Some(index), t as f32, RotationInterpolation::NlerpCorrected, &mut cursor, &mut pose)
+            .map_err(MeasureError::Job)?;
+        baked.world(&pose, &mut world).map_err(MeasureError::Job)?;
+        let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(clip), t));
+        for (j, (r, b)) in reference.iter().zip(&world).enumerate() {
+            let e = shell_displacement(r, &b.cols.map(|c| c.map(f64::from)), shells.get(j).copied().unwrap_or(0.0));
+            if e > result.shell_error {
+                result.shell_error = e;
+                result.shell_joint = rig.joints.get(j).map(|n| n.name.clone()).unwrap_or_default();
+                result.shell_time = t;
+            }
+        }
+        if let Some(worst) = result.vertex_error {
+            let e = vertices.error(baked, &reference, &world).map_err(MeasureError::Job)?;
+            if e > worst {
+                result.vertex_error = Some(e);
+                result.vertex_time = t;
+            }
+        }
+    }
+    result.shell_error *= unit;
+    result.vertex_error = result.vertex_error.map(|e| e * unit);
+    Ok(result)
+}
+
+/// Largest distance between `a · p` and `b · p` over the six points `p` at `shell` along the
+/// ±x, ±y, ±z axes.
+fn shell_displacement(a: &M4, b: &M4, shell: f64) -> f64 {
+    let d: M4 = core::array::from_fn(|c| core::array::from_fn(|r| a[c][r] - b[c][r]));
+    (0..3)
+        .flat_map(|axis| [-shell, shell].map(|s| length(core::array::from_fn(|r| d[3][r] + s * d[axis][r]))))
+        .fold(0.0, f64::max)
+}
+
+/// A bind position and its influences (skin joint, normalized weight).
+type SkinnedVertex = ([f64; 3], Vec<(usize, f64)>);
+
+/// The source meshes' vertices, ready to skin.
+struct Vertices {
+    /// Per skinned primitive: the skin index, then per vertex its bind position and influences.
+    skinned: Vec<(usize, Vec<SkinnedVertex>)>,
+    /// Per rigid mesh on a node: the node and its vertices.
+    rigid: Vec<(usize, Vec<[f64; 3]>)>,
+    /// Per skin, the inverse bind matrices in `f64`.
+    inverse_bind: Vec<Vec<M4>>,
+    /// Per skin, the rig joint of each skin joint.
+    joints: Vec<Vec<usize>>,
+}
+
+impl Vertices {
+    fn of(rig: &Rig) -> Vertices {
+        let mut skinned = Vec::new();
+        let mut rigid = Vec::new();
+        for mesh in &rig.meshes {
+            match mesh.skin.filter(|&s| s < rig.skins.len()) {
+                Some(skin) => {
+                    for p in &mesh.primitives {
+                        let verts = (0..p.positions.len())
+                            .map(|v| {
+                                let pos = p.positions[v].map(f64::from);
+                                (pos, influences(p.influences, &p.joint_indices, &p.joint_weights, v))
+                            })
+                            .filter(|(_, inf)| !inf.is_empty())
+                            .collect();
+                        skinned.push((skin, verts));
+                    }
+                }
+                None => {
+                    let Some(node) = mesh.node.filter(|&n| n < rig.joints.len()) else { continue };
+                    let verts = mesh.primitives.iter().flat_map(|p| p.positions.iter().map(|v| v.map(f64::from)));
+                    rigid.push((node, verts.collect()));
+                }
+            }
+        }
+        Vertices {
+            skinned,
+            rigid,
+            inverse_bind: rig.skins.iter().map(|s| s.inverse_bind.iter().map(m4_of).collect()).collect(),
+            joints: rig.skins.iter().map(|s| s.joints.clone()).collect(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.skinned.iter().all(|(_, v)| v.is_empty()) && self.rigid.iter().all(|(_, v)| v.is_empty())
+    }
+
+    /// Largest vertex displacement (scene units) between the reference world matrices and the
+    /// runtime's.
+    fn error(&self, baked: &Model, reference: &[M4], world: &[Mat4<f32>]) -> Result<f64, JobError> {
+        let mut worst = 0.0f64;
+        // Skin matrices per skin: the reference in f64, the runtime's palette in f32.
+        let mut palettes: Vec<Option<(Vec<M4>, Vec<M4>)>> = vec![None; self.joints.len()];
+        for (skin, verts) in &self.skinned {
+            if palettes[*skin].is_none() {
+                let exact: Vec<M4> = self.joints[*skin]
+                    .iter()
+                    .zip(&self.inverse_bind[*skin])
+                    .map(|(&j, ib)| reference.get(j).map_or(*ib, |w| eval::mul(w, ib)))
+                    .collect();
+                let runtime: Vec<M4> =
+                    baked.palette(world, *skin)?.iter().map(|m| m.cols.map(|c| c.map(f64::from))).collect();
+                palettes[*skin] = Some((exact, runtime));
+            }
+            let Some((exact, runtime)) = &palettes[*skin] else { continue };
+            for (pos, inf) in verts {
+                let (mut a, mut b) = ([0.0; 3], [0.0; 3]);
+                for &(j, w) in inf {
+                    let (Some(e), Some(r)) = (exact.get(j), runtime.get(j)) else { continue };
+                    let (pa, pb) = (eval::transform_point(e, *pos), eval::transform_point(r, *pos));
+                    for k in 0..3 {
+                        a[k] += w * pa[k];
+                        b[k] += w * pb[k];
+                    }
+                }
+                worst = worst.max(length(core::array::from_fn(|k| a[k] - b[k])));
+            }
+        }
+        for (node, verts) in &self.rigid {
+            let (Some(e), Some(r)) = (reference.get(*node), world.get(*node)) else { continue };
+            let r = r.cols.map(|c| c.map(f64::from));
+            for pos in verts {
+                let (pa, pb) = (eval::transform_point(e, *pos), eval::transform_point(&r, *pos));
+                worst = worst.max(length(core::array::from_fn(|k| pa[k] - pb[k])));
+            }
+        }
+        Ok(worst)
+    }
+}
+
+impl ClipError {
+    /// One line for people: `bound` (meters) and how the shell was set (`shell`, e.g. "a
+    /// 0.03 m shell"), then the largest shell error with its joint and time, and the largest
+    /// vertex error with its time.
+    #[must_use]
+    pub fn describe(&self, bound: f64, shell: &str) -> String {
+        let within = |e: f64| if e <= bound { "within" } else { "OVER" };
+        let mut s = format!(
+            "clip '{}': bound {bound:.1e} m at {shell}; shell error {:.2e} m ({} bound; joint '{}' at {:.4} s; {} times: source keys and midpoints)",
+            self.name,
+            self.shell_error,
+            within(self.shell_error),
+            self.shell_joint,
+            self.shell_time,
+            self.times
+        );
+        match self.vertex_error {
+            Some(v) => s += &format!("; vertex error {v:.2e} m ({} bound; at {:.4} s)", within(v), self.vertex_time),
+            None => s += "; no mesh vertices",
+        }
+        s
+    }
+}

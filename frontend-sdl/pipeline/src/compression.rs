@@ -1,0 +1,228 @@
+//! The compression benchmark (`sinew bench --compression`): every animated clip of the shared
+//! models baked alone, with its raw and baked sizes, the ACL v2.1 reference sizes recorded in
+//! issue 17, its errors measured independently ([`crate::clip_error`]), its bake time and its
+//! sampling speed.
+//!
+//! Each clip is baked from a copy of its model that keeps the skeleton, the skins and that clip
+//! only (no meshes, textures or morph weights), so the bake time is the clip's encoding; the
+//! errors are measured against the full model, its meshes included.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use sinew::clip::{RotationInterpolation, SoaTrackCache};
+use sinew::job::SamplingJob;
+use sinew::math::SoaTransform;
+
+use crate::bake::{bake, BakeOptions};
+use crate::clip_error::measure_clips;
+use crate::model::Model;
+use crate::rig::{Rig, RigClip};
+use crate::shells::uniform_shells;
+
+/// A size and error ACL v2.1.0 gave at its default settings (variable bit rate, drop-w
+/// rotations), as recorded in issue 17 with the same raw-size definition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AclReference {
+    /// Compressed bytes.
+    pub bytes: usize,
+    /// Its largest error at the 3 cm shell, meters.
+    pub error: f64,
+}
+
+/// ACL v2.1 default figures per (model stem, clip name; `None`: the model's only clip),
+/// recorded in issue 17 (not measured by this benchmark).
+pub const ACL_V21_DEFAULT: [(&str, Option<&str>, AclReference); 7] = [
+    ("pab_crossarms", None, AclReference { bytes: 40_808, error: 2.4e-4 }),
+    ("CesiumMan", None, AclReference { bytes: 4_920, error: 1.5e-4 }),
+    ("Fox", Some("Survey"), AclReference { bytes: 9_667, error: 1.3e-4 }),
+    ("Fox", Some("Walk"), AclReference { bytes: 3_338, error: 1.1e-2 }),
+    ("BrainStem", None, AclReference { bytes: 89_781, error: 2.3e-4 }),
+    ("RiggedFigure", None, AclReference { bytes: 654, error: 1.4e-5 }),
+    ("boblampclean", None, AclReference { bytes: 14_002, error: 5.8e-4 }),
+];
+
+/// One row of the benchmark.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Model file stem.
+    pub model: String,
+    /// Clip name.
+    pub clip: String,
+    /// 10 `f32` per animated joint per distinct source key time.
+    pub raw_bytes: usize,
+    /// The clip section's bytes.
+    pub sinew_bytes: usize,
+    /// ACL's recorded figures, where the issue has them.
+    pub acl: Option<AclReference>,
+    /// Largest shell error, measured independently, meters.
+    pub shell_error: f64,
+    /// The error the baker reported for itself, meters.
+    pub baker_error: f64,
+    /// The bound, meters.
+    pub bound: f64,
+    /// Largest error on the model's mesh vertices, meters (`None`: no mesh).
+    pub vertex_error: Option<f64>,
+    /// Bake time of the clip, milliseconds.
+    pub bake_ms: f64,
+    /// Sampling time per joint, nanoseconds (median of 5 short repetitions, t advancing by
+    /// 1/60 s per call).
+    pub sample_ns_per_joint: f64,
+}
+
+/// The shared models with animation, relative to the shared assets directory: (model, md5
+/// animation).
+#[must_use]
+pub fn shared_models(assets: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
+    let gltf = [
+        "ozz/pab_crossarms.glb",
+        "gltf/CesiumMan/CesiumMan.glb",
+        "gltf/Fox/Fox.glb",
+        "gltf/BrainStem/BrainStem.glb",
+        "gltf/RiggedFigure/RiggedFigure.glb",
+        "gltf/RiggedSimple/RiggedSimple.glb",
+        "gltf/SimpleSkin/SimpleSkin.gltf",
+        "gltf/BoxAnimated/BoxAnimated.glb",
+        "gltf/InterpolationTest/InterpolationTest.glb",
+        "gltf/RecursiveSkeletons/RecursiveSkeletons.glb",
+    ];
+    let mut out: Vec<(PathBuf, Option<PathBuf>)> = gltf.iter().map(|p| (assets.join(p), None)).collect();
+    let bob = assets.join("md5/boblamp");
+    out.push((bob.join("boblampclean.md5mesh"), Some(bob.join("boblampclean.md5anim"))));
+    out
+}
+
+/// The ACL reference of clip `clip` of model `model` (stem), if recorded.
+#[must_use]
+pub fn acl_reference(model: &str, clip: &str, clips: usize) -> Option<AclReference> {
+    ACL_V21_DEFAULT.iter().find(|(m, c, _)| *m == model && c.map_or(clips == 1, |c| c == clip)).map(|(_, _, r)| *r)
+}
+
+/// Benchmarks every clip with joint channels of `rig` (stem `model`) baked with `opts`.
+///
+/// # Errors
+///
+/// A message when a bake, the measurement or sampling fails.
+pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, String> {
+    let unit = crate::shells::meters_per_unit(rig);
+    let shells = uniform_shells(rig, opts.shell);
+    let mut rows = Vec::new();
+    for clip in rig.clips.iter().filter(|c| !c.channels.is_empty()) {
+        let one = RigClip { weights: Vec::new(), ..clip.clone() };
+        let lean = Rig {
+            meshes: Vec::new(),
+            images: Vec::new(),
+            materials: Vec::new(),
+            clips: vec![one.clone()],
+            ..rig.clone()
+        };
+        let started = Instant::now();
+        let (bytes, report) = bake(&lean, opts).map_err(|e| format!("{model} '{}': {e}", clip.name))?;
+        let bake_ms = started.elapsed().as_secs_f64() * 1e3;
+        let baked = Model::from_bytes(model, bytes).map_err(|e| format!("{model} '{}': {e}", clip.name))?;
+        let full = Rig { clips: vec![one], ..rig.clone() };
+        let measured = measure_clips(&full, &baked, &shells).map_err(|e| format!("{model} '{}': {e}", clip.name))?;
+        let (Some(m), Some(r)) = (measured.first(), report.clips.first()) else { continue };
+        rows.push(Row {
+            model: model.to_owned(),
+            clip: clip.name.clone(),
+            raw_bytes: r.raw_bytes,
+            sinew_bytes: r.baked_bytes,
+            acl: acl_reference(model, &clip.name, rig.clips.len()),
+            shell_error: m.shell_error,
+            baker_error: r.max_error * unit,
+            bound: opts.tolerance,
+            vertex_error: m.vertex_error,
+            bake_ms,
+            sample_ns_per_joint: sample_ns_per_joint(&baked)?,
+        });
+    }
+    Ok(rows)
+}
+
+/// Median time per joint of sampling clip 0 of `model`, the kit's way (t advances by 1/60 s
+/// per call and wraps; the cache persists): 5 repetitions of about 40 ms after a 20 ms warm-up.
+fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
+    let asset = model.asset();
+    let c = asset.clip(0).ok_or("the baked file has no clip")?;
+    let skel = model.skeleton();
+    let joints = asset.skin(0).map(|s| s.num_joints()).unwrap_or(skel.num_joints()).max(1);
+    let mut cache = vec![SoaTrackCache::<f32>::EMPTY; skel.num_soa_joints()];
+    let mut pose = vec![SoaTransform::<f32>::IDENTITY; skel.num_soa_joints()];
+    let duration = c.end() - c.start();
+    let mut t = 0.0f32;
+    let mut failed = None;
+    let mut step = || {
+        t += 1.0 / 60.0;
+        if t >= duration {
+            t = if duration > 0.0 { t % duration } else { 0.0 };
+        }
+        let mut job = SamplingJob {
+            clip: c,
+            time: c.start() + t,
+            rotation: RotationInterpolation::NlerpCorrected,
+            rest_pose: skel.rest_pose(),
+            cursor: &mut cache,
+            output: &mut pose,
+        };
+        if let Err(e) = job.run() {
+            failed = Some(e);
+        }
+        black_box(&pose);
+    };
+    let warm = Instant::now();
+    let mut calls = 0u64;
+    while warm.elapsed().as_secs_f64() < 0.02 {
+        step();
+        calls += 1;
+    }
+    let per_call = warm.elapsed().as_secs_f64() / calls.max(1) as f64;
+    let iters = ((0.04 / per_call.max(1e-9)) as u64).max(1);
+    let mut reps: Vec<f64> = (0..5)
+        .map(|_| {
+            let r = Instant::now();
+            for _ in 0..iters {
+                step();
+            }
+            r.elapsed().as_secs_f64() * 1e9 / iters as f64
+        })
+        .collect();
+    if let Some(e) = failed {
+        return Err(e.to_string());
+    }
+    reps.sort_by(f64::total_cmp);
+    Ok(reps[2] / joints as f64)
+}
+
+/// The rows as a Markdown table.
+#[must_use]
+pub fn table(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| model | clip | raw bytes | sinew bytes | ACL v2.1 default bytes (recorded) | sinew / ACL | shell error (m) | baker's estimate (m) | bound (m) | vertex error (m) | bake ms | sample ns/joint |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let (acl, ratio) = match r.acl {
+            Some(a) => (
+                format!("{} (error {:.1e})", a.bytes, a.error),
+                format!("{:.2}", r.sinew_bytes as f64 / a.bytes as f64),
+            ),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
+        let vertex = r.vertex_error.map_or("-".to_owned(), |v| format!("{v:.1e}"));
+        s += &format!(
+            "| {} | {} | {} | {} | {acl} | {ratio} | {:.1e} | {:.1e} | {:.0e} | {vertex} | {:.0} | {:.1} |\n",
+            r.model,
+            r.clip,
+            r.raw_bytes,
+            r.sinew_bytes,
+            r.shell_error,
+            r.baker_error,
+            r.bound,
+            r.bake_ms,
+            r.sample_ns_per_joint
+        );
+    }
+    s
+}
