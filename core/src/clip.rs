@@ -13,10 +13,11 @@
 //! stale one only costs a search.
 //!
 //! Here: [`Clip`] and its track directory, the decoding of one track (`TrackView`: key times
-//! and values in either key format, the interval search, interpolation) and the per-track
+//! and values in any key format, the interval search, interpolation) and the per-track
 //! [`TrackCache`]; the per-SoA-element [`SoaTrackCache`] is in `clip/soa.rs`. The byte layout
 //! is [`crate::format`]'s; sections are validated by [`crate::asset`] before a clip is read.
 
+use crate::format::packed::Packed;
 use crate::format::reader::{byte, le_f32, le_u16, le_u32, Reader};
 use crate::format::*;
 use crate::math::{Quat, Vec3};
@@ -58,6 +59,8 @@ pub enum KeyFormat {
     F32,
     /// Quantized times and values (see [`FORMAT_QUANTIZED`]).
     Quantized,
+    /// Bit-packed keys at per-track widths (see [`FORMAT_PACKED`]).
+    Packed,
 }
 
 /// How LINEAR rotation tracks are interpolated.
@@ -162,10 +165,19 @@ impl<'a> Clip<'a> {
                 INTERP_LINEAR => Interpolation::Linear,
                 _ => Interpolation::CubicSpline,
             },
-            format: if f == FORMAT_F32 { KeyFormat::F32 } else { KeyFormat::Quantized },
+            format: match f {
+                FORMAT_F32 => KeyFormat::F32,
+                FORMAT_QUANTIZED => KeyFormat::Quantized,
+                _ => KeyFormat::Packed,
+            },
             key_count: keys,
             slerp: byte(self.body, e + 5) & TRACK_FLAG_SLERP != 0,
-            data_len: track_data_len(t, ip, f, keys as usize).unwrap_or(0),
+            data_len: if f == FORMAT_PACKED {
+                let off = le_u32(self.body, e + 8) as usize;
+                Packed::check(self.body.get(off..).unwrap_or(&[]), t, keys as usize).unwrap_or(0)
+            } else {
+                track_data_len(t, ip, f, keys as usize).unwrap_or(0)
+            },
         })
     }
     /// Total keys over all tracks.
@@ -370,6 +382,9 @@ impl TrackView<'_> {
     fn time<R: Real>(&self, k: usize, time: &ClipTime<R>) -> R {
         if self.format == FORMAT_F32 {
             R::from_f32(le_f32(self.data, k * 4))
+        } else if self.format == FORMAT_PACKED {
+            let p = Packed::read(self.data, self.target);
+            time.start + time.duration * R::ratio(p.frame(self.data, k) as i32, p.frames as i32)
         } else {
             time.start + time.scale * R::from_fixed_bits(le_u16(self.data, k * 2) as i32, 16)
         }
@@ -389,6 +404,9 @@ impl TrackView<'_> {
         if self.format == FORMAT_F32 {
             let mid = if self.interp == INTERP_CUBIC { self.components() } else { 0 };
             return self.read_f32(k, mid);
+        }
+        if self.format == FORMAT_PACKED {
+            return Packed::read(self.data, self.target).value(self.data, self.target, k);
         }
         let vals = self.n * 2;
         if self.target == TARGET_ROTATION {
@@ -516,6 +534,8 @@ pub struct ClipTime<R> {
     pub(crate) start: R,
     /// `(end − start) · 65536 / 65535`: multiplies `q / 65536` into seconds.
     pub(crate) scale: R,
+    /// `end − start`.
+    pub(crate) duration: R,
     /// The clip's part of a [`TrackCache`] tag (a hash of the address and length of its bytes),
     /// computed once per sampling instead of once per track.
     pub(crate) tag: u32,
@@ -527,7 +547,7 @@ impl<R: Real> ClipTime<R> {
         let end = R::from_f32(clip.end);
         let tag =
             ((clip.body.as_ptr() as usize as u32) ^ (clip.body.len() as u32).rotate_left(13)).wrapping_mul(0x9E37_79B1);
-        ClipTime { start, scale: (end - start) * R::ratio(65536, 65535), tag }
+        ClipTime { start, scale: (end - start) * R::ratio(65536, 65535), duration: end - start, tag }
     }
 }
 

@@ -817,7 +817,7 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
     for i in 0..a.num_clips() {
         if let Some(c) = a.clip(i) {
             let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
-            let quantized = tracks.iter().filter(|t| t.format == sinew::clip::KeyFormat::Quantized).count();
+            let quantized = tracks.iter().filter(|t| t.format != sinew::clip::KeyFormat::F32).count();
             let slerp = tracks.iter().filter(|t| t.slerp).count();
             out.line(format_args!(
                 "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks ({quantized} quantized, {slerp} exact slerp), {} keys, {} bytes",

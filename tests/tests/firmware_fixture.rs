@@ -276,7 +276,7 @@ fn fixture_is_the_small_humanoid() {
     for i in 0..asset.num_clips() {
         let clip = asset.clip(i).unwrap();
         for t in 0..clip.num_tracks() {
-            assert_eq!(clip.track(t).unwrap().format, sinew::clip::KeyFormat::Quantized);
+            assert_ne!(clip.track(t).unwrap().format, sinew::clip::KeyFormat::F32);
         }
     }
     // One skin over every joint, in joint order (the firmware builds its palette in place).

@@ -1,6 +1,7 @@
 //! The clip section: the header, the track directory and every track's keys, validated (clips
 //! are decoded in [`crate::clip`]).
 
+use crate::format::packed::Packed;
 use crate::format::reader::{byte, is_finite_bits, le_u16, le_u32, ordered_bits, Reader};
 use crate::format::*;
 use crate::limits::MAX_JOINTS;
@@ -46,13 +47,13 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
         let flags = byte(body, e + 5);
         if target > TARGET_SCALE
             || interp > INTERP_CUBIC
-            || format > FORMAT_QUANTIZED
+            || format > FORMAT_PACKED
             || keys == 0
             || flags > TRACK_FLAG_SLERP
         {
             return Err(bad);
         }
-        if format == FORMAT_QUANTIZED && interp == INTERP_CUBIC {
+        if format != FORMAT_F32 && interp == INTERP_CUBIC {
             return Err(bad);
         }
         let slot = joint * 3 + target as usize;
@@ -60,7 +61,11 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
             return Err(ParseError::DuplicateTrack { section: sec, track });
         }
         seen[slot / 32] |= 1 << (slot % 32);
-        let len = track_data_len(target, interp, format, keys).ok_or(bad)?;
+        let len = if format == FORMAT_PACKED {
+            Packed::check(body.get(off..).unwrap_or(&[]), target, keys).ok_or(bad)?
+        } else {
+            track_data_len(target, interp, format, keys).ok_or(bad)?
+        };
         let data =
             off.checked_add(len).and_then(|end| body.get(off..end)).ok_or(ParseError::BadSection { section: sec })?;
         covered_end = covered_end.max(off + len);
@@ -81,6 +86,8 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
             if !(0..values.len() / 4).all(|k| is_finite_bits(le_u32(values, k * 4))) {
                 return Err(ParseError::NonFinite { section: sec });
             }
+        } else if format == FORMAT_PACKED {
+            check_packed(data, target, keys, sec, track)?;
         } else {
             for k in 1..keys {
                 if le_u16(data, k * 2) <= le_u16(data, (k - 1) * 2) {
@@ -97,6 +104,35 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
     }
     if covered_end != body.len() {
         return Err(ParseError::BadSection { section: sec });
+    }
+    Ok(())
+}
+
+/// Checks a packed track's parameters (finite, below 2¹²⁷ in magnitude so `min + range` is
+/// finite; rotation components and reference within ±4, so their squares stay small) and its
+/// frames (strictly increasing, on the grid). Integer-only, like all validation.
+fn check_packed(data: &[u8], target: u8, keys: usize, sec: u16, track: u16) -> Result<(), ParseError> {
+    let p = Packed::read(data, target);
+    // Magnitude bits of ±4.0 and of 2¹²⁷.
+    let limit = if target == TARGET_ROTATION { 0x4080_0000 } else { 0x7F00_0000 };
+    let within = |at: usize| le_u32(data, at) & 0x7FFF_FFFF <= limit;
+    for j in 0..3 {
+        let at = p.params[j] as usize;
+        if !within(at) || (p.bits[j] != 0 && !within(at + 4)) {
+            return Err(ParseError::NonFinite { section: sec });
+        }
+    }
+    if p.reference && !(0..4).all(|j| within(PACKED_HEADER_LEN + 4 * j)) {
+        return Err(ParseError::NonFinite { section: sec });
+    }
+    let frames = u32::from(p.frames);
+    let mut prev = None;
+    for k in 0..keys {
+        let f = p.frame(data, k);
+        if f > frames || prev.is_some_and(|q| f <= q) {
+            return Err(ParseError::UnsortedKeys { section: sec, track });
+        }
+        prev = Some(f);
     }
     Ok(())
 }

@@ -30,6 +30,90 @@ pub(crate) enum Keys {
     QuantizedVec { times: Vec<u16>, min: [f32; 3], scale: [f32; 3], q: Vec<[u16; 3]> },
     /// Quantized rotation: `u16` times and packed smallest-three rotations.
     QuantizedRot { times: Vec<u16>, packed: Vec<[u8; 6]> },
+    /// Packed: frames of a grid of `frames` (implicit `0, 1, …` when `frame_of` is `None`),
+    /// an optional reference rotation, per-component widths, `min` and `range`, and the
+    /// integers of each key.
+    Packed(Packed),
+    /// Packed track data as given (for corrupt tracks), with its key count.
+    RawPacked { data: Vec<u8>, keys: usize },
+}
+
+/// The fields of a packed test track (see [`FORMAT_PACKED`]).
+#[derive(Clone)]
+pub(crate) struct Packed {
+    pub frames: u16,
+    pub frame_of: Option<Vec<u32>>,
+    pub reference: Option<[f32; 4]>,
+    pub bits: [u8; 3],
+    pub min: [f32; 3],
+    pub range: [f32; 3],
+    pub q: Vec<[u32; 3]>,
+}
+
+impl Packed {
+    /// The track data as the format lays it out.
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        let time_bits = match &self.frame_of {
+            None => 0u8,
+            Some(_) => (32 - u32::from(self.frames).leading_zeros()) as u8,
+        };
+        let mut out = Vec::new();
+        out.extend_from_slice(&self.frames.to_le_bytes());
+        out.push(time_bits);
+        out.push(if self.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 });
+        out.extend_from_slice(&self.bits);
+        for r in self.reference.iter().flatten() {
+            out.extend_from_slice(&r.to_le_bytes());
+        }
+        for j in 0..3 {
+            out.extend_from_slice(&self.min[j].to_le_bytes());
+            if self.bits[j] != 0 {
+                out.extend_from_slice(&self.range[j].to_le_bytes());
+            }
+        }
+        // Every bit of the records, least significant first, then packed into bytes.
+        let mut bits: Vec<bool> = Vec::new();
+        let mut push = |v: u32, w: u8| bits.extend((0..w).map(|i| (v >> i) & 1 != 0));
+        for (k, q) in self.q.iter().enumerate() {
+            if let Some(f) = &self.frame_of {
+                push(f[k], time_bits);
+            }
+            for j in 0..3 {
+                push(q[j], self.bits[j]);
+            }
+        }
+        out.extend(bits.chunks(8).map(|c| c.iter().enumerate().fold(0u8, |b, (i, &on)| b | (u8::from(on) << i))));
+        out
+    }
+
+    /// Key times, in f64.
+    fn times(&self, start: f32, end: f32) -> Vec<f64> {
+        let f: Vec<f64> = match &self.frame_of {
+            None => (0..self.q.len()).map(|k| k as f64).collect(),
+            Some(f) => f.iter().map(|&f| f64::from(f)).collect(),
+        };
+        f.iter().map(|f| f64::from(start) + (f64::from(end) - f64::from(start)) * f / f64::from(self.frames)).collect()
+    }
+
+    /// Key `k`'s value, in f64 (rotations: `w ≥ 0` rebuilt, then the reference applied).
+    fn value(&self, k: usize, rotation: bool) -> [f64; 4] {
+        let c: [f64; 3] = core::array::from_fn(|j| {
+            let scale = f64::from(self.range[j]) / f64::from(1u32 << self.bits[j]);
+            f64::from(self.min[j]) + if self.bits[j] == 0 { 0.0 } else { scale * f64::from(self.q[k][j]) }
+        });
+        if !rotation {
+            return [c[0], c[1], c[2], 0.0];
+        }
+        let w = (1.0 - c.iter().map(|v| v * v).sum::<f64>()).max(0.0).sqrt();
+        let Some(r) = self.reference else { return [c[0], c[1], c[2], w] };
+        let (a, b) = (r.map(f64::from), [c[0], c[1], c[2], w]);
+        [
+            a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+            a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+            a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+        ]
+    }
 }
 
 #[derive(Clone)]
@@ -46,13 +130,15 @@ impl Track {
         match &self.keys {
             Keys::F32 { times, .. } => times.len(),
             Keys::QuantizedVec { times, .. } | Keys::QuantizedRot { times, .. } => times.len(),
+            Keys::Packed(p) => p.q.len(),
+            Keys::RawPacked { keys, .. } => *keys,
         }
     }
     fn format(&self) -> u8 {
-        if matches!(self.keys, Keys::F32 { .. }) {
-            FORMAT_F32
-        } else {
-            FORMAT_QUANTIZED
+        match self.keys {
+            Keys::F32 { .. } => FORMAT_F32,
+            Keys::Packed(_) | Keys::RawPacked { .. } => FORMAT_PACKED,
+            _ => FORMAT_QUANTIZED,
         }
     }
 }
@@ -98,6 +184,8 @@ pub(crate) fn file(joints: u16, start: f32, end: f32, tracks: &[Track]) -> Vec<u
                     times.iter().for_each(|&v| w.u16(v));
                     packed.iter().for_each(|p| w.bytes(p));
                 }
+                Keys::Packed(p) => w.bytes(&p.bytes()),
+                Keys::RawPacked { data, .. } => w.bytes(data),
             }
             let mut entry = [0u8; TRACK_ENTRY_LEN];
             entry[..2].copy_from_slice(&t.joint.to_le_bytes());
@@ -255,6 +343,11 @@ fn reference(track: &Track, start: f32, end: f32, t: f64) -> [f64; 4] {
             let packed = packed.clone();
             (quantized_times(times, start, end), Box::new(move |k: usize, _: usize| unpack64(packed[k])))
         }
+        Keys::Packed(p) => {
+            let p = p.clone();
+            (p.times(start, end), Box::new(move |k: usize, _: usize| p.value(k, rotation)))
+        }
+        Keys::RawPacked { .. } => unreachable!("corrupt tracks are not sampled"),
     };
     let value = |k: usize| if track.interp == INTERP_CUBIC { key(k, 1) } else { key(k, 0) };
     let finish = |v: [f64; 4]| if rotation { normalize4(v) } else { v };
@@ -434,6 +527,162 @@ fn quantized_keys_match_the_reference() {
     // Quantized rotation components have a step of 4.3e-5: the f32 decoder agrees with the
     // exact one to about 1e-6, and nlerp adds its own bound.
     check_tracks(&tracks, start, end, &probes, 2.0e-5, 5.0e-4);
+}
+
+/// Packed keys: implicit and stored frames, widths from 0 to 24 bits, rotations with and
+/// without a reference, STEP and LINEAR, one-key tracks.
+#[test]
+fn packed_keys_match_the_reference() {
+    let (start, end) = (0.5f32, 2.5f32);
+    let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, min, range, q: Vec<[u32; 3]>| {
+        Keys::Packed(Packed { frames, frame_of, reference, bits, min, range, q })
+    };
+    let track = |joint, target, interp, keys| Track { joint, target, interp, slerp: false, keys };
+    let reference = to_f32s(axis_angle([0.2, 1.0, -0.4], 2.9));
+    let tracks = [
+        track(
+            0,
+            TARGET_TRANSLATION,
+            INTERP_LINEAR,
+            packed(
+                8,
+                None,
+                None,
+                [12, 0, 24],
+                [-1.0, 0.25, 3.0],
+                [2.5, 0.0, -4.0],
+                vec![[0, 0, 0], [4095, 0, 1 << 23], [17, 0, (1 << 24) - 1], [2000, 0, 5], [3000, 0, 77_777]],
+            ),
+        ),
+        track(
+            1,
+            TARGET_SCALE,
+            INTERP_STEP,
+            packed(
+                8,
+                Some(vec![1, 3, 7]),
+                None,
+                [7, 1, 3],
+                [0.5; 3],
+                [1.0, 2.0, 0.5],
+                vec![[0, 1, 7], [127, 0, 3], [64, 1, 0]],
+            ),
+        ),
+        track(
+            0,
+            TARGET_ROTATION,
+            INTERP_LINEAR,
+            packed(
+                40,
+                Some(vec![0, 2, 5, 40]),
+                Some(reference),
+                [16, 14, 18],
+                [-0.5, -0.3, -0.6],
+                [1.0, 0.6, 1.2],
+                vec![[32768, 8192, 131_072], [60000, 100, 200_000], [1, 16383, 0], [40000, 9000, 150_000]],
+            ),
+        ),
+        track(
+            1,
+            TARGET_ROTATION,
+            INTERP_STEP,
+            packed(8, None, None, [9, 9, 9], [-0.6; 3], [1.2; 3], vec![[256, 0, 511], [100, 300, 256], [511, 511, 0]]),
+        ),
+        Track {
+            slerp: true,
+            ..track(
+                2,
+                TARGET_ROTATION,
+                INTERP_LINEAR,
+                packed(
+                    4,
+                    None,
+                    Some(reference),
+                    [10, 10, 10],
+                    [-0.7; 3],
+                    [1.4; 3],
+                    vec![[0, 512, 1023], [900, 10, 512], [300, 700, 100]],
+                ),
+            )
+        },
+        track(
+            3,
+            TARGET_TRANSLATION,
+            INTERP_LINEAR,
+            packed(1, None, None, [0; 3], [1.5, -2.0, 0.0], [0.0; 3], vec![[0; 3]]),
+        ),
+        track(
+            3,
+            TARGET_ROTATION,
+            INTERP_LINEAR,
+            packed(1, None, Some(reference), [0; 3], [0.0; 3], [0.0; 3], vec![[0; 3]]),
+        ),
+    ];
+    let grid = |frames: f32, f: &[f32]| f.iter().map(|f| start + (end - start) * f / frames).collect::<Vec<f32>>();
+    let mut keys = grid(8.0, &[0.0, 1.0, 2.0, 3.0, 4.0, 7.0]);
+    keys.extend(grid(40.0, &[2.0, 5.0]));
+    keys.extend(grid(4.0, &[1.0, 2.0]));
+    // The runtime's key times may round differently from the reference's: probe next to them.
+    let mut probes: Vec<f32> = probe_times(start, end, &keys).into_iter().filter(|t| !keys.contains(t)).collect();
+    probes.extend(keys.iter().filter(|&&t| t > start).map(|&t| t - 1.0e-4));
+    probes.extend(keys.iter().map(|&t| (t + 1.0e-4).min(end)));
+    check_tracks(&tracks, start, end, &probes, 4.0e-6, 5.0e-4);
+}
+
+/// The validator refuses packed tracks whose header, parameters or frames are out of range, or
+/// whose records do not fit the section.
+#[test]
+fn corrupt_packed_tracks_are_refused() {
+    let good = Packed {
+        frames: 10,
+        frame_of: Some(vec![0, 4, 10]),
+        reference: Some([0.0, 0.0, 0.0, 1.0]),
+        bits: [5, 0, 9],
+        min: [-0.5; 3],
+        range: [1.0; 3],
+        q: vec![[1, 0, 2], [3, 0, 4], [5, 0, 6]],
+    };
+    let parse = |target: u8, data: Vec<u8>, keys: usize| {
+        let track =
+            Track { joint: 0, target, interp: INTERP_LINEAR, slerp: false, keys: Keys::RawPacked { data, keys } };
+        Asset::parse(&file(1, 0.0, 1.0, &[track])).map(|_| ())
+    };
+    let bytes = good.bytes();
+    assert_eq!(parse(TARGET_ROTATION, bytes.clone(), 3), Ok(()));
+    let bad_track = Err(crate::format::ParseError::BadTrack { section: 1, track: 0 });
+    let edit = |at: usize, v: u8| {
+        let mut b = bytes.clone();
+        b[at] = v;
+        b
+    };
+    // Frames 0, widths past the maximum, unknown flags, a reference on a translation.
+    assert_eq!(parse(TARGET_ROTATION, edit(0, 0), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, edit(2, 17), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, edit(4, 25), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, edit(3, 2), 3), bad_track);
+    assert_eq!(parse(TARGET_TRANSLATION, bytes.clone(), 3), bad_track);
+    // More keys than the data holds, or data left over.
+    let bad_section = Err(crate::format::ParseError::BadSection { section: 1 });
+    assert_eq!(parse(TARGET_ROTATION, bytes.clone(), 9), bad_section);
+    assert_eq!(parse(TARGET_ROTATION, bytes[..bytes.len() - 1].to_vec(), 3), bad_section);
+    // A reference component or a range out of bounds (rotations: ±4), a NaN minimum.
+    let non_finite = Err(crate::format::ParseError::NonFinite { section: 1 });
+    let put = |at: usize, v: f32| {
+        let mut b = bytes.clone();
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        b
+    };
+    assert_eq!(parse(TARGET_ROTATION, put(PACKED_HEADER_LEN, 5.0), 3), non_finite);
+    assert_eq!(parse(TARGET_ROTATION, put(PACKED_HEADER_LEN + 16, f32::NAN), 3), non_finite);
+    assert_eq!(parse(TARGET_ROTATION, put(PACKED_HEADER_LEN + 20, -4.5), 3), non_finite);
+    // Frames beyond the grid, or not increasing.
+    let unsorted = Err(crate::format::ParseError::UnsortedKeys { section: 1, track: 0 });
+    let frames = |f: Vec<u32>| Packed { frame_of: Some(f), ..good.clone() }.bytes();
+    assert_eq!(parse(TARGET_ROTATION, frames(vec![0, 4, 11]), 3), unsorted);
+    assert_eq!(parse(TARGET_ROTATION, frames(vec![0, 4, 4]), 3), unsorted);
+    // Implicit frames: at most frames + 1 keys.
+    let implicit = Packed { frames: 1, frame_of: None, ..good.clone() }.bytes();
+    assert_eq!(parse(TARGET_ROTATION, implicit, 3), unsorted);
 }
 
 /// At exactly a key time the value is the key's, bit for bit (lossless translations), before
@@ -618,8 +867,49 @@ fn pose<C: TrackState<f32>>(
 /// with loops, jumping back and landing on key times; untracked joints keep the rest pose.
 #[test]
 fn cursors_and_caches_agree() {
-    let tracks = mixed_clip_tracks();
-    let bytes = file(6, 0.0, 2.0, &tracks);
+    states_agree(&mixed_clip_tracks());
+}
+
+/// Packed tracks: the three sampling states agree as on the other formats.
+#[test]
+fn cursors_and_caches_agree_on_packed_tracks() {
+    let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, q: Vec<[u32; 3]>| {
+        Keys::Packed(Packed { frames, frame_of, reference, bits, min: [-0.6; 3], range: [1.2; 3], q })
+    };
+    let reference = Some(to_f32s(axis_angle([1.0, -0.5, 0.3], 3.1)));
+    let q: Vec<[u32; 3]> = (0..9u32).map(|k| [k * 100 % 1024, (k * 377 + 50) % 1024, (900 - k * 90) % 1024]).collect();
+    let track = |joint, target, interp, keys| Track { joint, target, interp, slerp: false, keys };
+    let tracks = [
+        track(0, TARGET_ROTATION, INTERP_LINEAR, packed(8, None, reference, [10; 3], q.clone())),
+        track(0, TARGET_TRANSLATION, INTERP_LINEAR, packed(8, None, None, [10, 0, 10], q.clone())),
+        track(
+            1,
+            TARGET_ROTATION,
+            INTERP_STEP,
+            packed(60, Some(vec![0, 7, 8, 20, 33, 34, 35, 50, 59]), None, [10; 3], q.clone()),
+        ),
+        Track {
+            slerp: true,
+            ..track(
+                2,
+                TARGET_ROTATION,
+                INTERP_LINEAR,
+                packed(100, Some(vec![3, 10, 20, 30, 40, 50, 60, 70, 90]), reference, [10; 3], q.clone()),
+            )
+        },
+        track(
+            5,
+            TARGET_SCALE,
+            INTERP_LINEAR,
+            packed(1000, Some((0..9).map(|k| k * 100 + 50).collect()), None, [10; 3], q),
+        ),
+    ];
+    states_agree(&tracks);
+}
+
+/// Key cursors, per-track caches and SoA caches give the same poses of a clip over six joints.
+fn states_agree(tracks: &[Track]) {
+    let bytes = file(6, 0.0, 2.0, tracks);
     let clip = clip_of(&bytes);
     let mut rest = [SoaTransform::IDENTITY; 2];
     rest[1].translation.set_lane(2, crate::math::Vec3::new(7.0, 8.0, 9.0));
@@ -642,8 +932,8 @@ fn cursors_and_caches_agree() {
         });
     }
     for rot in [RotationInterpolation::NlerpCorrected, RotationInterpolation::Slerp] {
-        let mut cursors = [0u16; 8];
-        let mut caches = [TrackCache::EMPTY; 8];
+        let mut cursors = vec![0u16; tracks.len()];
+        let mut caches = vec![TrackCache::EMPTY; tracks.len()];
         let mut soa = [SoaTrackCache::EMPTY; 2];
         for &t in &times {
             let a = pose(clip, &rest, t, rot, &mut cursors);

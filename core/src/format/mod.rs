@@ -66,7 +66,8 @@
 //!   tracks       track_count × 12 bytes:
 //!     joint u16, target u8 (TARGET_*), interpolation u8 (INTERP_*), format u8 (FORMAT_*),
 //!     flags u8 (TRACK_FLAG_*), key_count u16, data_offset u32 (from the section start)
-//!   track data   (see FORMAT_F32 and FORMAT_QUANTIZED)
+//!   track data   (see FORMAT_F32, FORMAT_QUANTIZED and FORMAT_PACKED; the data of consecutive
+//!                tracks does not overlap)
 //! MRPH (version 2; the morph targets of one mesh: at most one per mesh, in increasing mesh
 //!   order, after the mesh sections it names)
 //!   mesh         u16              (mesh index)
@@ -125,12 +126,14 @@ use crate::real::Real;
 mod crc;
 mod error;
 mod material;
+pub(crate) mod packed;
 pub(crate) mod reader;
 pub mod writer;
 
 pub use crc::crc32;
 pub use error::{GraphPart, ParseError};
 pub use material::*;
+pub use packed::PACKED_HEADER_LEN;
 
 /// File magic.
 pub const MAGIC: [u8; 8] = *b"SINEW\0\r\n";
@@ -264,6 +267,20 @@ pub const FORMAT_F32: u8 = 0;
 /// (f32 × 3) followed by `u16 × 3` per key decoded as `min + scale · q / 65536`; for rotations
 /// 6 bytes per key ([`pack_rotation`]).
 pub const FORMAT_QUANTIZED: u8 = 1;
+
+/// Key format (step and linear only, clip tracks): bit-packed records, each a key's frame on
+/// the track's time grid (or none: key `k` is frame `k`) and its three stored components at
+/// per-track widths in per-track ranges; rotations drop `w` (`w ≥ 0`), optionally relative to
+/// a per-track reference rotation. Layout in the `packed` module's documentation:
+/// `frames u16, time_bits u8, flags u8, bits [u8; 3], [reference f32 × 4],
+/// 3 × {min f32, [range f32]}, records`.
+pub const FORMAT_PACKED: u8 = 2;
+/// Packed track flag: the keys are relative to a reference rotation stored in the header.
+pub const PACKED_FLAG_REFERENCE: u8 = 1;
+/// Widest packed component, in bits.
+pub const MAX_PACKED_BITS: u8 = 24;
+/// Widest packed frame index, in bits.
+pub const MAX_PACKED_TIME_BITS: u8 = 16;
 
 /// Bytes per packed rotation.
 pub const ROTATION_BYTES: usize = 6;

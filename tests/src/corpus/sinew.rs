@@ -671,31 +671,44 @@ pub fn sinew_cases() -> Vec<Case<(), ParseError>> {
         SmallSinew::with(|s| s.clip_start = 2.0),
         ParseError::BadTimeRange { section: SmallSinew::CLIP },
     ));
-    let (qi, q) = tracks
+    let (pi, p) = tracks
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.format == FORMAT_PACKED && t.keys >= 3)
+        .map(|(i, t)| (i as u16, *t))
+        .expect("a packed track of 3 keys or more");
+    cases.push(C::is(
+        Unsorted,
+        format!("packed track {pi}'s frame grid shrunk below its keys"),
+        patched(&real, |b| put_u16(b, p.data, 1)),
+        ParseError::UnsortedKeys { section: clip.index, track: pi },
+    ));
+    if let Some((qi, q)) = tracks
         .iter()
         .enumerate()
         .find(|(_, t)| t.format == FORMAT_QUANTIZED && t.keys >= 3)
         .map(|(i, t)| (i as u16, *t))
-        .expect("a quantized track of 3 keys or more");
-    cases.push(C::is(
-        Unsorted,
-        format!("quantized key times of track {qi} swapped"),
-        patched(&real, |b| {
-            let (t1, t2) = (u16_at(b, q.data + 2), u16_at(b, q.data + 4));
-            put_u16(b, q.data + 2, t2);
-            put_u16(b, q.data + 4, t1);
-        }),
-        ParseError::UnsortedKeys { section: clip.index, track: qi },
-    ));
-    cases.push(C::is(
-        Unsorted,
-        format!("quantized key time of track {qi} repeated"),
-        patched(&real, |b| {
-            let t = u16_at(b, q.data + 2);
-            put_u16(b, q.data + 4, t);
-        }),
-        ParseError::UnsortedKeys { section: clip.index, track: qi },
-    ));
+    {
+        cases.push(C::is(
+            Unsorted,
+            format!("quantized key times of track {qi} swapped"),
+            patched(&real, |b| {
+                let (t1, t2) = (u16_at(b, q.data + 2), u16_at(b, q.data + 4));
+                put_u16(b, q.data + 2, t2);
+                put_u16(b, q.data + 4, t1);
+            }),
+            ParseError::UnsortedKeys { section: clip.index, track: qi },
+        ));
+        cases.push(C::is(
+            Unsorted,
+            format!("quantized key time of track {qi} repeated"),
+            patched(&real, |b| {
+                let t = u16_at(b, q.data + 2);
+                put_u16(b, q.data + 4, t);
+            }),
+            ParseError::UnsortedKeys { section: clip.index, track: qi },
+        ));
+    }
 
     // ---- joint indices ----------------------------------------------------------------------
     for j in [joints as u16, u16::MAX] {

@@ -4,9 +4,10 @@
 use sinew::asset::format::TRACK_FLAG_SLERP;
 
 use super::measure::{extents, measure, nlerp_deviation};
+use super::pack::{encode_packed, grid_error, Grid, KeyTolerance};
 use super::quantize::encode_quantized;
-use super::reduce::reduce;
-use super::tracks::{encode_f32, encode_f32_keys};
+use super::reduce::{reduce, value_error};
+use super::tracks::{encode_f32, encode_f32_keys, key_value};
 use super::work::Work;
 use super::write::{EncClip, EncSkeleton, EncTrack};
 use super::{BakeError, BakeOptions, ClipReport};
@@ -51,7 +52,7 @@ pub(super) fn bake_clip(
     // One measurement: every joint and every source track at every evaluation time.
     let measure_cost = (eval_times.len() as u64).saturating_mul((rig.joints.len() + clip.channels.len()) as u64);
     let searched = if measure_cost <= work.left {
-        search(rig, skel, clip, &channels, &eval_times, (opts, shells), measure_cost, work)?
+        search(rig, skel, clip, &channels, (&times, &eval_times), (opts, shells), measure_cost, work)?
     } else {
         None
     };
@@ -109,13 +110,15 @@ fn search(
     skel: &EncSkeleton,
     clip: &RigClip,
     channels: &[&RigChannel],
-    eval_times: &[f64],
+    (times, eval_times): (&[f32], &[f64]),
     (opts, shells): (&BakeOptions, &[f64]),
     measure_cost: u64,
     work: &mut Work,
 ) -> Result<Option<Searched>, BakeError> {
     let (start, end) = clip.time_range();
     let ext = extents(rig, shells);
+    let grid = Grid::of(times, start, end);
+    let mut grid_floor: Vec<Option<f64>> = vec![None; channels.len()];
     let mut budget = vec![0.5f64; rig.joints.len()];
     let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
     // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
@@ -134,33 +137,67 @@ fn search(
         for (ci, c) in channels.iter().enumerate() {
             let tol = opts.tolerance * budget[c.joint];
             let lossless = mode[c.joint] == 2;
-            let keys = if lossless || c.interpolation == Interpolation::CubicSpline {
+            let cubic = c.interpolation == Interpolation::CubicSpline;
+            if mode[c.joint] == 0 && !cubic && at_rest(c, &skel.rest[c.joint], tol, ext[c.joint]) {
+                // Missing tracks sample the rest pose.
+                continue;
+            }
+            // Packed: every key with the whole tolerance for quantization, or the keys reduced
+            // within half of it and quantized within the other half, whichever is smaller.
+            let packed = |keys: &[usize], tol: f64| {
+                let key_tol = KeyTolerance { vector: tol / 3f64.sqrt(), angle: tol / ext[c.joint] };
+                let key_tol = match c.target {
+                    ChannelTarget::Scale => KeyTolerance { vector: tol / ext[c.joint], ..key_tol },
+                    _ => key_tol,
+                };
+                encode_packed(c, keys, &grid, key_tol)
+            };
+            let keys = if lossless || cubic {
                 Vec::new()
             } else {
                 match &reduced[ci] {
                     Some((t, k)) if *t == tol => k.clone(),
                     _ => {
-                        let Some(k) = reduce(c, tol, ext[c.joint], work) else { return Ok(None) };
+                        let Some(k) = reduce(c, tol * 0.5, ext[c.joint], work) else { return Ok(None) };
                         reduced[ci] = Some((tol, k.clone()));
                         k
                     }
                 }
             };
-            let mut t = if lossless || c.interpolation == Interpolation::CubicSpline {
-                encode_f32(c)
-            } else if mode[c.joint] == 1 {
-                encode_f32_keys(c, &keys)
+            let all: Vec<usize> = (0..c.times.len()).collect();
+            // A channel whose times stray from the grid more than half the tolerance
+            // allows keeps its exact times.
+            let off_grid = mode[c.joint] == 0 && !lossless && !cubic && {
+                if grid_floor[ci].is_none() {
+                    if !work.spend(c.times.len() as u64) {
+                        return Ok(None);
+                    }
+                    grid_floor[ci] = Some(grid_error(c, &grid, ext[c.joint]));
+                }
+                grid_floor[ci].unwrap_or(0.0) > tol * 0.5
+            };
+            let (mut t, keys) = if lossless || cubic {
+                (encode_f32(c), all)
+            } else if mode[c.joint] == 1 || off_grid {
+                (encode_f32_keys(c, &keys), keys)
             } else {
-                encode_quantized(c, &keys, start, end)
-                    .or_else(|| encode_quantized(c, &(0..c.times.len()).collect::<Vec<_>>(), start, end))
-                    .unwrap_or_else(|| encode_f32(c))
+                let uniform = packed(&all, tol);
+                let reduced_keys = packed(&keys, tol * 0.5);
+                match (uniform, reduced_keys) {
+                    (Some(a), Some(b)) if a.data.len() <= b.data.len() => (a, all),
+                    (_, Some(b)) => (b, keys),
+                    (Some(a), None) => (a, all),
+                    (None, None) => match encode_quantized(c, &keys, start, end) {
+                        Some(q) => (q, keys),
+                        None => match encode_quantized(c, &all, start, end) {
+                            Some(q) => (q, all),
+                            None => (encode_f32(c), all),
+                        },
+                    },
+                }
             };
             if c.target == ChannelTarget::Rotation && c.interpolation == Interpolation::Linear {
-                let nlerp_error = if lossless {
-                    nlerp_deviation(c, &(0..c.times.len()).collect::<Vec<_>>())
-                } else {
-                    nlerp_deviation(c, &keys)
-                } * ext[c.joint];
+                let nlerp_error = nlerp_deviation(c, &keys) * ext[c.joint];
                 if slerp[c.joint] || nlerp_error > 0.25 * opts.tolerance * budget[c.joint] {
                     t.flags |= TRACK_FLAG_SLERP;
                 }
@@ -175,23 +212,40 @@ fn search(
         if failing.is_empty() || round == 14 {
             return Ok(Some((enc.tracks, errors)));
         }
+        // The failing joints and their ancestors, each tightened once per round.
+        let mut path = vec![false; rig.joints.len()];
         for j in failing {
             let mut a = Some(j);
-            while let Some(k) = a {
-                // More keys first (they also shrink nlerp's deviation, which grows with the
-                // angle between keys), then exact slerp, then lossless values.
-                match (mode[k], round) {
-                    (_, r) if r >= 12 => slerp[k] = true,
-                    (0, r) if r >= 5 => {
-                        mode[k] = 1;
-                        budget[k] = 0.5;
-                    }
-                    (1, r) if r >= 10 => mode[k] = 2,
-                    _ => budget[k] *= 0.5,
-                }
+            while let Some(k) = a.filter(|&k| !path[k]) {
+                path[k] = true;
                 a = rig.joints[k].parent;
+            }
+        }
+        for k in (0..path.len()).filter(|&k| path[k]) {
+            // More keys first (they also shrink nlerp's deviation, which grows with the angle
+            // between keys), then exact slerp, then lossless values.
+            match (mode[k], round) {
+                (_, r) if r >= 12 => slerp[k] = true,
+                (0, r) if r >= 5 => {
+                    mode[k] = 1;
+                    budget[k] = 0.5;
+                }
+                (1, r) if r >= 10 => mode[k] = 2,
+                _ => budget[k] *= 0.5,
             }
         }
         round += 1;
     }
+}
+
+/// True when every key of `c` is within `tol` of the joint's rest value (`rest`: translation,
+/// rotation xyzw, scale), for a joint of extent `extent`.
+fn at_rest(c: &RigChannel, rest: &[f32; 10], tol: f64, extent: f64) -> bool {
+    let at = match c.target {
+        ChannelTarget::Translation => 0,
+        ChannelTarget::Rotation => 3,
+        ChannelTarget::Scale => 7,
+    };
+    let r: [f64; 4] = core::array::from_fn(|j| if j < c.target.components() { f64::from(rest[at + j]) } else { 0.0 });
+    (0..c.times.len()).all(|k| value_error(c.target, key_value(c, k), r, extent) <= tol)
 }

@@ -39,7 +39,7 @@
 //! - the mesh side: `mesh` (one mesh, its degenerate triangles), `weights` (checks and the
 //!   influence limit), `palette` (the split into parts) and `texture` (textures and materials);
 //! - the clip side: `clip` (the encoding search and the lossless fallback), `tracks` and
-//!   `quantize` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
+//!   `quantize` and `pack` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
 //!   error through the hierarchy) and `work` (the work budget);
 //! - the morph side: `morph` (targets, weight tracks, their bound and sections);
 //! - the file: `skeleton` (its section) and `write` (the encoded sections and their layout).
@@ -50,6 +50,7 @@ mod measure;
 mod mesh;
 mod morph;
 mod options;
+mod pack;
 mod palette;
 mod quantize;
 mod reduce;

@@ -3,16 +3,16 @@
 
 use sinew::asset::format::*;
 
-use super::tracks::{interp_code, key_value, target_code};
+use super::pack::value_at;
+use super::tracks::{interp_code, target_code};
 use super::write::EncTrack;
 use crate::rig::{ChannelTarget, RigChannel};
 
-/// Quantized value range of a translation/scale track over `keys`: `min` and `scale` as stored.
-fn range_of(c: &RigChannel, keys: &[usize]) -> ([f32; 3], [f32; 3]) {
+/// Quantized value range of translation/scale keys: `min` and `scale` as stored.
+fn range_of(values: &[[f64; 4]]) -> ([f32; 3], [f32; 3]) {
     let mut lo = [f32::INFINITY; 3];
     let mut hi = [f32::NEG_INFINITY; 3];
-    for &k in keys {
-        let v = key_value(c, k);
+    for v in values {
         for j in 0..3 {
             lo[j] = lo[j].min(v[j] as f32);
             hi[j] = hi[j].max(v[j] as f32);
@@ -34,6 +34,8 @@ fn quantize_component(v: f64, min: f32, scale: f32) -> u16 {
 pub(super) fn encode_quantized(c: &RigChannel, keys: &[usize], start: f32, end: f32) -> Option<EncTrack> {
     let mut data = Vec::new();
     let mut prev: Option<u16> = None;
+    // Values at the quantized times, on the source curve.
+    let mut values = Vec::with_capacity(keys.len());
     for &k in keys {
         let q = quantize_time(c.times[k], start, end);
         if prev.is_some_and(|p| q <= p) {
@@ -41,17 +43,16 @@ pub(super) fn encode_quantized(c: &RigChannel, keys: &[usize], start: f32, end: 
         }
         prev = Some(q);
         data.extend_from_slice(&q.to_le_bytes());
+        values.push(value_at(c, k, f64::from(start) + (f64::from(end) - f64::from(start)) * f64::from(q) / 65535.0));
     }
     if c.target == ChannelTarget::Rotation {
-        for &k in keys {
-            let v = key_value(c, k);
+        for v in &values {
             data.extend_from_slice(&pack_rotation([v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32]));
         }
     } else {
-        let (min, scale) = range_of(c, keys);
+        let (min, scale) = range_of(&values);
         min.iter().chain(scale.iter()).for_each(|x| data.extend_from_slice(&x.to_le_bytes()));
-        for &k in keys {
-            let v = key_value(c, k);
+        for v in &values {
             for j in 0..3 {
                 data.extend_from_slice(&quantize_component(v[j], min[j], scale[j]).to_le_bytes());
             }

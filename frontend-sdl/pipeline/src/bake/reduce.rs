@@ -9,7 +9,7 @@ use crate::rig::{ChannelTarget, Interpolation, RigChannel};
 
 /// The error of approximating `raw` with `approx`, in scene units, for a track on a joint whose
 /// farthest virtual vertex is `extent` away.
-fn value_error(target: ChannelTarget, raw: [f64; 4], approx: [f64; 4], extent: f64) -> f64 {
+pub(super) fn value_error(target: ChannelTarget, raw: [f64; 4], approx: [f64; 4], extent: f64) -> f64 {
     match target {
         ChannelTarget::Rotation => angle(raw, approx) * extent,
         ChannelTarget::Translation => (0..3).map(|j| (raw[j] - approx[j]).powi(2)).sum::<f64>().sqrt(),

@@ -1,0 +1,149 @@
+//! The packed key format ([`FORMAT_PACKED`](super::FORMAT_PACKED)): the header of a packed
+//! track, the bit reader of its key records, and the decoding of one key's time and value.
+//!
+//! ```text
+//! frames      u16        time grid: frame f is at start + (end − start) · f / frames
+//! time_bits   u8         0: key k is frame k; else each record starts with its frame
+//! flags       u8         PACKED_FLAG_REFERENCE (rotations only)
+//! bits        [u8; 3]    width of each stored component (0 ..= MAX_PACKED_BITS)
+//! [reference  f32 × 4]   rotations with PACKED_FLAG_REFERENCE (xyzw)
+//! components  3 × { min f32, [range f32 when its width is not 0] }
+//! records     key_count × (time_bits + Σ bits) bits, least significant bit first, the last
+//!             byte padded with zeros
+//! ```
+//!
+//! A component of width `b` stores `q` and decodes as `min + range · q / 2^b` (just `min` when
+//! `b` is 0). Translations and scales store xyz; rotations store the xyz of a unit quaternion
+//! with `w ≥ 0` (`w = √(1 − x² − y² − z²)`), multiplied by the reference on its left when the
+//! track has one (the keys then stay near the reference, with large `w`).
+
+use super::reader::{byte, le_f32, le_u16};
+use super::{MAX_PACKED_BITS, MAX_PACKED_TIME_BITS, PACKED_FLAG_REFERENCE, TARGET_ROTATION};
+use crate::math::Quat;
+use crate::real::Real;
+
+/// Bytes of a packed track's fixed header (frames, time bits, flags, widths).
+pub const PACKED_HEADER_LEN: usize = 7;
+
+/// The decoded header of a packed track.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Packed {
+    /// Frames of the time grid.
+    pub frames: u16,
+    /// Bits of a key's frame (0: implicit).
+    pub time_bits: u8,
+    /// The track has a reference rotation.
+    pub reference: bool,
+    /// Component widths.
+    pub bits: [u8; 3],
+    /// Byte offset of each component's `min` (its `range` follows when its width is not 0).
+    pub params: [u8; 3],
+    /// Byte offset of the first record.
+    pub records: usize,
+    /// Bits of one record.
+    pub record_bits: usize,
+}
+
+impl Packed {
+    /// Reads the header at the start of `data`. Field values are taken as stored: validation
+    /// ([`Packed::check`]) bounds them.
+    #[inline(always)]
+    pub(crate) fn read(data: &[u8], target: u8) -> Self {
+        let flags = byte(data, 3);
+        let reference = target == TARGET_ROTATION && flags & PACKED_FLAG_REFERENCE != 0;
+        let bits = [byte(data, 4), byte(data, 5), byte(data, 6)];
+        let mut at = PACKED_HEADER_LEN + if reference { 16 } else { 0 };
+        let mut params = [0u8; 3];
+        for j in 0..3 {
+            params[j] = at as u8;
+            at += if bits[j] == 0 { 4 } else { 8 };
+        }
+        let time_bits = byte(data, 2);
+        Packed {
+            frames: le_u16(data, 0),
+            time_bits,
+            reference,
+            bits,
+            params,
+            records: at,
+            record_bits: time_bits as usize + bits[0] as usize + bits[1] as usize + bits[2] as usize,
+        }
+    }
+
+    /// Checks the header fields of a track of `keys` keys and returns the track's length in
+    /// bytes; `None` when a field is out of range.
+    pub(crate) fn check(data: &[u8], target: u8, keys: usize) -> Option<usize> {
+        let flags = byte(data, 3);
+        if data.len() < PACKED_HEADER_LEN
+            || le_u16(data, 0) == 0
+            || byte(data, 2) > MAX_PACKED_TIME_BITS
+            || flags & !PACKED_FLAG_REFERENCE != 0
+            || (flags != 0 && target != TARGET_ROTATION)
+            || (4..7).any(|i| byte(data, i) > MAX_PACKED_BITS)
+        {
+            return None;
+        }
+        let p = Packed::read(data, target);
+        p.records.checked_add(keys.checked_mul(p.record_bits)?.div_ceil(8))
+    }
+
+    /// The frame of key `k`.
+    #[inline(always)]
+    pub(crate) fn frame(&self, data: &[u8], k: usize) -> u32 {
+        if self.time_bits == 0 {
+            k as u32
+        } else {
+            read_bits(data, self.records * 8 + k * self.record_bits, self.time_bits as u32)
+        }
+    }
+
+    /// The three stored components of key `k`, decoded.
+    #[inline(always)]
+    pub(crate) fn components<R: Real>(&self, data: &[u8], k: usize) -> [R; 3] {
+        let mut bit = self.records * 8 + k * self.record_bits + self.time_bits as usize;
+        let mut out = [R::ZERO; 3];
+        for (j, o) in out.iter_mut().enumerate() {
+            let b = self.bits[j] as u32;
+            let at = self.params[j] as usize;
+            let min = R::from_f32(le_f32(data, at));
+            *o = if b == 0 {
+                min
+            } else {
+                let q = read_bits(data, bit, b);
+                bit += b as usize;
+                min + R::from_f32(le_f32(data, at + 4)) * R::from_fixed_bits(q as i32, b)
+            };
+        }
+        out
+    }
+
+    /// Key `k` as xyz (and w for rotations), rotations not renormalized (their norm is within
+    /// the quantization step of 1).
+    #[inline(always)]
+    pub(crate) fn value<R: Real>(&self, data: &[u8], target: u8, k: usize) -> [R; 4] {
+        let [x, y, z] = self.components::<R>(data, k);
+        if target != TARGET_ROTATION {
+            return [x, y, z, R::ZERO];
+        }
+        let w2 = (R::ONE - x * x - y * y - z * z).max(R::ZERO);
+        let w = if w2 > R::ZERO { w2 * w2.inv_sqrt() } else { R::ZERO };
+        let q = Quat::new(x, y, z, w);
+        if !self.reference {
+            return q.to_array();
+        }
+        let f = |j: usize| R::from_f32(le_f32(data, PACKED_HEADER_LEN + 4 * j));
+        (Quat::new(f(0), f(1), f(2), f(3)) * q).to_array()
+    }
+}
+
+/// `width` bits (at most 25) of `data` starting at bit `bit` (least significant first); bits
+/// past the end read as 0.
+#[inline(always)]
+pub(crate) fn read_bits(data: &[u8], bit: usize, width: u32) -> u32 {
+    let at = bit / 8;
+    let word = match data.get(at..at.wrapping_add(4)) {
+        Some(s) => u32::from_le_bytes([s[0], s[1], s[2], s[3]]),
+        None => u32::from_le_bytes([byte(data, at), byte(data, at + 1), byte(data, at + 2), byte(data, at + 3)]),
+    };
+    (word >> (bit % 8)) & ((1u32 << width) - 1)
+}
