@@ -41,6 +41,18 @@ fn cut(s: &str, max: usize) -> String {
     s[..n].to_string()
 }
 
+/// `v`, or 0 when its magnitude is under 2⁻³⁰. Exporters leave rounding residues (1e-16 to
+/// 1e-23) where a rest transform holds 0; tracks at the rest pose are dropped, so the runtime
+/// samples these values, and their products in blending and local-to-model fall below `f32`'s
+/// normal range, where x86 arithmetic runs many times slower. The change is under 1e-9 units.
+fn flush_tiny(v: f32) -> f32 {
+    if v.abs() < 1.0 / (1u64 << 30) as f32 {
+        0.0
+    } else {
+        v
+    }
+}
+
 /// The skeleton section of a rig: parents before children, finite rest transforms, at most
 /// `MAX_JOINTS` joints.
 pub(super) fn skeleton_of(rig: &Rig) -> Result<EncSkeleton, BakeError> {
@@ -62,7 +74,7 @@ pub(super) fn skeleton_of(rig: &Rig) -> Result<EncSkeleton, BakeError> {
         let r = j.rest.rotation.normalize();
         let t = j.rest.translation;
         let s = j.rest.scale;
-        rest.push([t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z]);
+        rest.push([t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z].map(flush_tiny));
     }
     Ok(EncSkeleton { parents, rest, names: unique_names(rig.joints.iter().map(|j| j.name.clone())) })
 }
