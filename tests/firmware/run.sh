@@ -117,16 +117,19 @@ for image in "${IMAGES[@]}"; do
   fi
   # The Q16.16 build must not do any floating-point arithmetic: no soft-float routine in it
   # (arithmetic, comparisons, conversions from and to integers, in the AEABI and libgcc names).
-  if [ "$scalar" = q16 ] && arm-none-eabi-nm "$elf" | grep -Eq "$SOFT_FLOAT"; then
+  # (Symbol lists are read whole first: `nm | grep -q` under pipefail fails when grep stops
+  # reading early, which hides a match.)
+  symbols=$(arm-none-eabi-nm -C "$elf")
+  if [ "$scalar" = q16 ] && grep -Eq "$SOFT_FLOAT" <<<"$symbols"; then
     verdict="FAILED (soft-float routines in the q16 image)"
   fi
   # The probe skins with LBS only: no dual-quaternion skinning loop nor polar split may be linked
   # (an out-of-line `SkinningJob::run` keeps every palette kind's loop: about 9 KB on soft float).
-  if arm-none-eabi-nm -C "$elf" | grep -Eq 'sinew::job::skinning::.*(dqs|blend_dual_quats)|polar_decompose|from_mat4_scaled'; then
+  if grep -Eq 'sinew::job::skinning::.*(dqs|blend_dual_quats)|polar_decompose|from_mat4_scaled' <<<"$symbols"; then
     verdict="FAILED (dual-quaternion skinning linked in an LBS-only image)"
   fi
   # No image has a heap: no global allocator (nor its shims) may be linked.
-  if arm-none-eabi-nm "$elf" | grep -Eq '__rust_alloc|__rg_alloc|__rdl_alloc|__rust_no_alloc_shim|__rust_alloc_error_handler'; then
+  if grep -Eq '__rust_alloc|__rg_alloc|__rdl_alloc|__rust_no_alloc_shim|__rust_alloc_error_handler' <<<"$symbols"; then
     verdict="FAILED (an allocator is linked)"
   fi
   [ "$verdict" = OK ] || failed=1

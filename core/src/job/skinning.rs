@@ -287,11 +287,14 @@ impl<R: Real> SkinningJob<'_, R> {
     /// # Errors
     ///
     /// As [`validate`](Self::validate); nothing is written on error.
+    #[cfg_attr(not(sinew_host_kernels), inline(always))]
     pub fn run_unnormalized(&mut self) -> Result<(), JobError> {
         self.run_with::<false>()
     }
 
-    /// [`run`](Self::run) (`UNIT`) or [`run_unnormalized`](Self::run_unnormalized).
+    /// [`run`](Self::run) (`UNIT`) or [`run_unnormalized`](Self::run_unnormalized); inlined on
+    /// microcontrollers for the reason `run` is.
+    #[cfg_attr(not(sinew_host_kernels), inline(always))]
     fn run_with<const UNIT: bool>(&mut self) -> Result<(), JobError> {
         self.validate()?;
         // Hosts get a loop specialised for each usual influence count; microcontrollers one
