@@ -286,12 +286,9 @@ pub const MAX_PACKED_TIME_BITS: u8 = 16;
 /// `clip-packed` features); the parser refuses tracks in other formats.
 #[inline(always)]
 pub const fn key_format_enabled(format: u8) -> bool {
-    match format {
-        FORMAT_F32 => cfg!(feature = "clip-f32"),
-        FORMAT_QUANTIZED => cfg!(feature = "clip-quantized"),
-        FORMAT_PACKED => cfg!(feature = "clip-packed"),
-        _ => false,
-    }
+    (format == FORMAT_F32 && cfg!(feature = "clip-f32"))
+        || (format == FORMAT_QUANTIZED && cfg!(feature = "clip-quantized"))
+        || (format == FORMAT_PACKED && cfg!(feature = "clip-packed"))
 }
 
 /// Bytes per packed rotation.
