@@ -30,6 +30,12 @@ pub(crate) mod tests;
 
 pub use soa::SoaTrackCache;
 
+/// The key formats this build decodes (cargo features `clip-f32`, `clip-quantized`,
+/// `clip-packed`).
+const F32: bool = cfg!(feature = "clip-f32");
+const QUANTIZED: bool = cfg!(feature = "clip-quantized");
+const PACKED: bool = cfg!(feature = "clip-packed");
+
 /// Which joint property a track animates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -380,13 +386,17 @@ impl TrackView<'_> {
     /// Time of key `k`.
     #[inline(always)]
     fn time<R: Real>(&self, k: usize, time: &ClipTime<R>) -> R {
-        if self.format == FORMAT_F32 {
+        // Formats left out of the build never reach here (the parser refuses them): their
+        // branches compile away.
+        if F32 && self.format == FORMAT_F32 {
             R::from_f32(le_f32(self.data, k * 4))
-        } else if self.format == FORMAT_PACKED {
+        } else if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
             let p = Packed::read(self.data, self.target);
             time.start + time.duration * R::ratio(p.frame(self.data, k) as i32, p.frames as i32)
-        } else {
+        } else if QUANTIZED {
             time.start + time.scale * R::from_fixed_bits(le_u16(self.data, k * 2) as i32, 16)
+        } else {
+            time.start
         }
     }
     /// Part `part` (component offset) of key `k` of an f32 track.
@@ -401,12 +411,15 @@ impl TrackView<'_> {
     /// Value of key `k` as stored (quantized rotations not renormalized).
     #[inline(always)]
     fn raw<R: Real>(&self, k: usize) -> [R; 4] {
-        if self.format == FORMAT_F32 {
+        if F32 && self.format == FORMAT_F32 {
             let mid = if self.interp == INTERP_CUBIC { self.components() } else { 0 };
             return self.read_f32(k, mid);
         }
-        if self.format == FORMAT_PACKED {
+        if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
             return Packed::read(self.data, self.target).value(self.data, self.target, k);
+        }
+        if !QUANTIZED {
+            return [R::ZERO; 4];
         }
         let vals = self.n * 2;
         if self.target == TARGET_ROTATION {
@@ -452,6 +465,8 @@ impl TrackView<'_> {
         match self.interp {
             INTERP_STEP => self.finish(self.raw(k)),
             INTERP_LINEAR => lerp_value(self.target, self.raw(k), self.raw(k + 1), s, rot),
+            // Cubic splines are stored in f32 only.
+            _ if !F32 => self.finish(self.raw(k)),
             _ => {
                 let c = self.components();
                 hermite(
@@ -476,7 +491,7 @@ impl TrackView<'_> {
             cache.v0 = self.finish(self.raw(0));
             return true;
         }
-        if self.interp == INTERP_CUBIC {
+        if F32 && self.interp == INTERP_CUBIC {
             return false;
         }
         match interval(self.n, t, key, |k| self.time(k, time)) {

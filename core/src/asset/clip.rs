@@ -8,7 +8,8 @@ use crate::limits::MAX_JOINTS;
 
 /// Validates a clip section (`sec` in the table) of a file whose skeleton has `joints` joints:
 /// a readable header with a finite, ordered time range; known track kinds (no quantized cubic
-/// spline, no two tracks for one joint property, joints below `joints`); key data inside the
+/// spline, no two tracks for one joint property, joints below `joints`, key formats this build
+/// decodes: [`key_format_enabled`]); key data inside the
 /// section, finite, with strictly increasing times within the range; and the data ending the
 /// section exactly.
 pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseError> {
@@ -56,6 +57,9 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
         if format != FORMAT_F32 && interp == INTERP_CUBIC {
             return Err(bad);
         }
+        if !key_format_enabled(format) {
+            return Err(ParseError::KeyFormatDisabled { section: sec, track, format });
+        }
         let slot = joint * 3 + target as usize;
         if seen[slot / 32] & (1 << (slot % 32)) != 0 {
             return Err(ParseError::DuplicateTrack { section: sec, track });
@@ -69,7 +73,7 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
         let data =
             off.checked_add(len).and_then(|end| body.get(off..end)).ok_or(ParseError::BadSection { section: sec })?;
         covered_end = covered_end.max(off + len);
-        if format == FORMAT_F32 {
+        if cfg!(feature = "clip-f32") && format == FORMAT_F32 {
             let mut prev = i32::MIN;
             for k in 0..keys {
                 let b = le_u32(data, k * 4);
@@ -86,9 +90,9 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
             if !(0..values.len() / 4).all(|k| is_finite_bits(le_u32(values, k * 4))) {
                 return Err(ParseError::NonFinite { section: sec });
             }
-        } else if format == FORMAT_PACKED {
+        } else if cfg!(feature = "clip-packed") && format == FORMAT_PACKED {
             check_packed(data, target, keys, sec, track)?;
-        } else {
+        } else if cfg!(feature = "clip-quantized") {
             for k in 1..keys {
                 if le_u16(data, k * 2) <= le_u16(data, (k - 1) * 2) {
                     return Err(ParseError::UnsortedKeys { section: sec, track });

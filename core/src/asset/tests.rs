@@ -1,5 +1,7 @@
 //! Tests of the parser and of clip sampling on small hand-built files.
 
+extern crate std;
+
 use super::format::*;
 use super::writer::Writer;
 use super::*;
@@ -369,6 +371,12 @@ fn bad_tracks_give_specific_errors() {
         })),
         Err(ParseError::BadTrack { section: 1, track: 0 })
     );
+    // Every key format is decoded in this build (the firmware probe's host tests check the
+    // refusal of formats left out); an unknown format is not one.
+    assert!([FORMAT_F32, FORMAT_QUANTIZED, FORMAT_PACKED].into_iter().all(key_format_enabled));
+    assert!(!key_format_enabled(FORMAT_PACKED + 1));
+    let disabled = ParseError::KeyFormatDisabled { section: 1, track: 2, format: FORMAT_QUANTIZED };
+    assert!(std::format!("{disabled}").contains("`clip-quantized`"));
     // Same joint property twice (track 3 animates joint 1's translation).
     assert_eq!(parse_with(t(1, 0, 1, 0, 2, lin)), Err(ParseError::DuplicateTrack { section: 1, track: 3 }));
     // Unsorted, repeated and out-of-range times, NaN times and values.

@@ -141,6 +141,17 @@ pub enum ParseError {
         /// Track index within the clip.
         track: u16,
     },
+    /// A clip track stores its keys in a format this build does not decode: the crate was built
+    /// without that format's feature (`clip-f32`, `clip-quantized`, `clip-packed`).
+    KeyFormatDisabled {
+        /// Section index.
+        section: u16,
+        /// Track index within the clip.
+        track: u16,
+        /// The track's key format ([`FORMAT_F32`](super::FORMAT_F32),
+        /// [`FORMAT_QUANTIZED`](super::FORMAT_QUANTIZED) or [`FORMAT_PACKED`](super::FORMAT_PACKED)).
+        format: u8,
+    },
     /// Two tracks of a clip animate the same joint property.
     DuplicateTrack {
         /// Section index.
@@ -321,6 +332,18 @@ impl fmt::Display for ParseError {
             }
             Self::BadTrack { section, track } => {
                 write!(f, "clip section {section}, track {track}: invalid track header")
+            }
+            Self::KeyFormatDisabled { section, track, format } => {
+                let (name, feature) = match format {
+                    super::FORMAT_F32 => ("f32", "clip-f32"),
+                    super::FORMAT_QUANTIZED => ("quantized", "clip-quantized"),
+                    _ => ("packed", "clip-packed"),
+                };
+                write!(
+                    f,
+                    "clip section {section}, track {track}: {name} keys, a format this build does not decode \
+                     (sinew feature `{feature}`)"
+                )
             }
             Self::DuplicateTrack { section, track } => {
                 write!(f, "clip section {section}, track {track}: a second track for the same joint property")

@@ -282,6 +282,15 @@ pub const MAX_PACKED_BITS: u8 = 24;
 /// Widest packed frame index, in bits.
 pub const MAX_PACKED_TIME_BITS: u8 = 16;
 
+/// True when this build decodes clip keys in `format` (the `clip-f32`, `clip-quantized` and
+/// `clip-packed` features); the parser refuses tracks in other formats.
+#[inline(always)]
+pub const fn key_format_enabled(format: u8) -> bool {
+    (format == FORMAT_F32 && cfg!(feature = "clip-f32"))
+        || (format == FORMAT_QUANTIZED && cfg!(feature = "clip-quantized"))
+        || (format == FORMAT_PACKED && cfg!(feature = "clip-packed"))
+}
+
 /// Bytes per packed rotation.
 pub const ROTATION_BYTES: usize = 6;
 

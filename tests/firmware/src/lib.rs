@@ -803,6 +803,33 @@ mod tests {
     }
 
     #[test]
+    fn key_formats_left_out_of_the_build_are_refused_by_name() {
+        use sinew::asset::format::{crc32, FORMAT_F32, FORMAT_QUANTIZED};
+        // The firmware links only the packed decoder: the fixture's first clip track,
+        // relabelled f32 or quantized (the checksum recomputed), is refused as such.
+        let u32_at = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize;
+        let sections = u32_at(FIXTURE, 20);
+        let (clip, table) = (0..sections)
+            .map(|i| 24 + 12 * i)
+            .find(|&e| &FIXTURE[e..e + 4] == b"CLIP")
+            .map(|e| (u32_at(FIXTURE, e + 4), (e - 24) / 12))
+            .unwrap();
+        // The name, start and end, the track count, then the first track entry (its format byte
+        // at 4).
+        let entry = clip + 1 + FIXTURE[clip] as usize + 10;
+        for format in [FORMAT_F32, FORMAT_QUANTIZED] {
+            let mut bytes = FIXTURE.to_vec();
+            bytes[entry + 4] = format;
+            let crc = crc32(&bytes[20..]);
+            bytes[16..20].copy_from_slice(&crc.to_le_bytes());
+            assert_eq!(
+                Asset::parse(&bytes).err(),
+                Some(ParseError::KeyFormatDisabled { section: table as u16, track: 0, format })
+            );
+        }
+    }
+
+    #[test]
     fn in_place_palette_equals_the_skin_matrix_job() {
         let mut run = Run::<f32>::new();
         let frame = run.frame(4);
