@@ -6,7 +6,7 @@
 //! buffers are allocated before timing starts.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
@@ -29,17 +29,22 @@ pub struct Measurement {
 }
 
 /// Times `f` as described in the module docs; returns (median, min, max) ns per call.
-pub fn time_it(mut f: impl FnMut()) -> (f64, f64, f64) {
-    let warm = Duration::from_millis(200);
+pub fn time_it(f: impl FnMut()) -> (f64, f64, f64) {
+    time_runs(f, 0.2, 0.2, 7)
+}
+
+/// Runs `f` for `warm_s` seconds to estimate a call's cost, then `reps` timed runs of about
+/// `rep_s` seconds each; returns the (median, min, max) of the runs' ns per call.
+pub fn time_runs(mut f: impl FnMut(), warm_s: f64, rep_s: f64, reps: usize) -> (f64, f64, f64) {
     let start = Instant::now();
     let mut iters = 0u64;
-    while start.elapsed() < warm {
+    while start.elapsed().as_secs_f64() < warm_s {
         f();
         iters += 1;
     }
     let per_call = start.elapsed().as_secs_f64() / iters.max(1) as f64;
-    let reps_iters = ((0.2 / per_call.max(1e-9)) as u64).max(1);
-    let mut reps: Vec<f64> = (0..7)
+    let reps_iters = ((rep_s / per_call.max(1e-9)) as u64).max(1);
+    let mut runs: Vec<f64> = (0..reps.max(1))
         .map(|_| {
             let t = Instant::now();
             for _ in 0..reps_iters {
@@ -48,8 +53,8 @@ pub fn time_it(mut f: impl FnMut()) -> (f64, f64, f64) {
             t.elapsed().as_secs_f64() * 1e9 / reps_iters as f64
         })
         .collect();
-    reps.sort_by(f64::total_cmp);
-    (reps[3], reps[0], reps[6])
+    runs.sort_by(f64::total_cmp);
+    (runs[runs.len() / 2], runs[0], runs[runs.len() - 1])
 }
 
 /// Runs the kit's workloads on `model`'s clip `clip`.

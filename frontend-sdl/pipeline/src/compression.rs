@@ -153,7 +153,7 @@ fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
     let duration = c.end() - c.start();
     let mut t = 0.0f32;
     let mut failed = None;
-    let mut step = || {
+    let step = || {
         t += 1.0 / 60.0;
         if t >= duration {
             t = if duration > 0.0 { t % duration } else { 0.0 };
@@ -171,28 +171,11 @@ fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
         }
         black_box(&pose);
     };
-    let warm = Instant::now();
-    let mut calls = 0u64;
-    while warm.elapsed().as_secs_f64() < 0.02 {
-        step();
-        calls += 1;
-    }
-    let per_call = warm.elapsed().as_secs_f64() / calls.max(1) as f64;
-    let iters = ((0.04 / per_call.max(1e-9)) as u64).max(1);
-    let mut reps: Vec<f64> = (0..5)
-        .map(|_| {
-            let r = Instant::now();
-            for _ in 0..iters {
-                step();
-            }
-            r.elapsed().as_secs_f64() * 1e9 / iters as f64
-        })
-        .collect();
+    let (median, _, _) = crate::bench::time_runs(step, 0.02, 0.04, 5);
     if let Some(e) = failed {
         return Err(e.to_string());
     }
-    reps.sort_by(f64::total_cmp);
-    Ok(reps[2] / joints as f64)
+    Ok(median / joints as f64)
 }
 
 /// The rows as a Markdown table.
