@@ -1,6 +1,6 @@
 //! Why the scene could not be built or posed: [`SceneError`].
 
-use sinew::controller::ControllerError;
+use sinew::graph::GraphError;
 use sinew::job::JobError;
 use sinew_pipeline::model::ModelError;
 
@@ -11,8 +11,8 @@ pub enum SceneError {
     Model(ModelError),
     /// A built-in clip is missing after baking (an internal error).
     MissingClip(&'static str),
-    /// The character's controller refused a call (an internal error).
-    Animation(ControllerError),
+    /// The character's state machine refused a call (an internal error).
+    Animation(GraphError),
     /// A pose did not fit its skeleton (an internal error).
     Job(JobError),
 }
