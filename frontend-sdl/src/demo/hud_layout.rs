@@ -263,11 +263,12 @@ impl App {
             );
             match self.scene.character(self.time) {
                 Ok(c) => header.push_str(&format!(
-                    "graph: {}{}   speed {:.1}\n\
+                    "graph: {}{}   wave layer: {}   speed {:.1}\n\
                      character  idle {:.2}  walk {:.2}  run {:.2}  wave {:.2}\n\
                      speed {:.1} m/s   distance {:.1} m   looking at the {} ({:.0}%)",
                     c.state,
                     c.transition.map_or(String::new(), |(from, to, p)| format!(" ({from} -> {to} {:.0}%)", p * 100.0)),
+                    c.wave_state,
                     c.speed_parameter,
                     c.slots[IDLE].weight,
                     c.slots[WALK].weight,
@@ -472,7 +473,7 @@ mod tests {
             )
         } else {
             "sinew demo: built-in scene   DQS   t 1234.5 s   [paused]\n\
-             graph: locomotion (locomotion -> idle 100%)   speed 10.0\n\
+             graph: locomotion (locomotion -> idle 100%)   wave layer: wave   speed 10.0\n\
              character  idle 1.00  walk 1.00  run 1.00  wave 1.00\n\
              speed 10.0 m/s   distance 1000.0 m   looking at the marker (100%)"
                 .to_owned()

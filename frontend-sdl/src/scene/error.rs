@@ -1,6 +1,6 @@
 //! Why the scene could not be built or posed: [`SceneError`].
 
-use sinew::graph::GraphError;
+use sinew::graph::{GraphError, LayerError};
 use sinew::job::JobError;
 use sinew_pipeline::model::ModelError;
 
@@ -13,6 +13,8 @@ pub enum SceneError {
     MissingClip(&'static str),
     /// The character's state machine refused a call (an internal error).
     Animation(GraphError),
+    /// The character's layered graph was refused (an internal error).
+    Layer(LayerError),
     /// A pose did not fit its skeleton (an internal error).
     Job(JobError),
 }
@@ -23,6 +25,7 @@ impl std::fmt::Display for SceneError {
             Self::Model(e) => write!(f, "{e}"),
             Self::MissingClip(c) => write!(f, "built-in clip '{c}' is missing"),
             Self::Animation(e) => write!(f, "character: {e}"),
+            Self::Layer(e) => write!(f, "character: {e}"),
             Self::Job(e) => write!(f, "pose: {e}"),
         }
     }

@@ -230,6 +230,10 @@ fn wave_covers_the_right_arm_only() {
     let m = &scene.models()[CHARACTER];
     let c = scene.character(13.0).unwrap();
     assert_eq!((c.slots[WALK].weight, c.slots[WAVE].weight), (1.0, 1.0));
+    // The wave layer's own state machine: waving, then back at rest once faded out.
+    assert_eq!(c.wave_state, "wave");
+    let later = scene.character(15.5).unwrap();
+    assert_eq!((later.wave_state, later.slots[WAVE].weight), ("rest", 0.0));
     let sample = |clip: &str, t: f32| {
         let mut pose = Vec::new();
         let clip = m.find_clip(clip).unwrap();

@@ -72,6 +72,7 @@ impl FootLock {
 /// blended in nor an offset from it decaying), by the phase of the heavier of walk and run
 /// (they are phase-synced) and the weighted duty of their gaits.
 pub(super) fn foot_planted(m: &CharacterMachine, side: f32) -> bool {
+    let Some(m) = m.machine(0) else { return false };
     if m.transition().is_some() {
         return false;
     }

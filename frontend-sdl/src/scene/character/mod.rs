@@ -1,6 +1,6 @@
-//! The character: the humanoid driven by the core's animation system. A state machine runs its
-//! animation graph, whose parameters a schedule sets ([`schedule`]), a masked layer lays the
-//! wave over its right arm ([`wave`]), its root motion moves it along a closed path ([`path`]),
+//! The character: the humanoid driven by the core's animation system. A layered state machine
+//! runs its animation graph (the wave on a masked layer over the right arm), whose parameters
+//! a schedule sets ([`schedule`]), its root motion moves it along a closed path ([`path`]),
 //! its planted feet are locked with two-bone IK ([`feet`]) and its head turns towards a target
 //! ([`look`]). [`Character`] replays all of it from t = 0 to any time, with a cache.
 
@@ -8,7 +8,6 @@ mod feet;
 mod look;
 mod path;
 mod schedule;
-mod wave;
 
 use std::cell::RefCell;
 
@@ -22,34 +21,37 @@ use sinew_pipeline::model::Model;
 use crate::scene::error::SceneError;
 use feet::{foot_planted, plant_foot, FootLock};
 use look::look_at;
-use schedule::{apply_schedule, new_machine, CharacterMachine, CharacterScratch, STEPS_PER_SECOND};
-use wave::WaveLayer;
+use schedule::{apply_schedule, new_machine, CharacterMachine, CharacterScratch, LayerMachine, STEPS_PER_SECOND};
 
 // The eyes' position in the head joint's space, also for the scene's tests.
 pub(super) use look::EYES;
 pub use look::{scripted_look_target, LookRay, LOOK_PLANE_DISTANCE};
 pub use path::{character_path, path_length, HEADING_LOOK_AHEAD, PATH_CENTER, PATH_STRAIGHT, PATH_TURN_RADIUS};
 pub use schedule::{
-    CHARACTER_GRAPH, CHARACTER_STEP, IDLE, MOVING, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_MASK,
+    CHARACTER_GRAPH, CHARACTER_STEP, IDLE, MOVING, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_LAYER,
+    WAVE_MASK, WAVING,
 };
 
 /// The character at one moment: its pose, where it stands, and what drives it.
 #[derive(Debug, Clone)]
 pub struct CharacterFrame {
-    /// Local pose (SoA): the graph's, the wave over it, then the foot locking and the look-at;
+    /// Local pose (SoA): the graph's (the wave layer over the base), then the foot locking and the look-at;
     /// the root in place (its motion moved the character along the path instead).
     pub pose: Vec<SoaTransform<f32>>,
     /// Model-space joint matrices of `pose`.
     pub model: Vec<Mat4<f32>>,
     /// Character to world: its place on the path, turned to its heading.
     pub world: Mat4<f32>,
-    /// The clips, by [`SLOT_CLIPS`] index: `idle`, `walk` and `run` as the graph plays them
-    /// (weight 0 when not playing), `wave` on the upper layer masked by [`WAVE_MASK`].
+    /// The clips, by [`SLOT_CLIPS`] index: `idle`, `walk` and `run` as the base graph plays
+    /// them (weight 0 when not playing), `wave` on the upper layer masked by [`WAVE_MASK`]
+    /// (its weight: the layer's while it plays the wave).
     pub slots: [SlotInfo; 4],
-    /// The graph's current state ([`CHARACTER_GRAPH`]'s names).
+    /// The base graph's current state ([`CHARACTER_GRAPH`]'s names).
     pub state: &'static str,
-    /// The graph's transition in progress: source, destination, progress from 0 to 1.
+    /// The base graph's transition in progress: source, destination, progress from 0 to 1.
     pub transition: Option<(&'static str, &'static str, f32)>,
+    /// The wave layer's current state (`rest` or `wave`).
+    pub wave_state: &'static str,
     /// The graph's `speed` parameter: the speed the schedule asks for, in meters per second.
     pub speed_parameter: f32,
     /// Distance moved along the path since t = 0: the sum of the root-motion displacements'
@@ -91,7 +93,6 @@ pub struct SlotInfo {
 struct Sim {
     step: u64,
     machine: Box<CharacterMachine>,
-    wave: WaveLayer,
     follower: PathFollower<f32>,
     /// Left and right foot locks.
     feet: [FootLock; 2],
@@ -99,16 +100,16 @@ struct Sim {
     speed: f32,
 }
 
-/// The heaviest slot of the graph's controller playing clip `clip`.
-fn clip_slot(m: &CharacterMachine, clip: usize) -> Option<usize> {
+/// The heaviest slot of a layer's controller playing clip `clip`.
+fn clip_slot(m: &LayerMachine, clip: usize) -> Option<usize> {
     let c = m.controller();
     (0..4)
         .filter(|&i| c.clip_of(i) == Some(clip))
         .max_by(|&a, &b| c.weight(a).unwrap_or(0.0).total_cmp(&c.weight(b).unwrap_or(0.0)))
 }
 
-/// Clip `clip`'s weight, time and phase in the graph (zeros when it does not play).
-fn clip_info(m: &CharacterMachine, clip: usize) -> SlotInfo {
+/// Clip `clip`'s weight, time and phase in a layer (zeros when it does not play).
+fn clip_info(m: &LayerMachine, clip: usize) -> SlotInfo {
     let c = m.controller();
     match clip_slot(m, clip) {
         Some(i) => SlotInfo {
@@ -166,11 +167,9 @@ impl Character {
         let mut path = vec![Segment::new(Vec3::ZERO, Vec3::ZERO); points.len() - 1];
         Segment::polyline(&points, &mut path).map_err(SceneError::Job)?;
         let entries = Self::entries(model, &clips)?;
-        let wave = asset_clip(model, clips[WAVE], WAVE)?;
         let start = Sim {
             step: 0,
-            machine: new_machine(&entries).map_err(SceneError::Animation)?,
-            wave: WaveLayer::new(model, &wave),
+            machine: new_machine(&entries).map_err(SceneError::Layer)?,
             follower: PathFollower::new(PathEnd::Loop),
             feet: [FootLock::Free; 2],
             distance: 0.0,
@@ -210,8 +209,8 @@ impl Character {
         Ok(cache.current.clone())
     }
 
-    /// Applies the schedule's actions at the state's step, advances the graph and the wave by
-    /// `dt` into `pose`, moves along the path by the root motion and updates the foot locks.
+    /// Applies the schedule's actions at the state's step, advances the graph by `dt` into
+    /// `pose`, moves along the path by the root motion and updates the foot locks.
     fn advance(
         &self,
         sim: &mut Sim,
@@ -220,11 +219,10 @@ impl Character {
         pose: &mut [SoaTransform<f32>],
     ) -> Result<Placement, SceneError> {
         let c = &mut sim.machine;
-        apply_schedule(c, &mut sim.wave, sim.step).map_err(SceneError::Animation)?;
+        apply_schedule(c, sim.step).map_err(SceneError::Animation)?;
         let entries = Self::entries(model, &self.clips)?;
         let mut scratch = self.scratch.borrow_mut();
         c.update(dt, &entries, model.skeleton(), &mut scratch, pose, |_| {}).map_err(SceneError::Animation)?;
-        sim.wave.update(model, &entries[WAVE].clip, dt, pose)?;
         let moved = c.root_motion_delta().planar_length();
         let at = sim.follower.advance(&self.path, moved).map_err(SceneError::Job)?;
         sim.distance += moved as f64;
@@ -273,19 +271,22 @@ impl Character {
             .unwrap_or_else(|| scripted_look_target(t as f32));
         let look_weight = look_at(model, &mut pose, &mut joints, &world, look_target)?;
         let c = &sim.machine;
-        let wave = SlotInfo {
-            weight: sim.wave.weight(),
-            time: sim.wave.player().time(),
-            phase: sim.wave.player().normalized(),
-        };
-        let name = |s: usize| CHARACTER_GRAPH.states.get(s).map_or("?", |s| s.name);
+        let base = c.machine(0).ok_or(SceneError::Animation(sinew::graph::GraphError::UnknownLayer))?;
+        let mut wave =
+            c.machine(WAVE_LAYER).map_or(SlotInfo { weight: 0.0, time: 0.0, phase: 0.0 }, |m| clip_info(m, WAVE));
+        wave.weight = if wave.weight > 0.0 { c.layer_weight(WAVE_LAYER).unwrap_or(0.0) } else { 0.0 };
+        let name = |s: usize| CHARACTER_GRAPH.base.states.get(s).map_or("?", |s| s.name);
         Ok(CharacterFrame {
             pose,
             model: joints,
             world,
-            slots: [clip_info(c, IDLE), clip_info(c, WALK), clip_info(c, RUN), wave],
-            state: name(c.current_state()),
-            transition: c.transition().map(|t| (name(t.from), name(t.to), t.progress)),
+            slots: [clip_info(base, IDLE), clip_info(base, WALK), clip_info(base, RUN), wave],
+            state: name(base.current_state()),
+            transition: base.transition().map(|t| (name(t.from), name(t.to), t.progress)),
+            wave_state: c
+                .machine(WAVE_LAYER)
+                .and_then(|m| m.graph().states.get(m.current_state()))
+                .map_or("?", |s| s.name),
             speed_parameter: c.value(SPEED).unwrap_or(0.0),
             distance: sim.distance,
             root_motion: c.root_motion_total(),

@@ -1,16 +1,16 @@
 //! The character's animation graph and what drives it: [`CHARACTER_GRAPH`] (idle, and a
-//! locomotion blend space over walk and run driven by the `speed` parameter), the upper-body
-//! [`WAVE_MASK`] of the wave layer, and the schedule that sets the speed and fades the wave,
-//! repeating every [`SCHEDULE_PERIOD`].
+//! locomotion blend space over walk and run driven by the `speed` parameter; the wave on an
+//! upper-body layer masked by [`WAVE_MASK`]), and the schedule that sets the parameters and
+//! fades the wave layer, repeating every [`SCHEDULE_PERIOD`].
 
+use sinew::controller::LayerMode;
 use sinew::graph::{
-    BlendPoint, Condition, FadeCurve, Graph, GraphError, Parameter, ParameterKind, Span, State, StateKind,
-    StateMachine, Test, Transition, TransitionBlend,
+    BlendPoint, Condition, FadeCurve, Graph, GraphError, GraphLayer, LayerError, LayeredGraph, LayeredScratch,
+    LayeredStateMachine, Parameter, ParameterKind, Span, State, StateKind, StateMachine, Test, Transition,
+    TransitionBlend,
 };
 use sinew::root_motion::RootMotionSettings;
 use sinew_pipeline::builtin::{humanoid, smoothstep, RUN_SPEED, WALK_SPEED};
-
-use super::wave::WaveLayer;
 
 /// The character's simulation step, in seconds: [`Scene::character`] replays the graph from
 /// t = 0 in steps of this length (cached), then one partial step to the asked time.
@@ -24,7 +24,7 @@ pub(super) const STEPS_PER_SECOND: f64 = 60.0;
 pub const SCHEDULE_PERIOD: f32 = 20.0;
 
 /// Index of `idle` in the character's clip list: [`CharacterFrame::slots`] is indexed by
-/// these; `idle`, `walk` and `run` play in the graph, `wave` on the upper-body layer.
+/// these; `idle`, `walk` and `run` play in the base graph, `wave` on the upper-body layer.
 ///
 /// [`CharacterFrame::slots`]: super::CharacterFrame::slots
 pub const IDLE: usize = 0;
@@ -47,10 +47,15 @@ pub const WAVE_MASK: sinew::mask::Channel = sinew::mask::Channel::subtree(humano
 /// The graph's `speed` parameter (index 0): the speed the character is asked to move at, in
 /// meters per second.
 pub const SPEED: usize = 0;
+/// The graph's `waving` parameter (index 1): the wave layer plays the wave (else it rests,
+/// at weight 0).
+pub const WAVING: usize = 1;
 /// Below this speed (m/s) the character stands idle.
 pub const MOVING: f32 = 0.1;
+/// The wave layer's index in [`CHARACTER_GRAPH`].
+pub const WAVE_LAYER: usize = 1;
 
-/// The character's animation graph:
+/// The character's animation graph. The base:
 ///
 /// - `idle` plays the idle clip;
 /// - `locomotion` is a phase-synced 1D blend space over `speed` with walk at its root speed
@@ -61,8 +66,18 @@ pub const MOVING: f32 = 0.1;
 ///   sliding) while the pose offset from standing decays;
 /// - `locomotion` → `idle` when `speed ≤ 0.1`, crossfaded over 0.8 s (smoothstep): the root
 ///   slows down with the blend instead of stopping dead.
-pub const CHARACTER_GRAPH: Graph<'static, f32> = Graph {
-    parameters: &[Parameter { name: "speed", kind: ParameterKind::Float(WALK_SPEED) }],
+///
+/// Layer 1, `wave`, overrides the right arm ([`WAVE_MASK`]) at a weight the schedule fades:
+/// `rest` (no part in the blend at weight 0) goes to `wave` at once when `waving` is set,
+/// restarting the clip, and back when it is cleared.
+pub const CHARACTER_GRAPH: LayeredGraph<'static, f32> = LayeredGraph { base: BASE_GRAPH, layers: &[WAVE_LAYER_GRAPH] };
+
+/// The base graph of [`CHARACTER_GRAPH`].
+const BASE_GRAPH: Graph<'static, f32> = Graph {
+    parameters: &[
+        Parameter { name: "speed", kind: ParameterKind::Float(WALK_SPEED) },
+        Parameter { name: "waving", kind: ParameterKind::Bool(false) },
+    ],
     states: &[
         State { name: "idle", kind: StateKind::Clip(IDLE), looping: true },
         State {
@@ -100,35 +115,81 @@ pub const CHARACTER_GRAPH: Graph<'static, f32> = Graph {
     initial: 1,
 };
 
-/// The character's state machine: 22 joints, two states of up to two clips, cursors for any
-/// clip, one parameter.
-pub(super) type CharacterMachine =
-    StateMachine<'static, f32, { sinew::limits::soa_count(humanoid::COUNT) }, 4, { 3 * humanoid::COUNT }, 1>;
+/// The wave layer of [`CHARACTER_GRAPH`].
+const WAVE_LAYER_GRAPH: GraphLayer<'static, f32> = GraphLayer {
+    name: "wave",
+    mode: LayerMode::Override,
+    weight: 0.0,
+    mask: &[WAVE_MASK],
+    states: &[
+        State { name: "rest", kind: StateKind::Clip(IDLE), looping: true },
+        State { name: "wave", kind: StateKind::Clip(WAVE), looping: true },
+    ],
+    transitions: &[
+        Transition {
+            from: Some(0),
+            to: 1,
+            conditions: Span::new(0, 1),
+            exit_time: None,
+            duration: 0.0,
+            blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false },
+        },
+        Transition {
+            from: Some(1),
+            to: 0,
+            conditions: Span::new(1, 1),
+            exit_time: None,
+            duration: 0.0,
+            blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false },
+        },
+    ],
+    points: &[],
+    conditions: &[
+        Condition { parameter: WAVING, test: Test::True },
+        Condition { parameter: WAVING, test: Test::False },
+    ],
+    initial: 0,
+};
+
+/// SoA elements of the humanoid's 22 joints.
+const SOA: usize = sinew::limits::soa_count(humanoid::COUNT);
+
+/// The character's layered state machine: 22 joints, per layer two states of up to two clips,
+/// cursors for any clip; two parameters, two layers.
+pub(super) type CharacterMachine = LayeredStateMachine<'static, f32, SOA, 4, { 3 * humanoid::COUNT }, 2, 2>;
+
+/// One layer's state machine in [`CharacterMachine`].
+pub(super) type LayerMachine = StateMachine<'static, f32, SOA, 4, { 3 * humanoid::COUNT }, 2>;
 
 /// The working memory of the character's updates.
-pub(super) type CharacterScratch =
-    sinew::controller::ControllerScratch<f32, { sinew::limits::soa_count(humanoid::COUNT) }, 4, 1>;
+pub(super) type CharacterScratch = LayeredScratch<f32, SOA, 4, 2>;
 
 /// What the schedule does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Action {
     /// Move `speed` to `to` m/s over `seconds` (smoothstep; 0: at once).
     Speed { to: f32, seconds: f32 },
-    /// Fade the wave layer to a weight (smoothstep); fading in restarts the clip.
+    /// Fade the wave layer to a weight (smoothstep).
     Wave { weight: f32, seconds: f32 },
+    /// Set or clear `waving` (setting it restarts the wave clip).
+    Waving(bool),
 }
 
 /// The schedule, repeated every [`SCHEDULE_PERIOD`]: walk, speed up to a run and back (the
 /// blend space keeps the feet in phase), wave while walking, stop (idle), wave while standing,
 /// walk again.
-const SCHEDULE: [(f32, Action); 8] = [
+const SCHEDULE: [(f32, Action); 12] = [
     (6.0, Action::Speed { to: RUN_SPEED, seconds: 0.6 }),
     (10.0, Action::Speed { to: WALK_SPEED, seconds: 0.6 }),
+    (11.5, Action::Waving(true)),
     (11.5, Action::Wave { weight: 1.0, seconds: 0.5 }),
     (14.5, Action::Wave { weight: 0.0, seconds: 0.5 }),
+    (15.0, Action::Waving(false)),
     (16.0, Action::Speed { to: 0.0, seconds: 0.0 }),
+    (16.8, Action::Waving(true)),
     (16.8, Action::Wave { weight: 1.0, seconds: 0.5 }),
     (18.7, Action::Wave { weight: 0.0, seconds: 0.5 }),
+    (19.2, Action::Waving(false)),
     (19.2, Action::Speed { to: WALK_SPEED, seconds: 0.0 }),
 ];
 
@@ -154,19 +215,25 @@ fn scheduled_speed(k: u64) -> f32 {
 /// extracted from the humanoid's root, walking.
 pub(super) fn new_machine(
     clips: &[sinew::controller::ClipEntry<'_, f32>],
-) -> Result<Box<CharacterMachine>, GraphError> {
+) -> Result<Box<CharacterMachine>, LayerError> {
     let mut m = Box::new(CharacterMachine::new(CHARACTER_GRAPH, clips)?);
     m.set_root_motion(Some(RootMotionSettings { joint: humanoid::ROOT, ..RootMotionSettings::default() }));
     Ok(m)
 }
 
-/// Sets the graph's speed for whole simulation step `step` and starts the wave fades due then.
-pub(super) fn apply_schedule(m: &mut CharacterMachine, wave: &mut WaveLayer, step: u64) -> Result<(), GraphError> {
+/// Sets the graph's parameters for whole simulation step `step` and starts the wave layer's
+/// fades due then.
+pub(super) fn apply_schedule(m: &mut CharacterMachine, step: u64) -> Result<(), GraphError> {
     let k = step % step_of(SCHEDULE_PERIOD);
     m.set_float(SPEED, scheduled_speed(k))?;
     for (time, action) in SCHEDULE {
-        if let (true, Action::Wave { weight, seconds }) = (step_of(time) == k, action) {
-            wave.fade_to(weight, seconds);
+        if step_of(time) != k {
+            continue;
+        }
+        match action {
+            Action::Wave { weight, seconds } => m.fade_layer(WAVE_LAYER, weight, seconds, FadeCurve::SmoothStep)?,
+            Action::Waving(on) => m.set_bool(WAVING, on)?,
+            Action::Speed { .. } => {}
         }
     }
     Ok(())
