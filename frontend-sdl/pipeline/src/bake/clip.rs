@@ -131,6 +131,7 @@ fn search(
     // The last reduction of each channel and the tolerance it was made for: a joint whose budget
     // did not change keeps its keys without a second pass.
     let mut reduced: Vec<Option<(f64, Vec<usize>)>> = vec![None; channels.len()];
+    let mut previous: Option<Vec<f64>> = None;
     let mut round = 0;
     loop {
         enc.tracks.clear();
@@ -165,8 +166,8 @@ fn search(
                 }
             };
             let all: Vec<usize> = (0..c.times.len()).collect();
-            // A channel whose times stray from the grid more than half the tolerance
-            // allows keeps its exact times.
+            // A channel whose times stray from the grid by nearly the whole tolerance keeps its
+            // exact times; the others quantize within what the grid leaves.
             let off_grid = mode[c.joint] == 0 && !lossless && !cubic && {
                 if grid_floor[ci].is_none() {
                     if !work.spend(c.times.len() as u64) {
@@ -174,15 +175,16 @@ fn search(
                     }
                     grid_floor[ci] = Some(grid_error(c, &grid, ext[c.joint]));
                 }
-                grid_floor[ci].unwrap_or(0.0) > tol * 0.5
+                grid_floor[ci].unwrap_or(0.0) > tol * 0.9
             };
+            let floor = grid_floor[ci].unwrap_or(0.0);
             let (mut t, keys) = if lossless || cubic {
                 (encode_f32(c), all)
             } else if mode[c.joint] == 1 || off_grid {
                 (encode_f32_keys(c, &keys), keys)
             } else {
-                let uniform = packed(&all, tol);
-                let reduced_keys = packed(&keys, tol * 0.5);
+                let uniform = packed(&all, tol - floor);
+                let reduced_keys = if floor <= tol * 0.5 { packed(&keys, tol * 0.5) } else { None };
                 match (uniform, reduced_keys) {
                     (Some(a), Some(b)) if a.data.len() <= b.data.len() => (a, all),
                     (_, Some(b)) => (b, keys),
@@ -212,16 +214,28 @@ fn search(
         if failing.is_empty() || round == 14 {
             return Ok(Some((enc.tracks, errors)));
         }
-        // The failing joints and their ancestors, each tightened once per round.
+        // The failing joints and their ancestors, each tightened once per round. A joint whose
+        // error barely moved since the last round misses the bound by corrected nlerp's
+        // deviation along its chain, which tighter keys hardly reduce: its path is slerped
+        // instead of tightened that round.
         let mut path = vec![false; rig.joints.len()];
+        let mut stalled = vec![false; rig.joints.len()];
         for j in failing {
+            let stall = previous.as_ref().is_some_and(|p: &Vec<f64>| errors[j] > 0.9 * p[j]);
             let mut a = Some(j);
-            while let Some(k) = a.filter(|&k| !path[k]) {
+            while let Some(k) = a.filter(|&k| !path[k] || (stall && !stalled[k])) {
                 path[k] = true;
+                stalled[k] |= stall;
                 a = rig.joints[k].parent;
             }
         }
-        for k in (0..path.len()).filter(|&k| path[k]) {
+        // Joints already slerped are tightened as usual, so the search still ends lossless.
+        for (st, sl) in stalled.iter_mut().zip(slerp.iter_mut()) {
+            *st &= !*sl;
+            *sl |= *st;
+        }
+        previous = Some(errors);
+        for k in (0..path.len()).filter(|&k| path[k] && !stalled[k]) {
             // More keys first (they also shrink nlerp's deviation, which grows with the angle
             // between keys), then exact slerp, then lossless values.
             match (mode[k], round) {
