@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use sinew::clip::RotationInterpolation;
+use sinew::graph::LayeredGraph;
 use sinew_frontend::demo::{self, DemoOptions, GlRequest};
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use sinew_pipeline::bake::BakeOptions;
@@ -13,7 +14,7 @@ use sinew_pipeline::clip_error::measure_clips;
 use sinew_pipeline::dump::{dump, dump_pose, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
 use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
 use sinew_pipeline::graph_file::GraphFile;
-use sinew_pipeline::graph_run::{parse_set, run_graph, SetSpec};
+use sinew_pipeline::graph_run::{parse_set, run_graph, run_layered, SetSpec};
 use sinew_pipeline::model::{Model, Skinning};
 use sinew_pipeline::rig::Rig;
 use sinew_pipeline::shells::{shells_from_mesh, uniform_shells};
@@ -385,9 +386,13 @@ fn dump_graph(
     let (pose, state) = match source {
         GraphSource::File(graph_path) => {
             let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
-            let file = GraphFile::parse(&text, |key| model.find_clip(key), asset.num_clips())
+            let joint = |name: &str| model.skeleton().find(name);
+            let file = GraphFile::parse_with_joints(&text, |key| model.find_clip(key), joint, asset.num_clips())
                 .map_err(|e| fail(graph_path, e))?;
-            run_graph(model, file.parts().graph(), sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?
+            let parts = file.parts();
+            let layers = parts.layers();
+            let graph = LayeredGraph { base: parts.graph(), layers: &layers };
+            run_layered(model, graph, sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?
         }
         GraphSource::Baked(name) => {
             let name = (!name.is_empty()).then_some(name.as_str());
@@ -470,8 +475,10 @@ fn run(command: Command) -> Result<(), Failure> {
             let (mut model, rig) = load_with_rig(&input, anim.as_deref(), &opts)?;
             if let Some(graph_path) = &graph {
                 let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
-                let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())
-                    .map_err(|e| fail(graph_path, e))?;
+                let joint = |name: &str| model.skeleton().find(name);
+                let file =
+                    GraphFile::parse_with_joints(&text, |key| model.find_clip(key), joint, model.asset().num_clips())
+                        .map_err(|e| fail(graph_path, e))?;
                 let stem = graph_path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
                 let name = graph_name.as_deref().unwrap_or(stem);
                 let bytes = bake_graph(model.bytes(), name, &file).map_err(|e| fail(graph_path, e))?;

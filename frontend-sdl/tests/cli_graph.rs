@@ -148,3 +148,40 @@ fn a_baked_graph_dumps_as_its_file_and_info_lists_it() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// The minimal graph with an upper-body layer playing the run once `waving` is set.
+const LAYERED: &str = r#"{"parameters": {"speed": 0.0, "waving": false},
+ "states": [{"name": "idle", "clip": "Survey"}],
+ "layers": [{"name": "wave", "mode": "override", "mask": ["b_Spine01_02"], "weight": 1.0,
+             "states": [{"name": "rest", "clip": "Survey"}, {"name": "wave", "clip": "Run"}],
+             "transitions": [{"from": "rest", "to": "wave", "when": "waving", "duration": 0.25}],
+             "initial": "rest"}],
+ "initial": "idle"}"#;
+
+#[test]
+fn layers_run_and_report_their_state() {
+    let g = graph_file("layered.json", LAYERED);
+    let (fox, g) = (fox(), g);
+    let (fox, g) = (fox.to_str().unwrap(), g.to_str().unwrap());
+    // Before the layer moves, it plays the same clip as the base: the dump is the clip's.
+    let still = json(&sinew(&["dump", fox, "--graph", g, "--time", "0.5"]));
+    let clip = json(&sinew(&["dump", fox, "--clip", "Survey", "--time", "0.5"]));
+    let (a, b) = (numbers(&still, "joint_world"), numbers(&clip, "joint_world"));
+    assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 1e-3));
+    assert_eq!(
+        still["graph_state"],
+        serde_json::json!({"state": "idle", "transition": null,
+                           "layers": [{"name": "wave", "weight": 1, "state": "rest", "transition": null}]})
+    );
+    let waving = json(&sinew(&["dump", fox, "--graph", g, "--set", "waving=true@0.5", "--time", "0.6"]));
+    let layer = &waving["graph_state"]["layers"][0];
+    assert_eq!((layer["state"].as_str(), layer["transition"]["from"].as_str()), (Some("wave"), Some("rest")));
+    assert_eq!(waving["graph_state"]["state"].as_str(), Some("idle"));
+    // A layer naming a joint the model does not have: exit 2, one line naming it.
+    let bad = graph_file("layered-bad.json", &LAYERED.replace("b_Spine01_02", "spine"));
+    let out = sinew(&["dump", fox, "--graph", bad.to_str().unwrap(), "--time", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("layer 'wave': mask: unknown joint 'spine'"), "{err}");
+}

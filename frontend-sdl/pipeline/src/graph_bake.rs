@@ -18,11 +18,15 @@ pub const DEFAULT_GRAPH_NAME: &str = "graph";
 ///
 /// # Errors
 ///
-/// A message when `bytes` is not a valid file, a graph called `name` is already in it, or the
+/// A message when `bytes` is not a valid file, `file` has layers (not baked yet), a graph called
+/// `name` is already in it, or the
 /// graph does not fit the section's limits (more than 256 parameters or states, a name over
 /// 255 bytes).
 pub fn bake_graph(bytes: &[u8], name: &str, file: &GraphFile) -> Result<Vec<u8>, String> {
     let asset = Asset::parse(bytes).map_err(|e| e.to_string())?;
+    if file.num_layers() > 0 {
+        return Err("graph layers are not baked into .sinew files yet: run the graph from its file".to_string());
+    }
     if asset.graph_by_name(name).is_some() {
         return Err(format!("the file already has a graph called '{name}'"));
     }

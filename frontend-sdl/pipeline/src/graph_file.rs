@@ -31,14 +31,33 @@
 //!   (`"crossfade"`, the default, or `"inertialize"`), and for crossfades `curve` (`"linear"`,
 //!   the default, or `"smoothstep"`) and `sync` (default false).
 //! - `initial`: the state playing first.
+//! - `layers` (optional), each a state machine of its own over the same parameters, combined
+//!   in order on top of the base (see [`sinew::graph::LayeredStateMachine`]):
+//!
+//!   ```json
+//!   "layers": [{"name": "wave", "mode": "override", "mask": ["spine", {"joint": "neck", "fade_in": 1}],
+//!               "weight": 1.0,
+//!               "states": [{"name": "rest", "clip": "Survey"}, {"name": "wave", "clip": "Run"}],
+//!               "transitions": [{"from": "rest", "to": "wave", "when": "waving", "duration": 0.2}],
+//!               "initial": "rest"}]
+//!   ```
+//!
+//!   `name` (unique among the layers); `mode`: `"override"` (the default: covers the layers
+//!   below by its weight and mask) or `"additive"` (adds its pose as a delta, against
+//!   `"reference": "rest"`, the default, the skeleton's rest pose, or `"baked"`: the clips hold
+//!   deltas); `mask`: joints whose subtrees it covers, by name, or `{"joint": NAME, "fade_in":
+//!   LEVELS}` for a soft edge (default: every joint); `weight` from 0 to 1 (default 1);
+//!   `states`, `transitions` and `initial` as the base graph's, state names the layer's own.
 //!
 //! Unknown keys are refused, so a misspelt key does not pass silently.
 
 use serde_json::{Map, Value};
+use sinew::controller::{AdditiveReference, LayerMode};
 use sinew::graph::{
-    BlendPoint, Condition, FadeCurve, Graph, Parameter, ParameterKind, Span, State, StateKind, Test, Transition,
-    TransitionBlend, MAX_BLEND_POINTS,
+    BlendPoint, Condition, FadeCurve, Graph, GraphLayer, LayerError, LayeredGraph, Parameter, ParameterKind, Span,
+    State, StateKind, Test, Transition, TransitionBlend, MAX_BLEND_POINTS,
 };
+use sinew::mask::Channel;
 
 /// Default transition duration, seconds.
 pub const DEFAULT_DURATION: f32 = 0.2;
@@ -48,6 +67,13 @@ pub const DEFAULT_DURATION: f32 = 0.2;
 pub struct GraphFile {
     parameter_names: Vec<String>,
     parameter_kinds: Vec<ParameterKind<f32>>,
+    base: Machine,
+    layers: Vec<LayerFile>,
+}
+
+/// One state machine's lists: the base graph's or a layer's.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Machine {
     state_names: Vec<String>,
     state_kinds: Vec<(StateKind, bool)>,
     points: Vec<BlendPoint<f32>>,
@@ -56,26 +82,75 @@ pub struct GraphFile {
     initial: usize,
 }
 
+/// A layer read from a file.
+#[derive(Debug, Clone, PartialEq)]
+struct LayerFile {
+    name: String,
+    mode: LayerMode,
+    weight: f32,
+    mask: Vec<Channel>,
+    machine: Machine,
+}
+
 /// The borrowed lists a [`Graph`] refers to, made by [`GraphFile::parts`].
 #[derive(Debug, Clone)]
 pub struct GraphParts<'a> {
     parameters: Vec<Parameter<'a, f32>>,
     states: Vec<State<'a>>,
+    layer_states: Vec<Vec<State<'a>>>,
     file: &'a GraphFile,
 }
 
 impl GraphParts<'_> {
-    /// The core graph.
+    /// The core graph (the base graph of a graph with layers).
     #[must_use]
     pub fn graph(&self) -> Graph<'_, f32> {
+        let m = &self.file.base;
         Graph {
             parameters: &self.parameters,
             states: &self.states,
-            transitions: &self.file.transitions,
-            points: &self.file.points,
-            conditions: &self.file.conditions,
-            initial: self.file.initial,
+            transitions: &m.transitions,
+            points: &m.points,
+            conditions: &m.conditions,
+            initial: m.initial,
         }
+    }
+
+    /// The layers, for a [`LayeredGraph`] with [`graph`](Self::graph) as its base:
+    /// `LayeredGraph { base: parts.graph(), layers: &parts.layers() }`.
+    #[must_use]
+    pub fn layers(&self) -> Vec<GraphLayer<'_, f32>> {
+        self.file
+            .layers
+            .iter()
+            .zip(&self.layer_states)
+            .map(|(l, states)| GraphLayer {
+                name: &l.name,
+                mode: l.mode,
+                weight: l.weight,
+                mask: &l.mask,
+                states,
+                transitions: &l.machine.transitions,
+                points: &l.machine.points,
+                conditions: &l.machine.conditions,
+                initial: l.machine.initial,
+            })
+            .collect()
+    }
+}
+
+impl Machine {
+    /// Index of the state called `name`.
+    fn state(&self, name: &str) -> Option<usize> {
+        self.state_names.iter().position(|n| n == name)
+    }
+
+    fn states(&self) -> Vec<State<'_>> {
+        self.state_names
+            .iter()
+            .zip(&self.state_kinds)
+            .map(|(name, &(kind, looping))| State { name, kind, looping })
+            .collect()
     }
 }
 
@@ -103,26 +178,39 @@ fn span(start: usize, len: usize) -> Option<Span> {
 }
 
 impl GraphFile {
-    /// Reads a graph from JSON text, resolving clip names (or indices) with `clip`.
+    /// Reads a graph without layer masks from JSON text, resolving clip names (or indices)
+    /// with `clip`: [`parse_with_joints`](Self::parse_with_joints) with no joint known.
+    ///
+    /// # Errors
+    ///
+    /// As [`parse_with_joints`](Self::parse_with_joints) (a layer mask names an unknown joint).
+    pub fn parse(json: &str, clip: impl Fn(&str) -> Option<usize>, num_clips: usize) -> Result<GraphFile, String> {
+        Self::parse_with_joints(json, clip, |_| None, num_clips)
+    }
+
+    /// Reads a graph from JSON text, resolving clip names (or indices) with `clip` and the
+    /// joint names of layer masks with `joint`.
     ///
     /// # Errors
     ///
     /// One line naming what is wrong: malformed JSON, a missing or unknown key, an unknown
-    /// clip, state or parameter, a malformed condition, a bad number; then what
-    /// [`Graph::validate`] finds, with the names of the states and transitions involved.
-    pub fn parse(json: &str, clip: impl Fn(&str) -> Option<usize>, num_clips: usize) -> Result<GraphFile, String> {
+    /// clip, state, parameter or joint, a malformed condition, a bad number; then what
+    /// [`LayeredGraph::validate`] finds, with the names of the layers, states and transitions
+    /// involved.
+    pub fn parse_with_joints(
+        json: &str,
+        clip: impl Fn(&str) -> Option<usize>,
+        joint: impl Fn(&str) -> Option<usize>,
+        num_clips: usize,
+    ) -> Result<GraphFile, String> {
         let root: Value = serde_json::from_str(json).map_err(|e| format!("not a JSON graph: {e}"))?;
         let root = root.as_object().ok_or("the graph must be a JSON object")?;
-        keys(root, &["parameters", "states", "transitions", "initial"], "graph")?;
+        keys(root, &["parameters", "states", "transitions", "initial", "layers"], "graph")?;
         let mut g = GraphFile {
             parameter_names: Vec::new(),
             parameter_kinds: Vec::new(),
-            state_names: Vec::new(),
-            state_kinds: Vec::new(),
-            points: Vec::new(),
-            conditions: Vec::new(),
-            transitions: Vec::new(),
-            initial: 0,
+            base: Machine::default(),
+            layers: Vec::new(),
         };
         if let Some(p) = root.get("parameters") {
             let p = p.as_object().ok_or("parameters: expected an object of name: value")?;
@@ -137,37 +225,124 @@ impl GraphFile {
                 g.parameter_kinds.push(kind);
             }
         }
-        let states = root.get("states").and_then(Value::as_array).ok_or("states: expected a list of states")?;
-        // Names first: transitions and the initial state refer to them.
-        for (i, s) in states.iter().enumerate() {
-            let obj = s.as_object().ok_or_else(|| format!("states[{i}]: expected an object"))?;
-            let name = text(obj.get("name"), &format!("states[{i}].name"))?;
-            if g.state_names.iter().any(|n| n == name) {
-                return Err(format!("state '{name}' is defined twice"));
-            }
-            g.state_names.push(name.to_string());
-        }
-        for (i, s) in states.iter().enumerate() {
-            let obj = s.as_object().ok_or_else(|| format!("states[{i}]: expected an object"))?;
-            let kind = g.read_state(obj, &g.state_names[i].clone(), &clip)?;
-            g.state_kinds.push(kind);
-        }
-        if let Some(t) = root.get("transitions") {
-            let t = t.as_array().ok_or("transitions: expected a list")?;
-            for (i, t) in t.iter().enumerate() {
-                let obj = t.as_object().ok_or_else(|| format!("transitions[{i}]: expected an object"))?;
-                let tr = g.read_transition(obj, i)?;
-                g.transitions.push(tr);
+        g.base = g.read_machine(root, "", &clip)?;
+        if let Some(layers) = root.get("layers") {
+            let layers = layers.as_array().ok_or("layers: expected a list of layers")?;
+            for (i, l) in layers.iter().enumerate() {
+                let obj = l.as_object().ok_or_else(|| format!("layers[{i}]: expected an object"))?;
+                let layer = g.read_layer(obj, i, &clip, &joint)?;
+                g.layers.push(layer);
             }
         }
-        let initial = text(root.get("initial"), "initial")?;
-        g.initial = g.state(initial).ok_or_else(|| format!("initial: unknown state '{initial}'"))?;
         let parts = g.parts();
-        parts.graph().validate(num_clips).map_err(|e| g.describe(e))?;
+        let layers = parts.layers();
+        LayeredGraph { base: parts.graph(), layers: &layers }.validate(num_clips).map_err(|e| g.describe(e))?;
         Ok(g)
     }
 
-    /// The lists the core [`Graph`] borrows.
+    /// A state machine's `states`, `transitions` and `initial` in `obj`; `prefix` names the
+    /// layer in messages (empty for the base).
+    fn read_machine(
+        &self,
+        obj: &Map<String, Value>,
+        prefix: &str,
+        clip: &impl Fn(&str) -> Option<usize>,
+    ) -> Result<Machine, String> {
+        let mut m = Machine::default();
+        let states = obj
+            .get("states")
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("{prefix}states: expected a list of states"))?;
+        // Names first: transitions and the initial state refer to them.
+        for (i, s) in states.iter().enumerate() {
+            let obj = s.as_object().ok_or_else(|| format!("{prefix}states[{i}]: expected an object"))?;
+            let name = text(obj.get("name"), &format!("{prefix}states[{i}].name"))?;
+            if m.state_names.iter().any(|n| n == name) {
+                return Err(format!("{prefix}state '{name}' is defined twice"));
+            }
+            m.state_names.push(name.to_string());
+        }
+        for (i, s) in states.iter().enumerate() {
+            let obj = s.as_object().ok_or_else(|| format!("{prefix}states[{i}]: expected an object"))?;
+            let what = format!("{prefix}state '{}'", m.state_names[i]);
+            let kind = self.read_state(&mut m, obj, &what, clip)?;
+            m.state_kinds.push(kind);
+        }
+        if let Some(t) = obj.get("transitions") {
+            let t = t.as_array().ok_or_else(|| format!("{prefix}transitions: expected a list"))?;
+            for (i, t) in t.iter().enumerate() {
+                let o = t.as_object().ok_or_else(|| format!("{prefix}transitions[{i}]: expected an object"))?;
+                let tr = self.read_transition(&mut m, o, &format!("{prefix}transitions[{i}]"))?;
+                m.transitions.push(tr);
+            }
+        }
+        let initial = text(obj.get("initial"), &format!("{prefix}initial"))?;
+        m.initial = m.state(initial).ok_or_else(|| format!("{prefix}initial: unknown state '{initial}'"))?;
+        Ok(m)
+    }
+
+    /// Layer `i`: its name, mode, weight, mask and state machine.
+    fn read_layer(
+        &self,
+        obj: &Map<String, Value>,
+        i: usize,
+        clip: &impl Fn(&str) -> Option<usize>,
+        joint: &impl Fn(&str) -> Option<usize>,
+    ) -> Result<LayerFile, String> {
+        let allowed = ["name", "mode", "reference", "mask", "weight", "states", "transitions", "initial"];
+        keys(obj, &allowed, &format!("layers[{i}]"))?;
+        let name = text(obj.get("name"), &format!("layers[{i}].name"))?;
+        let what = format!("layer '{name}'");
+        if self.layers.iter().any(|l| l.name == name) {
+            return Err(format!("{what} is defined twice"));
+        }
+        let reference = match obj.get("reference").map(Value::as_str) {
+            None | Some(Some("rest")) => AdditiveReference::RestPose,
+            Some(Some("baked")) => AdditiveReference::Baked,
+            Some(r) => return Err(format!("{what}: reference is \"rest\" or \"baked\", found {r:?}")),
+        };
+        let mode = match obj.get("mode").map(Value::as_str) {
+            None | Some(Some("override")) if !obj.contains_key("reference") => LayerMode::Override,
+            Some(Some("additive")) => LayerMode::Additive(reference),
+            None | Some(Some("override")) => return Err(format!("{what}: reference is for additive layers")),
+            Some(m) => return Err(format!("{what}: mode is \"override\" or \"additive\", found {m:?}")),
+        };
+        let weight = match obj.get("weight") {
+            None => 1.0,
+            Some(v) => finite(v, &format!("{what}: weight"))?,
+        };
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(format!("{what}: weight must be from 0 to 1, found {weight}"));
+        }
+        let mut mask = Vec::new();
+        if let Some(m) = obj.get("mask") {
+            let m = m.as_array().ok_or_else(|| format!("{what}: mask must be a list of joints"))?;
+            for entry in m {
+                let (joint_name, fade_in) = match entry {
+                    Value::String(s) => (s.as_str(), 0),
+                    Value::Object(o) => {
+                        keys(o, &["joint", "fade_in"], &format!("{what}: mask"))?;
+                        let j = text(o.get("joint"), &format!("{what}: mask joint"))?;
+                        let fade = match o.get("fade_in") {
+                            None => 0,
+                            Some(v) => v
+                                .as_u64()
+                                .and_then(|f| u16::try_from(f).ok())
+                                .ok_or_else(|| format!("{what}: mask fade_in must be a whole number of levels"))?,
+                        };
+                        (j, fade)
+                    }
+                    _ => return Err(format!("{what}: a mask entry is a joint name or {{\"joint\", \"fade_in\"}}")),
+                };
+                let start = joint(joint_name).ok_or_else(|| format!("{what}: mask: unknown joint '{joint_name}'"))?;
+                mask.push(Channel::subtree(start, fade_in));
+            }
+        }
+        let machine = self.read_machine(obj, &format!("{what}: "), clip)?;
+        Ok(LayerFile { name: name.to_string(), mode, weight, mask, machine })
+    }
+
+    /// The lists the core [`Graph`] (and the layers of a [`LayeredGraph`]) borrow.
     #[must_use]
     pub fn parts(&self) -> GraphParts<'_> {
         GraphParts {
@@ -177,14 +352,22 @@ impl GraphFile {
                 .zip(&self.parameter_kinds)
                 .map(|(name, &kind)| Parameter { name, kind })
                 .collect(),
-            states: self
-                .state_names
-                .iter()
-                .zip(&self.state_kinds)
-                .map(|(name, &(kind, looping))| State { name, kind, looping })
-                .collect(),
+            states: self.base.states(),
+            layer_states: self.layers.iter().map(|l| l.machine.states()).collect(),
             file: self,
         }
+    }
+
+    /// Number of layers (besides the base).
+    #[must_use]
+    pub fn num_layers(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// Name of layer `index` (1…, as in [`LayeredGraph`]).
+    #[must_use]
+    pub fn layer_name(&self, index: usize) -> Option<&str> {
+        index.checked_sub(1).and_then(|i| self.layers.get(i)).map(|l| l.name.as_str())
     }
 
     /// Index of the parameter called `name`.
@@ -199,16 +382,16 @@ impl GraphFile {
         self.parameter_kinds.get(index).copied()
     }
 
-    /// Index of the state called `name`.
+    /// Index of the base graph's state called `name`.
     #[must_use]
     pub fn state(&self, name: &str) -> Option<usize> {
-        self.state_names.iter().position(|n| n == name)
+        self.base.state(name)
     }
 
-    /// Name of state `index`.
+    /// Name of the base graph's state `index`.
     #[must_use]
     pub fn state_name(&self, index: usize) -> Option<&str> {
-        self.state_names.get(index).map(String::as_str)
+        self.base.state_names.get(index).map(String::as_str)
     }
 
     fn float_parameter(&self, v: Option<&Value>, what: &str) -> Result<usize, String> {
@@ -221,12 +404,13 @@ impl GraphFile {
     }
 
     fn read_state(
-        &mut self,
+        &self,
+        m: &mut Machine,
         obj: &Map<String, Value>,
-        name: &str,
+        what: &str,
         clip: &impl Fn(&str) -> Option<usize>,
     ) -> Result<(StateKind, bool), String> {
-        let what = format!("state '{name}'");
+        let what = what.to_string();
         keys(obj, &["name", "clip", "blend1d", "blend2d", "loop"], &what)?;
         let looping = match obj.get("loop") {
             None => true,
@@ -264,7 +448,7 @@ impl GraphFile {
         if clips.is_empty() || clips.len() > MAX_BLEND_POINTS {
             return Err(format!("{what}: a blend space has 1 to {MAX_BLEND_POINTS} clips"));
         }
-        let start = self.points.len();
+        let start = m.points.len();
         for c in clips {
             let pair = c.as_array().filter(|p| p.len() == 2);
             let pair = pair.ok_or_else(|| format!("{what}: each clip is [clip, position], found {c}"))?;
@@ -275,7 +459,7 @@ impl GraphFile {
             } else {
                 [finite(&pair[1], &what)?, 0.0]
             };
-            self.points.push(BlendPoint { clip: find_clip(&pair[0])?, position });
+            m.points.push(BlendPoint { clip: find_clip(&pair[0])?, position });
         }
         let points = span(start, clips.len()).ok_or_else(|| format!("{what}: the graph has too many blend points"))?;
         let kind = if two {
@@ -292,27 +476,31 @@ impl GraphFile {
         Ok((kind, looping))
     }
 
-    fn read_transition(&mut self, obj: &Map<String, Value>, i: usize) -> Result<Transition<f32>, String> {
-        let what = format!("transitions[{i}]");
-        keys(obj, &["from", "to", "when", "exit_time", "duration", "blend", "curve", "sync"], &what)?;
+    fn read_transition(
+        &self,
+        m: &mut Machine,
+        obj: &Map<String, Value>,
+        what: &str,
+    ) -> Result<Transition<f32>, String> {
+        keys(obj, &["from", "to", "when", "exit_time", "duration", "blend", "curve", "sync"], what)?;
         let state = |key: &str| -> Result<usize, String> {
             let name = text(obj.get(key), &format!("{what}.{key}"))?;
-            self.state(name).ok_or_else(|| format!("{what}: unknown state '{name}'"))
+            m.state(name).ok_or_else(|| format!("{what}: unknown state '{name}'"))
         };
         let from = match obj.get("from").and_then(Value::as_str) {
             Some("*") => None,
             _ => Some(state("from")?),
         };
         let to = state("to")?;
-        let start = self.conditions.len();
+        let start = m.conditions.len();
         if let Some(when) = obj.get("when") {
             let when = when.as_str().ok_or_else(|| format!("{what}: when must be a string"))?;
             for term in when.split("&&") {
                 let c = self.condition(term.trim()).map_err(|e| format!("{what}: {e}"))?;
-                self.conditions.push(c);
+                m.conditions.push(c);
             }
         }
-        let conditions = span(start, self.conditions.len() - start)
+        let conditions = span(start, m.conditions.len() - start)
             .ok_or_else(|| format!("{what}: the graph has too many conditions"))?;
         let number = |key: &str| obj.get(key).map(|v| finite(v, &format!("{what}.{key}"))).transpose();
         let exit_time = number("exit_time")?;
@@ -382,18 +570,22 @@ impl GraphFile {
     }
 
     /// A core validation error in the file's names.
-    fn describe(&self, e: sinew::graph::GraphError) -> String {
+    fn describe(&self, e: LayerError) -> String {
         use sinew::graph::GraphError as E;
-        let state = |s: usize| self.state_names.get(s).map_or("?", String::as_str).to_string();
-        match e {
-            E::Clip { state: s } => format!("state '{}': unknown clip", state(s)),
+        let (m, prefix) = match e.layer.checked_sub(1).and_then(|i| self.layers.get(i)) {
+            Some(l) => (&l.machine, format!("layer '{}': ", l.name)),
+            None => (&self.base, String::new()),
+        };
+        let state = |s: usize| m.state_names.get(s).map_or("?", String::as_str).to_string();
+        match e.error {
+            E::Clip { state: s } => format!("{prefix}state '{}': unknown clip", state(s)),
             E::Positions { state: s } => {
-                format!("state '{}': positions must be increasing (1D) or distinct (2D)", state(s))
+                format!("{prefix}state '{}': positions must be increasing (1D) or distinct (2D)", state(s))
             }
             E::TransitionState { transition } => {
-                format!("transitions[{transition}]: a transition cannot go to its own source")
+                format!("{prefix}transitions[{transition}]: a transition cannot go to its own source")
             }
-            other => other.to_string(),
+            other => format!("{prefix}{other}"),
         }
     }
 }

@@ -159,6 +159,14 @@ fn the_readme_example_is_accepted() {
     assert_eq!(parts.graph().states.len(), 3);
     assert_eq!(parts.graph().transitions.len(), 4);
     assert_eq!(g.state("hop"), Some(2));
+    let at = readme.find("<!-- layered graph example -->").expect("the README's layered graph example marker");
+    let block = readme[at..].split_once("```json\n").unwrap().1;
+    let json = &block[..block.find("\n```").unwrap()];
+    let joint = |name: &str| (name == "b_Spine01_02").then_some(4);
+    let g = GraphFile::parse_with_joints(json, fox_clip, joint, 3).unwrap();
+    let parts = g.parts();
+    let layers = parts.layers();
+    assert_eq!((layers.len(), layers[0].name, layers[0].transitions.len()), (1, "wave", 2));
 }
 
 /// Mutated graphs (bytes changed, cut short, pieces repeated) never panic: they are refused
@@ -201,4 +209,92 @@ fn mutated_graphs_are_refused_or_run() {
         }
     }
     assert!(accepted > 100 && refused > 1000, "{accepted} accepted, {refused} refused");
+}
+
+/// The minimal graph with an upper-body layer over Fox's clips.
+const LAYERED: &str = r#"{"parameters": {"speed": 0.0, "waving": false},
+ "states": [{"name": "idle", "clip": "Survey"}],
+ "layers": [{"name": "wave", "mode": "override", "mask": ["spine", {"joint": "neck", "fade_in": 1}], "weight": 0.5,
+             "states": [{"name": "rest", "clip": "Survey"}, {"name": "wave", "clip": "Run"}],
+             "transitions": [{"from": "rest", "to": "wave", "when": "waving", "duration": 0.2}],
+             "initial": "rest"},
+            {"name": "breath", "mode": "additive", "reference": "baked",
+             "states": [{"name": "in", "clip": 1}], "initial": "in"}],
+ "initial": "idle"}"#;
+
+fn joint(name: &str) -> Option<usize> {
+    ["hips", "spine", "neck", "head"].iter().position(|j| *j == name)
+}
+
+fn parse_layered(json: &str) -> Result<GraphFile, String> {
+    GraphFile::parse_with_joints(json, fox_clip, joint, 3)
+}
+
+#[test]
+fn layers_are_read_with_their_masks_modes_and_machines() {
+    use sinew::controller::{AdditiveReference, LayerMode};
+    use sinew::mask::Channel;
+    let g = parse_layered(LAYERED).unwrap();
+    assert_eq!(
+        (g.num_layers(), g.layer_name(1), g.layer_name(2), g.layer_name(0)),
+        (2, Some("wave"), Some("breath"), None)
+    );
+    let parts = g.parts();
+    let layers = parts.layers();
+    let (wave, breath) = (&layers[0], &layers[1]);
+    assert_eq!((wave.mode, wave.weight), (LayerMode::Override, 0.5));
+    assert_eq!(wave.mask, &[Channel::subtree(1, 0), Channel::subtree(2, 1)]);
+    assert_eq!(wave.states.iter().map(|s| s.name).collect::<Vec<_>>(), ["rest", "wave"]);
+    assert_eq!(wave.states[1].kind, StateKind::Clip(2));
+    // The layer's condition reads the shared parameter `waving` (index 1, name order).
+    assert_eq!(wave.conditions, &[Condition { parameter: 1, test: Test::True }]);
+    assert_eq!(wave.transitions[0].from, Some(0));
+    assert_eq!(
+        (breath.mode, breath.weight, breath.mask),
+        (LayerMode::Additive(AdditiveReference::Baked), 1.0, &[][..])
+    );
+    let graph = LayeredGraph { base: parts.graph(), layers: &layers };
+    assert_eq!(graph.validate(3), Ok(()));
+    // Without joint names, the masks cannot be resolved.
+    assert!(parse(LAYERED).unwrap_err().contains("unknown joint 'spine'"));
+}
+
+#[test]
+fn each_layer_mistake_is_named_in_one_line() {
+    for (from, to, needle) in [
+        ("\"spine\", {", "\"tail\", {", "layer 'wave': mask: unknown joint 'tail'"),
+        ("\"Run\"", "\"Rn\"", "layer 'wave': state 'wave': unknown clip 'Rn'"),
+        ("\"to\": \"wave\"", "\"to\": \"waved\"", "layer 'wave': transitions[0]: unknown state 'waved'"),
+        (
+            "\"when\": \"waving\"",
+            "\"when\": \"wavng\"",
+            "layer 'wave': transitions[0]: unknown parameter 'wavng' in 'wavng'",
+        ),
+        ("\"initial\": \"rest\"", "\"initial\": \"idle\"", "layer 'wave': initial: unknown state 'idle'"),
+        ("\"mode\": \"override\"", "\"mode\": \"over\"", "layer 'wave': mode is \"override\" or \"additive\""),
+        ("\"weight\": 0.5", "\"weight\": 2", "layer 'wave': weight must be from 0 to 1"),
+        ("\"name\": \"breath\"", "\"name\": \"wave\"", "layer 'wave' is defined twice"),
+        ("\"fade_in\": 1", "\"fade_in\": -1", "layer 'wave': mask fade_in must be a whole number"),
+        ("\"reference\": \"baked\"", "\"reference\": \"none\"", "layer 'breath': reference is \"rest\" or \"baked\""),
+        (
+            "\"mode\": \"override\", \"mask\"",
+            "\"reference\": \"rest\", \"mask\"",
+            "layer 'wave': reference is for additive layers",
+        ),
+        ("\"weight\": 0.5", "\"wieght\": 0.5", "layers[0]: unknown key 'wieght'"),
+        ("\"clip\": 1}", "\"clip\": 7}", "layer 'breath': state 'in': unknown clip '7'"),
+        ("\"layers\": [", "\"layers\": [7, ", "layers[0]: expected an object"),
+    ] {
+        assert!(LAYERED.contains(from), "{from}");
+        let e = parse_layered(&LAYERED.replacen(from, to, 1)).unwrap_err();
+        assert!(e.contains(needle), "{needle}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // A layer state's positions, checked by the core, named with the layer.
+    let bad = LAYERED.replace(
+        "{\"name\": \"wave\", \"clip\": \"Run\"}",
+        "{\"name\": \"wave\", \"blend1d\": {\"parameter\": \"speed\", \"clips\": [[\"Run\", 1.0], [\"Walk\", 1.0]]}}",
+    );
+    let e = parse_layered(&bad).unwrap_err();
+    assert!(e.contains("layer 'wave': state 'wave': positions must be increasing"), "{e}");
 }

@@ -64,7 +64,7 @@ fn idle_is_the_survey_clip() {
         worst = worst.max(max_diff(pose, &expected, joints));
     })
     .unwrap();
-    assert_eq!(state, GraphState { state: "idle".into(), transition: None });
+    assert_eq!(state, GraphState { state: "idle".into(), transition: None, layers: Vec::new() });
     // The same clip at the same time: only the blend's quaternion normalization differs.
     assert!(worst < 1e-5, "{worst}");
 }
@@ -182,4 +182,65 @@ fn run_time_is_bounded() {
         let e = run_graph(&model, g.parts().graph(), &[], time, |_, _, _| panic!("no step runs")).unwrap_err();
         assert!(e.contains("--time must be a number of seconds from 0 to 3600"), "{time}: {e}");
     }
+}
+
+/// Fox surveying, with a layer playing the run on the spine up (an upper-body override) once
+/// `waving` is set.
+const LAYERED: &str = r#"{"parameters": {"speed": 0.0, "waving": false},
+ "states": [{"name": "idle", "clip": "Survey"}],
+ "layers": [{"name": "wave", "mask": ["b_Spine01_02"],
+             "states": [{"name": "rest", "clip": "Survey"}, {"name": "wave", "clip": "Run"}],
+             "transitions": [{"from": "rest", "to": "wave", "when": "waving", "duration": 0.0, "blend": "inertialize"}],
+             "initial": "rest"}],
+ "initial": "idle"}"#;
+
+#[test]
+fn an_upper_body_layer_plays_on_the_spine_up_and_the_base_below() {
+    let model = fox();
+    let skeleton = model.skeleton();
+    let joint = |name: &str| skeleton.find(name);
+    let g = GraphFile::parse_with_joints(LAYERED, |k| model.find_clip(k), joint, model.asset().num_clips()).unwrap();
+    let parts = g.parts();
+    let layers = parts.layers();
+    let graph = LayeredGraph { base: parts.graph(), layers: &layers };
+    let (survey, run) = (model.find_clip("Survey").unwrap(), model.find_clip("Run").unwrap());
+    let spine = skeleton.find("b_Spine01_02").unwrap();
+    let joints = skeleton.num_joints();
+    let upper: Vec<bool> = (0..joints).map(|j| skeleton.is_in_subtree(j, spine)).collect();
+    assert!(upper.iter().filter(|u| **u).count() >= 8 && upper.iter().filter(|u| !**u).count() >= 8);
+    let sample = |clip: usize, t: f64| {
+        let mut pose = Vec::new();
+        model.sample(Some(clip), t as f32, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut pose).unwrap();
+        pose
+    };
+    let joint_diff = |a: &[SoaTransform<f32>], b: &[SoaTransform<f32>], j: usize| {
+        let (x, y) = (a[j / 4].lane(j % 4), b[j / 4].lane(j % 4));
+        (x.translation - y.translation).max_abs().max(x.rotation.angle_between(y.rotation))
+    };
+    let (mut below, mut above, mut wave_steps) = (0.0f32, 0.0f32, 0);
+    let (_, state) = run_layered(&model, graph, &[set("waving=true@0.5")], 1.5, |t, pose, m| {
+        if m.machine(1).map(|l| l.current_state()) != Some(1) {
+            return;
+        }
+        // The layer entered `wave` on the step starting at 0.5 s: the run's clock is that
+        // step's length behind the base's.
+        let (base, layer) = (sample(survey, t), sample(run, t - 0.5));
+        for (j, &up) in upper.iter().enumerate() {
+            if up {
+                above = above.max(joint_diff(pose, &layer, j));
+            } else {
+                below = below.max(joint_diff(pose, &base, j));
+            }
+        }
+        wave_steps += 1;
+    })
+    .unwrap();
+    assert_eq!(wave_steps, 60);
+    assert!(below < 1e-4 && above < 1e-4, "below the spine {below}, from it up {above}");
+    assert_eq!(state.state, "idle");
+    assert_eq!(state.layers, [LayerState { name: "wave".into(), weight: 1.0, state: "wave".into(), transition: None }]);
+    assert_eq!(
+        state.to_json(),
+        r#"{"state":"idle","transition":null,"layers":[{"name":"wave","weight":1,"state":"wave","transition":null}]}"#
+    );
 }
