@@ -57,11 +57,28 @@ struct Running<R> {
     fresh: bool,
 }
 
+/// Clip slots `graph` needs: the most clips of a state, and for each crossfade the clips of its
+/// source (for an any-state transition, of the largest other state) and of its destination.
+fn slots_needed<R: Real>(graph: &Graph<'_, R>) -> usize {
+    let clips = |s: usize| graph.clips_of(s).map_or(0, |c| c.len());
+    let crossfades = graph.transitions.iter().filter(|t| matches!(t.blend, TransitionBlend::Crossfade { .. }));
+    crossfades
+        .map(|t| {
+            let from = match t.from {
+                Some(f) => clips(f),
+                None => (0..graph.states.len()).filter(|&s| s != t.to).map(clips).max().unwrap_or(0),
+            };
+            from + clips(t.to)
+        })
+        .fold(graph.max_state_clips(), usize::max)
+}
+
 /// A character driven by a [`Graph`]. See the [module documentation](super).
 ///
-/// - `SOA`: pose capacity in SoA elements; `SLOTS`: clip slots (at least twice the most clips
-///   of a state: two states play during a crossfade); `TRACKS`: the most tracks of a clip;
-///   `PARAMS`: the most parameters.
+/// - `SOA`: pose capacity in SoA elements; `SLOTS`: clip slots (the most clips of a state,
+///   and for each crossfade the clips of its two states, which play together; an inertialized
+///   transition plays its destination alone); `TRACKS`: the most tracks of a clip; `PARAMS`:
+///   the most parameters.
 ///
 /// # Examples
 ///
@@ -130,7 +147,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         if graph.parameters.len() > PARAMS {
             return Err(GraphError::TooManyParameters { count: graph.parameters.len(), capacity: PARAMS });
         }
-        let needed = 2 * graph.max_state_clips();
+        let needed = slots_needed(&graph);
         if needed > SLOTS {
             return Err(GraphError::TooManySlots { needed, capacity: SLOTS });
         }
@@ -350,7 +367,8 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
                 self.set_weights();
             }
         }
-        self.inertia.record(output, joints, dt);
+        let decaying = self.running.is_some_and(|r| r.blend == TransitionBlend::Inertialize);
+        self.inertia.record(output, joints, dt, decaying);
         Ok(())
     }
 
