@@ -5,6 +5,10 @@
 //! Per joint the offset and its velocity are three vectors: translation and scale differences
 //! and the rotation offset as a rotation vector (axis × angle, applied on the left: the output
 //! rotation is `exp(o) · q`).
+//!
+//! The steps a state-machine update takes (`record`, `capture`, `measure_target`, `apply`)
+//! stay out of line: inlined, their temporaries would sit in the update's stack frame, under
+//! which the controller samples and blends (the deepest stack of a microcontroller frame).
 
 use crate::math::{ops, Quat, SoaTransform, Transform, Vec3};
 use crate::real::Real;
@@ -157,6 +161,7 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
     /// Records the update's final output pose (`joints` joints) after a step of `dt`. With
     /// `decaying` (a decay runs on after this update) the store keeps the offset; otherwise the
     /// previous output moves into it.
+    #[inline(never)]
     pub(super) fn record(&mut self, output: &[SoaTransform<R>], joints: usize, dt: R, decaying: bool) {
         let joints = joints.min(SOA * 4);
         if !decaying {
@@ -178,6 +183,7 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
     /// (`joints` joints): the outgoing pose is the last output extrapolated by one step of the
     /// velocity between the last two outputs, the velocity is that one (the destination's is
     /// subtracted at the next update, by [`measure_target`](Self::measure_target)).
+    #[inline(never)]
     pub(super) fn capture(&mut self, target: &[SoaTransform<R>], joints: usize, dt: R) {
         // The two outputs are in the store only between decays (a capture cannot come during
         // one: transitions are not interrupted).
@@ -220,6 +226,7 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
     /// At the update after a switch (`dt > 0`), subtracts the destination's velocity — from its
     /// pose at the switch (the last output without the offset) to `target` — from the offset's
     /// velocity, seen through the offset's rotation.
+    #[inline(never)]
     pub(super) fn measure_target(&mut self, target: &[SoaTransform<R>], joints: usize, dt: R) {
         if !self.pending || dt <= R::ZERO {
             return;
@@ -240,6 +247,7 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
 
     /// Applies the offset `elapsed` seconds into a decay of `duration` seconds to `output`
     /// (`joints` joints); nothing at or past the end.
+    #[inline(never)]
     pub(super) fn apply(&self, output: &mut [SoaTransform<R>], joints: usize, elapsed: R, duration: R) {
         if duration <= R::ZERO || elapsed >= duration {
             return;
