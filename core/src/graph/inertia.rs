@@ -90,7 +90,7 @@ pub(super) struct Inertia<R, const SOA: usize> {
 }
 
 impl<R: Real, const SOA: usize> Inertia<R, SOA> {
-    pub(super) fn new() -> Self {
+    pub(super) const fn new() -> Self {
         Inertia {
             last: [SoaTransform::IDENTITY; SOA],
             store: [[R::ZERO; 4 * DECAY]; SOA],

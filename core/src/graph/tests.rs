@@ -714,6 +714,38 @@ fn errors_change_nothing() {
     assert_eq!(std::format!("{m:?}"), before);
 }
 
+#[test]
+fn reset_builds_what_new_builds_in_place() {
+    let bytes = asset_bytes();
+    let asset = Asset::parse(&bytes).unwrap();
+    let f = fix(&asset, &[]);
+    let t = transitions(TransitionBlend::Inertialize);
+    let fresh = std::format!("{:?}", Sm::new(graph(&t), &f.clips).unwrap());
+    // An empty machine (as a static holds it) plays nothing: its output is the rest pose.
+    static EMPTY: Sm<'static> = Sm::empty();
+    let mut m = EMPTY.clone();
+    let sentinel = SoaTransform { translation: crate::math::SoaVec3::ONE, ..SoaTransform::IDENTITY };
+    let mut out = [sentinel; 2];
+    m.update(0.1, &f.clips, f.skel.view(), &mut Scratch::new(), &mut out, |_| {}).unwrap();
+    assert_eq!(max_diff(&out, f.skel.rest_pose()), 0.0);
+    m.reset(graph(&t), &f.clips).unwrap();
+    assert_eq!(std::format!("{m:?}"), fresh);
+    // A machine mid-transition with root motion on, reset, is a new one again.
+    m.set_root_motion(Some(crate::root_motion::RootMotionSettings::default()));
+    step(&mut m, &f, 0.1, &mut out);
+    m.set_float(SPEED, 1.0).unwrap();
+    step(&mut m, &f, 0.1, &mut out);
+    assert!(m.transition().is_some());
+    let running = std::format!("{m:?}");
+    // A graph that fails its checks changes nothing.
+    let bad = Graph { initial: 9, ..graph(&t) };
+    assert!(m.reset(bad, &f.clips).is_err());
+    assert!(m.reset(graph(&t), &f.clips[..2]).is_err());
+    assert_eq!(std::format!("{m:?}"), running);
+    m.reset(graph(&t), &f.clips).unwrap();
+    assert_eq!(std::format!("{m:?}"), fresh);
+}
+
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
 impl Rng {
