@@ -12,6 +12,9 @@
 //!   operand when either is NaN.
 //! - `sinew_fma`: x86-64 built with the `fma` target feature (`-C target-cpu=x86-64-v3` or
 //!   newer): lane multiply-adds are fused (`vfmadd`, one rounding instead of two).
+//! - `sinew_avx2`: x86-64 with `avx2` and `fma` (`x86-64-v3`): kernels that pair two lane
+//!   vectors run them as one eight-lane operation (`ymm`), computing the same bits as the two
+//!   four-lane ones.
 //!
 //! The `narrow-kernels` feature clears them all on every target, so the microcontroller code
 //! runs, and is tested, on the host. Without `sinew_fma` every result is the same, bit for bit,
@@ -22,7 +25,7 @@ use std::env;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    for name in ["sinew_host_kernels", "sinew_simd_lanes", "sinew_sse_lanes", "sinew_fma"] {
+    for name in ["sinew_host_kernels", "sinew_simd_lanes", "sinew_sse_lanes", "sinew_fma", "sinew_avx2"] {
         println!("cargo::rustc-check-cfg=cfg({name})");
     }
     if env::var_os("CARGO_FEATURE_NARROW_KERNELS").is_some() {
@@ -43,5 +46,8 @@ fn main() {
     }
     if arch == "x86_64" && feature("sse") && feature("fma") {
         println!("cargo::rustc-cfg=sinew_fma");
+        if feature("avx2") {
+            println!("cargo::rustc-cfg=sinew_avx2");
+        }
     }
 }

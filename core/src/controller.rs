@@ -83,6 +83,9 @@ pub use error::ControllerError;
 pub use fade::FadeCurve;
 pub use state::ControllerScratch;
 
+pub(crate) use fade::Fade;
+pub(crate) use update::{override_shares, ShareTerms};
+
 use state::{LayerState, Slot};
 
 use crate::clip::{Clip, RotationInterpolation};

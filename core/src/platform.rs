@@ -34,9 +34,17 @@ pub(crate) const SSE_LANES: bool = cfg!(sinew_sse_lanes);
 /// this constant.
 pub(crate) const FMA: bool = cfg!(sinew_fma);
 
-// SSE lanes are SIMD lanes; fused lanes are SSE lanes.
+/// Eight-lane operations (cfg `sinew_avx2`: x86-64 with the `avx2` and `fma` target features,
+/// as `-C target-cpu=x86-64-v3` gives): the pair operations of
+/// [`Lanes`](crate::real::Lanes) (`mul_pair`, `mul_add_pair`) run two lane vectors as one
+/// `ymm` register, with the same bits as two four-lane operations; the LBS skinning loop blends
+/// a joint's first two palette columns that way.
+pub(crate) const AVX2: bool = cfg!(sinew_avx2);
+
+// SSE lanes are SIMD lanes; fused lanes are SSE lanes; eight-lane builds are fused.
 const _: () = assert!(!SSE_LANES || SIMD_LANES);
 const _: () = assert!(!FMA || SSE_LANES);
+const _: () = assert!(!AVX2 || FMA);
 
 #[cfg(test)]
 mod tests;

@@ -174,6 +174,14 @@ enum Command {
         /// Draw the bone overlay.
         #[arg(long)]
         bones: bool,
+        /// Animation graph file (JSON, see the README) driving the model instead of its clips:
+        /// Tab selects a parameter, Up/Down change a float, Space flips a bool or fires a
+        /// trigger, P pauses.
+        #[arg(long)]
+        graph: Option<PathBuf>,
+        /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph).
+        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
+        sets: Vec<SetSpec>,
     },
     /// Print one JSON object with joint world matrices, skin matrices, skinned vertices, and the
     /// morph weights and final positions of one mesh instance (morph_weights, mesh_positions).
@@ -236,8 +244,17 @@ enum Command {
         #[arg(long)]
         anim: Option<PathBuf>,
         /// The viewer's first clip, by name or index.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "graph")]
         clip: Option<String>,
+        /// Animation graph file (JSON, see the README) driving the model instead of its clips:
+        /// Tab or 1-9 select a parameter, Up/Down change a float, Space flips a bool or fires a
+        /// trigger, P pauses; the HUD shows the state, the transition and the parameters.
+        #[arg(long)]
+        graph: Option<PathBuf>,
+        /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph):
+        /// applies before the first 1/60 s step starting at or after SECONDS.
+        #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
+        sets: Vec<SetSpec>,
         /// Render N frames headless, then exit (non-zero on GL errors).
         #[arg(long)]
         frames: Option<u64>,
@@ -556,7 +573,7 @@ fn run(command: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Soft { model, anim, headless, frames, time, screenshot, width, height, bones } => {
+        Command::Soft { model, anim, headless, frames, time, screenshot, width, height, bones, graph, sets } => {
             if time.is_some_and(|t| !t.is_finite()) {
                 return Err(Failure { file: None, message: "--time must be finite".into(), code: 2 });
             }
@@ -570,6 +587,8 @@ fn run(command: Command) -> Result<(), Failure> {
                 width,
                 height,
                 bones,
+                graph,
+                sets,
             };
             let report = sinew_frontend::soft::run(&opts).map_err(|e| Failure {
                 file: None,
@@ -582,6 +601,9 @@ fn run(command: Command) -> Result<(), Failure> {
                 report.ms_per_frame,
                 1000.0 / report.ms_per_frame.max(1e-9)
             );
+            if let Some(g) = report.graph_state {
+                eprintln!("sinew soft: graph {g}");
+            }
             Ok(())
         }
         Command::Info { file, anim, source, tolerance, shell, shell_from_mesh } => {
@@ -670,6 +692,8 @@ fn run(command: Command) -> Result<(), Failure> {
             model,
             anim,
             clip,
+            graph,
+            sets,
             frames,
             screenshot,
             time,
@@ -685,6 +709,8 @@ fn run(command: Command) -> Result<(), Failure> {
                 model,
                 anim,
                 clip,
+                graph,
+                sets,
                 frames,
                 screenshot,
                 time,
@@ -708,6 +734,9 @@ fn run(command: Command) -> Result<(), Failure> {
                 "sinew demo: {} frames, {:.2} ms per frame ({:.2} ms to build and submit) on {}",
                 report.frames, report.mean_frame_ms, report.mean_cpu_ms, report.renderer
             );
+            if let Some(g) = report.graph_state {
+                eprintln!("sinew demo: graph {g}");
+            }
             if let Some(p) = report.screenshot {
                 eprintln!("wrote {}", p.display());
             }

@@ -1,6 +1,8 @@
 //! `sinew soft`: the same scene as the SDL demo, skinned on the CPU and drawn by the core's
 //! software rasterizer (`sinew::raster`, textured parts as `TexturedMesh`es reading the baked
-//! textures in place), shown in a `minifb` window (X11) or written to a PNG.
+//! textures in place), shown in a `minifb` window (X11) or written to a PNG. A viewed model can
+//! be driven by an animation graph file (`--graph`), its state and parameters in the window's
+//! title.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -12,8 +14,10 @@ use sinew::raster::{
     Renderer, Rgb, Rgb565, Sampler, Shading, Target, Texture, TexturedMesh, Xrgb8888,
 };
 
+use crate::demo::graph_drive::FLOAT_STEP;
 use crate::demo::viewer::Viewer;
 use crate::scene::{default_camera, Camera, Frame, Scene, SceneLight};
+use sinew_pipeline::graph_run::SetSpec;
 use sinew_pipeline::model::Skinning;
 
 /// Background color (the GL demo's clear color).
@@ -42,6 +46,10 @@ pub struct SoftOptions {
     pub height: u32,
     /// Draw the bone overlay.
     pub bones: bool,
+    /// An animation graph file (JSON) driving the model instead of its clips.
+    pub graph: Option<PathBuf>,
+    /// Scheduled changes of the graph's parameters (`NAME=VALUE@SECONDS` of graph time).
+    pub sets: Vec<SetSpec>,
 }
 
 impl Default for SoftOptions {
@@ -56,6 +64,8 @@ impl Default for SoftOptions {
             width: crate::DEFAULT_WIDTH,
             height: crate::DEFAULT_HEIGHT,
             bones: false,
+            graph: None,
+            sets: Vec::new(),
         }
     }
 }
@@ -84,12 +94,14 @@ impl fmt::Display for SoftError {
 impl std::error::Error for SoftError {}
 
 /// What a run measured.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SoftReport {
     /// Frames rendered.
     pub frames: u64,
     /// Mean time per frame (skinning + rasterizing), milliseconds.
     pub ms_per_frame: f64,
+    /// With a graph: its state and parameters after the last frame.
+    pub graph_state: Option<String>,
 }
 
 /// One skinned mesh part ready to draw: positions, normals, indices, model matrix, base color
@@ -333,6 +345,14 @@ impl Content {
             Content::Model(v) => Camera::framing(v.center, v.radius),
         }
     }
+
+    /// The graph's state and parameters, when a graph drives the model.
+    fn graph_state(&self) -> Option<String> {
+        match self {
+            Content::Model(v) => v.graph.as_ref().map(|g| format!("{}   {}", g.state_line(), g.parameters_line())),
+            Content::Scene(_) => None,
+        }
+    }
 }
 
 fn render_content(
@@ -365,12 +385,20 @@ pub fn run(opts: &SoftOptions) -> Result<SoftReport, SoftError> {
     if opts.width == 0 || opts.height == 0 || opts.width > 4096 || opts.height > 4096 {
         return Err(SoftError::Scene("width and height must be 1 to 4096".into()));
     }
+    if !opts.sets.is_empty() && opts.graph.is_none() {
+        return Err(SoftError::Scene("--set needs --graph".into()));
+    }
     let mut content = match &opts.model {
+        None if opts.graph.is_some() => return Err(SoftError::Scene("--graph needs a model to drive".into())),
         None => Content::Scene(Box::new(Scene::new(None).map_err(|e| SoftError::Scene(e.to_string()))?)),
-        Some(p) => Content::Model(Box::new(
-            Viewer::load(p, opts.anim.as_deref(), usize::MAX)
-                .map_err(|e| SoftError::Scene(format!("{}: {e}", p.display())))?,
-        )),
+        Some(p) => {
+            let mut v = Viewer::load(p, opts.anim.as_deref(), usize::MAX)
+                .map_err(|e| SoftError::Scene(format!("{}: {e}", p.display())))?;
+            if let Some(g) = &opts.graph {
+                v.attach_graph(g, &opts.sets).map_err(|e| SoftError::Scene(format!("{}: {e}", g.display())))?;
+            }
+            Content::Model(Box::new(v))
+        }
     };
     let aspect = opts.width as f32 / opts.height as f32;
     let mut camera = content.camera(aspect);
@@ -382,7 +410,8 @@ pub fn run(opts: &SoftOptions) -> Result<SoftReport, SoftError> {
         for i in 0..frames {
             let t = last - (frames - 1 - i) as f32 / 60.0;
             if let Content::Model(v) = &mut content {
-                v.advance(if i == 0 { last.max(0.0) - (frames - 1) as f32 / 60.0 } else { 1.0 / 60.0 });
+                v.advance(if i == 0 { last.max(0.0) - (frames - 1) as f32 / 60.0 } else { 1.0 / 60.0 })
+                    .map_err(SoftError::Scene)?;
             }
             pixels = render_content(&mut content, t.max(0.0), &camera, opts.width, opts.height, opts.bones)?;
         }
@@ -390,7 +419,7 @@ pub fn run(opts: &SoftOptions) -> Result<SoftReport, SoftError> {
         if let Some(path) = &opts.screenshot {
             write_png(path, &pixels, opts.width, opts.height)?;
         }
-        return Ok(SoftReport { frames, ms_per_frame: ms });
+        return Ok(SoftReport { frames, ms_per_frame: ms, graph_state: content.graph_state() });
     }
     window_loop(opts, &mut content, &mut camera)
 }
@@ -412,12 +441,39 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
         if !paused {
             t += dt;
             if let Content::Model(v) = content {
-                v.advance(dt);
+                v.advance(dt).map_err(SoftError::Scene)?;
             }
         }
+        let shift = window.is_key_down(Key::LeftShift) || window.is_key_down(Key::RightShift);
+        let graph = match content {
+            Content::Model(v) => v.graph.as_mut(),
+            Content::Scene(_) => None,
+        };
+        if let Some(g) = graph {
+            // The graph's keys: the parameters instead of pausing and the vertical orbit.
+            let step = if shift { 10.0 * FLOAT_STEP } else { FLOAT_STEP };
+            for k in window.get_keys_pressed(KeyRepeat::Yes) {
+                match k {
+                    Key::Tab => g.select_by(if shift { -1 } else { 1 }),
+                    Key::Up => g.nudge(step),
+                    Key::Down => g.nudge(-step),
+                    Key::Space | Key::Enter => g.toggle(),
+                    Key::P => paused = !paused,
+                    _ => {}
+                }
+            }
+        } else {
+            if window.is_key_down(Key::Up) {
+                camera.orbit(0.0, 1.0 * dt);
+            }
+            if window.is_key_down(Key::Down) {
+                camera.orbit(0.0, -dt);
+            }
+        }
+        let graph_keys = matches!(content, Content::Model(v) if v.graph.is_some());
         for k in window.get_keys_pressed(KeyRepeat::No) {
             match k {
-                Key::Space => paused = !paused,
+                Key::Space if !graph_keys => paused = !paused,
                 Key::B => bones = !bones,
                 Key::RightBracket | Key::N => {
                     if let Content::Model(v) = content {
@@ -439,12 +495,6 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
         if window.is_key_down(Key::Right) {
             camera.orbit(1.5 * dt, 0.0);
         }
-        if window.is_key_down(Key::Up) {
-            camera.orbit(0.0, 1.0 * dt);
-        }
-        if window.is_key_down(Key::Down) {
-            camera.orbit(0.0, -dt);
-        }
         if window.is_key_down(Key::Equal) {
             camera.zoom(1.0 - dt);
         }
@@ -456,12 +506,22 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         total += ms;
         frames += 1;
-        window.set_title(&format!(
-            "sinew soft — {ms:.1} ms/frame — Space pause, B bones, [ ] clip, arrows orbit, +/- zoom, F frame, Esc quit"
-        ));
+        let title = match content.graph_state() {
+            Some(g) => format!(
+                "sinew soft — {g} — Tab parameter, Up/Down change, Space flip/fire, P pause, Left/Right orbit, Esc quit"
+            ),
+            None => format!(
+                "sinew soft — {ms:.1} ms/frame — Space pause, B bones, [ ] clip, arrows orbit, +/- zoom, F frame, Esc quit"
+            ),
+        };
+        window.set_title(&title);
         window
             .update_with_buffer(&pixels, opts.width as usize, opts.height as usize)
             .map_err(|e| SoftError::Window(e.to_string()))?;
     }
-    Ok(SoftReport { frames, ms_per_frame: if frames > 0 { total / frames as f64 } else { 0.0 } })
+    Ok(SoftReport {
+        frames,
+        ms_per_frame: if frames > 0 { total / frames as f64 } else { 0.0 },
+        graph_state: content.graph_state(),
+    })
 }

@@ -19,17 +19,17 @@ pub enum FadeCurve {
 
 /// A fade in progress: the weight moves from `from` to `to` over `duration` seconds.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Fade<R> {
-    pub(super) from: R,
-    pub(super) to: R,
-    pub(super) duration: R,
-    pub(super) elapsed: R,
-    pub(super) curve: FadeCurve,
+pub(crate) struct Fade<R> {
+    pub(crate) from: R,
+    pub(crate) to: R,
+    pub(crate) duration: R,
+    pub(crate) elapsed: R,
+    pub(crate) curve: FadeCurve,
 }
 
 impl<R: Real> Fade<R> {
     /// The weight after `elapsed` seconds.
-    pub(super) fn weight(&self) -> R {
+    pub(crate) fn weight(&self) -> R {
         let s = if self.duration > R::ZERO { (self.elapsed / self.duration).clamp(R::ZERO, R::ONE) } else { R::ONE };
         let s = match self.curve {
             FadeCurve::Linear => s,

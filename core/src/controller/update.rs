@@ -177,20 +177,16 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
             cover[l] = alpha * sum.min(R::ONE);
             factor[l] = if sum > R::ONE { alpha / sum } else { alpha };
         }
-        for e in 0..n {
-            let mut remaining = [R::ONE; 4];
-            for l in (0..LAYERS).rev() {
-                let layer = &self.layers[l];
-                if layer.mode != LayerMode::Override {
-                    continue;
-                }
-                for k in 0..4 {
-                    let m = if layer.mask_joints.is_some() { layer.mask[e][k] } else { R::ONE };
-                    shares[l][e][k] = factor[l] * m * remaining[k];
-                    remaining[k] *= R::ONE - cover[l] * m;
-                }
+        let terms: [ShareTerms<'_, R>; LAYERS] = core::array::from_fn(|l| {
+            let layer = &self.layers[l];
+            ShareTerms {
+                covers: layer.mode == LayerMode::Override,
+                cover: cover[l],
+                factor: factor[l],
+                mask: layer.mask_joints.map(|_| &layer.mask[..]),
             }
-        }
+        });
+        override_shares(n, &terms, shares);
     }
 
     /// Advance and sample, slot by slot: each slot playing at the start of the update (planned
@@ -350,5 +346,45 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
             };
         }
         BlendingJob { layers: &normal, additive: &additive, rest_pose, threshold: self.threshold, output }.run()
+    }
+}
+
+/// One layer's terms in the override share algebra of `weigh_layers` (shared by the
+/// controller and [`crate::graph::LayeredStateMachine`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShareTerms<'m, R> {
+    /// An override layer (additive layers take no share and cover nothing).
+    pub(crate) covers: bool,
+    /// Its coverage `α · min(1, Σw)`.
+    pub(crate) cover: R,
+    /// The factor turning its slot weights into blend weights (`α`, or `α / Σw` when `Σw > 1`).
+    pub(crate) factor: R,
+    /// Its per-joint mask (SoA layout), `None` for every joint.
+    pub(crate) mask: Option<&'m [[R; 4]]>,
+}
+
+/// The override layers' shares of every joint of the first `n` SoA elements, written to
+/// `shares[l]` for layer `l` of `terms`: from the last layer to the first, each takes
+/// `factor · m(j) · r(j)` where `r(j)` (starting at 1) is what the layers above left, and
+/// leaves `r(j) · (1 − cover · m(j))` to the layers below (see `weigh_layers`). Assumes
+/// `n ≤ SOA` and masks of at least `n` elements; `shares` of additive layers are untouched.
+#[inline(always)]
+pub(crate) fn override_shares<R: Real, const SOA: usize>(
+    n: usize,
+    terms: &[ShareTerms<'_, R>],
+    shares: &mut [[[R; 4]; SOA]],
+) {
+    for e in 0..n {
+        let mut remaining = [R::ONE; 4];
+        for (t, share) in terms.iter().zip(shares.iter_mut()).rev() {
+            if !t.covers {
+                continue;
+            }
+            for k in 0..4 {
+                let m = t.mask.map_or(R::ONE, |m| m[e][k]);
+                share[e][k] = t.factor * m * remaining[k];
+                remaining[k] *= R::ONE - t.cover * m;
+            }
+        }
     }
 }

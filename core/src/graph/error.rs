@@ -107,6 +107,25 @@ pub enum GraphError {
     NonFiniteValue,
     /// The time step is negative.
     NegativeStep,
+    /// A layer has the name of an earlier one.
+    DuplicateLayer,
+    /// A layer's weight is not a number in `[0, 1]`.
+    LayerWeight,
+    /// A layer's mask has a channel whose joints are not the skeleton's (a start or end past
+    /// it, an end before the start).
+    LayerMask {
+        /// The layer.
+        layer: usize,
+    },
+    /// The graph has more layers than the layered state machine's `LAYERS` capacity.
+    TooManyLayers {
+        /// Layers of the graph, the base included.
+        count: usize,
+        /// `LAYERS`.
+        capacity: usize,
+    },
+    /// A layer index is past the layers, or names the base where a layer is needed.
+    UnknownLayer,
     /// The controller underneath refused the update (a clip past the skeleton, too many tracks,
     /// a non-finite step, a short output pose…).
     Controller(ControllerError),
@@ -147,6 +166,13 @@ impl fmt::Display for GraphError {
             Self::ParameterKind { parameter } => write!(f, "parameter {parameter} is of another kind"),
             Self::NonFiniteValue => f.write_str("a parameter value is NaN or infinite"),
             Self::NegativeStep => f.write_str("the time step is negative"),
+            Self::DuplicateLayer => f.write_str("the layer repeats a name"),
+            Self::LayerWeight => f.write_str("the layer's weight is not a number in [0, 1]"),
+            Self::LayerMask { layer } => write!(f, "layer {layer}'s mask names joints that are not the skeleton's"),
+            Self::TooManyLayers { count, capacity } => {
+                write!(f, "the graph has {count} layers, more than the capacity of {capacity}")
+            }
+            Self::UnknownLayer => f.write_str("layer index out of range"),
             Self::Controller(e) => write!(f, "controller: {e}"),
         }
     }

@@ -401,7 +401,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
 
     /// Everything `update` needs, checked before anything changes: afterwards the controller's
     /// update cannot fail.
-    fn check(
+    pub(super) fn check(
         &self,
         dt: R,
         clips: &[ClipEntry<'_, R>],

@@ -30,6 +30,13 @@
 //!   are consumed, other triggers stay set until a transition consumes them. A transition runs
 //!   to its end before the next one is considered (transitions are not interrupted).
 //!
+//! # Layers
+//!
+//! A [`LayeredGraph`] adds layers to a base graph, each with its own state machine over the
+//! base's parameters, a mode (masked override or additive), a weight and a mask; a
+//! [`LayeredStateMachine`] runs one and combines the layers' poses as the controller's layers
+//! combine (see [`LayeredStateMachine`]).
+//!
 //! # Blends
 //!
 //! A transition blends over its duration (seconds of real time) in one of two ways:
@@ -64,6 +71,7 @@
 //! sizes are printed by the `memory_per_character` test.
 
 mod error;
+pub mod layers;
 mod machine;
 mod space;
 #[cfg(test)]
@@ -73,6 +81,7 @@ mod inertia;
 pub(crate) mod validate;
 
 pub use error::GraphError;
+pub use layers::{GraphLayer, LayerError, LayerEvent, LayeredGraph, LayeredScratch, LayeredStateMachine};
 pub use machine::{GraphEvent, StateMachine, TransitionStatus};
 pub use space::{weights_1d, weights_2d, MAX_BLEND_POINTS};
 

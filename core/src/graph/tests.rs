@@ -16,6 +16,8 @@ use crate::real::Q16;
 use crate::skeleton::Skeleton;
 use crate::test_support::*;
 
+mod layers;
+
 const NAMES: [&str; 6] = ["Hips", "LegL", "Spine", "Chest", "Head", "Arm"];
 const PARENTS: [i16; 6] = [-1, 0, 0, 2, 3, 3];
 
@@ -883,4 +885,22 @@ fn memory_per_character() {
     assert!(m24 <= c24 + extra(6, 4, 4), "{m24}");
     assert!(m67 <= c67 + extra(17, 6, 8), "{m67}");
     assert_eq!(m24, q24);
+    // Layered: one state machine per layer, plus a weight and a fade per layer; the scratch
+    // (shared) holds a controller scratch and a pose, a mask and shares per layer.
+    let l24 = size_of::<LayeredStateMachine<f32, 6, 4, 72, 4, 2>>();
+    let lq24 = size_of::<LayeredStateMachine<Q16, 6, 4, 72, 4, 2>>();
+    let s24 = size_of::<LayeredScratch<f32, 6, 4, 2>>();
+    let l67 = size_of::<LayeredStateMachine<f32, 17, 6, 201, 8, 3>>();
+    let s67 = size_of::<LayeredScratch<f32, 17, 6, 3>>();
+    std::println!("LayeredStateMachine<f32, 6, 4, 72, 4, 2> (24 joints, base + 1 layer): {l24} bytes (Q16: {lq24}), scratch {s24}");
+    std::println!(
+        "LayeredStateMachine<f32, 17, 6, 201, 8, 3> (67 joints, base + 2 layers): {l67} bytes, scratch {s67}"
+    );
+    let per_layer = 32 + size_of::<crate::controller::FadeCurve>();
+    assert!(l24 <= 2 * m24 + 2 * per_layer + 256, "{l24}");
+    assert!(l67 <= 3 * m67 + 3 * per_layer + 256, "{l67}");
+    assert_eq!(l24, lq24);
+    let poses = |soa: usize, slots: usize, layers: usize| (slots + layers) * soa * 160 + 2 * layers * soa * 16;
+    assert!(s24 <= poses(6, 4, 2) + 2 * 6 * 16 + 64, "{s24}");
+    assert!(s67 <= poses(17, 6, 3) + 17 * 16 + 64, "{s67}");
 }

@@ -7,7 +7,7 @@
 use crate::job::JobError;
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, SymMat3, Vec3, Vec4};
-use crate::platform::{FMA, HOST_KERNELS};
+use crate::platform::{AVX2, FMA, HOST_KERNELS};
 use crate::real::Lanes;
 use crate::real::Real;
 
@@ -77,9 +77,10 @@ impl<R> Palette<'_, R> {
 /// The renormalization is branch-free in `f32` (a bit-level inverse square root seed and three
 /// Newton steps); on hosts, with positions and normals only, it runs as a pass of its own over
 /// the skinned normals, four at a time, so that its dependency chains do not hold up the
-/// skinning loop. LBS of positions and normals costs 111 instructions per vertex on x86-64
-/// against 98 without it ([`run_unnormalized`](Self::run_unnormalized); callgrind, 4
-/// influences per vertex, `examples/job_cost.rs`).
+/// skinning loop. LBS of positions and normals costs 99 instructions per vertex on x86-64
+/// against 91 without it ([`run_unnormalized`](Self::run_unnormalized); callgrind, 4
+/// influences per vertex, `examples/job_cost.rs`); 66 against 60 with `-C
+/// target-cpu=x86-64-v3`, whose loop blends a joint's first two palette columns as eight lanes.
 ///
 /// # Examples
 ///
@@ -324,6 +325,9 @@ impl<R: Real> SkinningJob<'_, R> {
     ///
     /// Hosts skinning enough vertices first copy the palette into a [`PackedPalette`] on the
     /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
+    // Out of line on hosts: inside `run_with`, among all the other loops, the skinning loop's
+    // iterators were not inlined and the influence count `K` became a value read from memory.
+    #[cfg_attr(sinew_host_kernels, inline(never))]
     fn lbs<const K: usize, const UNIT: bool>(&mut self, palette: &[Mat4<R>]) {
         if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
             let table = pack(palette);
@@ -520,28 +524,30 @@ type V<R> = <R as Real>::Lanes;
 /// palette length, are masked into range without a bounds check).
 const PACKED_JOINTS: usize = 256;
 
-/// Fewest vertices for which packing the palette (a 12 KiB table for `f32`) pays off.
+/// Fewest vertices for which packing the palette (a 16 KiB table for `f32`) pays off.
 const PACKED_MIN_VERTICES: usize = 256;
 
 /// A palette without its matrices' last rows, which only reach the discarded fourth output
-/// lane: `table[c][j]` holds the first three rows of joint `j`'s column `c` and, in its fourth
-/// lane, row `c` of the joint's translation (one array per column, so an entry's address is
-/// the joint index shifted).
-type PackedPalette<R> = [[Aligned<R>; PACKED_JOINTS]; 3];
+/// lane: `table[j]` holds, for joint `j`, the first three rows of each of its columns 0 to 2
+/// and, in their fourth lanes, the rows of its translation (one 64-byte entry per joint, so an
+/// entry's address is the joint index shifted, and its first two columns are eight adjacent
+/// lanes).
+type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
 
-/// Four lanes at a 16-byte boundary, so SSE arithmetic can read them from memory directly.
+/// One joint of a [`PackedPalette`]: columns 0 to 2, the translation's rows in their fourth
+/// lanes, on a 64-byte boundary (one cache line; SSE and AVX arithmetic read the columns from
+/// memory directly).
 #[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Aligned<R>([R; 4]);
+#[repr(C, align(64))]
+struct PackedJoint<R>([[R; 4]; 3]);
 
 /// `palette` (at most [`PACKED_JOINTS`] entries) as a [`PackedPalette`], zeros past its end.
 fn pack<R: Real>(palette: &[Mat4<R>]) -> PackedPalette<R> {
-    let mut table = [[Aligned([R::ZERO; 4]); PACKED_JOINTS]; 3];
-    for (j, m) in palette.iter().enumerate().take(PACKED_JOINTS) {
+    let mut table = [PackedJoint([[R::ZERO; 4]; 3]); PACKED_JOINTS];
+    for (entry, m) in table.iter_mut().zip(palette) {
         let t = m.cols[3];
-        for c in 0..3 {
-            let col = m.cols[c];
-            table[c][j] = Aligned([col[0], col[1], col[2], t[c]]);
+        for (c, col) in entry.0.iter_mut().enumerate() {
+            *col = [m.cols[c][0], m.cols[c][1], m.cols[c][2], t[c]];
         }
     }
     table
@@ -637,18 +643,43 @@ fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: 
 }
 
 /// The weighted sum of the influences' [`PackedPalette`] entries (the translation moved out of
-/// the fourth lanes).
+/// the fourth lanes). With AVX2, columns 0 and 1 are summed as eight lanes
+/// ([`Lanes::mul_add_pair`]): the same operations in the same order, so the same bits.
 #[inline(always)]
 fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[u16], w: &[R]) -> Blended<R> {
-    let cols = blend_with::<R, K, 3>(idx, w, |j| {
-        // Validated indices are below the palette length, at most PACKED_JOINTS: the mask
-        // keeps them as they are and spares the bounds check.
-        let j = usize::from(j) & (PACKED_JOINTS - 1);
-        Some([V::<R>::load(&table[0][j].0), V::<R>::load(&table[1][j].0), V::<R>::load(&table[2][j].0)])
-    });
+    // Validated indices are below the palette length, at most PACKED_JOINTS: the mask keeps
+    // them as they are and spares the bounds check.
+    let entry = |j: u16| &table[usize::from(j) & (PACKED_JOINTS - 1)].0;
+    let cols = if AVX2 {
+        blend_pairs::<R, K>(idx, w, entry)
+    } else {
+        blend_with::<R, K, 3>(idx, w, |j| Some(entry(j).map(|c| V::<R>::load(&c))))
+    };
     let [c0, c1, c2] = cols;
     let (t0, t1, t2) = (c0.to_array()[3], c1.to_array()[3], c2.to_array()[3]);
     Blended { cols, translation: V::<R>::load(&[t0, t1, t2, R::ZERO]) }
+}
+
+/// [`blend_with`] of three columns, the first two as one pair of lanes: `Σ wᵢ·vᵢ`, accumulated
+/// in order from the first product, for each column of `entry(j)`.
+#[inline(always)]
+fn blend_pairs<'t, R: Real, const K: usize>(idx: &[u16], w: &[R], entry: impl Fn(u16) -> &'t [[R; 4]; 3]) -> [V<R>; 3] {
+    let k = if K == 0 { idx.len().min(w.len()) } else { K };
+    let zero = V::<R>::splat(R::ZERO);
+    let (Some(idx), Some(w)) = (idx.get(..k), w.get(..k)) else { return [zero; 3] };
+    let (mut s01, mut s2) = ([zero; 2], zero);
+    for (i, (&j, &wj)) in idx.iter().zip(w.iter()).enumerate() {
+        let [c0, c1, c2] = entry(j);
+        let (c01, c2) = ([V::<R>::load(c0), V::<R>::load(c1)], V::<R>::load(c2));
+        if i == 0 {
+            s01 = V::<R>::mul_pair(c01, wj);
+            s2 = c2 * V::<R>::splat(wj);
+        } else {
+            s01 = V::<R>::mul_add_pair(c01, wj, s01);
+            s2 = c2.mul_add(V::<R>::splat(wj), s2);
+        }
+    }
+    [s01[0], s01[1], s2]
 }
 
 #[cfg(test)]

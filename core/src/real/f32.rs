@@ -4,10 +4,10 @@
 
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
-use wide::{f32x4, i32x4, CmpGe, CmpGt, CmpLe, CmpLt};
+use wide::{f32x4, f32x8, i32x4, CmpGe, CmpGt, CmpLe, CmpLt};
 
 use super::{Lanes, Real};
-use crate::platform::{FMA, SIMD_LANES, SSE_LANES};
+use crate::platform::{AVX2, FMA, SIMD_LANES, SSE_LANES};
 
 impl Real for f32 {
     const ZERO: Self = 0.0;
@@ -107,6 +107,20 @@ impl Real for f32 {
     }
 }
 
+/// Two four-lane vectors side by side as eight lanes (`x[0]` in lanes 0 to 3).
+#[inline(always)]
+fn join8(x: [F32x4; 2]) -> f32x8 {
+    let ([a0, a1, a2, a3], [b0, b1, b2, b3]) = (x[0].0.to_array(), x[1].0.to_array());
+    f32x8::new([a0, a1, a2, a3, b0, b1, b2, b3])
+}
+
+/// Eight lanes as two four-lane vectors, lanes 0 to 3 first.
+#[inline(always)]
+fn split8(x: f32x8) -> [F32x4; 2] {
+    let [a0, a1, a2, a3, b0, b1, b2, b3] = x.to_array();
+    [F32x4(f32x4::from([a0, a1, a2, a3])), F32x4(f32x4::from([b0, b1, b2, b3]))]
+}
+
 /// Four `f32` lanes; one SIMD register where the target has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct F32x4(pub f32x4);
@@ -181,6 +195,24 @@ impl Lanes<f32> for F32x4 {
         } else {
             a + self * m
         }
+    }
+    #[inline(always)]
+    fn mul_pair(x: [Self; 2], m: f32) -> [Self; 2] {
+        if AVX2 {
+            // One vmulps on a ymm register.
+            return split8(join8(x) * f32x8::splat(m));
+        }
+        let m = F32x4::splat(m);
+        [x[0] * m, x[1] * m]
+    }
+    #[inline(always)]
+    fn mul_add_pair(x: [Self; 2], m: f32, a: [Self; 2]) -> [Self; 2] {
+        if AVX2 {
+            // One vfmadd on a ymm register: the lanes of the two four-lane ones.
+            return split8(join8(x).mul_add(f32x8::splat(m), join8(a)));
+        }
+        let m = F32x4::splat(m);
+        [x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]
     }
     #[inline(always)]
     fn recip(self) -> Self {

@@ -168,6 +168,23 @@ pub trait Lanes<R: Real>:
     fn mul_add(self, m: Self, a: Self) -> Self {
         a + self * m
     }
+    /// `[x[0] · m, x[1] · m]`, `m` in every lane: two lane vectors multiplied as one
+    /// eight-lane operation where the build has AVX2 (the same bits as two `*`).
+    #[must_use]
+    #[inline(always)]
+    fn mul_pair(x: [Self; 2], m: R) -> [Self; 2] {
+        let m = Self::splat(m);
+        [x[0] * m, x[1] * m]
+    }
+    /// `[x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]`, `m` in every lane (see
+    /// [`mul_add`](Self::mul_add)): one eight-lane operation where the build has AVX2 (the same
+    /// bits as two `mul_add`).
+    #[must_use]
+    #[inline(always)]
+    fn mul_add_pair(x: [Self; 2], m: R, a: [Self; 2]) -> [Self; 2] {
+        let m = Self::splat(m);
+        [x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]
+    }
     /// Lane-wise `1 / x` (exact division, not an estimate).
     #[must_use]
     fn recip(self) -> Self;

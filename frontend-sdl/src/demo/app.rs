@@ -10,6 +10,7 @@ use super::hud::{Mouse, Ui};
 use super::options::{DemoError, DemoOptions};
 use super::viewer::Viewer;
 use crate::scene::{default_camera, Camera, Scene};
+use sinew_pipeline::graph_run::SetSpec;
 use sinew_pipeline::model::Skinning;
 
 /// What a mouse drag does to the camera.
@@ -84,6 +85,8 @@ pub(super) struct App {
     pub(super) snapshot: bool,
     /// The mouse cursor in the window, in pixels (`None` outside): the character looks at it.
     pub(super) cursor: Option<(f32, f32)>,
+    /// The animation graph file (and its scheduled changes) that drives every model loaded.
+    pub(super) graph: Option<(PathBuf, Vec<SetSpec>)>,
 }
 
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -114,6 +117,7 @@ impl App {
             stats: Stats::default(),
             snapshot: false,
             cursor: None,
+            graph: opts.graph.clone().map(|g| (g, opts.sets.clone())),
         })
     }
 
@@ -123,10 +127,10 @@ impl App {
         self.message = Some(Message { text, error, at: Instant::now() });
     }
 
-    /// Loads a model into the viewer; on failure the current view stays and the error is
-    /// shown.
+    /// Loads a model into the viewer, driven by the demo's graph file when it has one; on
+    /// failure the current view stays and the error is shown.
     pub(super) fn load(&mut self, r: &Renderer, path: &Path, anim: Option<&Path>) -> Result<(), String> {
-        let v = match Viewer::load(path, anim, r.palette_size) {
+        let mut v = match Viewer::load(path, anim, r.palette_size) {
             Ok(v) => v,
             Err(e) => {
                 let msg = format!("cannot load {}: {e}", path.display());
@@ -134,6 +138,13 @@ impl App {
                 return Err(msg);
             }
         };
+        if let Some((graph, sets)) = &self.graph {
+            if let Err(e) = v.attach_graph(graph, sets) {
+                let msg = format!("{}: {e}", graph.display());
+                self.say(msg.clone(), true);
+                return Err(msg);
+            }
+        }
         let gpu = match r.upload(&v.model) {
             Ok(g) => g,
             Err(e) => {
@@ -214,7 +225,13 @@ impl App {
     /// Advances time by `dt` seconds of wall time.
     pub(super) fn advance(&mut self, dt: f32) {
         match self.viewer.as_mut() {
-            Some((v, _)) => v.advance(dt),
+            Some((v, _)) => {
+                if let Err(e) = v.advance(dt) {
+                    // Not expected once the graph loaded: the model goes back to its clips.
+                    v.graph = None;
+                    self.say(format!("graph stopped: {e}"), true);
+                }
+            }
             None if !self.paused => self.time += dt,
             None => {}
         }

@@ -1,5 +1,6 @@
 //! The HUD's layout: what the demo shows over the frame and where (status, messages, help, the
-//! scene's tentacle controls, the viewer's clip list and timeline), batched into a [`Hud`].
+//! scene's tentacle controls, the viewer's clip list and timeline, or with a graph its state and
+//! parameter list), batched into a [`Hud`].
 //!
 //! Panels are placed from the window size ([`place`]): the header at the top left (its lines cut
 //! with `…` to the window's width), the controls or the clip list at the top right (below the
@@ -206,9 +207,17 @@ fn layout_at(content: &Content, w: f32, h: f32, scale: f32) -> Layout {
     Layout { scale, header, clips, placed, status, message, timeline, help }
 }
 
-/// The help of the scene (`viewer` false) or of the model viewer.
-fn help_text(viewer: bool) -> &'static str {
-    if viewer {
+/// The help of the scene (`viewer` false), of the model viewer, or of the viewer driven by a
+/// graph (`graph`).
+fn help_text(viewer: bool, graph: bool) -> &'static str {
+    if viewer && graph {
+        "Tab/Shift+Tab or 1-9 select a parameter\n\
+         Up/Down change it by 0.1 (Shift 1.0)\n\
+         Space/Enter flip a bool, fire a trigger\n\
+         P pause   B bones   D LBS/DQS   F frame   H help\n\
+         drag orbit   wheel zoom   right-drag pan\n\
+         Backspace back to the scene   F12 screenshot   Esc quit"
+    } else if viewer {
         "Space play/pause   Left/Right scrub   Up/Down speed\n\
          [ ] or 1-9 clip   L loop mode   C crossfade\n\
          Tab blend clip   -/= blend weight   Y up axis\n\
@@ -244,7 +253,8 @@ impl App {
         );
         let message =
             self.message.as_ref().filter(|m| m.at.elapsed().as_secs_f32() < MESSAGE_SECONDS).map(|m| m.text.clone());
-        let help = self.help.then(|| help_text(self.viewer.is_some()));
+        let graph = self.viewer.as_ref().is_some_and(|(v, _)| v.graph.is_some());
+        let help = self.help.then(|| help_text(self.viewer.is_some(), graph));
         let Some((v, _)) = &self.viewer else {
             let mut header = format!(
                 "sinew demo: built-in scene   {skin_name}   t {:.1} s{}\n",
@@ -253,8 +263,13 @@ impl App {
             );
             match self.scene.character(self.time) {
                 Ok(c) => header.push_str(&format!(
-                    "character  idle {:.2}  walk {:.2}  run {:.2}  wave {:.2}\n\
+                    "graph: {}{}   wave layer: {}   speed {:.1}\n\
+                     character  idle {:.2}  walk {:.2}  run {:.2}  wave {:.2}\n\
                      speed {:.1} m/s   distance {:.1} m   looking at the {} ({:.0}%)",
+                    c.state,
+                    c.transition.map_or(String::new(), |(from, to, p)| format!(" ({from} -> {to} {:.0}%)", p * 100.0)),
+                    c.wave_state,
+                    c.speed_parameter,
                     c.slots[IDLE].weight,
                     c.slots[WALK].weight,
                     c.slots[RUN].weight,
@@ -276,6 +291,27 @@ impl App {
             m.asset().num_meshes(),
             if v.z_up { "  Z-up" } else { "" }
         );
+        if let Some(g) = &v.graph {
+            header.push_str(&format!(
+                "graph '{}'  t {:.2} s  {}\n{}",
+                g.name(),
+                g.time(),
+                if v.playing { "playing" } else { "paused" },
+                g.state_line()
+            ));
+            let list: Vec<String> = g
+                .parameters()
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let mark = if i == g.selected() { '>' } else { ' ' };
+                    // The name is cut, never the value.
+                    format!("{mark}{:>3} {} = {} ({})", i + 1, fit_lines(&p.name, CLIP_NAME_CHARS), p.value, p.kind)
+                })
+                .collect();
+            let top_right = TopRight::Clips(list, g.selected());
+            return Content { header, top_right, status, message, timeline: false, help };
+        }
         match &v.primary {
             Some(p) => {
                 let (s, e) = v.clip_range(p.clip);
@@ -437,6 +473,7 @@ mod tests {
             )
         } else {
             "sinew demo: built-in scene   DQS   t 1234.5 s   [paused]\n\
+             graph: locomotion (locomotion -> idle 100%)   wave layer: wave   speed 10.0\n\
              character  idle 1.00  walk 1.00  run 1.00  wave 1.00\n\
              speed 10.0 m/s   distance 1000.0 m   looking at the marker (100%)"
                 .to_owned()
@@ -455,7 +492,7 @@ mod tests {
             ),
             message: message.then(|| format!("cannot load /home/user/models/{long}.glb: {long}")),
             timeline: viewer,
-            help: Some(help_text(viewer)),
+            help: Some(help_text(viewer, false)),
         }
     }
 
@@ -479,7 +516,12 @@ mod tests {
         for (w, h) in sizes() {
             for viewer in [false, true] {
                 for message in [false, true] {
-                    let l = layout(&worst(viewer, message), w, h);
+                    let mut content = worst(viewer, message);
+                    if viewer && message {
+                        // The graph's help instead of the clips'.
+                        content.help = Some(help_text(true, true));
+                    }
+                    let l = layout(&content, w, h);
                     let rects: Vec<Rect> = l.placed.rects().collect();
                     for (i, a) in rects.iter().enumerate() {
                         assert!(

@@ -1,5 +1,5 @@
 //! The demo's input: keys (quit, skinning, bones, help, camera, screenshots; playback in the
-//! viewer, time in the scene), mouse drags and the wheel for the camera, the mouse over the HUD
+//! viewer, or the graph's parameters while a graph drives the model; time in the scene), mouse drags and the wheel for the camera, the mouse over the HUD
 //! widgets, and files dropped on the window.
 
 use std::path::PathBuf;
@@ -11,6 +11,7 @@ use sinew::math::Vec3;
 
 use super::app::{App, Drag};
 use super::gl::Renderer;
+use super::graph_drive::FLOAT_STEP;
 use crate::scene::Camera;
 
 impl App {
@@ -28,6 +29,23 @@ impl App {
             _ => {}
         }
         match self.viewer.as_mut() {
+            Some((v, _)) if v.graph.is_some() => {
+                let Some(g) = v.graph.as_mut() else { return false };
+                let step = if shift { 10.0 * FLOAT_STEP } else { FLOAT_STEP };
+                match key {
+                    Keycode::P => v.playing = !v.playing,
+                    Keycode::Space | Keycode::Return => g.toggle(),
+                    Keycode::Tab => g.select_by(if shift { -1 } else { 1 }),
+                    Keycode::Up => g.nudge(step),
+                    Keycode::Down => g.nudge(-step),
+                    k => {
+                        let digit = i32::from(k) - i32::from(Keycode::Num1);
+                        if (0..9).contains(&digit) {
+                            g.select(digit as usize);
+                        }
+                    }
+                }
+            }
             Some((v, _)) => match key {
                 Keycode::Space => v.playing = !v.playing,
                 Keycode::Left => v.seek_by(if shift { -0.5 } else { -1.0 / 30.0 }),

@@ -5,7 +5,9 @@
 //! and amplitude sliders, the humanoid driven by the core's controller (walking its path,
 //! running, waving, looking at the mouse cursor), and the candy-wrapper twist in LBS beside DQS.
 //! With a model file (on the command line, or dropped on the window) it is a viewer: clip list,
-//! play/pause, scrub, speed, loop mode, crossfade, blend weight, bones, orbit camera.
+//! play/pause, scrub, speed, loop mode, crossfade, blend weight, bones, orbit camera. With
+//! `--graph FILE` the viewed model is driven by an animation graph ([`graph_drive`]) whose
+//! parameters the keys change.
 //!
 //! With `--frames N` (or `--screenshot`) it runs headless: a hidden window, N frames into an
 //! offscreen target, a GL error check after each, and the last frame written as a PNG.
@@ -19,6 +21,7 @@
 
 pub mod font;
 pub mod gl;
+pub mod graph_drive;
 pub mod hud;
 pub mod shaders;
 pub mod viewer;

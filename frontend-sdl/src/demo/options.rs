@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use sinew::job::JobError;
+use sinew_pipeline::graph_run::SetSpec;
 use sinew_pipeline::model::Skinning;
 
 use super::gl::GlError;
@@ -19,6 +20,10 @@ pub struct DemoOptions {
     pub anim: Option<PathBuf>,
     /// The viewer's first clip, by name or index (default: the first).
     pub clip: Option<String>,
+    /// An animation graph file (JSON) driving the model instead of its clips.
+    pub graph: Option<PathBuf>,
+    /// Scheduled changes of the graph's parameters (`NAME=VALUE@SECONDS` of graph time).
+    pub sets: Vec<SetSpec>,
     /// Headless: render this many frames, then stop.
     pub frames: Option<u64>,
     /// Headless: write the last frame here (PNG).
@@ -47,6 +52,8 @@ impl Default for DemoOptions {
             model: None,
             anim: None,
             clip: None,
+            graph: None,
+            sets: Vec::new(),
             frames: None,
             screenshot: None,
             time: None,
@@ -76,6 +83,8 @@ pub enum DemoError {
     Load(String),
     /// A pose job failed.
     Job(JobError),
+    /// The animation graph stopped (a state-machine error).
+    Graph(String),
     /// GL reported errors after a frame (headless runs stop on them).
     GlErrors {
         /// Frame number, from 0.
@@ -96,6 +105,7 @@ impl std::fmt::Display for DemoError {
             Self::Scene(e) => write!(f, "scene: {e}"),
             Self::Load(s) => write!(f, "{s}"),
             Self::Job(e) => write!(f, "pose: {e}"),
+            Self::Graph(s) => write!(f, "graph: {s}"),
             Self::GlErrors { frame, codes } => {
                 let list: Vec<String> = codes.iter().map(|c| format!("0x{c:04x}")).collect();
                 write!(f, "GL errors after frame {frame}: {}", list.join(", "))
@@ -137,6 +147,9 @@ pub struct DemoReport {
     pub mean_cpu_ms: f64,
     /// The screenshot written.
     pub screenshot: Option<PathBuf>,
+    /// With a graph: its state and parameters after the last frame (`state move (idle -> move
+    /// 40%)   speed=2.00`).
+    pub graph_state: Option<String>,
 }
 
 /// Checks the options a run or a [`Headless`](super::Headless) renderer cannot start with.
@@ -149,6 +162,12 @@ pub(super) fn validate(opts: &DemoOptions) -> Result<(), DemoError> {
     }
     if opts.time.is_some_and(|t| !t.is_finite() || t < 0.0) {
         return Err(DemoError::Options("--time must be a finite number ≥ 0".into()));
+    }
+    if opts.graph.is_some() && opts.model.is_none() {
+        return Err(DemoError::Options("--graph needs a model to drive".into()));
+    }
+    if !opts.sets.is_empty() && opts.graph.is_none() {
+        return Err(DemoError::Options("--set needs --graph".into()));
     }
     if opts.frames == Some(0) {
         return Err(DemoError::Options("--frames must be at least 1".into()));

@@ -26,6 +26,12 @@ fn describe(info: &GlInfo) -> String {
     format!("{} ({})", info.version, if info.es { "OpenGL ES context" } else { "desktop OpenGL context" })
 }
 
+/// The viewed model's graph state and parameters, for the report.
+fn graph_state(app: &App) -> Option<String> {
+    let g = app.viewer.as_ref().and_then(|(v, _)| v.graph.as_ref())?;
+    Some(format!("{}   {}", g.state_line(), g.parameters_line()))
+}
+
 /// Runs the demo: a window until closed, or headless when `frames` or `screenshot` is set.
 ///
 /// # Errors
@@ -61,7 +67,8 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
     let mut app = App::new(&r, opts)?;
     if let Some(m) = &opts.model {
         let loaded = app.load(&r, m, opts.anim.as_deref());
-        if let (Err(e), true) = (loaded, headless) {
+        // A model the graph was asked for cannot be shown without it.
+        if let (Err(e), true) = (loaded, headless || opts.graph.is_some()) {
             return Err(DemoError::Load(e));
         }
         if let (Some(key), Some((v, _))) = (&opts.clip, app.viewer.as_mut()) {
@@ -84,7 +91,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
             let t = end * (i + 1) as f32 / n as f32;
             let prev = end * i as f32 / n as f32;
             match app.viewer.as_mut() {
-                Some((v, _)) => v.advance(t - prev),
+                Some((v, _)) => v.advance(t - prev).map_err(DemoError::Graph)?,
                 None => app.time = t,
             }
             app.draw(&mut r, w, h, true, layers)?;
@@ -108,6 +115,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
             mean_frame_ms: app.stats.mean_frame_ms(),
             mean_cpu_ms: app.stats.mean_cpu_ms(),
             screenshot: opts.screenshot.clone(),
+            graph_state: graph_state(&app),
         });
     }
     let mut last = Instant::now();
@@ -152,5 +160,6 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
         mean_frame_ms: app.stats.mean_frame_ms(),
         mean_cpu_ms: app.stats.mean_cpu_ms(),
         screenshot: None,
+        graph_state: graph_state(&app),
     })
 }

@@ -1,6 +1,7 @@
 //! The model viewer's state: a loaded model, its clip playback (play/pause, scrub, speed, loop
 //! mode) on the core's [`Player`], a second clip to blend with or crossfade to (mixed by
-//! [`BlendingJob`]), and the model's framing.
+//! [`BlendingJob`]), or an animation graph driving the pose instead ([`GraphDrive`]), and the
+//! model's framing.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -12,8 +13,10 @@ use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew::player::Player;
 
+use super::graph_drive::GraphDrive;
 use crate::scene::{ground_grid, push_model, Frame};
 use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::graph_run::SetSpec;
 use sinew_pipeline::model::{Model, ModelError, Skinning};
 use sinew_pipeline::morph::sample_weights;
 
@@ -117,6 +120,8 @@ pub struct Viewer {
     pub radius: f32,
     /// Lowest point of the bind-pose bounds (the ground).
     pub floor: f32,
+    /// An animation graph driving the pose instead of the clips (see [`Viewer::attach_graph`]).
+    pub graph: Option<GraphDrive>,
 }
 
 fn is_md5(path: &Path) -> bool {
@@ -148,6 +153,7 @@ impl Viewer {
             center: Vec3::ZERO,
             radius: 1.0,
             floor: 0.0,
+            graph: None,
         };
         v.measure_bounds();
         Ok(v)
@@ -326,11 +332,30 @@ impl Viewer {
         }
     }
 
+    /// Drives the model by the animation graph file `path` (validated against the model's
+    /// clips), with the scheduled parameter changes `sets`, from graph time 0.
+    ///
+    /// # Errors
+    ///
+    /// One line naming what is wrong (see [`GraphDrive::load`]); the viewer is unchanged.
+    pub fn attach_graph(&mut self, path: &Path, sets: &[SetSpec]) -> Result<(), String> {
+        self.graph = Some(GraphDrive::load(&self.model, path, sets)?);
+        Ok(())
+    }
+
     /// Advances playback by `dt` seconds of wall time (at the players' speed) and the
-    /// crossfade. Non-finite or non-positive steps are ignored.
-    pub fn advance(&mut self, dt: f32) {
+    /// crossfade, or the graph while one drives the model (it ignores the speed). Non-finite or
+    /// non-positive steps are ignored.
+    ///
+    /// # Errors
+    ///
+    /// A graph's state-machine error (see [`GraphDrive::advance`]).
+    pub fn advance(&mut self, dt: f32) -> Result<(), String> {
         if !(dt.is_finite() && dt > 0.0) {
-            return;
+            return Ok(());
+        }
+        if let Some(g) = self.graph.as_mut() {
+            return if self.playing { g.advance(&self.model, dt) } else { Ok(()) };
         }
         if self.playing {
             for p in self.players_mut() {
@@ -345,15 +370,19 @@ impl Viewer {
                 self.fading = false;
             }
         }
+        Ok(())
     }
 
-    /// The local pose now: the primary clip (or the rest pose), blended with the secondary
-    /// by the weight with [`BlendingJob`].
+    /// The local pose now: the graph's, or the primary clip (or the rest pose) blended with
+    /// the secondary by the weight with [`BlendingJob`].
     ///
     /// # Errors
     ///
     /// A [`JobError`] when a clip does not fit the skeleton.
     pub fn pose(&self) -> Result<Vec<SoaTransform<f32>>, JobError> {
+        if let Some(g) = &self.graph {
+            return Ok(g.pose().to_vec());
+        }
         let rest = self.model.skeleton().rest_pose();
         let mut pose = rest.to_vec();
         if let Some(p) = &self.primary {
@@ -372,13 +401,17 @@ impl Viewer {
 
     /// The morph weights of mesh `mesh` now: the primary clip's (the mesh's default weights
     /// without a clip or a weights track in it), mixed with the secondary clip's by
-    /// [`Viewer::weight`] as the poses are; empty for a mesh without morph targets.
+    /// [`Viewer::weight`] as the poses are; the default weights while a graph drives the
+    /// model; empty for a mesh without morph targets.
     ///
     /// # Errors
     ///
     /// A [`JobError`] from [`sample_weights`] (not expected for validated files).
     pub fn morph_weights(&self, mesh: usize) -> Result<Vec<f32>, JobError> {
         let asset = self.model.asset();
+        if self.graph.is_some() {
+            return sample_weights(&asset, mesh, None, 0.0);
+        }
         let at =
             |p: Option<&ClipPlayer>| sample_weights(&asset, mesh, p.map(|p| p.clip), p.map_or(0.0, ClipPlayer::time));
         let mut w = at(self.primary.as_ref())?;
@@ -463,19 +496,19 @@ mod tests {
         let time = |v: &Viewer| v.primary.as_ref().unwrap().time();
         v.select(walk);
         assert_eq!(v.clip_range(walk), (0.0, 1.0));
-        v.advance(2.5);
+        v.advance(2.5).unwrap();
         assert!((time(&v) - 0.5).abs() < 1e-6);
         // Once stops at the end.
         v.cycle_loop_mode();
         assert_eq!(v.loop_mode(), LoopMode::Once);
-        v.advance(2.0);
+        v.advance(2.0).unwrap();
         assert_eq!(time(&v), 1.0);
         assert!(v.primary.as_ref().unwrap().player.finished());
         // Ping-pong bounces; scrubbing moves along the pass.
         v.cycle_loop_mode();
         v.select(walk);
         assert_eq!(v.primary.as_ref().unwrap().player.mode(), LoopMode::PingPong);
-        v.advance(1.25);
+        v.advance(1.25).unwrap();
         assert!((time(&v) - 0.75).abs() < 1e-6);
         v.seek_by(0.125);
         assert!((time(&v) - 0.625).abs() < 1e-6);
@@ -484,12 +517,12 @@ mod tests {
         assert_eq!(loop_mode_name(v.loop_mode()), "loop");
         v.select(walk);
         v.set_speed(0.5);
-        v.advance(1.0);
+        v.advance(1.0).unwrap();
         assert!((time(&v) - 0.5).abs() < 1e-6);
         v.seek_by(-0.75);
         assert!((time(&v) - 0.75).abs() < 1e-6);
         v.playing = false;
-        v.advance(1.0);
+        v.advance(1.0).unwrap();
         assert!((time(&v) - 0.75).abs() < 1e-6);
         v.seek_primary(0.25);
         assert!((time(&v) - 0.25).abs() < 1e-6);
@@ -505,7 +538,7 @@ mod tests {
         while v.secondary.as_ref().map(|p| p.clip) != Some(run) {
             v.cycle_secondary();
         }
-        v.advance(0.3);
+        v.advance(0.3).unwrap();
         let (a, b) = (sample(&v, walk, 0.3), sample(&v, run, 0.3));
         assert!(max_diff(&v.pose().unwrap(), &a, 22) < 1e-6);
         v.nudge_weight(1.0);
@@ -522,9 +555,9 @@ mod tests {
         // A crossfade takes CROSSFADE_SECONDS, then the second clip plays alone.
         v.nudge_weight(-1.0);
         v.crossfade();
-        v.advance(CROSSFADE_SECONDS * 0.5);
+        v.advance(CROSSFADE_SECONDS * 0.5).unwrap();
         assert!((v.weight - 0.5).abs() < 1e-6 && v.fading);
-        v.advance(CROSSFADE_SECONDS * 0.5);
+        v.advance(CROSSFADE_SECONDS * 0.5).unwrap();
         assert_eq!((v.primary.as_ref().map(|p| p.clip), v.secondary.is_none(), v.weight), (Some(run), true, 0.0));
         // Next loop modes cycle through all three.
         assert_eq!(next_loop_mode(next_loop_mode(next_loop_mode(LoopMode::Loop))), LoopMode::Loop);

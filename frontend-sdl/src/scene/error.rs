@@ -1,6 +1,6 @@
 //! Why the scene could not be built or posed: [`SceneError`].
 
-use sinew::controller::ControllerError;
+use sinew::graph::{GraphError, LayerError};
 use sinew::job::JobError;
 use sinew_pipeline::model::ModelError;
 
@@ -11,8 +11,10 @@ pub enum SceneError {
     Model(ModelError),
     /// A built-in clip is missing after baking (an internal error).
     MissingClip(&'static str),
-    /// The character's controller refused a call (an internal error).
-    Animation(ControllerError),
+    /// The character's state machine refused a call (an internal error).
+    Animation(GraphError),
+    /// The character's layered graph was refused (an internal error).
+    Layer(LayerError),
     /// A pose did not fit its skeleton (an internal error).
     Job(JobError),
 }
@@ -23,6 +25,7 @@ impl std::fmt::Display for SceneError {
             Self::Model(e) => write!(f, "{e}"),
             Self::MissingClip(c) => write!(f, "built-in clip '{c}' is missing"),
             Self::Animation(e) => write!(f, "character: {e}"),
+            Self::Layer(e) => write!(f, "character: {e}"),
             Self::Job(e) => write!(f, "pose: {e}"),
         }
     }

@@ -8,10 +8,11 @@
 //! - a procedural **humanoid** (22 joints, capsules along the bones, smooth weights at the
 //!   joints) with `idle`, `walk`, `run` and `wave` clips authored as LINEAR keys every 1/30 s,
 //!   its feet planted by construction. The core's animation system drives it
-//!   ([`Scene::character`]): a [`Controller`] crossfades walk and run in phase, lays `wave`
-//!   over the right arm with a masked layer, and extracts the root motion that moves it
-//!   around a closed path ([`PathFollower`]); [`IkTwoBoneJob`] holds its planted feet and
-//!   [`IkAimJob`] turns its head towards a target;
+//!   ([`Scene::character`]): a [`LayeredStateMachine`] runs its graph ([`CHARACTER_GRAPH`]:
+//!   idle, and a phase-synced blend space over walk and run driven by the asked speed; `wave`
+//!   on a layer masked to the right arm), and the root motion the graph extracts moves it
+//!   around a closed path ([`PathFollower`]); [`IkTwoBoneJob`] holds its planted feet and [`IkAimJob`]
+//!   turns its head towards a target;
 //! - the **candy wrapper**: a cylinder on 2 joints whose second joint twists up to 180° about
 //!   the long axis, drawn twice side by side, with linear blend skinning (which collapses) and
 //!   dual-quaternion skinning (which keeps the volume).
@@ -27,7 +28,7 @@
 //! path, foot locking and look-at), `props` (the tentacle's and candy wrapper's poses),
 //! `frame` (the [`Frame`] of draw objects) and `error` ([`SceneError`]).
 //!
-//! [`Controller`]: sinew::controller::Controller
+//! [`LayeredStateMachine`]: sinew::graph::LayeredStateMachine
 //! [`PathFollower`]: sinew::root_motion::PathFollower
 //! [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
 //! [`IkAimJob`]: sinew::ik::IkAimJob
@@ -50,9 +51,9 @@ use sinew_pipeline::rig::Rig;
 pub use camera::{default_camera, Camera, SceneLight};
 use character::Character;
 pub use character::{
-    character_path, path_length, scripted_look_target, CharacterFrame, LookRay, SlotInfo, CHARACTER_STEP,
-    HEADING_LOOK_AHEAD, IDLE, LOOK_PLANE_DISTANCE, PATH_CENTER, PATH_STRAIGHT, PATH_TURN_RADIUS, RUN, SCHEDULE_PERIOD,
-    SLOT_CLIPS, WALK, WAVE, WAVE_MASK,
+    character_path, path_length, scripted_look_target, CharacterFrame, LookRay, SlotInfo, CHARACTER_GRAPH,
+    CHARACTER_STEP, HEADING_LOOK_AHEAD, IDLE, LOOK_PLANE_DISTANCE, MOVING, PATH_CENTER, PATH_STRAIGHT,
+    PATH_TURN_RADIUS, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_LAYER, WAVE_MASK, WAVING,
 };
 pub use error::SceneError;
 pub use frame::{ground_grid, push_model, DrawObject, Frame, Label};
@@ -148,27 +149,29 @@ impl Scene {
     /// The character at scene time `t` (seconds; negative or non-finite times read as 0) with
     /// the current [`SceneParams::look_ray`].
     ///
-    /// Its [`Controller`] plays `idle`, `walk` and `run` on the base layer and `wave` on an
-    /// upper layer masked by [`WAVE_MASK`], following the schedule (period
-    /// [`SCHEDULE_PERIOD`]): walk, a phase-synced crossfade to run and back, a wave while
-    /// walking, a crossfade to idle, a wave while standing, walk again. The root motion it
-    /// extracts from the clips advances a [`PathFollower`] around [`character_path`] (the
+    /// Its [`LayeredStateMachine`] runs [`CHARACTER_GRAPH`] (`idle`, and `walk` and `run` in
+    /// a phase-synced blend space over the `speed` parameter), with `wave` on an upper layer
+    /// masked by [`WAVE_MASK`]; the schedule (period [`SCHEDULE_PERIOD`]) sets the parameters
+    /// and fades the wave layer: walk, speed up to a run and back, a wave while walking, stop (a
+    /// crossfade to idle), a wave while standing, walk again (an inertialized start). The root
+    /// motion the graph extracts from the clips advances a [`PathFollower`] around
+    /// [`character_path`] (the
     /// character faces the point [`HEADING_LOOK_AHEAD`] further on). While walk and run alone
     /// drive the legs, a foot on the ground is held where it touched down by
     /// [`IkTwoBoneJob`] (the clips plant their feet on straight lines up to key interpolation;
     /// the locks also keep them planted in turns), and [`IkAimJob`] turns the neck and head
     /// towards the look target.
     ///
-    /// The state is a function of `t` alone: the controller is replayed from t = 0 in steps of
+    /// The state is a function of `t` alone: the graph is replayed from t = 0 in steps of
     /// [`CHARACTER_STEP`] (the states reached are cached, with checkpoints every 4 s for
     /// going backwards), then advanced by the remainder.
     ///
     /// # Errors
     ///
-    /// A [`SceneError`] if the controller or a job refuses its inputs (not expected: the
+    /// A [`SceneError`] if the state machine or a job refuses its inputs (not expected: the
     /// models are built here).
     ///
-    /// [`Controller`]: sinew::controller::Controller
+    /// [`LayeredStateMachine`]: sinew::graph::LayeredStateMachine
     /// [`PathFollower`]: sinew::root_motion::PathFollower
     /// [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
     /// [`IkAimJob`]: sinew::ik::IkAimJob

@@ -1,5 +1,5 @@
 //! Tests of the scene: baking with palette limits, the candy wrapper's LBS and DQS, the
-//! character's feet, path, crossfades, wave and look-at, replay from any time, the default
+//! character's feet, path, blend space, graph transitions, wave and look-at, replay from any time, the default
 //! camera's framing and frames as functions of time. The rigs' own tests are in
 //! `sinew_pipeline::builtin`.
 
@@ -87,7 +87,8 @@ fn point_at(points: &[Vec3<f32>], mut s: f32) -> Vec3<f32> {
 fn character_feet_do_not_slide() {
     let scene = Scene::new(None).unwrap();
     // One frame per simulation step over three schedule periods. A foot is planted while
-    // walk or run plays alone at full weight and its phase is within the gait's duty (the
+    // walk or run plays alone at full weight, no graph transition runs (an inertialized start
+    // still decays the offset from the standing pose), and its phase is within the gait's duty (the
     // clips' ground contact, whatever the scene's foot locking does). A stance is whole when
     // it is seen from its touchdown (not entered at the end of a crossfade).
     #[derive(Default, Clone, Copy)]
@@ -119,10 +120,9 @@ fn character_feet_do_not_slide() {
     };
     for i in 0..=(3.0 * SCHEDULE_PERIOD * 60.0) as usize {
         let c = scene.character(i as f32 / 60.0).unwrap();
-        let playing = [(WALK, WALK_GAIT), (RUN, RUN_GAIT)]
-            .into_iter()
-            .enumerate()
-            .find(|(_, (slot, _))| c.slots[*slot].weight == 1.0 && c.slots[IDLE].weight == 0.0);
+        let playing = [(WALK, WALK_GAIT), (RUN, RUN_GAIT)].into_iter().enumerate().find(|(_, (slot, _))| {
+            c.slots[*slot].weight == 1.0 && c.slots[IDLE].weight == 0.0 && c.transition.is_none()
+        });
         for (k, (side, foot)) in [(1.0f32, humanoid::L_FOOT), (-1.0, humanoid::R_FOOT)].into_iter().enumerate() {
             let s = &mut current[k];
             let u = playing.map(|(gait, (slot, g))| {
@@ -230,6 +230,10 @@ fn wave_covers_the_right_arm_only() {
     let m = &scene.models()[CHARACTER];
     let c = scene.character(13.0).unwrap();
     assert_eq!((c.slots[WALK].weight, c.slots[WAVE].weight), (1.0, 1.0));
+    // The wave layer's own state machine: waving, then back at rest once faded out.
+    assert_eq!(c.wave_state, "wave");
+    let later = scene.character(15.5).unwrap();
+    assert_eq!((later.wave_state, later.slots[WAVE].weight), ("rest", 0.0));
     let sample = |clip: &str, t: f32| {
         let mut pose = Vec::new();
         let clip = m.find_clip(clip).unwrap();
@@ -432,4 +436,41 @@ fn frames_depend_on_time_only() {
     s2.params.show_bones = true;
     // Bones: one line per joint with a parent (tentacle 3, humanoid 21, twist 1 + 1).
     assert_eq!(s2.frame(0.0).unwrap().bones.len(), 3 + 21 + 2);
+}
+
+/// The inertialized start from idle does not pop: the largest frame-to-frame move of any joint
+/// (model space, the character's own frame) while it runs stays within twice that of steady
+/// walking; and the crossfaded stop likewise.
+#[test]
+fn graph_transitions_do_not_pop() {
+    let scene = Scene::new(None).unwrap();
+    // Largest joint move between consecutive frames over [from, to) seconds, and the states
+    // seen.
+    let largest = |from: f32, to: f32| {
+        let (mut worst, mut transitions) = (0.0f32, 0);
+        let mut last: Option<Vec<Vec3<f32>>> = None;
+        for i in (from * 60.0).round() as usize..(to * 60.0).round() as usize {
+            let c = scene.character(i as f32 / 60.0).unwrap();
+            transitions += usize::from(c.transition.is_some());
+            let joints: Vec<Vec3<f32>> = c.model.iter().map(|m| m.translation()).collect();
+            if let Some(l) = &last {
+                worst = l.iter().zip(&joints).map(|(a, b)| (*a - *b).length()).fold(worst, f32::max);
+            }
+            last = Some(joints);
+        }
+        (worst, transitions)
+    };
+    let (walk, none) = largest(2.0, 5.0);
+    let (start, starting) = largest(19.0, 19.8);
+    let (stop, stopping) = largest(15.8, 16.9);
+    eprintln!(
+        "largest joint move per frame: steady walk {:.2} mm, inertialized start {:.2} mm, crossfaded stop {:.2} mm",
+        walk * 1e3,
+        start * 1e3,
+        stop * 1e3
+    );
+    assert_eq!(none, 0);
+    // 0.4 s and 0.8 s of transition at 60 frames per second.
+    assert!(starting >= 23 && stopping >= 47, "{starting} {stopping}");
+    assert!(start <= 2.0 * walk && stop <= 2.0 * walk, "{walk} {start} {stop}");
 }

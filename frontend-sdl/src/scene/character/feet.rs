@@ -8,7 +8,8 @@ use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew_pipeline::builtin::{smoothstep, ANKLE_HEIGHT, RUN_GAIT, SHIN_LENGTH, THIGH_LENGTH, WALK_GAIT};
 use sinew_pipeline::model::Model;
 
-use super::schedule::{CharacterController, IDLE, RUN, WALK};
+use super::clip_info;
+use super::schedule::{CharacterMachine, RUN, WALK};
 use crate::scene::error::SceneError;
 
 /// Seconds over which a lifted foot's IK target returns from where it was planted to the
@@ -66,21 +67,24 @@ impl FootLock {
     }
 }
 
-/// Whether the foot on `side` (+1 left, −1 right) is on the ground in the controller's blend:
-/// only while walk and run alone drive the legs (no idle blended in), by the phase of the
-/// heavier one (they are phase-synced while crossfading) and the weighted duty of their gaits.
-pub(super) fn foot_planted(c: &CharacterController, side: f32) -> bool {
-    if c.weight(IDLE).unwrap_or(0.0) > 0.0 {
+/// Whether the foot on `side` (+1 left, −1 right) is on the ground in the graph's blend: only
+/// while the locomotion blend space alone drives the legs (no transition: neither idle
+/// blended in nor an offset from it decaying), by the phase of the heavier of walk and run
+/// (they are phase-synced) and the weighted duty of their gaits.
+pub(super) fn foot_planted(m: &CharacterMachine, side: f32) -> bool {
+    let Some(m) = m.machine(0) else { return false };
+    if m.transition().is_some() {
         return false;
     }
     let (mut duty, mut total, mut lead) = (0.0, 0.0, (0.0f32, 0.0f32));
-    for (slot, gait) in [(WALK, WALK_GAIT), (RUN, RUN_GAIT)] {
-        let w = c.weight(slot).unwrap_or(0.0);
+    for (clip, gait) in [(WALK, WALK_GAIT), (RUN, RUN_GAIT)] {
+        let info = clip_info(m, clip);
+        let w = info.weight;
         if w > 0.0 {
             duty += w * gait.duty;
             total += w;
             if w > lead.0 {
-                lead = (w, c.player(slot).map_or(0.0, |p| p.normalized()));
+                lead = (w, info.phase);
             }
         }
     }

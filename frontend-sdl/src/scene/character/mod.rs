@@ -1,5 +1,6 @@
-//! The character: the humanoid driven by the core's animation system. A controller plays its
-//! clips on a schedule ([`schedule`]), its root motion moves it along a closed path ([`path`]),
+//! The character: the humanoid driven by the core's animation system. A layered state machine
+//! runs its animation graph (the wave on a masked layer over the right arm), whose parameters
+//! a schedule sets ([`schedule`]), its root motion moves it along a closed path ([`path`]),
 //! its planted feet are locked with two-bone IK ([`feet`]) and its head turns towards a target
 //! ([`look`]). [`Character`] replays all of it from t = 0 to any time, with a cache.
 
@@ -20,31 +21,43 @@ use sinew_pipeline::model::Model;
 use crate::scene::error::SceneError;
 use feet::{foot_planted, plant_foot, FootLock};
 use look::look_at;
-use schedule::{apply_schedule, new_controller, CharacterController, CharacterScratch, STEPS_PER_SECOND};
+use schedule::{apply_schedule, new_machine, CharacterMachine, CharacterScratch, LayerMachine, STEPS_PER_SECOND};
 
 // The eyes' position in the head joint's space, also for the scene's tests.
 pub(super) use look::EYES;
 pub use look::{scripted_look_target, LookRay, LOOK_PLANE_DISTANCE};
 pub use path::{character_path, path_length, HEADING_LOOK_AHEAD, PATH_CENTER, PATH_STRAIGHT, PATH_TURN_RADIUS};
-pub use schedule::{CHARACTER_STEP, IDLE, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, WALK, WAVE, WAVE_MASK};
+pub use schedule::{
+    CHARACTER_GRAPH, CHARACTER_STEP, IDLE, MOVING, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_LAYER,
+    WAVE_MASK, WAVING,
+};
 
 /// The character at one moment: its pose, where it stands, and what drives it.
 #[derive(Debug, Clone)]
 pub struct CharacterFrame {
-    /// Local pose (SoA): the controller's blend, then the foot locking and the look-at; the
-    /// root in place (its motion moved the character along the path instead).
+    /// Local pose (SoA): the graph's (the wave layer over the base), then the foot locking and the look-at;
+    /// the root in place (its motion moved the character along the path instead).
     pub pose: Vec<SoaTransform<f32>>,
     /// Model-space joint matrices of `pose`.
     pub model: Vec<Mat4<f32>>,
     /// Character to world: its place on the path, turned to its heading.
     pub world: Mat4<f32>,
-    /// The controller's slots: `idle`, `walk` and `run` on the base layer, `wave` on the
-    /// upper layer masked by [`WAVE_MASK`] (see [`SLOT_CLIPS`]).
+    /// The clips, by [`SLOT_CLIPS`] index: `idle`, `walk` and `run` as the base graph plays
+    /// them (weight 0 when not playing), `wave` on the upper layer masked by [`WAVE_MASK`]
+    /// (its weight: the layer's while it plays the wave).
     pub slots: [SlotInfo; 4],
+    /// The base graph's current state ([`CHARACTER_GRAPH`]'s names).
+    pub state: &'static str,
+    /// The base graph's transition in progress: source, destination, progress from 0 to 1.
+    pub transition: Option<(&'static str, &'static str, f32)>,
+    /// The wave layer's current state (`rest` or `wave`).
+    pub wave_state: &'static str,
+    /// The graph's `speed` parameter: the speed the schedule asks for, in meters per second.
+    pub speed_parameter: f32,
     /// Distance moved along the path since t = 0: the sum of the root-motion displacements'
     /// lengths, in meters.
     pub distance: f64,
-    /// The controller's root motion accumulated since t = 0.
+    /// The graph's root motion accumulated since t = 0.
     pub root_motion: Motion<f32>,
     /// Speed over the last whole simulation step, in meters per second.
     pub speed: f32,
@@ -64,10 +77,10 @@ pub struct CharacterFrame {
     pub look_weight: f32,
 }
 
-/// One of the character's controller slots at a moment.
+/// One of the character's clips at a moment.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SlotInfo {
-    /// Its weight in its layer, 0 to 1.
+    /// Its weight in the graph's blend or in its layer, 0 to 1.
     pub weight: f32,
     /// Its player's clip time, in seconds.
     pub time: f32,
@@ -79,12 +92,33 @@ pub struct SlotInfo {
 #[derive(Debug, Clone)]
 struct Sim {
     step: u64,
-    controller: Box<CharacterController>,
+    machine: Box<CharacterMachine>,
     follower: PathFollower<f32>,
     /// Left and right foot locks.
     feet: [FootLock; 2],
     distance: f64,
     speed: f32,
+}
+
+/// The heaviest slot of a layer's controller playing clip `clip`.
+fn clip_slot(m: &LayerMachine, clip: usize) -> Option<usize> {
+    let c = m.controller();
+    (0..4)
+        .filter(|&i| c.clip_of(i) == Some(clip))
+        .max_by(|&a, &b| c.weight(a).unwrap_or(0.0).total_cmp(&c.weight(b).unwrap_or(0.0)))
+}
+
+/// Clip `clip`'s weight, time and phase in a layer (zeros when it does not play).
+fn clip_info(m: &LayerMachine, clip: usize) -> SlotInfo {
+    let c = m.controller();
+    match clip_slot(m, clip) {
+        Some(i) => SlotInfo {
+            weight: c.weight(i).unwrap_or(0.0),
+            time: c.player(i).map_or(0.0, |p| p.time()),
+            phase: c.player(i).map_or(0.0, |p| p.normalized()),
+        },
+        None => SlotInfo { weight: 0.0, time: 0.0, phase: 0.0 },
+    }
 }
 
 /// Where the character stands after a step, and its pose before IK.
@@ -110,13 +144,18 @@ const MAX_CHECKPOINTS: usize = 64;
 /// The character's clips, path and simulation cache.
 #[derive(Debug)]
 pub(super) struct Character {
-    /// Model clip indices of `idle`, `walk`, `run`, `wave`: the controller's clip list.
+    /// Model clip indices of `idle`, `walk`, `run`, `wave`: the graph's clip list.
     clips: [usize; 4],
     path: Vec<Segment<f32>>,
     start: Sim,
     cache: RefCell<SimCache>,
     /// Shared by every controller update.
     scratch: RefCell<Box<CharacterScratch>>,
+}
+
+/// Clip `clip` of `model`, the character's clip `k` (see [`SLOT_CLIPS`]).
+fn asset_clip(model: &Model, clip: usize, k: usize) -> Result<sinew::clip::Clip<'_>, SceneError> {
+    model.asset().clip(clip).ok_or(SceneError::MissingClip(SLOT_CLIPS.get(k).copied().unwrap_or("?")))
 }
 
 impl Character {
@@ -127,9 +166,10 @@ impl Character {
         let points = character_path();
         let mut path = vec![Segment::new(Vec3::ZERO, Vec3::ZERO); points.len() - 1];
         Segment::polyline(&points, &mut path).map_err(SceneError::Job)?;
+        let entries = Self::entries(model, &clips)?;
         let start = Sim {
             step: 0,
-            controller: new_controller(model, &clips)?,
+            machine: new_machine(&entries).map_err(SceneError::Layer)?,
             follower: PathFollower::new(PathEnd::Loop),
             feet: [FootLock::Free; 2],
             distance: 0.0,
@@ -137,6 +177,11 @@ impl Character {
         };
         let cache = RefCell::new(SimCache { current: start.clone(), checkpoints: Vec::new() });
         Ok(Character { clips, path, start, cache, scratch: RefCell::new(Box::new(CharacterScratch::new())) })
+    }
+
+    /// The model's clips `clips` as the graph's clip list.
+    fn entries<'m>(model: &'m Model, clips: &[usize; 4]) -> Result<Vec<ClipEntry<'m, f32>>, SceneError> {
+        (0..4).map(|k| asset_clip(model, clips[k], k).map(ClipEntry::new)).collect()
     }
 
     /// The state at whole step `n`, replayed from the nearest cached state before it.
@@ -164,7 +209,7 @@ impl Character {
         Ok(cache.current.clone())
     }
 
-    /// Applies the schedule's actions at the state's step, advances the controller by `dt` into
+    /// Applies the schedule's actions at the state's step, advances the graph by `dt` into
     /// `pose`, moves along the path by the root motion and updates the foot locks.
     fn advance(
         &self,
@@ -173,13 +218,9 @@ impl Character {
         dt: f32,
         pose: &mut [SoaTransform<f32>],
     ) -> Result<Placement, SceneError> {
-        let c = &mut sim.controller;
+        let c = &mut sim.machine;
         apply_schedule(c, sim.step).map_err(SceneError::Animation)?;
-        let asset = model.asset();
-        let mut entries = Vec::with_capacity(self.clips.len());
-        for (slot, &i) in self.clips.iter().enumerate() {
-            entries.push(ClipEntry::new(asset.clip(i).ok_or(SceneError::MissingClip(SLOT_CLIPS[slot]))?));
-        }
+        let entries = Self::entries(model, &self.clips)?;
         let mut scratch = self.scratch.borrow_mut();
         c.update(dt, &entries, model.skeleton(), &mut scratch, pose, |_| {}).map_err(SceneError::Animation)?;
         let moved = c.root_motion_delta().planar_length();
@@ -229,16 +270,24 @@ impl Character {
             .and_then(|r| r.target(eyes + forward * LOOK_PLANE_DISTANCE))
             .unwrap_or_else(|| scripted_look_target(t as f32));
         let look_weight = look_at(model, &mut pose, &mut joints, &world, look_target)?;
-        let c = &sim.controller;
+        let c = &sim.machine;
+        let base = c.machine(0).ok_or(SceneError::Animation(sinew::graph::GraphError::UnknownLayer))?;
+        let mut wave =
+            c.machine(WAVE_LAYER).map_or(SlotInfo { weight: 0.0, time: 0.0, phase: 0.0 }, |m| clip_info(m, WAVE));
+        wave.weight = if wave.weight > 0.0 { c.layer_weight(WAVE_LAYER).unwrap_or(0.0) } else { 0.0 };
+        let name = |s: usize| CHARACTER_GRAPH.base.states.get(s).map_or("?", |s| s.name);
         Ok(CharacterFrame {
             pose,
             model: joints,
             world,
-            slots: core::array::from_fn(|i| SlotInfo {
-                weight: c.weight(i).unwrap_or(0.0),
-                time: c.player(i).map_or(0.0, |p| p.time()),
-                phase: c.player(i).map_or(0.0, |p| p.normalized()),
-            }),
+            slots: [clip_info(base, IDLE), clip_info(base, WALK), clip_info(base, RUN), wave],
+            state: name(base.current_state()),
+            transition: base.transition().map(|t| (name(t.from), name(t.to), t.progress)),
+            wave_state: c
+                .machine(WAVE_LAYER)
+                .and_then(|m| m.graph().states.get(m.current_state()))
+                .map_or("?", |s| s.name),
+            speed_parameter: c.value(SPEED).unwrap_or(0.0),
             distance: sim.distance,
             root_motion: c.root_motion_total(),
             speed: sim.speed,
