@@ -222,21 +222,18 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// An empty controller: every slot empty, every layer a full-weight override layer without
     /// mask, threshold 1, corrected-nlerp rotations, no root motion.
     #[must_use]
-    pub fn new() -> Self {
+    pub const fn new() -> Self {
         const {
             assert!(SOA <= MAX_SOA_JOINTS, "SOA exceeds limits::MAX_SOA_JOINTS");
             assert!(LAYERS >= 1, "a controller needs at least one layer");
         };
         Controller {
-            slots: core::array::from_fn(|_| Slot::empty()),
-            layers: core::array::from_fn(|_| LayerState {
-                mode: LayerMode::Override,
-                weight: R::ONE,
-                mask_joints: None,
-                mask: [[R::ONE; 4]; SOA],
-            }),
+            slots: [const { Slot::empty() }; SLOTS],
+            layers: [const {
+                LayerState { mode: LayerMode::Override, weight: R::ONE, mask_joints: None, mask: [[R::ONE; 4]; SOA] }
+            }; LAYERS],
             threshold: R::ONE,
-            rotation: RotationInterpolation::default(),
+            rotation: RotationInterpolation::NlerpCorrected,
             root_settings: None,
             root_delta: Motion::IDENTITY,
             root_total: Motion::IDENTITY,

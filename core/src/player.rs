@@ -173,6 +173,22 @@ impl<R: Real> Player<R> {
         Self::from_range(clip.start(), clip.end())
     }
 
+    /// A player over the empty range at time 0 (what [`Player::from_range`]`(0.0, 0.0)` gives),
+    /// usable in constants.
+    pub(crate) const fn idle() -> Self {
+        Player {
+            start: 0,
+            duration: 0,
+            pos: 0,
+            sub: 0,
+            loops: 0,
+            speed: R::ONE,
+            speed_fixed: 1 << 32,
+            mode: LoopMode::Loop,
+            playing: true,
+        }
+    }
+
     /// A player over the time range `[start, end]` (seconds; an end before the start, or a NaN,
     /// gives an empty range).
     #[must_use]

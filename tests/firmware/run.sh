@@ -68,7 +68,9 @@ classify() {
   arm-none-eabi-nm -C -S --size-sort -t d "$1" | awk '
     $3 ~ /^[tTwW]$/ {
       name = substr($0, index($0, $4)); size = $2 + 0; group = "runtime"
-      if (name ~ /^sinew_firmware::update|^sinew::controller::|^sinew::job::blending|^sinew::mask::/) group = "controller"
+      if (name ~ /^sinew::graph::Graph<.*>::validate|^sinew_firmware::GraphStorage/) group = "setup"
+      else if (name ~ /^sinew::graph::/) group = "graph"
+      else if (name ~ /^sinew_firmware::update|^sinew::controller::|^sinew::job::blending|^sinew::mask::/) group = "controller"
       else if (name ~ /^sinew::clip::|^sinew::job::sampling|^sinew::format::unpack_rotation/) group = "sampling"
       else if (name ~ /^sinew::player::/) group = "player"
       else if (name ~ /^sinew::root_motion::|^sinew::math::ops::atan2/) group = "root_motion"
@@ -81,7 +83,7 @@ classify() {
       sum[group] += size
     }
     END {
-      n = split("controller sampling player root_motion local_to_model skin_matrix skinning math raster setup runtime", g, " ")
+      n = split("graph controller sampling player root_motion local_to_model skin_matrix skinning math raster setup runtime", g, " ")
       for (i = 1; i <= n; i++) printf "%s %d\n", g[i], sum[g[i]]
     }'
 }
@@ -170,6 +172,7 @@ if [ -s "$work/animation.txt" ]; then
   echo "animation code on thumbv7em-none-eabihf (bytes of .text, by symbol; stage wrappers hold inlined core code):"
   awk -v budget="$ANIMATION_CODE_BUDGET" '
     BEGIN {
+      label["graph"] = "state machine, blend spaces, inertialization (sinew::graph)"
       label["controller"] = "controller update, fades, blending (sinew::controller, job::blending)"
       label["sampling"] = "track sampling, key decoding (sinew::clip, job::sampling)"
       label["player"] = "players, Q32.32 time (sinew::player)"
@@ -179,7 +182,7 @@ if [ -s "$work/animation.txt" ]; then
       label["skinning"] = "LBS skinning, bind data reads (job::skinning)"
       label["math"] = "shared math (sinew::math, sinew::real)"
       label["raster"] = "not animation: raster (sinew::raster, band hashing)"
-      label["setup"] = "not animation: asset parsing, skeleton and controller setup"
+      label["setup"] = "not animation: asset parsing, graph validation, skeleton and controller setup"
       label["runtime"] = "not animation: fmt, report, semihosting, compiler builtins"
     }
     {
@@ -195,7 +198,7 @@ if [ -s "$work/animation.txt" ]; then
   echo
 fi
 if [ -n "$memory" ]; then
-  echo "RAM of one 24-joint character (thumbv6m; Controller<R, 6, 2, 1, 16>: 6 SoA = 24 joints, 2 slots, 1 layer, 16 tracks):"
+  echo "RAM of one 24-joint character (thumbv6m; StateMachine<R, 6, 3, 16, 2>: 6 SoA = 24 joints, 3 slots, 16 tracks, 2 parameters):"
   echo "  $memory"
   character=$(sed -n 's/^character \([0-9]*\) .*/\1/p' <<<"$memory")
   if [ -n "$character" ]; then

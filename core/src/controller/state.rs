@@ -27,11 +27,11 @@ pub(super) struct Slot<R, const TRACKS: usize> {
 
 impl<R: Real, const TRACKS: usize> Slot<R, TRACKS> {
     /// An empty slot: no clip, weight 0, no fade.
-    pub(super) fn empty() -> Self {
+    pub(super) const fn empty() -> Self {
         Slot {
             clip: None,
             layer: 0,
-            player: Player::from_range(0.0, 0.0),
+            player: Player::idle(),
             weight: R::ZERO,
             fade: None,
             synced: false,

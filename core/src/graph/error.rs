@@ -80,7 +80,7 @@ pub enum GraphError {
     },
     /// Two states blending need more clip slots than the state machine's `SLOTS`.
     TooManySlots {
-        /// Slots needed: twice the most clips of a state.
+        /// Slots needed: the most clips of a state, or of the two states of a crossfade.
         needed: usize,
         /// `SLOTS`.
         capacity: usize,

@@ -57,11 +57,28 @@ struct Running<R> {
     fresh: bool,
 }
 
+/// Clip slots `graph` needs: the most clips of a state, and for each crossfade the clips of its
+/// source (for an any-state transition, of the largest other state) and of its destination.
+fn slots_needed<R: Real>(graph: &Graph<'_, R>) -> usize {
+    let clips = |s: usize| graph.clips_of(s).map_or(0, |c| c.len());
+    let crossfades = graph.transitions.iter().filter(|t| matches!(t.blend, TransitionBlend::Crossfade { .. }));
+    crossfades
+        .map(|t| {
+            let from = match t.from {
+                Some(f) => clips(f),
+                None => (0..graph.states.len()).filter(|&s| s != t.to).map(clips).max().unwrap_or(0),
+            };
+            from + clips(t.to)
+        })
+        .fold(graph.max_state_clips(), usize::max)
+}
+
 /// A character driven by a [`Graph`]. See the [module documentation](super).
 ///
-/// - `SOA`: pose capacity in SoA elements; `SLOTS`: clip slots (at least twice the most clips
-///   of a state: two states play during a crossfade); `TRACKS`: the most tracks of a clip;
-///   `PARAMS`: the most parameters.
+/// - `SOA`: pose capacity in SoA elements; `SLOTS`: clip slots (the most clips of a state,
+///   and for each crossfade the clips of its two states, which play together; an inertialized
+///   transition plays its destination alone); `TRACKS`: the most tracks of a clip; `PARAMS`:
+///   the most parameters.
 ///
 /// # Examples
 ///
@@ -126,11 +143,41 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     /// [`GraphError::TooManySlots`], or [`GraphError::Controller`] with
     /// [`ControllerError::TooManyTracks`] for a clip of the graph with more than `TRACKS`.
     pub fn new(graph: Graph<'g, R>, clips: &[ClipEntry<'_, R>]) -> Result<Self, GraphError> {
+        let mut m = Self::empty();
+        m.reset(graph, clips)?;
+        Ok(m)
+    }
+
+    /// A state machine over the empty graph (no parameters, no states): it plays nothing (an update
+    /// outputs the rest pose). A `const fn`, so a `static` can hold one for
+    /// [`StateMachine::reset`] to build the real machine in place (without the copy a
+    /// [`StateMachine::new`] returned by value makes, which matters on a small stack).
+    #[must_use]
+    pub const fn empty() -> Self {
+        StateMachine {
+            graph: Graph { parameters: &[], states: &[], transitions: &[], points: &[], conditions: &[], initial: 0 },
+            controller: Controller::new(),
+            values: [R::ZERO; PARAMS],
+            current: 0,
+            running: None,
+            owner: [None; SLOTS],
+            inertia: Inertia::new(),
+            root: None,
+        }
+    }
+
+    /// Makes this machine what [`StateMachine::new`]`(graph, clips)` returns, in place: checks
+    /// `graph` first (nothing changes on an error), then resets every field (root motion off).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`StateMachine::new`].
+    pub fn reset(&mut self, graph: Graph<'g, R>, clips: &[ClipEntry<'_, R>]) -> Result<(), GraphError> {
         graph.validate(clips.len())?;
         if graph.parameters.len() > PARAMS {
             return Err(GraphError::TooManyParameters { count: graph.parameters.len(), capacity: PARAMS });
         }
-        let needed = 2 * graph.max_state_clips();
+        let needed = slots_needed(&graph);
         if needed > SLOTS {
             return Err(GraphError::TooManySlots { needed, capacity: SLOTS });
         }
@@ -143,8 +190,8 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
                 }
             }
         }
-        let mut values = [R::ZERO; PARAMS];
-        for (v, p) in values.iter_mut().zip(graph.parameters) {
+        self.values = [R::ZERO; PARAMS];
+        for (v, p) in self.values.iter_mut().zip(graph.parameters) {
             *v = match p.kind {
                 ParameterKind::Float(x) => x,
                 ParameterKind::Bool(b) => {
@@ -157,20 +204,17 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
                 ParameterKind::Trigger => R::ZERO,
             };
         }
-        let mut m = StateMachine {
-            graph,
-            controller: Controller::new(),
-            values,
-            current: graph.initial,
-            running: None,
-            owner: [None; SLOTS],
-            inertia: Inertia::new(),
-            root: None,
-        };
-        m.enter(graph.initial, clips);
+        self.graph = graph;
+        self.controller = Controller::new();
+        self.current = graph.initial;
+        self.running = None;
+        self.owner = [None; SLOTS];
+        self.inertia = Inertia::new();
+        self.root = None;
+        self.enter(graph.initial, clips);
         // The initial state plays at full weight from the first update.
-        m.set_weights();
-        Ok(m)
+        self.set_weights();
+        Ok(())
     }
 
     /// The graph.
@@ -350,7 +394,8 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
                 self.set_weights();
             }
         }
-        self.inertia.record(output, joints, dt);
+        let decaying = self.running.is_some_and(|r| r.blend == TransitionBlend::Inertialize);
+        self.inertia.record(output, joints, dt, decaying);
         Ok(())
     }
 

@@ -63,9 +63,12 @@
 //! # Memory
 //!
 //! A [`StateMachine`] holds its controller (one layer of `SLOTS` slots), `PARAMS` parameter
-//! values, the slot owners and the inertialization state: the last two output poses, the
-//! offset and its velocity (about `4 × 150` bytes per four joints). The graph and the clips are
-//! borrowed. The sizes are printed by the `memory_per_character` test.
+//! values, the slot owners and the inertialization state: the last output pose and one store
+//! that holds the output before it between transitions and the offset and its velocity during
+//! a decay (they are never needed at once): 448 bytes per four joints in `f32` or `Q16`. The
+//! graph and the clips are borrowed. `SLOTS` covers the most clips of a state and, for each
+//! crossfade, the clips of both its states (an inertialized transition plays one state). The
+//! sizes are printed by the `memory_per_character` test.
 
 mod error;
 pub mod layers;

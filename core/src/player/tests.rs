@@ -439,3 +439,9 @@ fn q16_player_is_exact_too() {
     let total = frames as i64 * dt.to_bits() as i64;
     assert_eq!(events as i64, (total - (1 << 15)) / (3 << 15) + 1);
 }
+
+#[test]
+fn idle_is_the_empty_range_at_zero() {
+    assert_eq!(std::format!("{:?}", Player::<f32>::idle()), std::format!("{:?}", Player::<f32>::from_range(0.0, 0.0)));
+    assert_eq!(std::format!("{:?}", Player::<Q16>::idle()), std::format!("{:?}", Player::<Q16>::from_range(0.0, 0.0)));
+}

@@ -2,12 +2,17 @@
 //!
 //! The probe plays the baked character embedded with `include_bytes!` ([`FIXTURE`], the
 //! built-in procedural humanoid reduced by `tests/tests/firmware_fixture.rs`: 22 joints, 126
-//! vertices, 168 triangles, the clips `walk` and `run` with quantized keys). For each of
-//! [`FRAMES`] frames, [`dt`] apart, it
+//! vertices, 168 triangles, the clips `walk` and `run` with packed keys, and the animation graph
+//! `character`). The graph is read from the asset into fixed buffers ([`GraphStorage`]) and
+//! runs on a [`StateMachine`] ([`CharacterMachine`]): the state `walk`, and `stride`, a
+//! phase-synced 1D blend space of `walk` (speed 1) and `run` (speed 3); an inertialized switch
+//! to `stride` once `speed` exceeds 1.5, and a synced crossfade back to `walk` on the trigger
+//! `stop`. For each of [`FRAMES`] frames, [`dt`] apart, it
 //!
-//! 1. advances a [`Controller`] that starts on `walk` and, before frame [`CROSSFADE_FRAME`],
-//!    crossfades to `run` (phase-synced, smoothstep, [`crossfade`] long), with root motion
-//!    extracted from joint 0 so the character stays in place;
+//! 1. sets the graph's parameters from the script ([`speed`] ramps from 1 up to 2.6, so the
+//!    machine switches to `stride` at frame 3; before [`STOP_FRAME`] it drops back to 1 and
+//!    `stop` is fired, so the machine crossfades back to `walk`) and updates the state
+//!    machine, with root motion extracted from joint 0 so the character stays in place;
 //! 2. runs [`LocalToModelJob`] on the blended pose;
 //! 3. turns the model matrices into the skinning palette in place, [`PALETTE_CHUNK`] joints
 //!    at a time with [`SkinMatrixJob`] (inverse bind matrices read from the asset);
@@ -16,8 +21,8 @@
 //! 5. draws it flat-shaded with [`sinew::raster`] into a [`WIDTH`]×[`HEIGHT`] RGB565 frame with
 //!    a 16-bit depth buffer, [`BAND_ROWS`] rows at a time ([`Renderer::render_bands`]);
 //!
-//! and hashes the model matrices, the root motion, the skinned positions and each band's
-//! pixels with FNV-1a.
+//! and hashes the graph's state (current state, transition and its progress), the model
+//! matrices, the root motion, the skinned positions and each band's pixels with FNV-1a.
 //!
 //! The crate is `no_std` and allocation-free, generic over the scalar ([`Scalar`]: `f32` or
 //! [`Q16`]), so the firmware and a host build compute the same report and their outputs can be
@@ -27,15 +32,15 @@
 //!
 //! # Memory
 //!
-//! Three things live from frame to frame, in statics on the firmware: the skeleton, the
-//! character's [`CharacterController`], and the [`MeshBuffers`] (skinned positions and the
-//! triangle list). Every other buffer is an array on the stack of the stage that uses it:
-//! [`animate`] holds the local pose and the model matrices (turned palette), [`update`] the
-//! controller's scratch (the slots' sampled poses), [`draw`] the vertex scratch and one band of
-//! color and depth. The two stages never overlap, so their
-//! buffers share the same stack. Bind-pose vertices, weights and inverse bind matrices stay in
-//! the asset (in flash) and are read [`SKIN_CHUNK`] vertices or [`PALETTE_CHUNK`] joints at a
-//! time.
+//! Four things live from frame to frame, in statics on the firmware: the skeleton, the graph's
+//! lists ([`GraphStorage`]), the character's [`CharacterMachine`] (its controller, parameters
+//! and inertialization state), and the [`MeshBuffers`] (skinned positions and the triangle
+//! list). Every other buffer is an array on the stack of the stage that uses it: [`animate`]
+//! holds the local pose, [`update`] the controller's scratch (the slots' sampled poses),
+//! [`pose_and_skin`] the model matrices (turned palette), [`draw`] the vertex scratch and one
+//! band of color and depth. The stages never overlap, so their buffers share the same stack.
+//! Bind-pose vertices, weights and inverse bind matrices stay in the asset (in flash) and are
+//! read [`SKIN_CHUNK`] vertices or [`PALETTE_CHUNK`] joints at a time.
 //!
 //! The stage functions are kept out of line (`#[inline(never)]`): inlined into one caller,
 //! their stack frames would add up instead of sharing the stack, and the firmware's footprint
@@ -48,8 +53,9 @@
 
 use core::fmt;
 
-use sinew::asset::{Asset, MeshData, ParseError, SkinData};
-use sinew::controller::{ClipEntry, Controller, ControllerError, ControllerScratch, FadeCurve};
+use sinew::asset::{Asset, GraphBuffers, GraphData, MeshData, ParseError, SkinData};
+use sinew::controller::{ClipEntry, ControllerError, ControllerScratch};
+use sinew::graph::{BlendPoint, Condition, Graph, GraphError, Parameter, State, StateMachine, Transition};
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
 use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
@@ -68,10 +74,21 @@ pub static FIXTURE: &[u8] = include_bytes!("../../../core/fixtures/character.sin
 pub const JOINT_CAPACITY: usize = 24;
 /// SoA elements of the skeleton and poses.
 pub const SOA: usize = soa_count(JOINT_CAPACITY);
-/// Controller slots: the clip playing and the one fading in.
-pub const SLOTS: usize = 2;
-/// Controller layers: the base layer only.
-pub const LAYERS: usize = 1;
+/// Clip slots of the state machine's controller: `stride`'s two clips and `walk`'s during the
+/// crossfade back (the inertialized switch to `stride` plays `stride` alone).
+pub const SLOTS: usize = 3;
+/// Most graph parameters (the fixture's graph has `speed` and `stop`).
+pub const PARAMS: usize = 2;
+/// Most graph states.
+pub const MAX_STATES: usize = 2;
+/// Most graph transitions.
+pub const MAX_TRANSITIONS: usize = 2;
+/// Most blend points over all blend spaces of the graph.
+pub const MAX_POINTS: usize = 2;
+/// Most transition conditions over the graph.
+pub const MAX_CONDITIONS: usize = 2;
+/// The graph section the probe runs.
+pub const GRAPH: &str = "character";
 /// Most tracks a clip may have (the fixture's clips have 16).
 pub const TRACKS: usize = 16;
 /// Most mesh vertices.
@@ -89,16 +106,16 @@ pub const WIDTH: u32 = 96;
 /// Frame height in pixels.
 pub const HEIGHT: u32 = 64;
 /// Rows per band.
-pub const BAND_ROWS: u32 = 4;
+pub const BAND_ROWS: u32 = 2;
 /// Pixels of one band.
 pub const BAND_LEN: usize = (WIDTH * BAND_ROWS) as usize;
 /// Bands per frame.
 pub const BANDS: usize = HEIGHT.div_ceil(BAND_ROWS) as usize;
 /// Frames the probe computes.
-pub const FRAMES: usize = 8;
-/// The frame before which the crossfade to `run` starts (frames count from 1).
-pub const CROSSFADE_FRAME: usize = 3;
-/// The clip played first and the one crossfaded to.
+pub const FRAMES: usize = 10;
+/// The frame before which `speed` drops back to 1 and `stop` is fired (frames count from 1).
+pub const STOP_FRAME: usize = 8;
+/// The asset's clips, in file order (the graph's clip indices are the file's).
 pub const CLIPS: [&str; 2] = ["walk", "run"];
 /// The background color.
 pub const CLEAR: Rgb = Rgb::new(16, 16, 24);
@@ -109,16 +126,21 @@ pub fn dt<R: Real>() -> R {
     R::ratio(1, 10)
 }
 
-/// Length of the crossfade in seconds: 1/2.
+/// The graph's `speed` set before frame `frame` (from 1): 1 at frame 1, rising by 2/5 a frame
+/// up to 13/5, and 1 again from [`STOP_FRAME`] on.
 #[must_use]
-pub fn crossfade<R: Real>() -> R {
-    R::ratio(1, 2)
+pub fn speed<R: Real>(frame: usize) -> R {
+    if frame >= STOP_FRAME {
+        return R::ONE;
+    }
+    let steps = frame.saturating_sub(1).min(4) as i32;
+    R::ONE + R::ratio(2 * steps, 5)
 }
 
-/// The controller of one character.
-pub type CharacterController<R> = Controller<R, SOA, SLOTS, LAYERS, TRACKS>;
-/// The working memory of a controller update (one per thread, not per character).
-pub type CharacterScratch<R> = ControllerScratch<R, SOA, SLOTS, LAYERS>;
+/// The state machine of one character, over the graph's lists borrowed for `'g`.
+pub type CharacterMachine<'g, R> = StateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS>;
+/// The working memory of a state-machine update (one per thread, not per character).
+pub type CharacterScratch<R> = ControllerScratch<R, SOA, SLOTS, 1>;
 
 /// A scalar the probe can run in and hash.
 pub trait Scalar: Real {
@@ -196,7 +218,8 @@ impl Fnv1a {
 pub enum ProbeError {
     /// The asset was refused.
     Asset(ParseError),
-    /// The asset has no skeleton, skin, skinned mesh or one of [`CLIPS`].
+    /// The asset has no skeleton, skin, skinned mesh or graph [`GRAPH`], or its clips are not
+    /// [`CLIPS`].
     Incomplete,
     /// The skeleton was refused, or is larger than [`JOINT_CAPACITY`].
     Skeleton(SkeletonError),
@@ -208,6 +231,9 @@ pub enum ProbeError {
     MeshTooLarge,
     /// The controller refused a call.
     Controller(ControllerError),
+    /// The graph was refused (by the state machine or by [`GraphStorage`]'s capacities), or a
+    /// state-machine call was.
+    Graph(GraphError),
     /// A job was refused.
     Job(JobError),
     /// The renderer refused the frame.
@@ -220,11 +246,14 @@ impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Asset(e) => write!(f, "asset: {e}"),
-            Self::Incomplete => f.write_str("the asset lacks a skeleton, a skin, a skinned mesh or a clip"),
+            Self::Incomplete => {
+                f.write_str("the asset lacks a skeleton, a skin, a skinned mesh, the graph or the clips")
+            }
             Self::Skeleton(e) => write!(f, "skeleton: {e}"),
             Self::SkinOrder => f.write_str("the skin's joints are not the skeleton's joints in order"),
             Self::MeshTooLarge => f.write_str("the mesh exceeds the probe's buffers"),
             Self::Controller(e) => write!(f, "controller: {e}"),
+            Self::Graph(e) => write!(f, "graph: {e}"),
             Self::Job(e) => write!(f, "job: {e}"),
             Self::Raster(e) => write!(f, "raster: {e}"),
             Self::Output => f.write_str("writing the report failed"),
@@ -252,6 +281,12 @@ impl From<ControllerError> for ProbeError {
     }
 }
 
+impl From<GraphError> for ProbeError {
+    fn from(e: GraphError) -> Self {
+        Self::Graph(e)
+    }
+}
+
 impl From<JobError> for ProbeError {
     fn from(e: JobError) -> Self {
         Self::Job(e)
@@ -270,14 +305,16 @@ impl From<fmt::Error> for ProbeError {
     }
 }
 
-/// The parsed asset and what the frames need from it: the clips, the skin, the mesh, its color,
-/// and the camera.
+/// The parsed asset and what the frames need from it: the clips, the graph, the skin, the
+/// mesh, its color, and the camera.
 #[derive(Debug, Clone, Copy)]
 pub struct Scene<'a, R> {
     /// The asset.
     pub asset: Asset<'a>,
-    /// [`CLIPS`], in order.
+    /// The asset's clips, [`CLIPS`] in file order.
     pub clips: [ClipEntry<'a, R>; 2],
+    /// The graph section [`GRAPH`].
+    pub graph: GraphData<'a>,
     /// The mesh's skin.
     pub skin: SkinData<'a>,
     /// The skinned mesh.
@@ -304,8 +341,15 @@ impl<'a, R: Scalar> Scene<'a, R> {
     #[inline(never)]
     pub fn new(bytes: &'a [u8]) -> Result<Self, ProbeError> {
         let asset = Asset::parse(bytes)?;
-        let clip = |name: &str| asset.clip_by_name(name).map(ClipEntry::new).ok_or(ProbeError::Incomplete);
-        let clips = [clip(CLIPS[0])?, clip(CLIPS[1])?];
+        let clip = |i: usize| {
+            let c = asset.clip(i).filter(|c| c.name() == CLIPS[i]);
+            c.map(ClipEntry::new).ok_or(ProbeError::Incomplete)
+        };
+        if asset.num_clips() != CLIPS.len() {
+            return Err(ProbeError::Incomplete);
+        }
+        let clips = [clip(0)?, clip(1)?];
+        let graph = asset.graph_by_name(GRAPH).ok_or(ProbeError::Incomplete)?;
         let mesh = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin().is_some());
         let mesh = mesh.ok_or(ProbeError::Incomplete)?;
         let skin = mesh.skin().and_then(|s| asset.skin(s)).ok_or(ProbeError::Incomplete)?;
@@ -331,6 +375,7 @@ impl<'a, R: Scalar> Scene<'a, R> {
         Ok(Scene {
             asset,
             clips,
+            graph,
             skin,
             mesh,
             vertices,
@@ -370,42 +415,104 @@ pub fn light<R: Real>() -> Light<R> {
     Light { direction: Vec3::new(R::ONE, R::TWO, R::TWO), ambient: R::ratio(1, 4), diffuse: R::ratio(3, 4) }
 }
 
-/// Puts `walk` in slot 0 of `controller` at full weight and `run` in slot 1, with root motion
-/// on.
+/// The graph's lists, filled from the asset's graph section by [`GraphStorage::load`]: what
+/// the state machine's [`Graph`] borrows, for as long as the machine lives.
+#[derive(Debug, Clone)]
+pub struct GraphStorage<'a, R> {
+    parameters: [Parameter<'a, R>; PARAMS],
+    states: [State<'a>; MAX_STATES],
+    transitions: [Transition<R>; MAX_TRANSITIONS],
+    points: [BlendPoint<R>; MAX_POINTS],
+    conditions: [Condition<R>; MAX_CONDITIONS],
+}
+
+impl<R: Scalar> Default for GraphStorage<'_, R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a, R: Scalar> GraphStorage<'a, R> {
+    /// Empty lists (placeholder entries, overwritten by [`load`](Self::load)).
+    #[must_use]
+    pub fn new() -> Self {
+        GraphStorage {
+            parameters: [Parameter::default(); PARAMS],
+            states: [State::default(); MAX_STATES],
+            transitions: [Transition::default(); MAX_TRANSITIONS],
+            points: [BlendPoint::default(); MAX_POINTS],
+            conditions: [Condition::default(); MAX_CONDITIONS],
+        }
+    }
+
+    /// Fills the lists with `data`, a graph over the scene's clips, in `R`, and returns the
+    /// validated [`Graph`] over them. Nothing is allocated.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Graph`]: [`GraphError::Storage`] when a list of the graph is longer than
+    /// this storage's, or what [`Graph::validate`] finds.
+    #[inline(never)]
+    pub fn load(&mut self, data: &GraphData<'a>) -> Result<Graph<'_, R>, ProbeError> {
+        let buffers = GraphBuffers {
+            parameters: &mut self.parameters,
+            states: &mut self.states,
+            transitions: &mut self.transitions,
+            points: &mut self.points,
+            conditions: &mut self.conditions,
+        };
+        Ok(data.to_graph(buffers, CLIPS.len())?)
+    }
+}
+
+/// Makes `machine` (an [`CharacterMachine::empty`] one, in a static on the firmware) the state
+/// machine of `graph` over the scene's clips, in place: in the graph's initial state, with root
+/// motion on.
 ///
 /// # Errors
 ///
-/// [`ProbeError::Controller`] (a clip with more than [`TRACKS`] tracks).
+/// [`ProbeError::Graph`]: the graph needs more than [`SLOTS`] slots or [`PARAMS`] parameters,
+/// or a clip has more than [`TRACKS`] tracks (`machine` is then unchanged).
 #[inline(never)]
-pub fn start<R: Scalar>(controller: &mut CharacterController<R>, scene: &Scene<'_, R>) -> Result<(), ProbeError> {
-    controller.set_root_motion(Some(RootMotionSettings::default()));
-    for (slot, entry) in scene.clips.iter().enumerate() {
-        controller.assign(slot, 0, slot, &entry.clip)?;
-    }
-    controller.set_weight(0, R::ONE)?;
+pub fn start<'g, R: Scalar>(
+    machine: &mut CharacterMachine<'g, R>,
+    scene: &Scene<'_, R>,
+    graph: Graph<'g, R>,
+) -> Result<(), ProbeError> {
+    machine.reset(graph, &scene.clips)?;
+    machine.set_root_motion(Some(RootMotionSettings::default()));
     Ok(())
 }
 
-/// Advances `controller` to frame `frame` (starting the crossfade before [`CROSSFADE_FRAME`]),
-/// blending into `pose`. The controller's scratch (the slots' sampled poses) is an array on this
-/// function's stack: it lives only while the controller updates.
+/// The graph parameter called `name`.
+fn parameter<R: Scalar>(machine: &CharacterMachine<'_, R>, name: &str) -> Result<usize, ProbeError> {
+    machine.graph().parameter(name).ok_or(ProbeError::Graph(GraphError::UnknownParameter))
+}
+
+/// Sets the graph's parameters for frame `frame` ([`speed`]; `stop` fired at [`STOP_FRAME`])
+/// and advances `machine` by [`dt`], blending into `pose`. The state machine's scratch (the
+/// slots' sampled poses) is an array on this function's stack, built there in place from a
+/// constant: it lives only while the machine updates, in stack the drawing reuses (a static
+/// would keep it for good).
 ///
 /// # Errors
 ///
-/// [`ProbeError::Controller`] (`pose` too short for the skeleton, among others).
+/// [`ProbeError::Graph`] (`pose` too short for the skeleton, a graph without `speed` or
+/// `stop`, among others).
 #[inline(never)]
 pub fn update<R: Scalar>(
-    controller: &mut CharacterController<R>,
+    machine: &mut CharacterMachine<'_, R>,
     scene: &Scene<'_, R>,
     skeleton: SkeletonView<'_, R>,
     frame: usize,
     pose: &mut [SoaTransform<R>],
 ) -> Result<(), ProbeError> {
-    if frame == CROSSFADE_FRAME {
-        controller.crossfade(1, crossfade(), FadeCurve::SmoothStep, true)?;
+    machine.set_float(parameter(machine, "speed")?, speed(frame))?;
+    if frame == STOP_FRAME {
+        machine.fire(parameter(machine, "stop")?, true)?;
     }
-    let mut scratch = CharacterScratch::new();
-    controller.update(dt(), &scene.clips, skeleton, &mut scratch, pose, |_| {})?;
+    let mut scratch = const { CharacterScratch::new() };
+    machine.update(dt(), &scene.clips, skeleton, &mut scratch, pose, |_| {})?;
     Ok(())
 }
 
@@ -598,7 +705,17 @@ impl Pixels {
 /// The checksums of the posing half of a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoseSums {
-    /// Slot weights of `walk` and `run` after the update, in thousandths.
+    /// The graph's current state after the update.
+    pub state: usize,
+    /// The transition in progress after the update, if any.
+    pub transition: Option<usize>,
+    /// Its progress, in thousandths (1000 without a transition).
+    pub progress: i32,
+    /// FNV-1a over the current state, the transition (`u32::MAX` for none) and the progress's
+    /// bits.
+    pub graph: u32,
+    /// Weights of the clips `walk` and `run` after the update (summed over the slots playing
+    /// each), in thousandths.
     pub weights: [i32; 2],
     /// FNV-1a over the model matrices.
     pub pose: u32,
@@ -608,44 +725,83 @@ pub struct PoseSums {
     pub skin: u32,
 }
 
-/// Poses frame `frame` (from 1), hashes the model matrices, builds the palette and skins the
-/// mesh into `mesh`. The local pose and the model matrices (turned palette) are arrays on this
-/// function's stack: they live only while a frame is posed and skinned.
+/// Poses frame `frame` (from 1), hashes the graph's state, the root motion, the model matrices
+/// and the skinned mesh (in `mesh`). The local pose is an array on this function's stack: it
+/// lives only while a frame is posed and skinned.
 ///
 /// # Errors
 ///
-/// As [`update`], [`local_to_model`], [`palette_in_place`] and [`skin`].
+/// As [`update`] and [`pose_and_skin`].
 #[inline(never)]
 pub fn animate<R: Scalar>(
     scene: &Scene<'_, R>,
     skeleton: SkeletonView<'_, R>,
-    controller: &mut CharacterController<R>,
+    machine: &mut CharacterMachine<'_, R>,
     mesh: &mut MeshBuffers<R>,
     frame: usize,
 ) -> Result<PoseSums, ProbeError> {
     let mut pose = [SoaTransform::IDENTITY; SOA];
-    let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
-    update(controller, scene, skeleton, frame, &mut pose)?;
-    local_to_model(skeleton, &pose, &mut model)?;
+    update(machine, scene, skeleton, frame, &mut pose)?;
+    let [pose, skin] = pose_and_skin(scene, skeleton, &pose, mesh)?;
+    let permille = |w: R| (w * R::from_i32(1000) + R::HALF).trunc_i32();
+    let status = machine.transition();
+    let progress = status.map_or(R::ONE, |t| t.progress);
     let mut h = Fnv1a::new();
-    model.iter().take(skeleton.num_joints()).for_each(|m| h.mat4(m));
-    let pose = h.finish();
-    let total = controller.root_motion_total();
+    h.word(machine.current_state() as u32);
+    h.word(status.map_or(u32::MAX, |t| t.transition as u32));
+    h.scalar(progress);
+    let graph = h.finish();
+    let total = machine.root_motion_total();
     let mut h = Fnv1a::new();
     h.vec3(&total.translation);
     h.scalar(total.yaw);
     let root = h.finish();
-    let permille = |slot| {
-        let w = controller.weight(slot).unwrap_or(R::ZERO);
-        (w * R::from_i32(1000) + R::HALF).trunc_i32()
-    };
-    let weights = [permille(0), permille(1)];
+    let controller = machine.controller();
+    let mut weights = [R::ZERO; 2];
+    for slot in 0..SLOTS {
+        if let (Some(w), Some(c)) = (controller.weight(slot), controller.clip_of(slot)) {
+            if let Some(sum) = weights.get_mut(c) {
+                *sum += w;
+            }
+        }
+    }
+    Ok(PoseSums {
+        state: machine.current_state(),
+        transition: status.map(|t| t.transition),
+        progress: permille(progress),
+        graph,
+        weights: weights.map(permille),
+        pose,
+        root,
+        skin,
+    })
+}
 
+/// Computes the model matrices of `pose`, hashes them, builds the palette in place and skins the
+/// mesh into `mesh`, and hashes the skinned positions; returns the two hashes. The model
+/// matrices (turned palette) are an array on this function's stack, which does not overlap the
+/// state machine's update.
+///
+/// # Errors
+///
+/// As [`local_to_model`], [`palette_in_place`] and [`skin`].
+#[inline(never)]
+pub fn pose_and_skin<R: Scalar>(
+    scene: &Scene<'_, R>,
+    skeleton: SkeletonView<'_, R>,
+    pose: &[SoaTransform<R>],
+    mesh: &mut MeshBuffers<R>,
+) -> Result<[u32; 2], ProbeError> {
+    let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
+    local_to_model(skeleton, pose, &mut model)?;
+    let mut h = Fnv1a::new();
+    model.iter().take(skeleton.num_joints()).for_each(|m| h.mat4(m));
+    let pose = h.finish();
     let palette = palette_in_place(&mut model, &scene.skin)?;
     skin(scene, palette, &mut mesh.positions)?;
     let mut h = Fnv1a::new();
     mesh.positions.iter().take(scene.vertices).for_each(|p| h.vec3(p));
-    Ok(PoseSums { weights, pose, root, skin: h.finish() })
+    Ok([pose, h.finish()])
 }
 
 /// Draws the skinned mesh with [`draw_bands`]; the vertex scratch and the band are arrays on
@@ -662,41 +818,49 @@ pub fn draw<R: Scalar>(scene: &Scene<'_, R>, mesh: &MeshBuffers<R>) -> Result<Pi
     draw_bands(scene, mesh, &mut cached, &mut color, &mut depth)
 }
 
-/// Starts the character, runs every frame and writes the report to `out`: a header line, two
-/// lines per frame (`frame N walk W run W pose XXXXXXXX root XXXXXXXX skin XXXXXXXX pixels
-/// XXXXXXXX covered N`, then `bands N` and the band hashes), and `checksum 0xXXXXXXXX`, the
-/// FNV-1a of all frame checksums, which it also returns.
+/// Runs every frame of the character `machine` (fresh from [`start`]) and writes the report to
+/// `out`: a header line, two lines per frame (`frame N state S transition T progress P walk W
+/// run W graph XXXXXXXX pose XXXXXXXX root XXXXXXXX skin XXXXXXXX pixels XXXXXXXX covered N`,
+/// `T` being `-` without a transition, then `bands N` and the band hashes), and `checksum
+/// 0xXXXXXXXX`, the FNV-1a of all frame checksums, which it also returns.
 ///
 /// # Errors
 ///
-/// As [`start`], [`animate`] and [`draw`], or [`ProbeError::Output`] when `out` fails.
+/// As [`animate`] and [`draw`], or [`ProbeError::Output`] when `out` fails.
 pub fn report<R: Scalar, W: fmt::Write>(
     out: &mut W,
     scene: &Scene<'_, R>,
     skeleton: SkeletonView<'_, R>,
-    controller: &mut CharacterController<R>,
+    machine: &mut CharacterMachine<'_, R>,
     mesh: &mut MeshBuffers<R>,
 ) -> Result<u32, ProbeError> {
     writeln!(
         out,
-        "sinew-firmware scalar {} joints {} vertices {} triangles {} influences {} frames {FRAMES} image {WIDTH}x{HEIGHT} band {BAND_ROWS}",
+        "sinew-firmware scalar {} joints {} vertices {} triangles {} influences {} frames {FRAMES} image {WIDTH}x{HEIGHT} band {BAND_ROWS} graph {GRAPH}",
         R::NAME,
         skeleton.num_joints(),
         scene.vertices,
         scene.indices / 3,
         scene.influences,
     )?;
-    start(controller, scene)?;
     mesh.load_indices(scene);
     let mut total = Fnv1a::new();
     for f in 1..=FRAMES {
-        let s = animate(scene, skeleton, controller, mesh, f)?;
+        let s = animate(scene, skeleton, machine, mesh, f)?;
         let pixels = draw(scene, mesh)?;
+        let state = machine.graph().states.get(s.state).map_or("?", |s| s.name);
+        write!(out, "frame {f} state {state} transition ")?;
+        match s.transition {
+            Some(t) => write!(out, "{t}")?,
+            None => write!(out, "-")?,
+        }
         writeln!(
             out,
-            "frame {f} walk {} run {} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {}",
+            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {}",
+            s.progress,
             s.weights[0],
             s.weights[1],
+            s.graph,
             s.pose,
             s.root,
             s.skin,
@@ -708,7 +872,7 @@ pub fn report<R: Scalar, W: fmt::Write>(
             write!(out, " {b:08x}")?;
         }
         writeln!(out)?;
-        for w in [s.pose, s.root, s.skin, pixels.hash()] {
+        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash()] {
             total.word(w);
         }
     }
@@ -718,276 +882,4 @@ pub fn report<R: Scalar, W: fmt::Write>(
 }
 
 #[cfg(test)]
-mod tests {
-    extern crate std;
-
-    use std::boxed::Box;
-    use std::string::String;
-    use std::vec::Vec;
-
-    use sinew::job::SkinMatrixJob;
-    use sinew::raster::Target;
-
-    use super::*;
-
-    /// One character run frame by frame through the probe's stages.
-    struct Run<'a, R: Scalar> {
-        scene: Scene<'a, R>,
-        skeleton: sinew::skeleton::Skeleton<R, SOA>,
-        controller: Box<CharacterController<R>>,
-        mesh: Box<MeshBuffers<R>>,
-    }
-
-    /// What a frame leaves behind: the model matrices and the skinned positions.
-    struct Frame<R> {
-        model: Vec<Mat4<R>>,
-        positions: Vec<Vec3<R>>,
-    }
-
-    impl<R: Scalar> Run<'static, R> {
-        fn new() -> Self {
-            let scene = Scene::<R>::new(FIXTURE).unwrap();
-            let skeleton = scene.skeleton().unwrap();
-            let mut controller = Box::new(CharacterController::new());
-            start(&mut controller, &scene).unwrap();
-            let mut mesh = Box::new(MeshBuffers::ZERO);
-            mesh.load_indices(&scene);
-            Run { scene, skeleton, controller, mesh }
-        }
-
-        fn frame(&mut self, f: usize) -> Frame<R> {
-            let view = self.skeleton.view();
-            let mut pose = [SoaTransform::IDENTITY; SOA];
-            let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
-            update(&mut self.controller, &self.scene, view, f, &mut pose).unwrap();
-            local_to_model(view, &pose, &mut model).unwrap();
-            let joints = view.num_joints();
-            let out = Frame { model: model[..joints].to_vec(), positions: Vec::new() };
-            let palette = palette_in_place(&mut model, &self.scene.skin).unwrap();
-            skin(&self.scene, palette, &mut self.mesh.positions).unwrap();
-            Frame { positions: self.mesh.positions[..self.scene.vertices].to_vec(), ..out }
-        }
-    }
-
-    fn full_frame<R: Scalar>(run: &Run<'_, R>) -> Vec<u16> {
-        let (w, h) = (WIDTH as usize, HEIGHT as usize);
-        let mut color = std::vec![0u16; w * h];
-        let mut depth = std::vec![0u16; w * h];
-        let mut target = Target::<Rgb565, Depth16>::new(&mut color, Some(&mut depth), WIDTH, HEIGHT, w).unwrap();
-        target.clear(CLEAR);
-        let positions = &run.mesh.positions[..run.scene.vertices];
-        let mut mesh =
-            Mesh::new(positions, None, Indices::U16(&run.mesh.indices[..run.mesh.index_count]), run.scene.color);
-        mesh.shading = Shading::Flat;
-        let mut cached = std::vec![CachedVertex::default(); positions.len()];
-        Renderer { light: light(), ..Renderer::new(run.scene.view_proj) }
-            .draw_mesh(&mut target, &mesh, &mut cached)
-            .unwrap();
-        color
-    }
-
-    #[test]
-    fn the_fixture_fits_the_buffers() {
-        let scene = Scene::<f32>::new(FIXTURE).unwrap();
-        assert!(scene.asset.skeleton().unwrap().num_joints() <= JOINT_CAPACITY);
-        assert!(scene.vertices <= MAX_VERTICES && scene.indices <= MAX_INDICES);
-        assert!(scene.influences <= MAX_INFLUENCES);
-        // Both clips fit the controller's cursors.
-        assert!(scene.clips.iter().all(|c| c.clip.num_tracks() <= TRACKS));
-        // A damaged asset is refused with a typed error.
-        let mut bad = FIXTURE.to_vec();
-        let last = bad.len() - 1;
-        bad[last] ^= 0x55;
-        assert!(matches!(Scene::<f32>::new(&bad), Err(ProbeError::Asset(_))));
-        assert!(matches!(Scene::<f32>::new(&FIXTURE[..100]), Err(ProbeError::Asset(_))));
-    }
-
-    #[test]
-    fn key_formats_left_out_of_the_build_are_refused_by_name() {
-        use sinew::asset::format::{crc32, FORMAT_F32, FORMAT_QUANTIZED};
-        // The firmware links only the packed decoder: the fixture's first clip track,
-        // relabelled f32 or quantized (the checksum recomputed), is refused as such.
-        let u32_at = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize;
-        let sections = u32_at(FIXTURE, 20);
-        let (clip, table) = (0..sections)
-            .map(|i| 24 + 12 * i)
-            .find(|&e| &FIXTURE[e..e + 4] == b"CLIP")
-            .map(|e| (u32_at(FIXTURE, e + 4), (e - 24) / 12))
-            .unwrap();
-        // The name, start and end, the track count, then the first track entry (its format byte
-        // at 4).
-        let entry = clip + 1 + FIXTURE[clip] as usize + 10;
-        for format in [FORMAT_F32, FORMAT_QUANTIZED] {
-            let mut bytes = FIXTURE.to_vec();
-            bytes[entry + 4] = format;
-            let crc = crc32(&bytes[20..]);
-            bytes[16..20].copy_from_slice(&crc.to_le_bytes());
-            assert_eq!(
-                Asset::parse(&bytes).err(),
-                Some(ParseError::KeyFormatDisabled { section: table as u16, track: 0, format })
-            );
-        }
-    }
-
-    #[test]
-    fn in_place_palette_equals_the_skin_matrix_job() {
-        let mut run = Run::<f32>::new();
-        let frame = run.frame(4);
-        let skin = run.scene.skin;
-        let inverse_bind: Vec<Mat4<f32>> = (0..skin.num_joints()).map(|i| skin.inverse_bind(i)).collect();
-        let mut expected = std::vec![Mat4::ZERO; skin.num_joints()];
-        SkinMatrixJob { model: &frame.model, inverse_bind: &inverse_bind, joints: None, output: &mut expected }
-            .run()
-            .unwrap();
-        let mut model = frame.model.clone();
-        let palette = palette_in_place(&mut model, &skin).unwrap();
-        assert_eq!(palette, &expected[..]);
-        // A model buffer shorter than the skin is refused.
-        assert_eq!(palette_in_place(&mut model[..3], &skin).unwrap_err(), ProbeError::Job(JobError::InputTooSmall));
-    }
-
-    #[test]
-    fn the_rest_pose_skins_to_the_bind_mesh() {
-        let run = Run::<f32>::new();
-        let view = run.skeleton.view();
-        let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
-        local_to_model(view, view.rest_pose(), &mut model).unwrap();
-        let palette = palette_in_place(&mut model, &run.scene.skin).unwrap();
-        let mut positions = [Vec3::ZERO; MAX_VERTICES];
-        skin(&run.scene, palette, &mut positions).unwrap();
-        let part = run.scene.mesh.parts().next().unwrap();
-        let worst =
-            (0..run.scene.vertices).map(|v| (positions[v] - part.position::<f32>(v)).length()).fold(0.0f32, f32::max);
-        assert!(worst < 1.0e-5, "{worst}");
-    }
-
-    #[test]
-    fn the_controller_crossfades_from_walk_to_run_in_place() {
-        for expected_q16 in [false, true] {
-            let mut weights = Vec::new();
-            let mut roots = Vec::new();
-            let mut hips = Vec::new();
-            if expected_q16 {
-                let mut run = Run::<Q16>::new();
-                for f in 1..=FRAMES {
-                    let frame = run.frame(f);
-                    weights.push([0, 1].map(|s| run.controller.weight(s).unwrap().to_f32()));
-                    roots.push(run.controller.root_motion_total().translation.z.to_f32());
-                    hips.push(frame.model[1].translation().to_array().map(|v| v.to_f32()));
-                }
-            } else {
-                let mut run = Run::<f32>::new();
-                for f in 1..=FRAMES {
-                    let frame = run.frame(f);
-                    weights.push([0, 1].map(|s| run.controller.weight(s).unwrap()));
-                    roots.push(run.controller.root_motion_total().translation.z);
-                    hips.push(frame.model[1].translation().to_array());
-                }
-            }
-            for (i, w) in weights.iter().enumerate() {
-                // Smoothstep over the half second starting before frame CROSSFADE_FRAME.
-                let s = (((i + 1) as f32 - (CROSSFADE_FRAME - 1) as f32) * 0.1 / 0.5).clamp(0.0, 1.0);
-                let run = s * s * (3.0 - 2.0 * s);
-                assert!((w[1] - run).abs() < 1.0e-3 && (w[0] - (1.0 - run)).abs() < 1.0e-3, "frame {}: {w:?}", i + 1);
-            }
-            // Root motion moves the character forward (+Z) by 0.1 s of walking to 0.1 s of
-            // running per frame, and keeps the hips over the origin.
-            let mut prev = 0.0;
-            for (i, &z) in roots.iter().enumerate() {
-                let step = z - prev;
-                assert!(step > 0.05 && step < 0.45, "frame {}: step {step}", i + 1);
-                prev = z;
-                let [x, y, hz] = hips[i];
-                assert!(x.abs() < 0.1 && hz.abs() < 0.25 && y > 0.7 && y < 1.1, "frame {}: hips {:?}", i + 1, hips[i]);
-            }
-        }
-    }
-
-    #[test]
-    fn bands_hash_the_full_frame_and_the_character_is_in_view() {
-        let mut run = Run::<f32>::new();
-        let (w, h) = (WIDTH as usize, HEIGHT as usize);
-        let clear = Rgb565::pack(CLEAR);
-        for f in 1..=FRAMES {
-            run.frame(f);
-            let pixels = draw(&run.scene, &run.mesh).unwrap();
-            let full = full_frame(&run);
-            for (b, rows) in full.chunks(w * BAND_ROWS as usize).enumerate() {
-                let mut hash = Fnv1a::new();
-                rows.iter().for_each(|&p| hash.word(u32::from(p)));
-                assert_eq!(pixels.bands[b], hash.finish(), "frame {f} band {b}");
-            }
-            let covered: Vec<(usize, usize)> =
-                (0..w * h).filter(|&i| full[i] != clear).map(|i| (i % w, i / w)).collect();
-            assert_eq!(pixels.covered as usize, covered.len());
-            // The character covers 4-15 % of the frame and stays clear of its border.
-            assert!((250..1000).contains(&covered.len()), "frame {f}: {} pixels", covered.len());
-            assert!(
-                covered.iter().all(|&(x, y)| x > 0 && y > 0 && x < w - 1 && y < h - 1),
-                "frame {f} touches the border"
-            );
-        }
-    }
-
-    #[test]
-    fn frames_differ_and_a_fresh_run_repeats_the_report() {
-        let mut sums = Vec::new();
-        let mut reports = Vec::new();
-        for _ in 0..2 {
-            let scene = Scene::<f32>::new(FIXTURE).unwrap();
-            let skeleton = scene.skeleton().unwrap();
-            let mut controller = Box::new(CharacterController::new());
-            let mut mesh = Box::new(MeshBuffers::ZERO);
-            let mut text = String::new();
-            sums.push(report(&mut text, &scene, skeleton.view(), &mut controller, &mut mesh).unwrap());
-            reports.push(text);
-        }
-        assert_eq!(sums[0], sums[1]);
-        assert_eq!(reports[0], reports[1]);
-        let lines: Vec<&str> = reports[0].lines().collect();
-        assert_eq!(lines.len(), 2 + 2 * FRAMES);
-        assert_eq!(lines[lines.len() - 1], std::format!("checksum 0x{:08x}", sums[0]));
-        let frames: Vec<Vec<&str>> =
-            lines.iter().filter(|l| l.starts_with("frame ")).map(|l| l.split(' ').collect::<Vec<_>>()).collect();
-        // Fields 7, 9, 11, 13: pose, root, skin and pixel hashes; all change every frame.
-        for (i, a) in frames.iter().enumerate() {
-            for b in &frames[i + 1..] {
-                for k in [7, 9, 11, 13] {
-                    assert_ne!(a[k], b[k], "{a:?} vs {b:?}");
-                }
-            }
-        }
-    }
-
-    /// Largest difference between the f32 and the Q16.16 runs over every frame: model matrix
-    /// elements, and skinned positions (distance, in meters).
-    fn q16_error() -> (f32, f32) {
-        let mut f = Run::<f32>::new();
-        let mut q = Run::<Q16>::new();
-        let (mut model, mut position) = (0.0f32, 0.0f32);
-        for frame in 1..=FRAMES {
-            let (a, b) = (f.frame(frame), q.frame(frame));
-            for (x, y) in a.model.iter().zip(&b.model) {
-                for (u, v) in x.to_cols_array().iter().zip(y.to_cols_array()) {
-                    model = model.max((u - v.to_f32()).abs());
-                }
-            }
-            for (x, y) in a.positions.iter().zip(&b.positions) {
-                let y = Vec3::new(y.x.to_f32(), y.y.to_f32(), y.z.to_f32());
-                position = position.max((*x - y).length());
-            }
-        }
-        (model, position)
-    }
-
-    #[test]
-    fn q16_tracks_f32() {
-        let (model, position) = q16_error();
-        std::println!(
-            "Q16.16 vs f32 over {FRAMES} frames: model matrices {model:.2e}, skinned positions {position:.2e} m"
-        );
-        // A Q16.16 step is 1.5e-5; the hierarchy is 7 joints deep and the arms reach 0.7 m.
-        assert!(model > 0.0 && model < 1.0e-3, "model matrices off by {model}");
-        assert!(position > 0.0 && position < 1.0e-3, "positions off by {position}");
-    }
-}
+mod tests;

@@ -1,7 +1,8 @@
 //! The probe binary.
 //!
 //! On a bare-metal Cortex-M target (`target_os = "none"`) it is the firmware: it parses the
-//! embedded character, builds the skeleton and the controller into statics, runs the frames of
+//! embedded character, builds the skeleton, the graph's lists and the state machine into
+//! statics, runs the frames of
 //! the `sinew_firmware` library, writes the report through semihosting, then two target-specific
 //! lines (`memory …`: the sizes of the character's state and buffers on this target; `stack
 //! peak …`: the painted stack's peak during setup and during the frames), and exits QEMU with
@@ -32,8 +33,8 @@ mod firmware {
     use sinew::raster::CachedVertex;
     use sinew::skeleton::Skeleton;
     use sinew_firmware::{
-        report, CharacterController, CharacterScratch, MeshBuffers, ProbeError, Scene, BAND_LEN, FIXTURE,
-        JOINT_CAPACITY, MAX_VERTICES, SOA,
+        report, start, CharacterMachine, CharacterScratch, GraphStorage, MeshBuffers, ProbeError, Scene, BAND_LEN,
+        FIXTURE, JOINT_CAPACITY, MAX_VERTICES, SOA,
     };
 
     use super::Scalar;
@@ -100,12 +101,17 @@ mod firmware {
         Ok(slot.write(scene.skeleton()?))
     }
 
-    /// Builds the controller into its static, out of line like [`build_skeleton`].
+    /// Reads the graph into the lists of its static and builds the state machine over them in
+    /// its static (an empty machine until then), out of line like [`build_skeleton`].
     #[inline(never)]
-    fn build_controller(
-        slot: &'static mut MaybeUninit<CharacterController<Scalar>>,
-    ) -> &'static mut CharacterController<Scalar> {
-        slot.write(CharacterController::new())
+    fn build_machine(
+        scene: &Scene<'static, Scalar>,
+        graph: &'static mut MaybeUninit<GraphStorage<'static, Scalar>>,
+        machine: &'static mut CharacterMachine<'static, Scalar>,
+    ) -> Result<&'static mut CharacterMachine<'static, Scalar>, ProbeError> {
+        let graph = graph.write(GraphStorage::new()).load(&scene.graph)?;
+        start(machine, scene, graph)?;
+        Ok(machine)
     }
 
     /// Why the firmware failed.
@@ -145,25 +151,25 @@ mod firmware {
         out: &mut hio::HostStream,
         scene: &Scene<'_, Scalar>,
         skeleton: &Skeleton<Scalar, SOA>,
-        controller: &mut CharacterController<Scalar>,
+        machine: &mut CharacterMachine<'_, Scalar>,
         mesh: &mut MeshBuffers<Scalar>,
         setup: usize,
     ) -> Result<(), Failure> {
-        report(out, scene, skeleton.view(), controller, mesh)?;
+        report(out, scene, skeleton.view(), machine, mesh)?;
         let (size, frames) = stack_use();
         // Target-specific figures: run.sh leaves these lines out of the comparison.
-        let (controller, pose, palette) = (
-            size_of::<CharacterController<Scalar>>(),
+        let (machine, pose, palette) = (
+            size_of::<CharacterMachine<'_, Scalar>>(),
             size_of::<[SoaTransform<Scalar>; SOA]>(),
             size_of::<[Mat4<Scalar>; JOINT_CAPACITY]>(),
         );
         writeln!(
             out,
-            "memory character {} = controller {controller} + pose {pose} + palette {palette}; statics: skeleton {}, \
-             controller {controller}, mesh {}; update stack: controller scratch {}; draw stack: vertex scratch {}, \
-             band {}",
-            controller + pose + palette,
+            "memory character {machine} = state machine {machine}; per frame (shared): pose {pose}, palette \
+             {palette}; statics: skeleton {}, graph {}, state machine {machine}, mesh {}; update stack: controller \
+             scratch {}; draw stack: vertex scratch {}, band {}",
             size_of::<Skeleton<Scalar, SOA>>(),
+            size_of::<GraphStorage<'_, Scalar>>(),
             size_of::<MeshBuffers<Scalar>>(),
             size_of::<CharacterScratch<Scalar>>(),
             size_of::<[CachedVertex; MAX_VERTICES]>(),
@@ -182,16 +188,17 @@ mod firmware {
         // Every buffer lives in .bss; cortex-m-rt turns these into `&'static mut` references
         // that only `main` holds.
         static mut SKELETON: MaybeUninit<Skeleton<Scalar, SOA>> = MaybeUninit::uninit();
-        static mut CONTROLLER: MaybeUninit<CharacterController<Scalar>> = MaybeUninit::uninit();
+        static mut GRAPH: MaybeUninit<GraphStorage<'static, Scalar>> = MaybeUninit::uninit();
+        static mut MACHINE: CharacterMachine<'static, Scalar> = CharacterMachine::empty();
         static mut MESH: MeshBuffers<Scalar> = MeshBuffers::ZERO;
         let Ok(mut out) = hio::hstdout() else { halt(debug::EXIT_FAILURE) };
         // Setup, then the frames on a freshly painted stack, so each phase's peak is known.
         let result = Scene::<Scalar>::new(FIXTURE).map_err(Failure::from).and_then(|scene| {
             let skeleton = build_skeleton(&scene, SKELETON)?;
-            let controller = build_controller(CONTROLLER);
+            let machine = build_machine(&scene, GRAPH, MACHINE)?;
             let (_, setup) = stack_use();
             repaint();
-            run(&mut out, &scene, skeleton, controller, MESH, setup)
+            run(&mut out, &scene, skeleton, machine, MESH, setup)
         });
         match result {
             Ok(()) => halt(debug::EXIT_SUCCESS),
@@ -229,13 +236,15 @@ mod firmware {
 
 #[cfg(not(target_os = "none"))]
 fn main() -> std::process::ExitCode {
-    use sinew_firmware::{report, CharacterController, MeshBuffers, ProbeError, Scene, FIXTURE};
+    use sinew_firmware::{report, start, CharacterMachine, GraphStorage, MeshBuffers, ProbeError, Scene, FIXTURE};
     let mut out = String::new();
+    let mut graph = Box::new(GraphStorage::<Scalar>::new());
     let result = Scene::<Scalar>::new(FIXTURE).and_then(|scene| {
         let skeleton = scene.skeleton()?;
-        let mut controller = Box::new(CharacterController::<Scalar>::new());
+        let mut machine = Box::new(CharacterMachine::empty());
+        start(&mut machine, &scene, graph.load(&scene.graph)?)?;
         let mut mesh = Box::new(MeshBuffers::<Scalar>::ZERO);
-        report(&mut out, &scene, skeleton.view(), &mut controller, &mut mesh)?;
+        report(&mut out, &scene, skeleton.view(), &mut machine, &mut mesh)?;
         Ok::<(), ProbeError>(())
     });
     print!("{out}");

@@ -1,0 +1,326 @@
+//! Host tests of the firmware's steps: the fixture fits the buffers, left-out key formats are
+//! refused, the palette and skinning match the core's jobs, the graph's run frame by frame, the
+//! band hashes, a repeated report, and Q16.16 against f32.
+
+extern crate std;
+
+use std::boxed::Box;
+use std::string::String;
+use std::vec::Vec;
+
+use sinew::job::SkinMatrixJob;
+use sinew::raster::Target;
+
+use super::*;
+
+/// One character run frame by frame through the probe's stages.
+struct Run<'a, R: Scalar> {
+    scene: Scene<'a, R>,
+    skeleton: sinew::skeleton::Skeleton<R, SOA>,
+    machine: Box<CharacterMachine<'a, R>>,
+    mesh: Box<MeshBuffers<R>>,
+}
+
+/// A fresh character: the fixture's scene and its state machine, over graph lists that
+/// live as long as the test.
+fn character<R: Scalar>() -> (Scene<'static, R>, Box<CharacterMachine<'static, R>>) {
+    let scene = Scene::<R>::new(FIXTURE).unwrap();
+    let storage: &'static mut GraphStorage<'static, R> = Box::leak(Box::new(GraphStorage::new()));
+    let graph = storage.load(&scene.graph).unwrap();
+    let mut machine = Box::new(CharacterMachine::empty());
+    start(&mut machine, &scene, graph).unwrap();
+    (scene, machine)
+}
+
+/// What a frame leaves behind: the model matrices and the skinned positions.
+struct Frame<R> {
+    model: Vec<Mat4<R>>,
+    positions: Vec<Vec3<R>>,
+}
+
+impl<R: Scalar> Run<'static, R> {
+    fn new() -> Self {
+        let (scene, machine) = character::<R>();
+        let skeleton = scene.skeleton().unwrap();
+        let mut mesh = Box::new(MeshBuffers::ZERO);
+        mesh.load_indices(&scene);
+        Run { scene, skeleton, machine, mesh }
+    }
+
+    fn frame(&mut self, f: usize) -> Frame<R> {
+        let view = self.skeleton.view();
+        let mut pose = [SoaTransform::IDENTITY; SOA];
+        let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
+        update(&mut self.machine, &self.scene, view, f, &mut pose).unwrap();
+        local_to_model(view, &pose, &mut model).unwrap();
+        let joints = view.num_joints();
+        let out = Frame { model: model[..joints].to_vec(), positions: Vec::new() };
+        let palette = palette_in_place(&mut model, &self.scene.skin).unwrap();
+        skin(&self.scene, palette, &mut self.mesh.positions).unwrap();
+        Frame { positions: self.mesh.positions[..self.scene.vertices].to_vec(), ..out }
+    }
+}
+
+fn full_frame<R: Scalar>(run: &Run<'_, R>) -> Vec<u16> {
+    let (w, h) = (WIDTH as usize, HEIGHT as usize);
+    let mut color = std::vec![0u16; w * h];
+    let mut depth = std::vec![0u16; w * h];
+    let mut target = Target::<Rgb565, Depth16>::new(&mut color, Some(&mut depth), WIDTH, HEIGHT, w).unwrap();
+    target.clear(CLEAR);
+    let positions = &run.mesh.positions[..run.scene.vertices];
+    let mut mesh = Mesh::new(positions, None, Indices::U16(&run.mesh.indices[..run.mesh.index_count]), run.scene.color);
+    mesh.shading = Shading::Flat;
+    let mut cached = std::vec![CachedVertex::default(); positions.len()];
+    Renderer { light: light(), ..Renderer::new(run.scene.view_proj) }
+        .draw_mesh(&mut target, &mesh, &mut cached)
+        .unwrap();
+    color
+}
+
+#[test]
+fn the_fixture_fits_the_buffers() {
+    let scene = Scene::<f32>::new(FIXTURE).unwrap();
+    assert!(scene.asset.skeleton().unwrap().num_joints() <= JOINT_CAPACITY);
+    assert!(scene.vertices <= MAX_VERTICES && scene.indices <= MAX_INDICES);
+    assert!(scene.influences <= MAX_INFLUENCES);
+    // Both clips fit the controller's cursors.
+    assert!(scene.clips.iter().all(|c| c.clip.num_tracks() <= TRACKS));
+    // A damaged asset is refused with a typed error.
+    let mut bad = FIXTURE.to_vec();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x55;
+    assert!(matches!(Scene::<f32>::new(&bad), Err(ProbeError::Asset(_))));
+    assert!(matches!(Scene::<f32>::new(&FIXTURE[..100]), Err(ProbeError::Asset(_))));
+}
+
+#[test]
+fn key_formats_left_out_of_the_build_are_refused_by_name() {
+    use sinew::asset::format::{crc32, FORMAT_F32, FORMAT_QUANTIZED};
+    // The firmware links only the packed decoder: the fixture's first clip track,
+    // relabelled f32 or quantized (the checksum recomputed), is refused as such.
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize;
+    let sections = u32_at(FIXTURE, 20);
+    let (clip, table) = (0..sections)
+        .map(|i| 24 + 12 * i)
+        .find(|&e| &FIXTURE[e..e + 4] == b"CLIP")
+        .map(|e| (u32_at(FIXTURE, e + 4), (e - 24) / 12))
+        .unwrap();
+    // The name, start and end, the track count, then the first track entry (its format byte
+    // at 4).
+    let entry = clip + 1 + FIXTURE[clip] as usize + 10;
+    for format in [FORMAT_F32, FORMAT_QUANTIZED] {
+        let mut bytes = FIXTURE.to_vec();
+        bytes[entry + 4] = format;
+        let crc = crc32(&bytes[20..]);
+        bytes[16..20].copy_from_slice(&crc.to_le_bytes());
+        assert_eq!(
+            Asset::parse(&bytes).err(),
+            Some(ParseError::KeyFormatDisabled { section: table as u16, track: 0, format })
+        );
+    }
+}
+
+#[test]
+fn in_place_palette_equals_the_skin_matrix_job() {
+    let mut run = Run::<f32>::new();
+    let frame = run.frame(4);
+    let skin = run.scene.skin;
+    let inverse_bind: Vec<Mat4<f32>> = (0..skin.num_joints()).map(|i| skin.inverse_bind(i)).collect();
+    let mut expected = std::vec![Mat4::ZERO; skin.num_joints()];
+    SkinMatrixJob { model: &frame.model, inverse_bind: &inverse_bind, joints: None, output: &mut expected }
+        .run()
+        .unwrap();
+    let mut model = frame.model.clone();
+    let palette = palette_in_place(&mut model, &skin).unwrap();
+    assert_eq!(palette, &expected[..]);
+    // A model buffer shorter than the skin is refused.
+    assert_eq!(palette_in_place(&mut model[..3], &skin).unwrap_err(), ProbeError::Job(JobError::InputTooSmall));
+}
+
+#[test]
+fn the_rest_pose_skins_to_the_bind_mesh() {
+    let run = Run::<f32>::new();
+    let view = run.skeleton.view();
+    let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
+    local_to_model(view, view.rest_pose(), &mut model).unwrap();
+    let palette = palette_in_place(&mut model, &run.scene.skin).unwrap();
+    let mut positions = [Vec3::ZERO; MAX_VERTICES];
+    skin(&run.scene, palette, &mut positions).unwrap();
+    let part = run.scene.mesh.parts().next().unwrap();
+    let worst =
+        (0..run.scene.vertices).map(|v| (positions[v] - part.position::<f32>(v)).length()).fold(0.0f32, f32::max);
+    assert!(worst < 1.0e-5, "{worst}");
+}
+
+/// What the graph and the pose did in one frame.
+struct Step {
+    state: usize,
+    transition: Option<usize>,
+    progress: f32,
+    /// Weights of `walk` and `run`, summed over their slots.
+    weights: [f32; 2],
+    root_z: f32,
+    /// Model-space joint positions.
+    joints: Vec<[f32; 3]>,
+}
+
+fn trace<R: Scalar>() -> Vec<Step> {
+    let mut run = Run::<R>::new();
+    (1..=FRAMES)
+        .map(|f| {
+            let frame = run.frame(f);
+            let m = &run.machine;
+            let mut weights = [0.0; 2];
+            for slot in 0..SLOTS {
+                if let Some(c) = m.controller().clip_of(slot) {
+                    weights[c] += m.controller().weight(slot).unwrap().to_f32();
+                }
+            }
+            let t = m.transition();
+            Step {
+                state: m.current_state(),
+                transition: t.map(|t| t.transition),
+                progress: t.map_or(1.0, |t| t.progress.to_f32()),
+                weights,
+                root_z: m.root_motion_total().translation.z.to_f32(),
+                joints: frame.model.iter().map(|x| x.translation().to_array().map(|v| v.to_f32())).collect(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_graph_switches_to_stride_and_back_in_place() {
+    for steps in [trace::<f32>(), trace::<Q16>()] {
+        for (i, s) in steps.iter().enumerate() {
+            let f = i + 1;
+            let speed = speed::<f32>(f);
+            // Frames 1-2 walk; the inertialized switch to stride (transition 0, 0.3 s) at
+            // frame 3, when the speed passes 1.5; stop and the crossfade back to walk
+            // (transition 1, 0.2 s) at STOP_FRAME.
+            let (state, transition, progress) = match f {
+                1 | 2 => (0, None, 1.0),
+                3..=5 => (1, Some(0), (f - 3) as f32 / 3.0),
+                6 | 7 => (1, None, 1.0),
+                _ => (0, Some(1), (f - STOP_FRAME) as f32 / 2.0),
+            };
+            assert_eq!(s.state, state, "frame {f}");
+            // The last frame of a transition may end it (elapsed reaching the duration).
+            if !(f == FRAMES && s.transition.is_none()) {
+                assert_eq!(s.transition, transition, "frame {f}");
+                assert!((s.progress - progress).abs() < 1.0e-3, "frame {f}: progress {}", s.progress);
+            }
+            // Inertialization plays the destination alone: stride's weights from the speed
+            // (walk at 1, run at 3); walk's crossfade from stride at speed 1 is all walk.
+            let run = if (3..STOP_FRAME).contains(&f) { ((speed - 1.0) / 2.0).min(1.0) } else { 0.0 };
+            let w = s.weights;
+            assert!((w[1] - run).abs() < 1.0e-3 && (w[0] - (1.0 - run)).abs() < 1.0e-3, "frame {f}: {w:?}");
+        }
+        // Root motion moves the character forward (+Z) by 0.1 s of walking to 0.1 s of
+        // running per frame, and keeps the hips over the origin.
+        let mut prev = 0.0;
+        for (i, s) in steps.iter().enumerate() {
+            let step = s.root_z - prev;
+            assert!(step > 0.05 && step < 0.45, "frame {}: step {step}", i + 1);
+            prev = s.root_z;
+            let [x, y, hz] = s.joints[1];
+            assert!(x.abs() < 0.1 && hz.abs() < 0.25 && y > 0.7 && y < 1.1, "frame {}: hips {:?}", i + 1, s.joints[1]);
+        }
+        // No pop at the switch: the largest joint move from one frame to the next during
+        // the inertialized transition stays within twice the largest of steady walking
+        // (frames 1-2) or striding (frames 6-7).
+        let moved = |f: usize| {
+            let (a, b) = (&steps[f - 2].joints, &steps[f - 1].joints);
+            a.iter()
+                .zip(b)
+                .map(|(p, q)| ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt())
+                .fold(0.0f32, f32::max)
+        };
+        let steady = moved(2).max(moved(7));
+        let switch = (3..=6).map(moved).fold(0.0f32, f32::max);
+        std::println!("largest joint move per frame: steady {steady:.4} m, inertialized switch {switch:.4} m");
+        assert!(switch <= 2.0 * steady, "switch {switch} vs steady {steady}");
+    }
+}
+
+#[test]
+fn bands_hash_the_full_frame_and_the_character_is_in_view() {
+    let mut run = Run::<f32>::new();
+    let (w, h) = (WIDTH as usize, HEIGHT as usize);
+    let clear = Rgb565::pack(CLEAR);
+    for f in 1..=FRAMES {
+        run.frame(f);
+        let pixels = draw(&run.scene, &run.mesh).unwrap();
+        let full = full_frame(&run);
+        for (b, rows) in full.chunks(w * BAND_ROWS as usize).enumerate() {
+            let mut hash = Fnv1a::new();
+            rows.iter().for_each(|&p| hash.word(u32::from(p)));
+            assert_eq!(pixels.bands[b], hash.finish(), "frame {f} band {b}");
+        }
+        let covered: Vec<(usize, usize)> = (0..w * h).filter(|&i| full[i] != clear).map(|i| (i % w, i / w)).collect();
+        assert_eq!(pixels.covered as usize, covered.len());
+        // The character covers 4-15 % of the frame and stays clear of its border.
+        assert!((250..1000).contains(&covered.len()), "frame {f}: {} pixels", covered.len());
+        assert!(covered.iter().all(|&(x, y)| x > 0 && y > 0 && x < w - 1 && y < h - 1), "frame {f} touches the border");
+    }
+}
+
+#[test]
+fn frames_differ_and_a_fresh_run_repeats_the_report() {
+    let mut sums = Vec::new();
+    let mut reports = Vec::new();
+    for _ in 0..2 {
+        let (scene, mut machine) = character::<f32>();
+        let skeleton = scene.skeleton().unwrap();
+        let mut mesh = Box::new(MeshBuffers::ZERO);
+        let mut text = String::new();
+        sums.push(report(&mut text, &scene, skeleton.view(), &mut machine, &mut mesh).unwrap());
+        reports.push(text);
+    }
+    assert_eq!(sums[0], sums[1]);
+    assert_eq!(reports[0], reports[1]);
+    let lines: Vec<&str> = reports[0].lines().collect();
+    assert_eq!(lines.len(), 2 + 2 * FRAMES);
+    assert_eq!(lines[lines.len() - 1], std::format!("checksum 0x{:08x}", sums[0]));
+    let frames: Vec<Vec<&str>> =
+        lines.iter().filter(|l| l.starts_with("frame ")).map(|l| l.split(' ').collect::<Vec<_>>()).collect();
+    // Fields 15, 17, 19, 21: pose, root, skin and pixel hashes; all change every frame.
+    for (i, a) in frames.iter().enumerate() {
+        assert_eq!(a[14], "pose");
+        for b in &frames[i + 1..] {
+            for k in [15, 17, 19, 21] {
+                assert_ne!(a[k], b[k], "{a:?} vs {b:?}");
+            }
+        }
+    }
+}
+
+/// Largest difference between the f32 and the Q16.16 runs over every frame: model matrix
+/// elements, and skinned positions (distance, in meters).
+fn q16_error() -> (f32, f32) {
+    let mut f = Run::<f32>::new();
+    let mut q = Run::<Q16>::new();
+    let (mut model, mut position) = (0.0f32, 0.0f32);
+    for frame in 1..=FRAMES {
+        let (a, b) = (f.frame(frame), q.frame(frame));
+        for (x, y) in a.model.iter().zip(&b.model) {
+            for (u, v) in x.to_cols_array().iter().zip(y.to_cols_array()) {
+                model = model.max((u - v.to_f32()).abs());
+            }
+        }
+        for (x, y) in a.positions.iter().zip(&b.positions) {
+            let y = Vec3::new(y.x.to_f32(), y.y.to_f32(), y.z.to_f32());
+            position = position.max((*x - y).length());
+        }
+    }
+    (model, position)
+}
+
+#[test]
+fn q16_tracks_f32() {
+    let (model, position) = q16_error();
+    std::println!("Q16.16 vs f32 over {FRAMES} frames: model matrices {model:.2e}, skinned positions {position:.2e} m");
+    // A Q16.16 step is 1.5e-5; the hierarchy is 7 joints deep and the arms reach 0.7 m.
+    assert!(model > 0.0 && model < 1.0e-3, "model matrices off by {model}");
+    assert!(position > 0.0 && position < 1.0e-3, "positions off by {position}");
+}
