@@ -8,13 +8,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const GRAPH: &str = r#"{"parameters": {"speed": 0.0},
- "states": [{"name": "idle", "clip": "Survey"},
-            {"name": "move", "blend1d": {"parameter": "speed",
-                                         "clips": [["Walk", 1.0], ["Run", 3.0]], "sync": true}}],
- "transitions": [{"from": "idle", "to": "move", "when": "speed > 0.1", "duration": 0.3, "blend": "inertialize"},
-                 {"from": "move", "to": "idle", "when": "speed < 0.1", "duration": 0.25, "blend": "crossfade"}],
- "initial": "idle"}"#;
+/// The minimal graph for Fox (idle, and a synced walk/run blend space), shared by the graph tests.
+const GRAPH: &str = include_str!("../pipeline/tests/data/fox_graph.json");
 
 fn fox() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/Fox/Fox.glb")

@@ -3,13 +3,8 @@
 
 use super::*;
 
-const MINIMAL: &str = r#"{"parameters": {"speed": 0.0},
- "states": [{"name": "idle", "clip": "Survey"},
-            {"name": "move", "blend1d": {"parameter": "speed",
-                                         "clips": [["Walk", 1.0], ["Run", 3.0]], "sync": true}}],
- "transitions": [{"from": "idle", "to": "move", "when": "speed > 0.1", "duration": 0.3, "blend": "inertialize"},
-                 {"from": "move", "to": "idle", "when": "speed < 0.1", "duration": 0.25, "blend": "crossfade"}],
- "initial": "idle"}"#;
+/// The minimal graph for Fox (idle, and a synced walk/run blend space), shared by the graph tests.
+const MINIMAL: &str = include_str!("../../tests/data/fox_graph.json");
 
 fn fox_clip(name: &str) -> Option<usize> {
     ["Survey", "Walk", "Run"].iter().position(|c| *c == name).or_else(|| name.parse().ok().filter(|i| *i < 3))

@@ -10,13 +10,8 @@ use super::*;
 use crate::bake::BakeOptions;
 use crate::graph_file::GraphFile;
 
-const GRAPH: &str = r#"{"parameters": {"speed": 0.0},
- "states": [{"name": "idle", "clip": "Survey"},
-            {"name": "move", "blend1d": {"parameter": "speed",
-                                         "clips": [["Walk", 1.0], ["Run", 3.0]], "sync": true}}],
- "transitions": [{"from": "idle", "to": "move", "when": "speed > 0.1", "duration": 0.3, "blend": "inertialize"},
-                 {"from": "move", "to": "idle", "when": "speed < 0.1", "duration": 0.25, "blend": "crossfade"}],
- "initial": "idle"}"#;
+/// The minimal graph for Fox (idle, and a synced walk/run blend space), shared by the graph tests.
+const GRAPH: &str = include_str!("../../tests/data/fox_graph.json");
 
 fn fox() -> Model {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/assets/gltf/Fox/Fox.glb"));
