@@ -196,17 +196,7 @@ impl<R: Real> Player<R> {
         let s = f32_to_q32(start).unwrap_or(0);
         let e = f32_to_q32(end).unwrap_or(s);
         let duration = (e as i128 - s as i128).clamp(0, MAX_DURATION_TICKS as i128) as u64;
-        Player {
-            start: s,
-            duration,
-            pos: 0,
-            sub: 0,
-            loops: 0,
-            speed: R::ONE,
-            speed_fixed: 1 << 32,
-            mode: LoopMode::Loop,
-            playing: true,
-        }
+        Player { start: s, duration, ..Self::idle() }
     }
 
     /// Clip start time, seconds.
