@@ -391,8 +391,8 @@ impl TrackView<'_> {
         if F32 && self.format == FORMAT_F32 {
             R::from_f32(le_f32(self.data, k * 4))
         } else if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
-            let p = Packed::read(self.data, self.target);
-            time.start + time.duration * R::ratio(p.frame(self.data, k) as i32, p.frames as i32)
+            let (n, d) = Packed::read(self.data, self.target).time_ratio(self.data, k);
+            time.start + time.duration * R::ratio(n, d)
         } else if QUANTIZED {
             time.start + time.scale * R::from_fixed_bits(le_u16(self.data, k * 2) as i32, 16)
         } else {

@@ -114,7 +114,8 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
 
 /// Checks a packed track's parameters (finite, below 2¹²⁷ in magnitude so `min + range` is
 /// finite; rotation components and reference within ±4, so their squares stay small) and its
-/// frames (strictly increasing, on the grid). Integer-only, like all validation.
+/// key times (strictly increasing, on the grid: frames and sub-frames within `0 ..= frames`).
+/// Integer-only, like all validation.
 fn check_packed(data: &[u8], target: u8, keys: usize, sec: u16, track: u16) -> Result<(), ParseError> {
     let p = Packed::read(data, target);
     // Magnitude bits of ±4.0 and of 2¹²⁷.
@@ -129,14 +130,13 @@ fn check_packed(data: &[u8], target: u8, keys: usize, sec: u16, track: u16) -> R
     if p.reference && !(0..4).all(|j| within(PACKED_HEADER_LEN + 4 * j)) {
         return Err(ParseError::NonFinite { section: sec });
     }
-    let frames = u32::from(p.frames);
     let mut prev = None;
     for k in 0..keys {
-        let f = p.frame(data, k);
-        if f > frames || prev.is_some_and(|q| f <= q) {
+        let (n, d) = p.time_ratio(data, k);
+        if p.frame(data, k) > u32::from(p.frames) || n < 0 || n > d || prev.is_some_and(|q| n <= q) {
             return Err(ParseError::UnsortedKeys { section: sec, track });
         }
-        prev = Some(f);
+        prev = Some(n);
     }
     Ok(())
 }

@@ -44,6 +44,8 @@ pub(crate) struct Packed {
     pub frames: u16,
     pub frame_of: Option<Vec<u32>>,
     pub reference: Option<[f32; 4]>,
+    /// Sub-frame offsets: their width, the shift, and each key's stored offset.
+    pub sub: Option<(u8, u8, Vec<u32>)>,
     pub bits: [u8; 3],
     pub min: [f32; 3],
     pub range: [f32; 3],
@@ -60,10 +62,14 @@ impl Packed {
         let mut out = Vec::new();
         out.extend_from_slice(&self.frames.to_le_bytes());
         out.push(time_bits);
-        out.push(if self.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 });
+        let sub_flag = if self.sub.is_some() { PACKED_FLAG_SUBFRAME } else { 0 };
+        out.push(if self.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 } | sub_flag);
         out.extend_from_slice(&self.bits);
         for r in self.reference.iter().flatten() {
             out.extend_from_slice(&r.to_le_bytes());
+        }
+        if let Some((bits, shift, _)) = &self.sub {
+            out.extend([*bits, *shift]);
         }
         for j in 0..3 {
             out.extend_from_slice(&self.min[j].to_le_bytes());
@@ -77,6 +83,9 @@ impl Packed {
         for (k, q) in self.q.iter().enumerate() {
             if let Some(f) = &self.frame_of {
                 push(f[k], time_bits);
+            }
+            if let Some((bits, _, o)) = &self.sub {
+                push(o[k], *bits);
             }
             for j in 0..3 {
                 push(q[j], self.bits[j]);
@@ -92,7 +101,15 @@ impl Packed {
             None => (0..self.q.len()).map(|k| k as f64).collect(),
             Some(f) => f.iter().map(|&f| f64::from(f)).collect(),
         };
-        f.iter().map(|f| f64::from(start) + (f64::from(end) - f64::from(start)) * f / f64::from(self.frames)).collect()
+        let (f, frames): (Vec<f64>, f64) = match &self.sub {
+            None => (f, f64::from(self.frames)),
+            Some((bits, shift, o)) => {
+                let per = f64::from(1u32 << shift);
+                let n = f.iter().zip(o).map(|(f, &o)| f * per + f64::from(o) - f64::from(1u32 << (bits - 1))).collect();
+                (n, f64::from(self.frames) * per)
+            }
+        };
+        f.iter().map(|f| f64::from(start) + (f64::from(end) - f64::from(start)) * f / frames).collect()
     }
 
     /// Key `k`'s value, in f64 (rotations: `w ≥ 0` rebuilt, then the reference applied).
@@ -389,7 +406,7 @@ fn sample_both<R: Real>(clip: &Clip<'_>, i: usize, t: f32, hint: u16, rot: Rotat
 /// Checks every track of `tracks` (one clip over `[start, end]`) at `times` against the f64
 /// reference: `f32` within `tol`, `Q16` within `tol_q16` (in value units or radians).
 fn check_tracks(tracks: &[Track], start: f32, end: f32, times: &[f32], tol: f64, tol_q16: f64) {
-    let bytes = file(4, start, end, tracks);
+    let bytes = file(5, start, end, tracks);
     let clip = clip_of(&bytes);
     // Miri (slow) takes every third time and one hint.
     let hints: &[u16] = if cfg!(miri) { &[u16::MAX] } else { &[0, 1, 2, u16::MAX] };
@@ -535,7 +552,7 @@ fn quantized_keys_match_the_reference() {
 fn packed_keys_match_the_reference() {
     let (start, end) = (0.5f32, 2.5f32);
     let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, min, range, q: Vec<[u32; 3]>| {
-        Keys::Packed(Packed { frames, frame_of, reference, bits, min, range, q })
+        Keys::Packed(Packed { frames, frame_of, reference, sub: None, bits, min, range, q })
     };
     let track = |joint, target, interp, keys| Track { joint, target, interp, slerp: false, keys };
     let reference = to_f32s(axis_angle([0.2, 1.0, -0.4], 2.9));
@@ -617,11 +634,45 @@ fn packed_keys_match_the_reference() {
             INTERP_LINEAR,
             packed(1, None, Some(reference), [0; 3], [0.0; 3], [0.0; 3], vec![[0; 3]]),
         ),
+        // Sub-frame offsets: implicit frames 64 sub-frames apart moved by −5, +7 and −8, and
+        // stored frames with a reference and 2¹⁶ sub-frames per frame.
+        track(
+            4,
+            TARGET_TRANSLATION,
+            INTERP_LINEAR,
+            Keys::Packed(Packed {
+                frames: 8,
+                frame_of: None,
+                reference: None,
+                sub: Some((4, 6, vec![8, 3, 15, 8, 0])),
+                bits: [12, 8, 0],
+                min: [-1.0, 0.5, 2.0],
+                range: [2.5, -1.0, 0.0],
+                q: vec![[0, 255, 0], [4095, 0, 0], [17, 100, 0], [2000, 7, 0], [3000, 200, 0]],
+            }),
+        ),
+        track(
+            4,
+            TARGET_ROTATION,
+            INTERP_LINEAR,
+            Keys::Packed(Packed {
+                frames: 40,
+                frame_of: Some(vec![0, 2, 5, 40]),
+                reference: Some(reference),
+                sub: Some((3, 16, vec![4, 0, 7, 4])),
+                bits: [16, 14, 18],
+                min: [-0.5, -0.3, -0.6],
+                range: [1.0, 0.6, 1.2],
+                q: vec![[32768, 8192, 131_072], [60000, 100, 200_000], [1, 16383, 0], [40000, 9000, 150_000]],
+            }),
+        ),
     ];
     let grid = |frames: f32, f: &[f32]| f.iter().map(|f| start + (end - start) * f / frames).collect::<Vec<f32>>();
     let mut keys = grid(8.0, &[0.0, 1.0, 2.0, 3.0, 4.0, 7.0]);
     keys.extend(grid(40.0, &[2.0, 5.0]));
     keys.extend(grid(4.0, &[1.0, 2.0]));
+    keys.extend(grid(512.0, &[59.0, 135.0, 192.0, 248.0]));
+    keys.extend(grid(2_621_440.0, &[131_068.0, 327_683.0]));
     // The runtime's key times may round differently from the reference's: probe next to them.
     let mut probes: Vec<f32> = probe_times(start, end, &keys).into_iter().filter(|t| !keys.contains(t)).collect();
     probes.extend(keys.iter().filter(|&&t| t > start).map(|&t| t - 1.0e-4));
@@ -637,6 +688,7 @@ fn corrupt_packed_tracks_are_refused() {
         frames: 10,
         frame_of: Some(vec![0, 4, 10]),
         reference: Some([0.0, 0.0, 0.0, 1.0]),
+        sub: None,
         bits: [5, 0, 9],
         min: [-0.5; 3],
         range: [1.0; 3],
@@ -683,6 +735,29 @@ fn corrupt_packed_tracks_are_refused() {
     // Implicit frames: at most frames + 1 keys.
     let implicit = Packed { frames: 1, frame_of: None, ..good.clone() }.bytes();
     assert_eq!(parse(TARGET_ROTATION, implicit, 3), unsorted);
+    // Sub-frame offsets: widths out of range, too many sub-frames, keys moved before the start,
+    // past the end or onto the previous key.
+    let sub = |frames: u16, f: Vec<u32>, bits: u8, shift: u8, o: Vec<u32>| {
+        Packed { frames, frame_of: Some(f), sub: Some((bits, shift, o)), ..good.clone() }.bytes()
+    };
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 3, 4, vec![4, 0, 3]), 3), Ok(()));
+    assert_eq!(
+        parse(
+            TARGET_TRANSLATION,
+            Packed { reference: None, sub: Some((3, 4, vec![4, 0, 3])), ..good.clone() }.bytes(),
+            3
+        ),
+        Ok(())
+    );
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 0, 4, vec![0, 0, 0]), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 17, 4, vec![0, 0, 0]), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 3, 0, vec![4, 4, 4]), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 3, 17, vec![4, 4, 4]), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, sub(300, vec![0, 4, 10], 3, 16, vec![4, 4, 4]), 3), bad_track);
+    assert_eq!(parse(TARGET_ROTATION, sub(256, vec![0, 4, 10], 3, 16, vec![4, 4, 4]), 3), Ok(()));
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 3, 4, vec![3, 4, 4]), 3), unsorted);
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 3, 4, vec![4, 4, 5]), 3), unsorted);
+    assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 5], 3, 1, vec![4, 6, 4]), 3), unsorted);
 }
 
 /// At exactly a key time the value is the key's, bit for bit (lossless translations), before
@@ -874,7 +949,7 @@ fn cursors_and_caches_agree() {
 #[test]
 fn cursors_and_caches_agree_on_packed_tracks() {
     let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, q: Vec<[u32; 3]>| {
-        Keys::Packed(Packed { frames, frame_of, reference, bits, min: [-0.6; 3], range: [1.2; 3], q })
+        Keys::Packed(Packed { frames, frame_of, reference, sub: None, bits, min: [-0.6; 3], range: [1.2; 3], q })
     };
     let reference = Some(to_f32s(axis_angle([1.0, -0.5, 0.3], 3.1)));
     let q: Vec<[u32; 3]> = (0..9u32).map(|k| [k * 100 % 1024, (k * 377 + 50) % 1024, (900 - k * 90) % 1024]).collect();
@@ -882,6 +957,21 @@ fn cursors_and_caches_agree_on_packed_tracks() {
     let tracks = [
         track(0, TARGET_ROTATION, INTERP_LINEAR, packed(8, None, reference, [10; 3], q.clone())),
         track(0, TARGET_TRANSLATION, INTERP_LINEAR, packed(8, None, None, [10, 0, 10], q.clone())),
+        track(
+            3,
+            TARGET_TRANSLATION,
+            INTERP_LINEAR,
+            Keys::Packed(Packed {
+                frames: 8,
+                frame_of: None,
+                reference: None,
+                sub: Some((5, 8, vec![16, 0, 31, 16, 20, 3, 16, 30, 0])),
+                bits: [10, 10, 10],
+                min: [-0.6; 3],
+                range: [1.2; 3],
+                q: q.clone(),
+            }),
+        ),
         track(
             1,
             TARGET_ROTATION,

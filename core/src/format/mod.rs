@@ -273,10 +273,17 @@ pub const FORMAT_QUANTIZED: u8 = 1;
 /// per-track widths in per-track ranges; rotations drop `w` (`w ≥ 0`), optionally relative to
 /// a per-track reference rotation. Layout in the `packed` module's documentation:
 /// `frames u16, time_bits u8, flags u8, bits [u8; 3], [reference f32 × 4],
-/// 3 × {min f32, [range f32]}, records`.
+/// [sub_bits u8, sub_shift u8], 3 × {min f32, [range f32]}, records`.
 pub const FORMAT_PACKED: u8 = 2;
 /// Packed track flag: the keys are relative to a reference rotation stored in the header.
 pub const PACKED_FLAG_REFERENCE: u8 = 1;
+/// Packed track flag: each record's frame is followed by a sub-frame offset (widths in the
+/// header), for keys whose times are off the frame grid.
+pub const PACKED_FLAG_SUBFRAME: u8 = 2;
+/// Widest packed sub-frame offset, in bits.
+pub const MAX_PACKED_SUB_BITS: u8 = 16;
+/// Most sub-frames per frame of a packed track, as a power of two.
+pub const MAX_PACKED_SUB_SHIFT: u8 = 16;
 /// Widest packed component, in bits.
 pub const MAX_PACKED_BITS: u8 = 24;
 /// Widest packed frame index, in bits.

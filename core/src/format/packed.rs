@@ -4,13 +4,23 @@
 //! ```text
 //! frames      u16        time grid: frame f is at start + (end − start) · f / frames
 //! time_bits   u8         0: key k is frame k; else each record starts with its frame
-//! flags       u8         PACKED_FLAG_REFERENCE (rotations only)
+//! flags       u8         PACKED_FLAG_REFERENCE (rotations only), PACKED_FLAG_SUBFRAME
 //! bits        [u8; 3]    width of each stored component (0 ..= MAX_PACKED_BITS)
 //! [reference  f32 × 4]   rotations with PACKED_FLAG_REFERENCE (xyzw)
+//! [sub_bits   u8         with PACKED_FLAG_SUBFRAME: width of a key's sub-frame offset
+//!                        (1 ..= MAX_PACKED_SUB_BITS)
+//!  sub_shift  u8]        sub-frames per frame, as a power of two (1 ..= MAX_PACKED_SUB_SHIFT)
 //! components  3 × { min f32, [range f32 when its width is not 0] }
-//! records     key_count × (time_bits + Σ bits) bits, least significant bit first, the last
-//!             byte padded with zeros
+//! records     key_count × (time_bits + sub_bits + Σ bits) bits, least significant bit first,
+//!             the last byte padded with zeros
 //! ```
+//!
+//! Without sub-frames key `k` is at frame `f` (its stored frame, or `k`): time
+//! `start + (end − start) · f / frames`. With them a record's frame is followed by an offset
+//! `o` of `sub_bits` bits, and the key is at `start + (end − start) · n / (frames · 2^sub_shift)`
+//! with `n = f · 2^sub_shift + o − 2^(sub_bits − 1)`: sources whose key times jitter off an even
+//! spacing keep their exact times at a few bits per key (`frames · 2^sub_shift` is at most
+//! 2²⁴, so the ratio is exact in `f32`; it is an integer division in Q16.16).
 //!
 //! A component of width `b` stores `q` and decodes as `min + range · q / 2^b` (just `min` when
 //! `b` is 0). Translations and scales store xyz; rotations store the xyz of a unit quaternion
@@ -18,7 +28,10 @@
 //! track has one (the keys then stay near the reference, with large `w`).
 
 use super::reader::{byte, le_f32, le_u16};
-use super::{MAX_PACKED_BITS, MAX_PACKED_TIME_BITS, PACKED_FLAG_REFERENCE, TARGET_ROTATION};
+use super::{
+    MAX_PACKED_BITS, MAX_PACKED_SUB_BITS, MAX_PACKED_SUB_SHIFT, MAX_PACKED_TIME_BITS, PACKED_FLAG_REFERENCE,
+    PACKED_FLAG_SUBFRAME, TARGET_ROTATION,
+};
 use crate::math::Quat;
 use crate::real::Real;
 
@@ -32,6 +45,10 @@ pub(crate) struct Packed {
     pub frames: u16,
     /// Bits of a key's frame (0: implicit).
     pub time_bits: u8,
+    /// Bits of a key's sub-frame offset (0: none).
+    pub sub_bits: u8,
+    /// Sub-frames per frame, as a power of two (0 without sub-frames).
+    pub sub_shift: u8,
     /// The track has a reference rotation.
     pub reference: bool,
     /// Component widths.
@@ -53,6 +70,12 @@ impl Packed {
         let reference = target == TARGET_ROTATION && flags & PACKED_FLAG_REFERENCE != 0;
         let bits = [byte(data, 4), byte(data, 5), byte(data, 6)];
         let mut at = PACKED_HEADER_LEN + if reference { 16 } else { 0 };
+        let (sub_bits, sub_shift) = if flags & PACKED_FLAG_SUBFRAME != 0 {
+            at += 2;
+            (byte(data, at - 2), byte(data, at - 1))
+        } else {
+            (0, 0)
+        };
         let mut params = [0u8; 3];
         for j in 0..3 {
             params[j] = at as u8;
@@ -62,11 +85,17 @@ impl Packed {
         Packed {
             frames: le_u16(data, 0),
             time_bits,
+            sub_bits,
+            sub_shift,
             reference,
             bits,
             params,
             records: at,
-            record_bits: time_bits as usize + bits[0] as usize + bits[1] as usize + bits[2] as usize,
+            record_bits: time_bits as usize
+                + sub_bits as usize
+                + bits[0] as usize
+                + bits[1] as usize
+                + bits[2] as usize,
         }
     }
 
@@ -77,13 +106,21 @@ impl Packed {
         if data.len() < PACKED_HEADER_LEN
             || le_u16(data, 0) == 0
             || byte(data, 2) > MAX_PACKED_TIME_BITS
-            || flags & !PACKED_FLAG_REFERENCE != 0
-            || (flags != 0 && target != TARGET_ROTATION)
+            || flags & !(PACKED_FLAG_REFERENCE | PACKED_FLAG_SUBFRAME) != 0
+            || (flags & PACKED_FLAG_REFERENCE != 0 && target != TARGET_ROTATION)
             || (4..7).any(|i| byte(data, i) > MAX_PACKED_BITS)
         {
             return None;
         }
         let p = Packed::read(data, target);
+        if flags & PACKED_FLAG_SUBFRAME != 0
+            && (data.len() < p.params[0] as usize
+                || !(1..=MAX_PACKED_SUB_BITS).contains(&p.sub_bits)
+                || !(1..=MAX_PACKED_SUB_SHIFT).contains(&p.sub_shift)
+                || u32::from(p.frames) << p.sub_shift > 1 << 24)
+        {
+            return None;
+        }
         p.records.checked_add(keys.checked_mul(p.record_bits)?.div_ceil(8))
     }
 
@@ -97,10 +134,25 @@ impl Packed {
         }
     }
 
+    /// The position of key `k` on the track's time grid as `(n, d)`: the key is at
+    /// `start + (end − start) · n / d`. Without sub-frames `n` is the key's frame and `d` the
+    /// frames; with them both count sub-frames (`n` is negative only in an invalid track).
+    #[inline(always)]
+    pub(crate) fn time_ratio(&self, data: &[u8], k: usize) -> (i32, i32) {
+        let f = self.frame(data, k);
+        if self.sub_bits == 0 {
+            return (f as i32, self.frames as i32);
+        }
+        let shift = self.sub_shift as u32;
+        let bit = self.records * 8 + k * self.record_bits + self.time_bits as usize;
+        let o = read_bits(data, bit, self.sub_bits as u32) as i32 - (1 << (self.sub_bits - 1));
+        (((f << shift) as i32).wrapping_add(o), (self.frames as i32) << shift)
+    }
+
     /// The three stored components of key `k`, decoded.
     #[inline(always)]
     pub(crate) fn components<R: Real>(&self, data: &[u8], k: usize) -> [R; 3] {
-        let mut bit = self.records * 8 + k * self.record_bits + self.time_bits as usize;
+        let mut bit = self.records * 8 + k * self.record_bits + self.time_bits as usize + self.sub_bits as usize;
         let mut out = [R::ZERO; 3];
         for (j, o) in out.iter_mut().enumerate() {
             let b = self.bits[j] as u32;

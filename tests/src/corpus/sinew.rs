@@ -125,6 +125,18 @@ pub fn quantized_vec3(times: &[u16], min: [f32; 3], scale: [f32; 3], keys: &[[u1
     d
 }
 
+/// Key data of a packed translation track of three keys on a grid of 2 frames (key `k` at frame
+/// `k`), its values constant, each key moved by a sub-frame offset of `sub_bits` bits (stored
+/// biased by `2^(sub_bits − 1)`) in units of `2^-sub_shift` frames.
+pub fn packed_subframe_vec3(sub_bits: u8, sub_shift: u8, offsets: [u32; 3]) -> Vec<u8> {
+    let mut d = vec![2, 0, 0, PACKED_FLAG_SUBFRAME, 0, 0, 0, sub_bits, sub_shift];
+    [0.0f32, 0.5, 0.0].iter().for_each(|v| d.extend(v.to_le_bytes()));
+    let record = |i: usize| u64::from(offsets[i]) & ((1u64 << sub_bits.min(32)) - 1);
+    let bits = (0..3).fold(0u64, |acc, i| acc | (record(i) << (i * sub_bits as usize).min(63)));
+    d.extend(bits.to_le_bytes().iter().take((3 * sub_bits as usize).div_ceil(8)));
+    d
+}
+
 impl Default for SmallSinew {
     fn default() -> Self {
         Self::new()
@@ -665,6 +677,36 @@ pub fn sinew_cases() -> Vec<Case<(), ParseError>> {
             ParseError::UnsortedKeys { section: SmallSinew::CLIP, track: 0 },
         ));
     }
+    let packed_sub = |bits: u8, shift: u8, o: [u32; 3]| {
+        small_clip(&|t| {
+            t.format = FORMAT_PACKED;
+            t.data = packed_subframe_vec3(bits, shift, o);
+        })
+    };
+    cases.push(C::is(
+        Counts,
+        "small packed sub-frame offsets of width 0",
+        packed_sub(0, 4, [0; 3]),
+        ParseError::BadTrack { section: SmallSinew::CLIP, track: 0 },
+    ));
+    cases.push(C::is(
+        Counts,
+        "small packed sub-frames 2^17 per frame",
+        packed_sub(4, 17, [8; 3]),
+        ParseError::BadTrack { section: SmallSinew::CLIP, track: 0 },
+    ));
+    cases.push(C::is(
+        Unsorted,
+        "small packed sub-frame offset before the clip start",
+        packed_sub(4, 4, [7, 8, 8]),
+        ParseError::UnsortedKeys { section: SmallSinew::CLIP, track: 0 },
+    ));
+    cases.push(C::is(
+        Unsorted,
+        "small packed sub-frame offsets reordering keys",
+        packed_sub(6, 4, [32, 56, 32 - 9]),
+        ParseError::UnsortedKeys { section: SmallSinew::CLIP, track: 0 },
+    ));
     cases.push(C::is(
         Unsorted,
         "small clip start after its end",
