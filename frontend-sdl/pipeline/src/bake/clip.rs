@@ -119,6 +119,7 @@ fn search(
     let ext = extents(rig, shells);
     let grid = Grid::of(times, start, end);
     let mut grid_floor: Vec<Option<f64>> = vec![None; channels.len()];
+    let mut sub_floor: Vec<Option<f64>> = vec![None; channels.len()];
     let mut budget = vec![0.5f64; rig.joints.len()];
     let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
     // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
@@ -133,6 +134,12 @@ fn search(
     let mut reduced: Vec<Option<(f64, Vec<usize>)>> = vec![None; channels.len()];
     let mut previous: Option<Vec<f64>> = None;
     let mut round = 0;
+    // Once every joint is within the bound, the budgets are doubled (up to the first round's)
+    // and the clip encoded again, at most twice: the search tightens whole paths at once and
+    // often ends far under the bound. The smallest encoding within the bound is kept.
+    let mut best: Option<Searched> = None;
+    let mut best_size = usize::MAX;
+    let mut relaxed = 0;
     loop {
         enc.tracks.clear();
         for (ci, c) in channels.iter().enumerate() {
@@ -145,13 +152,13 @@ fn search(
             }
             // Packed: every key with the whole tolerance for quantization, or the keys reduced
             // within half of it and quantized within the other half, whichever is smaller.
-            let packed = |keys: &[usize], tol: f64| {
+            let packed = |keys: &[usize], tol: f64, sub: bool| {
                 let key_tol = KeyTolerance { vector: tol / 3f64.sqrt(), angle: tol / ext[c.joint] };
                 let key_tol = match c.target {
                     ChannelTarget::Scale => KeyTolerance { vector: tol / ext[c.joint], ..key_tol },
                     _ => key_tol,
                 };
-                encode_packed(c, keys, &grid, key_tol)
+                encode_packed(c, keys, &grid, sub, key_tol)
             };
             let keys = if lossless || cubic {
                 Vec::new()
@@ -166,30 +173,52 @@ fn search(
                 }
             };
             let all: Vec<usize> = (0..c.times.len()).collect();
-            // A channel whose times stray from the grid by nearly the whole tolerance keeps its
-            // exact times; the others quantize within what the grid leaves.
-            let off_grid = mode[c.joint] == 0 && !lossless && !cubic && {
-                if grid_floor[ci].is_none() {
-                    if !work.spend(c.times.len() as u64) {
-                        return Ok(None);
-                    }
-                    grid_floor[ci] = Some(grid_error(c, &grid, ext[c.joint]));
+            // The error that moving the keys onto the grid adds (the floor), on the frames and,
+            // for channels whose times stray from the frames by more than half the tolerance,
+            // on the sub-frames. Packing on the frames needs the floor under 0.9 of the
+            // tolerance, on the sub-frames too; channels where neither fits keep their exact
+            // times in f32.
+            let packable = mode[c.joint] == 0 && !lossless && !cubic;
+            if packable && grid_floor[ci].is_none() {
+                if !work.spend(c.times.len() as u64) {
+                    return Ok(None);
                 }
-                grid_floor[ci].unwrap_or(0.0) > tol * 0.9
-            };
+                grid_floor[ci] = Some(grid_error(c, &grid, ext[c.joint]));
+            }
             let floor = grid_floor[ci].unwrap_or(0.0);
+            if packable && floor > tol * 0.5 && sub_floor[ci].is_none() {
+                if !work.spend(c.times.len() as u64) {
+                    return Ok(None);
+                }
+                sub_floor[ci] = Some(grid_error(c, &grid.fine(), ext[c.joint]));
+            }
+            let sub = sub_floor[ci].filter(|&f| floor > tol * 0.5 && f < floor && f <= tol * 0.9);
+            let options: Vec<(bool, f64)> = [(false, floor), (true, sub.unwrap_or(f64::INFINITY))]
+                .into_iter()
+                .filter(|o| o.1 <= tol * 0.9)
+                .collect();
             let (mut t, keys) = if lossless || cubic {
                 (encode_f32(c), all)
-            } else if mode[c.joint] == 1 || off_grid {
+            } else if mode[c.joint] == 1 || options.is_empty() {
                 (encode_f32_keys(c, &keys), keys)
             } else {
-                let uniform = packed(&all, tol - floor);
-                let reduced_keys = if floor <= tol * 0.5 { packed(&keys, tol * 0.5) } else { None };
-                match (uniform, reduced_keys) {
-                    (Some(a), Some(b)) if a.data.len() <= b.data.len() => (a, all),
-                    (_, Some(b)) => (b, keys),
-                    (Some(a), None) => (a, all),
-                    (None, None) => match encode_quantized(c, &keys, start, end) {
+                let mut best: Option<(EncTrack, Vec<usize>)> = None;
+                let mut consider = |cand: Option<EncTrack>, k: &[usize]| {
+                    if let Some(a) = cand {
+                        if best.as_ref().is_none_or(|b| a.data.len() < b.0.data.len()) {
+                            best = Some((a, k.to_vec()));
+                        }
+                    }
+                };
+                for &(sub, floor) in &options {
+                    consider(packed(&all, tol - floor, sub), &all);
+                    if floor <= tol * 0.5 {
+                        consider(packed(&keys, tol * 0.5, sub), &keys);
+                    }
+                }
+                match best {
+                    Some(found) => found,
+                    None => match encode_quantized(c, &keys, start, end) {
                         Some(q) => (q, keys),
                         None => match encode_quantized(c, &all, start, end) {
                             Some(q) => (q, all),
@@ -211,7 +240,25 @@ fn search(
         }
         let errors = measure(rig, skel, clip, &enc, eval_times, shells)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
-        if failing.is_empty() || round == 14 {
+        if failing.is_empty() {
+            let size = enc.tracks.iter().map(|t| t.data.len()).sum::<usize>();
+            if size < best_size {
+                best_size = size;
+                best = Some((std::mem::take(&mut enc.tracks), errors.clone()));
+            }
+            let loose = (0..budget.len()).filter(|&j| mode[j] == 0 && budget[j] < 0.5).collect::<Vec<_>>();
+            if relaxed == 2 || loose.is_empty() {
+                return Ok(best.take());
+            }
+            loose.into_iter().for_each(|j| budget[j] = (budget[j] * 2.0).min(0.5));
+            relaxed += 1;
+            round += 1;
+            continue;
+        }
+        if best.is_some() {
+            return Ok(best.take());
+        }
+        if round == 14 {
             return Ok(Some((enc.tracks, errors)));
         }
         // The failing joints and their ancestors, each tightened once per round. A joint whose

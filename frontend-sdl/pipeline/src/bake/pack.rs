@@ -64,6 +64,22 @@ impl Grid {
     pub(super) fn time(&self, f: u32) -> f64 {
         self.start + (self.end - self.start) * f64::from(f) / f64::from(self.frames)
     }
+
+    /// Sub-frames per frame of a packed track with sub-frame offsets, as a power of two: the
+    /// most that keep `frames · 2^shift` within 2²⁴ (at most [`MAX_PACKED_SUB_SHIFT`]).
+    pub(super) fn sub_shift(&self) -> u8 {
+        let mut shift = 0u8;
+        while shift < MAX_PACKED_SUB_SHIFT && u64::from(self.frames) << (shift + 1) <= 1 << 24 {
+            shift += 1;
+        }
+        shift
+    }
+
+    /// The grid of the sub-frames (`2^sub_shift` per frame): where keys with sub-frame offsets
+    /// lie.
+    pub(super) fn fine(&self) -> Grid {
+        Grid { frames: self.frames << self.sub_shift(), ..*self }
+    }
 }
 
 /// The value of linear channel `c` at time `t` near its key `k` (the source curve, so a key
@@ -220,16 +236,66 @@ fn relative(keys: &[[f64; 4]], reference: [f32; 4]) -> Option<(Vec<[f64; 3]>, f6
     Some((out, slope))
 }
 
-/// Encodes the kept `keys` of `c` packed on `grid`, each component within its tolerance;
-/// `None` when two keys share a frame or a rotation spans too much for `w` to be dropped.
-pub(super) fn encode_packed(c: &RigChannel, keys: &[usize], grid: &Grid, tol: KeyTolerance) -> Option<EncTrack> {
-    let frames: Vec<u32> = keys.iter().map(|&k| grid.frame(c.times[k])).collect();
-    if frames.windows(2).any(|w| w[1] <= w[0]) || grid.frames > MAX_FRAMES {
+/// Where the kept keys of a packed track lie: their frames, and with sub-frames their offsets
+/// and the offsets' width and shift.
+struct KeyTimes {
+    frames: Vec<u32>,
+    sub: Option<(Vec<u32>, u8, u8)>,
+    /// Each key's time as stored.
+    times: Vec<f64>,
+}
+
+/// The times of the kept `keys` of `c` on `grid`, with sub-frame offsets when `sub`; `None`
+/// when two keys share a position or an offset needs more than [`MAX_PACKED_SUB_BITS`].
+fn key_times(c: &RigChannel, keys: &[usize], grid: &Grid, sub: bool) -> Option<KeyTimes> {
+    if grid.frames > MAX_FRAMES {
         return None;
     }
+    if !sub {
+        let frames: Vec<u32> = keys.iter().map(|&k| grid.frame(c.times[k])).collect();
+        if frames.windows(2).any(|w| w[1] <= w[0]) {
+            return None;
+        }
+        let times = frames.iter().map(|&f| grid.time(f)).collect();
+        return Some(KeyTimes { frames, sub: None, times });
+    }
+    let (shift, fine) = (grid.sub_shift(), grid.fine());
+    if shift == 0 {
+        return None;
+    }
+    let positions: Vec<u32> = keys.iter().map(|&k| fine.frame(c.times[k])).collect();
+    if positions.windows(2).any(|w| w[1] <= w[0]) {
+        return None;
+    }
+    let frames: Vec<u32> = positions.iter().map(|&n| ((n + (1 << (shift - 1))) >> shift).min(grid.frames)).collect();
+    let offsets: Vec<i64> =
+        positions.iter().zip(&frames).map(|(&n, &f)| i64::from(n) - (i64::from(f) << shift)).collect();
+    let mut bits = 1u8;
+    while offsets.iter().any(|&o| o < -(1i64 << (bits - 1)) || o >= 1i64 << (bits - 1)) {
+        bits += 1;
+        if bits > MAX_PACKED_SUB_BITS {
+            return None;
+        }
+    }
+    let stored = offsets.iter().map(|&o| (o + (1i64 << (bits - 1))) as u32).collect();
+    let times = positions.iter().map(|&n| fine.time(n)).collect();
+    Some(KeyTimes { frames, sub: Some((stored, bits, shift)), times })
+}
+
+/// Encodes the kept `keys` of `c` packed on `grid` (with sub-frame offsets when `sub`, so keys
+/// keep their times off the grid), each component within its tolerance; `None` when two keys
+/// share a time or a rotation spans too much for `w` to be dropped.
+pub(super) fn encode_packed(
+    c: &RigChannel,
+    keys: &[usize],
+    grid: &Grid,
+    sub: bool,
+    tol: KeyTolerance,
+) -> Option<EncTrack> {
+    let KeyTimes { frames, sub, times } = key_times(c, keys, grid, sub)?;
     let implicit = frames.iter().enumerate().all(|(i, &f)| f as usize == i);
     let time_bits = if implicit { 0 } else { (32 - grid.frames.leading_zeros()) as u8 };
-    let values: Vec<[f64; 4]> = keys.iter().zip(&frames).map(|(&k, &f)| value_at(c, k, grid.time(f))).collect();
+    let values: Vec<[f64; 4]> = keys.iter().zip(&times).map(|(&k, &t)| value_at(c, k, t)).collect();
     let column = |v: &[[f64; 3]], j: usize| v.iter().map(|x| x[j]).collect::<Vec<f64>>();
     let candidate = if c.target == ChannelTarget::Rotation {
         let quats: Vec<[f64; 4]> = values.iter().map(|&q| normalize(q)).collect();
@@ -259,10 +325,15 @@ pub(super) fn encode_packed(c: &RigChannel, keys: &[usize], grid: &Grid, tol: Ke
     let mut data = Vec::with_capacity(candidate.header_len() + (keys.len() * 88).div_ceil(8));
     data.extend_from_slice(&(grid.frames as u16).to_le_bytes());
     data.push(time_bits);
-    data.push(if candidate.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 });
+    let flags = if candidate.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 }
+        | if sub.is_some() { PACKED_FLAG_SUBFRAME } else { 0 };
+    data.push(flags);
     data.extend(candidate.components.iter().map(|c| c.bits));
     for r in candidate.reference.iter().flatten() {
         data.extend_from_slice(&r.to_le_bytes());
+    }
+    if let Some((_, bits, shift)) = &sub {
+        data.extend([*bits, *shift]);
     }
     for comp in &candidate.components {
         data.extend_from_slice(&comp.min.to_le_bytes());
@@ -273,6 +344,9 @@ pub(super) fn encode_packed(c: &RigChannel, keys: &[usize], grid: &Grid, tol: Ke
     let mut bits = BitWriter::default();
     for (i, &f) in frames.iter().enumerate() {
         bits.push(f, time_bits);
+        if let Some((offsets, width, _)) = &sub {
+            bits.push(offsets[i], *width);
+        }
         for comp in &candidate.components {
             bits.push(comp.q[i], comp.bits);
         }
@@ -344,6 +418,39 @@ mod tests {
         // Uneven times: the fine grid.
         let g = Grid::of(&[0.0, 0.1, 0.25, 1.0], 0.0, 1.0);
         assert_eq!(g.frames, 65535);
+    }
+
+    #[test]
+    fn sub_frames_keep_jittered_times() {
+        // 31 keys 1/30 s apart, every other one moved by up to 4e-5 s (BrainStem's jitter).
+        let times: Vec<f32> =
+            (0..31).map(|k| k as f32 / 30.0 + if k % 2 == 1 { 4.0e-5 * (k as f32 / 31.0) } else { 0.0 }).collect();
+        let g = Grid::of(&times, 0.0, 1.0);
+        assert_eq!(g.frames, 30);
+        assert_eq!(g.sub_shift(), 16);
+        let c = RigChannel {
+            joint: 0,
+            target: ChannelTarget::Translation,
+            interpolation: Interpolation::Linear,
+            values: times.iter().flat_map(|&t| [(t * 20.0).sin(), 0.0, 1.0]).collect(),
+            times,
+        };
+        let all: Vec<usize> = (0..31).collect();
+        let on = key_times(&c, &all, &g, false).unwrap();
+        assert!(on.sub.is_none());
+        let sub = key_times(&c, &all, &g, true).unwrap();
+        let (offsets, bits, shift) = sub.sub.as_ref().unwrap();
+        assert_eq!((*bits, *shift), (8, 16));
+        for (k, &t) in c.times.iter().enumerate() {
+            assert_eq!(sub.frames[k], k as u32);
+            // Within half a sub-frame of the source time; the frame alone is up to 4e-5 s off.
+            assert!((sub.times[k] - f64::from(t)).abs() <= 0.5 / 30.0 / 65536.0 + 1e-9, "key {k}");
+            let n = (i64::from(sub.frames[k]) << shift) + i64::from(offsets[k]) - (1 << (bits - 1));
+            assert_eq!(g.fine().time(n as u32), sub.times[k]);
+        }
+        assert!(grid_error(&c, &g.fine(), 1.0) * 20.0 < grid_error(&c, &g, 1.0));
+        let t = encode_packed(&c, &all, &g, true, KeyTolerance { vector: 1e-4, angle: 1e-4 }).unwrap();
+        assert_eq!(t.data[3], PACKED_FLAG_SUBFRAME);
     }
 
     #[test]
