@@ -32,9 +32,9 @@
 //! has one weight for the whole pose, the total is above the threshold and there is no additive
 //! layer, one loop over the elements keeps each element's sums in registers across the layers
 //! instead (the same operations in the same order, so the same bits). Where the build has AVX2
-//! (`x86-64-v3`), two such layers (a crossfade) take an eight-lane kernel that blends and
-//! normalizes each element in one go, its 160 bytes as five `ymm` registers, rounding
-//! differently (within the accuracy the tests state).
+//! (`x86-64-v3`), two such layers (a crossfade) take an eight-lane kernel that blends each
+//! element as five `ymm` registers (its 160 bytes), rounding differently (within the accuracy
+//! the tests state).
 
 use crate::job::JobError;
 use crate::lanes::Lanes;
@@ -309,12 +309,11 @@ fn store_pairs<R: Real>(o: &mut SoaTransform<R>, p: &Pairs<R>) {
     [o.scale.y, o.scale.z] = [p[4][0].to_array(), p[4][1].to_array()];
 }
 
-/// Two layers of positive weights `wa`, `wb` (their sum `total`) blended and normalized in one
-/// loop, for builds with AVX2: each element as five eight-lane [`Pairs`], the weights divided
-/// by the total up front (`(wa / W) · a + (wb / W) · b`, fused), the rotation normalized in the
-/// same loop. The rules of [`blend_uniform_layers`], rounded differently (within the accuracy
-/// the tests state); an element whose rotation sum vanished or overflowed in some lane takes
-/// [`unit_rotation`]'s identity there.
+/// Two layers of positive weights `wa`, `wb` (their sum `total`) blended, for builds with
+/// AVX2: each element as five eight-lane [`Pairs`], the weights divided by the total up front
+/// (`(wa / W) · a + (wb / W) · b`, fused), then the rotations normalized in a pass of their own
+/// ([`normalize_rotations`], whose square roots and divisions overlap across elements). The
+/// rules of [`blend_uniform_layers`], rounded differently (within the accuracy the tests state).
 ///
 /// Assumes `a` and `b` at least `out.len()` long.
 #[inline(always)]
@@ -328,24 +327,10 @@ fn blend_two_paired<R: Real>(
 ) {
     let inv = R::ONE / total;
     let (wa, wb) = (V::<R>::splat(wa * inv), V::<R>::splat(wb * inv));
-    let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
     for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
-        let mut r = two_sums(x, y, wa, wb);
-        // The rotation normalized: its squared length as the dot product above.
-        let l2 = V::<R>::mul_pairs([r[1][1], r[3][0]], [r[1][1], r[3][0]]);
-        let l2 = V::<R>::mul_add_pairs(r[2], r[2], l2);
-        let l2 = l2[0] + l2[1];
-        let inv_q = one / l2.sqrt_ieee();
-        r[1] = V::<R>::mul_pairs(r[1], [one, inv_q]);
-        r[2] = V::<R>::mul_pairs(r[2], [inv_q, inv_q]);
-        r[3] = V::<R>::mul_pairs(r[3], [inv_q, one]);
-        store_pairs(o, &r);
-        // `l2 · inv_q` is NaN where `l2` is 0, infinite or NaN, and positive elsewhere (a sum of
-        // squares is not negative).
-        if (l2 * inv_q).mask_ge(zero) != 0b1111 {
-            two_sums_unit_rotation(o, x, y, wa, wb);
-        }
+        store_pairs(o, &two_sums(x, y, wa, wb));
     }
+    normalize_rotations(out);
 }
 
 /// The sums `wa · x + wb · y` of [`blend_two_paired`] as [`Pairs`], `y`'s rotation brought into
@@ -372,26 +357,6 @@ fn two_sums<R: Real>(x: &SoaTransform<R>, y: &SoaTransform<R>, wa: V<R>, wb: V<R
         V::<R>::mul_add_pairs(y[3], [wq, wb], s[3]),
         V::<R>::mul_add_pairs(y[4], [wb, wb], s[4]),
     ]
-}
-
-/// [`blend_two_paired`]'s rare case, out of its loop: an element whose rotation sum vanished or
-/// overflowed in some lane gets the sum again, normalized by [`unit_rotation`] (identity in
-/// those lanes).
-#[cold]
-#[inline(never)]
-fn two_sums_unit_rotation<R: Real>(
-    o: &mut SoaTransform<R>,
-    x: &SoaTransform<R>,
-    y: &SoaTransform<R>,
-    wa: V<R>,
-    wb: V<R>,
-) {
-    let r = two_sums(x, y, wa, wb);
-    let [qx, qy, qz, qw] = unit_rotation::<R>([r[1][1], r[2][0], r[2][1], r[3][0]]);
-    o.rotation.x = qx.to_array();
-    o.rotation.y = qy.to_array();
-    o.rotation.z = qz.to_array();
-    o.rotation.w = qw.to_array();
 }
 
 /// Blends the normal layers into `out`, which holds their running weighted sums afterwards:
