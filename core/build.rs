@@ -14,7 +14,7 @@
 //!   newer): lane multiply-adds are fused (`vfmadd`, one rounding instead of two).
 //! - `sinew_avx2`: x86-64 with `avx2` and `fma` (`x86-64-v3`): kernels that pair two lane
 //!   vectors run them as one eight-lane operation (`ymm`), computing the same bits as the two
-//!   four-lane ones.
+//!   four-lane ones (blending's two-layer kernel, written for eight lanes, rounds differently).
 //!
 //! The `narrow-kernels` feature clears them all on every target, so the microcontroller code
 //! runs, and is tested, on the host. Without `sinew_fma` every result is the same, bit for bit,

@@ -38,7 +38,9 @@ pub(crate) const FMA: bool = cfg!(sinew_fma);
 /// as `-C target-cpu=x86-64-v3` gives): the pair operations of
 /// [`Lanes`](crate::real::Lanes) (`mul_pair`, `mul_add_pair`) run two lane vectors as one
 /// `ymm` register, with the same bits as two four-lane operations; the LBS skinning loop blends
-/// a joint's first two palette columns that way.
+/// a joint's first two palette columns that way, and blending crosses two layers with a kernel
+/// of its own on such pairs (`mul_pairs`, `mul_add_pairs`), which rounds differently from the
+/// four-lane one.
 pub(crate) const AVX2: bool = cfg!(sinew_avx2);
 
 // SSE lanes are SIMD lanes; fused lanes are SSE lanes; eight-lane builds are fused.

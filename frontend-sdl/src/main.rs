@@ -14,7 +14,7 @@ use sinew_pipeline::clip_error::measure_clips;
 use sinew_pipeline::dump::{dump, dump_pose, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
 use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
 use sinew_pipeline::graph_file::GraphFile;
-use sinew_pipeline::graph_run::{parse_set, run_graph, run_layered, SetSpec};
+use sinew_pipeline::graph_run::{parse_set, run_layered, SetSpec};
 use sinew_pipeline::model::{Model, Skinning};
 use sinew_pipeline::rig::Rig;
 use sinew_pipeline::shells::{shells_from_mesh, uniform_shells};
@@ -397,7 +397,9 @@ fn dump_graph(
         GraphSource::Baked(name) => {
             let name = (!name.is_empty()).then_some(name.as_str());
             let baked = baked_graph(&asset, name).map_err(|e| fail(path, e))?;
-            run_graph(model, baked.graph(), sets, time, |_, _, _| {}).map_err(|e| fail(path, e))?
+            let layers = baked.layers();
+            let graph = LayeredGraph { base: baked.graph(), layers: &layers };
+            run_layered(model, graph, sets, time, |_, _, _| {}).map_err(|e| fail(path, e))?
         }
     };
     let opts = DumpOptions {
@@ -837,8 +839,14 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
         if let Some(g) = a.graph(i) {
             let states: Vec<&str> = (0..g.num_states()).filter_map(|s| g.state_name(s)).collect();
             let parameters: Vec<&str> = (0..g.num_parameters()).filter_map(|p| g.parameter_name(p)).collect();
+            let layers: Vec<&str> = (1..=g.num_layers()).filter_map(|l| g.layer(l)).map(|l| l.name()).collect();
+            let layers = if layers.is_empty() {
+                String::new()
+            } else {
+                format!(", {} layers [{}]", layers.len(), layers.join(", "))
+            };
             out.line(format_args!(
-                "graph {i} '{}': {} states [{}], {} parameters [{}], {} transitions, initial '{}', {} bytes",
+                "graph {i} '{}': {} states [{}], {} parameters [{}], {} transitions, initial '{}'{layers}, {} bytes",
                 g.name(),
                 states.len(),
                 states.join(", "),

@@ -180,3 +180,33 @@ fn layers_run_and_report_their_state() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("layer 'wave': mask: unknown joint 'spine'"), "{err}");
 }
+
+/// Fox's graph with an upper-body override layer and an additive layer.
+const TWO_LAYERS: &str = include_str!("../pipeline/tests/data/fox_layered_graph.json");
+
+#[test]
+fn a_baked_layered_graph_dumps_as_its_file_through_layer_transitions() {
+    let g = graph_file("two-layers.json", TWO_LAYERS);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-graph/fox-layered.sinew");
+    let (fox, g, o) = (fox(), g, out);
+    let (fox, g, o) = (fox.to_str().unwrap(), g.to_str().unwrap(), o.to_str().unwrap());
+    let bake = sinew(&["bake", fox, "-o", o, "--graph", g]);
+    assert!(bake.status.success(), "{}", String::from_utf8_lossy(&bake.stderr));
+    let info = sinew(&["info", o]);
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(info.contains("initial 'idle', 2 layers [wave, sway]"), "{info}");
+    let sets = ["--set", "waving=true@0.5", "--set", "speed=2@0.6", "--set", "waving=false@1.0"];
+    // Before the layer moves, during its crossfade, between, during its inertialization, after.
+    for (t, wave) in [("0.4", None), ("0.65", Some("rest")), ("0.9", None), ("1.1", Some("wave")), ("1.5", None)] {
+        let mut from_file = vec!["dump", fox, "--graph", g, "--time", t];
+        from_file.extend_from_slice(&sets);
+        let mut from_bake = vec!["dump", o, "--graph-baked", "--time", t];
+        from_bake.extend_from_slice(&sets);
+        let (a, b) = (sinew(&from_file), sinew(&from_bake));
+        assert_eq!(a.stdout, b.stdout, "at {t}: {}", String::from_utf8_lossy(&b.stderr));
+        let state = &json(&b)["graph_state"]["layers"];
+        assert_eq!(state[0]["name"], "wave");
+        assert_eq!(state[1], serde_json::json!({"name": "sway", "weight": 0.5, "state": "walk", "transition": null}));
+        assert_eq!(state[0]["transition"]["from"].as_str(), wave, "at {t}: {state}");
+    }
+}

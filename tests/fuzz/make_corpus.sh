@@ -39,6 +39,9 @@ bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" -o "$corpus/asset_pa
 bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" --lossless -o "$corpus/asset_parse/AnimatedMorphCube-lossless.sinew"
 # An animation graph section (the issue's minimal graph on Fox).
 bake "$assets/gltf/Fox/Fox.glb" --graph "$seeds/graph/fox.json" -o "$corpus/asset_parse/Fox-graph.sinew"
+# A graph with an override and an additive layer (its layer table).
+bake "$assets/gltf/Fox/Fox.glb" --graph "$root/frontend-sdl/pipeline/tests/data/fox_layered_graph.json" \
+    -o "$corpus/asset_parse/Fox-layered-graph.sinew"
 
 # md5 text: the hand-written arm and Bob, alone and paired.
 cp "$seeds/md5/arm.md5mesh" "$corpus/md5mesh/"

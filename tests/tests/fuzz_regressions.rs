@@ -91,6 +91,23 @@ fn graph_file_regressions() {
     check("graph_file", fuzz::graph_bytes);
 }
 
+/// The layered seed (also among the regressions) is a graph the target accepts, so the fuzzer
+/// starts from layers that bake and run.
+#[test]
+fn the_layered_graph_seed_is_accepted() {
+    use sinew_pipeline::graph_file::GraphFile;
+    let text = std::fs::read_to_string(fuzz_dir().join("seeds/graph/layers.json")).unwrap();
+    let regression = std::fs::read_to_string(fuzz_dir().join("regressions/graph_file/layers.json")).unwrap();
+    assert_eq!(text, regression);
+    let asset = Asset::parse(include_bytes!("../../core/fixtures/character.sinew")).unwrap();
+    let skeleton = asset.skeleton().unwrap();
+    let clip = |k: &str| ["walk", "run"].iter().position(|n| *n == k);
+    let joint = |name: &str| (0..skeleton.num_joints()).find(|&j| skeleton.name(j) == Some(name));
+    let file = GraphFile::parse_with_joints(&text, clip, joint, 2).unwrap();
+    assert_eq!(file.num_layers(), 2);
+    fuzz::graph_bytes(text.as_bytes());
+}
+
 /// Bakes of the small sample models (made here from ../shared/assets, never committed) are
 /// valid files and go through the whole pipeline.
 #[test]
@@ -394,13 +411,16 @@ fn key_reduction_of_a_straight_track_is_not_quadratic() {
     assert!(clip.work <= 1_000 * n as u64, "{} work steps for {n} keys", clip.work);
 }
 
-/// A file with a graph section goes through the asset target (its graph built in f32 and Q16),
-/// and so do the corpus's broken graph sections.
+/// A file with a graph section, and one with a layered graph, go through the asset target (their
+/// graphs built in f32 and Q16), and so do the corpus's broken graph sections.
 #[test]
 fn graph_sections_run_through_the_asset_target() {
     let base = sinew_tests::corpus::graph::graph_base();
     assert_eq!(Asset::parse(&base).map(|a| a.num_graphs()), Ok(1));
     fuzz::asset_bytes(&base);
+    let layered = sinew_tests::corpus::graph::graph_layered_base();
+    assert_eq!(Asset::parse(&layered).map(|a| a.graph(0).map(|g| g.num_layers())), Ok(Some(1)));
+    fuzz::asset_bytes(&layered);
     for case in sinew_tests::corpus::graph::graph_cases() {
         fuzz::asset_bytes(&case.bytes);
     }

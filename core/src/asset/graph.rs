@@ -1,4 +1,5 @@
-//! The graph section ([`GraphData`]: an animation graph read in place), its validation by the
+//! The graph section ([`GraphData`]: an animation graph read in place; its layers are in
+//! `graph_layers`), its validation by the
 //! rules of [`Graph::validate`], and [`GraphData::to_graph`], which fills caller buffers with
 //! the [`Graph`] a [`StateMachine`](crate::graph::StateMachine) runs, without allocating.
 
@@ -15,15 +16,28 @@ use crate::real::Real;
 /// [`Real`]; [`GraphData::to_graph`] builds the whole [`Graph`].
 #[derive(Debug, Clone, Copy)]
 pub struct GraphData<'a> {
-    body: &'a [u8],
-    name: &'a str,
-    initial: u16,
-    counts: [u16; 5],
+    pub(super) body: &'a [u8],
+    pub(super) name: &'a str,
+    pub(super) initial: u16,
+    /// Parameters (the base's), then this machine's states, transitions, points, conditions.
+    pub(super) counts: [u16; 5],
     /// Offset of the parameter records.
-    records: usize,
-    /// Offset of the names.
-    names: usize,
+    pub(super) params: usize,
+    /// Offset of the parameter names.
+    pub(super) param_names: usize,
+    /// Offset of this machine's state records.
+    pub(super) records: usize,
+    /// Offset of this machine's state names.
+    pub(super) state_names: usize,
+    /// Offset of the first layer record (after the layer count).
+    pub(super) layers_at: usize,
+    /// Number of layers besides the base (0 for a layer's machine).
+    pub(super) num_layers: u16,
 }
+
+/// Bytes of each record list: parameters, states, transitions, points, conditions.
+pub(super) const LENS: [usize; 5] =
+    [GRAPH_PARAMETER_LEN, GRAPH_STATE_LEN, GRAPH_TRANSITION_LEN, GRAPH_POINT_LEN, GRAPH_CONDITION_LEN];
 
 /// The caller's storage for [`GraphData::to_graph`]: one slice per list of the [`Graph`], each
 /// at least as long as the graph's list (any initial contents; `Default` values will do).
@@ -75,68 +89,112 @@ impl<'a> GraphData<'a> {
         if counts[0] as usize > MAX_GRAPH_PARAMETERS || counts[1] as usize > MAX_GRAPH_STATES {
             return Err(ParseError::BadGraph { section: sec, part: GraphPart::Header, index: 0 });
         }
-        let records = r.pos();
-        let lens = [GRAPH_PARAMETER_LEN, GRAPH_STATE_LEN, GRAPH_TRANSITION_LEN, GRAPH_POINT_LEN, GRAPH_CONDITION_LEN];
-        for (c, l) in counts.iter().zip(lens) {
+        let params = r.pos();
+        for (c, l) in counts.iter().zip(LENS) {
             r.bytes(*c as usize * l)?;
         }
-        let names = r.pos();
-        for _ in 0..counts[0] as usize + counts[1] as usize {
+        let records = params + counts[0] as usize * GRAPH_PARAMETER_LEN;
+        let param_names = r.pos();
+        for _ in 0..counts[0] {
             r.str()?;
         }
-        if r.pos() != body.len() {
-            return Err(ParseError::BadSection { section: sec });
+        let state_names = r.pos();
+        for _ in 0..counts[1] {
+            r.str()?;
         }
-        Ok(GraphData { body, name, initial, counts, records, names })
+        let mut g = GraphData {
+            body,
+            name,
+            initial,
+            counts,
+            params,
+            param_names,
+            records,
+            state_names,
+            layers_at: body.len(),
+            num_layers: 0,
+        };
+        if r.pos() != body.len() {
+            let count = r.u16()?;
+            if count == 0 || count as usize > MAX_GRAPH_LAYERS {
+                return Err(ParseError::BadGraph { section: sec, part: GraphPart::Header, index: 0 });
+            }
+            g.layers_at = r.pos();
+            let mut at = r.pos();
+            for k in 0..count {
+                at = g.read_layer(at, sec, k + 1)?.1;
+            }
+            if at != body.len() {
+                return Err(ParseError::BadSection { section: sec });
+            }
+            g.num_layers = count;
+        }
+        Ok(g)
     }
 
-    /// Validates a graph section (`sec` in the table) of a file with `num_clips` clips: the
-    /// layout, every code and reserved byte, then the graph by [`Graph::validate`]'s rules.
-    pub(super) fn parse(body: &'a [u8], sec: u16, num_clips: usize) -> Result<(), ParseError> {
+    /// Validates a graph section (`sec` in the table) of a file with `num_clips` clips and
+    /// `joints` joints: the layout, every code and reserved byte, then the base graph and each
+    /// layer by [`LayeredGraph::validate`](crate::graph::LayeredGraph::validate)'s rules.
+    pub(super) fn parse(body: &'a [u8], sec: u16, num_clips: usize, joints: usize) -> Result<(), ParseError> {
         let g = Self::read(body, sec)?;
-        let bad = |part, index: usize| ParseError::BadGraph { section: sec, part, index: index as u16 };
-        for i in 0..g.num_parameters() {
-            let at = g.offset(0, i);
-            if g.kind_of::<F32Bits>(i).is_none() || byte(body, at + 1) | byte(body, at + 2) | byte(body, at + 3) != 0 {
-                return Err(bad(GraphPart::Parameter, i));
+        g.check(num_clips, true).map_err(|(part, index)| ParseError::BadGraph {
+            section: sec,
+            part,
+            index: index as u16,
+        })?;
+        g.parse_layers(sec, num_clips, joints)
+    }
+
+    /// Checks this machine's records (with the parameters' for the base) and its graph; the
+    /// part and index at fault.
+    pub(super) fn check(&self, num_clips: usize, with_parameters: bool) -> Result<(), (GraphPart, usize)> {
+        let body = self.body;
+        if with_parameters {
+            for i in 0..self.num_parameters() {
+                let at = self.offset(0, i);
+                if self.kind_of::<F32Bits>(i).is_none()
+                    || byte(body, at + 1) | byte(body, at + 2) | byte(body, at + 3) != 0
+                {
+                    return Err((GraphPart::Parameter, i));
+                }
             }
         }
-        for i in 0..g.num_states() {
-            let at = g.offset(1, i);
-            if g.state_record(i).is_none() || le_u16(body, at + 10) != 0 {
-                return Err(bad(GraphPart::State, i));
+        for i in 0..self.num_states() {
+            let at = self.offset(1, i);
+            if self.state_record(i).is_none() || le_u16(body, at + 10) != 0 {
+                return Err((GraphPart::State, i));
             }
         }
-        for i in 0..g.num_transitions() {
-            if g.transition_of::<F32Bits>(i).is_none() || byte(body, g.offset(2, i) + 11) != 0 {
-                return Err(bad(GraphPart::Transition, i));
+        for i in 0..self.num_transitions() {
+            if self.transition_of::<F32Bits>(i).is_none() || byte(body, self.offset(2, i) + 11) != 0 {
+                return Err((GraphPart::Transition, i));
             }
         }
-        for i in 0..g.num_points() {
-            if le_u16(body, g.offset(3, i) + 2) != 0 {
-                return Err(bad(GraphPart::State, g.state_of_point(i)));
+        for i in 0..self.num_points() {
+            if le_u16(body, self.offset(3, i) + 2) != 0 {
+                return Err((GraphPart::State, self.state_of_point(i)));
             }
         }
-        for i in 0..g.num_conditions() {
-            if g.condition_of::<F32Bits>(i).is_none() || byte(body, g.offset(4, i) + 3) != 0 {
-                return Err(bad(GraphPart::Condition, i));
+        for i in 0..self.num_conditions() {
+            if self.condition_of::<F32Bits>(i).is_none() || byte(body, self.offset(4, i) + 3) != 0 {
+                return Err((GraphPart::Condition, i));
             }
         }
-        validate::<F32Bits>(&g, num_clips).map_err(|e| match e {
-            GraphError::InitialState => bad(GraphPart::Header, 0),
+        validate::<F32Bits>(self, num_clips).map_err(|e| match e {
+            GraphError::InitialState => (GraphPart::Header, 0),
             GraphError::DuplicateParameter { parameter } | GraphError::ParameterDefault { parameter } => {
-                bad(GraphPart::Parameter, parameter)
+                (GraphPart::Parameter, parameter)
             }
             GraphError::DuplicateState { state }
             | GraphError::Clip { state }
             | GraphError::Points { state }
             | GraphError::Positions { state }
-            | GraphError::BlendParameter { state } => bad(GraphPart::State, state),
-            GraphError::Condition { condition, .. } => bad(GraphPart::Condition, condition),
+            | GraphError::BlendParameter { state } => (GraphPart::State, state),
+            GraphError::Condition { condition, .. } => (GraphPart::Condition, condition),
             GraphError::TransitionState { transition }
             | GraphError::Conditions { transition }
-            | GraphError::Timing { transition } => bad(GraphPart::Transition, transition),
-            _ => bad(GraphPart::Header, 0),
+            | GraphError::Timing { transition } => (GraphPart::Transition, transition),
+            _ => (GraphPart::Header, 0),
         })
     }
 
@@ -145,10 +203,12 @@ impl<'a> GraphData<'a> {
     }
 
     /// Offset of record `i` of list `list` (0 parameters … 4 conditions).
-    fn offset(&self, list: usize, i: usize) -> usize {
-        let lens = [GRAPH_PARAMETER_LEN, GRAPH_STATE_LEN, GRAPH_TRANSITION_LEN, GRAPH_POINT_LEN, GRAPH_CONDITION_LEN];
-        let before: usize = (0..list).map(|l| self.counts[l] as usize * lens[l]).sum();
-        self.records + before + i * lens[list]
+    pub(super) fn offset(&self, list: usize, i: usize) -> usize {
+        if list == 0 {
+            return self.params + i * GRAPH_PARAMETER_LEN;
+        }
+        let before: usize = (1..list).map(|l| self.counts[l] as usize * LENS[l]).sum();
+        self.records + before + i * LENS[list]
     }
 
     /// The state whose points include point `i` (0 when none does).
@@ -202,10 +262,10 @@ impl<'a> GraphData<'a> {
         self.initial as usize
     }
 
-    /// The names: the parameters' then the states'.
-    fn names(&self) -> impl Iterator<Item = &'a str> + Clone {
+    /// The names from offset `at` on.
+    fn names_at(&self, at: usize) -> impl Iterator<Item = &'a str> + Clone {
         let body = self.body;
-        let mut at = self.names;
+        let mut at = at;
         core::iter::from_fn(move || {
             let n = byte(body, at) as usize;
             let s = body.get(at + 1..at + 1 + n)?;
@@ -213,15 +273,23 @@ impl<'a> GraphData<'a> {
             core::str::from_utf8(s).ok()
         })
     }
+    /// The parameters' names.
+    fn parameter_names(&self) -> impl Iterator<Item = &'a str> + Clone {
+        self.names_at(self.param_names).take(self.num_parameters())
+    }
+    /// The states' names.
+    fn state_names(&self) -> impl Iterator<Item = &'a str> + Clone {
+        self.names_at(self.state_names).take(self.num_states())
+    }
     /// Parameter `i`'s name.
     #[must_use]
     pub fn parameter_name(&self, i: usize) -> Option<&'a str> {
-        (i < self.num_parameters()).then(|| self.names().nth(i)).flatten()
+        self.parameter_names().nth(i)
     }
     /// State `i`'s name.
     #[must_use]
     pub fn state_name(&self, i: usize) -> Option<&'a str> {
-        (i < self.num_states()).then(|| self.names().nth(self.num_parameters() + i)).flatten()
+        self.state_names().nth(i)
     }
 
     /// Parameter `i`'s kind and default (`None` past the list or for an unknown code).
@@ -387,25 +455,8 @@ impl<'a> GraphData<'a> {
         short(3, buffers.points.len())?;
         short(4, buffers.conditions.len())?;
         let (np, ns) = (self.num_parameters(), self.num_states());
-        let mut names = self.names();
-        // Only bytes that `Asset::parse` did not accept (through `Asset::reopen`) fail here.
-        let corrupt = GraphError::InitialState;
-        for (i, p) in buffers.parameters[..np].iter_mut().enumerate() {
-            *p = Parameter { name: names.next().ok_or(corrupt)?, kind: self.parameter_kind(i).ok_or(corrupt)? };
-        }
-        for (i, s) in buffers.states[..ns].iter_mut().enumerate() {
-            let (kind, looping) = self.state_record(i).ok_or(corrupt)?;
-            *s = State { name: names.next().ok_or(corrupt)?, kind, looping };
-        }
-        for (i, t) in buffers.transitions[..self.num_transitions()].iter_mut().enumerate() {
-            *t = self.transition(i).ok_or(corrupt)?;
-        }
-        for (i, p) in buffers.points[..self.num_points()].iter_mut().enumerate() {
-            *p = self.point(i).ok_or(corrupt)?;
-        }
-        for (i, c) in buffers.conditions[..self.num_conditions()].iter_mut().enumerate() {
-            *c = self.condition(i).ok_or(corrupt)?;
-        }
+        self.fill_parameters(buffers.parameters)?;
+        self.fill(buffers.states, buffers.transitions, buffers.points, buffers.conditions)?;
         let graph = Graph {
             parameters: &buffers.parameters[..np],
             states: &buffers.states[..ns],
@@ -416,6 +467,46 @@ impl<'a> GraphData<'a> {
         };
         graph.validate(num_clips)?;
         Ok(graph)
+    }
+}
+
+impl<'a> GraphData<'a> {
+    /// Fills the first entries of `parameters` (at least as many) with the parameters.
+    pub(super) fn fill_parameters<R: Real>(&self, parameters: &mut [Parameter<'a, R>]) -> Result<(), GraphError> {
+        // Only bytes that `Asset::parse` did not accept (through `Asset::reopen`) fail here.
+        let corrupt = GraphError::InitialState;
+        let mut names = self.parameter_names();
+        for (i, p) in parameters.iter_mut().take(self.num_parameters()).enumerate() {
+            *p = Parameter { name: names.next().ok_or(corrupt)?, kind: self.parameter_kind(i).ok_or(corrupt)? };
+        }
+        Ok(())
+    }
+
+    /// Fills the first entries of each slice (at least as many as the lists) with this
+    /// machine's states, transitions, points and conditions.
+    pub(super) fn fill<R: Real>(
+        &self,
+        states: &mut [State<'a>],
+        transitions: &mut [Transition<R>],
+        points: &mut [BlendPoint<R>],
+        conditions: &mut [Condition<R>],
+    ) -> Result<(), GraphError> {
+        let corrupt = GraphError::InitialState;
+        let mut names = self.state_names();
+        for (i, s) in states.iter_mut().take(self.num_states()).enumerate() {
+            let (kind, looping) = self.state_record(i).ok_or(corrupt)?;
+            *s = State { name: names.next().ok_or(corrupt)?, kind, looping };
+        }
+        for (i, t) in transitions.iter_mut().take(self.num_transitions()).enumerate() {
+            *t = self.transition(i).ok_or(corrupt)?;
+        }
+        for (i, p) in points.iter_mut().take(self.num_points()).enumerate() {
+            *p = self.point(i).ok_or(corrupt)?;
+        }
+        for (i, c) in conditions.iter_mut().take(self.num_conditions()).enumerate() {
+            *c = self.condition(i).ok_or(corrupt)?;
+        }
+        Ok(())
     }
 }
 
@@ -430,7 +521,7 @@ impl GraphSource<F32Bits> for GraphData<'_> {
         self.kind_of(i)
     }
     fn duplicate_parameter(&self) -> Option<usize> {
-        repeated_name(self.names().take(self.num_parameters()))
+        repeated_name(self.parameter_names())
     }
     fn num_states(&self) -> usize {
         GraphData::num_states(self)
@@ -439,7 +530,7 @@ impl GraphSource<F32Bits> for GraphData<'_> {
         self.state_record(i)
     }
     fn duplicate_state(&self) -> Option<usize> {
-        repeated_name(self.names().skip(self.num_parameters()))
+        repeated_name(self.state_names())
     }
     fn num_transitions(&self) -> usize {
         GraphData::num_transitions(self)
@@ -494,10 +585,6 @@ pub fn write_graph(
     for n in names.chain([name]) {
         limit("name bytes", n.len(), 255)?;
     }
-    let index = |i: usize| -> Result<u16, GraphError> {
-        limit("index", i, big)?;
-        Ok(i as u16)
-    };
     w.str(name);
     w.u16(index(graph.initial)?);
     for n in [
@@ -518,7 +605,35 @@ pub fn write_graph(
         w.bytes(&[kind, 0, 0, 0]);
         w.f32(v);
     }
+    write_records(w, graph.states, graph.transitions, graph.points, graph.conditions)?;
+    for p in graph.parameters {
+        w.str(p.name);
+    }
     for s in graph.states {
+        w.str(s.name);
+    }
+    Ok(())
+}
+
+/// A list index as a `u16` of a record (at most 65,534: `NONE` means none).
+pub(super) fn index(i: usize) -> Result<u16, GraphError> {
+    let big = NONE as usize - 1;
+    if i > big {
+        Err(GraphError::Storage { list: "index", needed: i, capacity: big })
+    } else {
+        Ok(i as u16)
+    }
+}
+
+/// Writes a state machine's state, transition, point and condition records.
+pub(super) fn write_records(
+    w: &mut crate::format::writer::Writer<'_>,
+    states: &[State<'_>],
+    transitions: &[Transition<f32>],
+    points: &[BlendPoint<f32>],
+    conditions: &[Condition<f32>],
+) -> Result<(), GraphError> {
+    for s in states {
         let loop_flag = if s.looping { STATE_FLAG_LOOP } else { 0 };
         let sync_flag = |sync: bool| if sync { STATE_FLAG_SYNC } else { 0 };
         let (kind, flags, a, b, points) = match s.kind {
@@ -535,7 +650,7 @@ pub fn write_graph(
             w.u16(v);
         }
     }
-    for t in graph.transitions {
+    for t in transitions {
         w.u16(t.from.map_or(Ok(NONE), index)?);
         w.u16(index(t.to)?);
         w.u16(t.conditions.start);
@@ -552,13 +667,13 @@ pub fn write_graph(
         w.f32(t.exit_time.unwrap_or(0.0));
         w.f32(t.duration);
     }
-    for p in graph.points {
+    for p in points {
         w.u16(index(p.clip)?);
         w.u16(0);
         w.f32(p.position[0]);
         w.f32(p.position[1]);
     }
-    for c in graph.conditions {
+    for c in conditions {
         let (test, v) = match c.test {
             Test::Greater(v) => (TEST_GREATER, v),
             Test::Less(v) => (TEST_LESS, v),
@@ -571,12 +686,6 @@ pub fn write_graph(
         w.u16(index(c.parameter)?);
         w.bytes(&[test, 0]);
         w.f32(v);
-    }
-    for p in graph.parameters {
-        w.str(p.name);
-    }
-    for s in graph.states {
-        w.str(s.name);
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use crate::morph::{MorphTargets, WeightTracks};
 
 mod clip;
 mod graph;
+mod graph_layers;
 mod mesh;
 mod morph;
 mod skeleton;
@@ -28,6 +29,7 @@ mod texture;
 // `sinew::asset::writer::Writer`, `sinew::asset::{crc32, ParseError}`.
 pub use crate::format::{self, crc32, writer, ParseError};
 pub use graph::{write_graph, GraphBuffers, GraphData};
+pub use graph_layers::{write_layered_graph, GraphLayerData, LayerBuffers};
 pub use mesh::{MeshData, MeshPart};
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
@@ -238,7 +240,7 @@ impl<'a> Asset<'a> {
         for n in 0..asset.graphs.count {
             let i = asset.graphs.first + n;
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
-            GraphData::parse(body, i as u16, asset.clips.count).map_err(overrun(i as u16))?;
+            GraphData::parse(body, i as u16, asset.clips.count, joints).map_err(overrun(i as u16))?;
         }
         Ok(asset)
     }

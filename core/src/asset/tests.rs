@@ -887,12 +887,13 @@ fn soa_cache_is_finite_over_the_widest_clip_range() {
 /// The graph section: written by `write_graph`, validated by `Asset::parse`, read back by
 /// `GraphData::to_graph` in f32 and Q16.
 mod graph_section {
-    use super::super::graph::write_graph;
     use super::*;
+    use crate::controller::{AdditiveReference, ClipEntry, LayerMode};
     use crate::graph::{
-        BlendPoint, Condition, FadeCurve, Graph, GraphError, Parameter, ParameterKind, Span, State, StateKind, Test,
-        Transition, TransitionBlend,
+        BlendPoint, Condition, FadeCurve, Graph, GraphError, GraphLayer, LayeredGraph, LayeredScratch,
+        LayeredStateMachine, Parameter, ParameterKind, Span, State, StateKind, Test, Transition, TransitionBlend,
     };
+    use crate::mask::Channel;
     use crate::real::Q16;
 
     const PARAMETERS: [Parameter<'static, f32>; 4] = [
@@ -979,6 +980,11 @@ mod graph_section {
     /// its length and the graph section's offset. `patch` edits the section before the
     /// checksum is taken.
     fn file(buf: &mut [u8], graph: &Graph<'_, f32>, patch: impl Fn(&mut [u8])) -> (usize, usize) {
+        layered_file(buf, &LayeredGraph::new(*graph), patch)
+    }
+
+    /// [`file`] with a graph with layers.
+    fn layered_file(buf: &mut [u8], graph: &LayeredGraph<'_, f32>, patch: impl Fn(&mut [u8])) -> (usize, usize) {
         let mut w = Writer::new(buf);
         let table = w.begin_file(4);
         let s = w.len();
@@ -1000,7 +1006,7 @@ mod graph_section {
             w.section(table, 1 + i, KIND_CLIP, s);
         }
         let s = w.len();
-        write_graph(&mut w, "locomotion", graph).unwrap();
+        write_layered_graph(&mut w, "locomotion", graph).unwrap();
         w.section(table, 3, KIND_GRAPH, s);
         let len = w.finish();
         patch(&mut buf[s..len]);
@@ -1130,5 +1136,231 @@ mod graph_section {
                 let _ = parse_patched(|b| b[at] ^= bit);
             }
         }
+    }
+
+    const MASK: [Channel; 2] = [Channel::subtree(1, 1), Channel::range(0, 1, 0)];
+    const LAYER_STATES: [State<'static>; 2] = [
+        State {
+            name: "still",
+            kind: StateKind::Blend1d { parameter: 0, points: Span::new(0, 2), sync: false },
+            looping: true,
+        },
+        State { name: "wave", kind: StateKind::Clip(1), looping: true },
+    ];
+    const LAYER_TRANSITIONS: [Transition<f32>; 2] = [
+        Transition {
+            from: Some(0),
+            to: 1,
+            conditions: Span::new(0, 1),
+            exit_time: None,
+            duration: 0.25,
+            blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false },
+        },
+        Transition {
+            from: None,
+            to: 0,
+            conditions: Span::new(1, 1),
+            exit_time: Some(2.0),
+            duration: 0.1,
+            blend: TransitionBlend::Inertialize,
+        },
+    ];
+    const LAYER_CONDITIONS: [Condition<f32>; 2] =
+        [Condition { parameter: 3, test: Test::Triggered }, Condition { parameter: 2, test: Test::False }];
+    const BREATHE: [State<'static>; 1] = [State { name: "breathe", kind: StateKind::Clip(0), looping: true }];
+
+    fn layers() -> [GraphLayer<'static, f32>; 2] {
+        [
+            GraphLayer {
+                name: "upper",
+                mode: LayerMode::Override,
+                weight: 0.5,
+                mask: &MASK,
+                states: &LAYER_STATES,
+                transitions: &LAYER_TRANSITIONS,
+                points: &POINTS[..2],
+                conditions: &LAYER_CONDITIONS,
+                initial: 0,
+            },
+            GraphLayer {
+                name: "torso",
+                mode: LayerMode::Additive(AdditiveReference::Baked),
+                weight: 1.0,
+                mask: &[],
+                states: &BREATHE,
+                transitions: &[],
+                points: &[],
+                conditions: &[],
+                initial: 0,
+            },
+        ]
+    }
+
+    /// The layered graph's section: where its layer table starts (after the base's names).
+    fn layer_table() -> usize {
+        let names: usize = PARAMETERS.iter().map(|p| 1 + p.name.len()).sum::<usize>()
+            + STATES.iter().map(|s| 1 + s.name.len()).sum::<usize>();
+        CONDITION + 5 * GRAPH_CONDITION_LEN + names
+    }
+
+    fn parse_layered(patch: impl Fn(&mut [u8])) -> Result<(), ParseError> {
+        let mut buf = [0u8; 2048];
+        let layers = layers();
+        let (len, _) = layered_file(&mut buf, &LayeredGraph { base: graph(), layers: &layers }, patch);
+        Asset::parse(&buf[..len]).map(|_| ())
+    }
+
+    #[test]
+    fn written_layered_graph_reads_back_and_runs_in_f32_and_q16() {
+        let mut buf = [0u8; 4096];
+        let layers = layers();
+        let layered = LayeredGraph { base: graph(), layers: &layers };
+        let (len, _) = layered_file(&mut buf, &layered, |_| {});
+        let asset = Asset::parse(&buf[..len]).unwrap();
+        let g = asset.graph_by_name("locomotion").unwrap();
+        assert_eq!(g.num_layers(), 2);
+        let upper = g.layer(1).unwrap();
+        assert_eq!((upper.name(), upper.mode(), upper.weight::<f32>()), ("upper", LayerMode::Override, 0.5));
+        assert_eq!((upper.num_channels(), upper.channel(1), upper.channel(2)), (2, Some(MASK[1]), None));
+        assert_eq!(upper.machine().state_name(1), Some("wave"));
+        assert_eq!(upper.machine().parameter_name(3), Some("jump"));
+        assert!(g.layer(0).is_none() && g.layer(3).is_none());
+
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 7];
+        let mut t = [Transition::default(); 6];
+        let mut b = [BlendPoint::default(); 7];
+        let mut c = [Condition::default(); 7];
+        let mut ch = [Channel::subtree(0, 0); 2];
+        let mut l = [GraphLayer::default(); 2];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        let read = g.to_layered(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2).unwrap();
+        assert_eq!(read, layered);
+
+        // In Q16, from the same bytes, into a state machine that runs.
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 7];
+        let mut t = [Transition::default(); 6];
+        let mut b = [BlendPoint::default(); 7];
+        let mut c = [Condition::default(); 7];
+        let mut ch = [Channel::subtree(0, 0); 2];
+        let mut l = [GraphLayer::default(); 2];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        let q = g.to_layered::<Q16>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2).unwrap();
+        assert_eq!(q.layers[0].weight, Q16::from_f32(0.5));
+        let clips: [ClipEntry<'_, Q16>; 2] = core::array::from_fn(|i| ClipEntry::new(asset.clip(i).unwrap()));
+        let skeleton: crate::skeleton::Skeleton<Q16, 1> = asset.skeleton().unwrap().to_skeleton().unwrap();
+        let mut m = LayeredStateMachine::<Q16, 1, 4, 8, 4, 3>::new(q, &clips).unwrap();
+        let mut scratch = LayeredScratch::new();
+        let mut pose = [SoaTransform::IDENTITY; 1];
+        m.fire(3, true).unwrap();
+        for _ in 0..4 {
+            m.update(Q16::from_f32(1.0 / 60.0), &clips, skeleton.view(), &mut scratch, &mut pose, |_| {}).unwrap();
+        }
+        assert_eq!(m.machine(1).map(|m| m.current_state()), Some(1));
+        assert_eq!(m.layer_weight(2), Some(Q16::ONE));
+
+        // Short buffers: a typed error, nothing built.
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 6];
+        let mut t = [Transition::default(); 6];
+        let mut b = [BlendPoint::default(); 7];
+        let mut c = [Condition::default(); 7];
+        let mut ch = [Channel::subtree(0, 0); 2];
+        let mut l = [GraphLayer::default(); 2];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        let short = g.to_layered::<f32>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2);
+        assert_eq!(
+            short.map(|_| ()).unwrap_err().error,
+            GraphError::Storage { list: "states", needed: 7, capacity: 6 }
+        );
+    }
+
+    #[test]
+    fn bad_graph_layers_are_refused_with_what_is_wrong() {
+        let bad = |layer, part, index| Err(ParseError::BadGraphLayer { section: 3, layer, part, index });
+        assert_eq!(parse_layered(|_| {}), Ok(()));
+        // The first layer: count (2), name "upper" (6), mode, reference, initial, weight,
+        // counts (10), two mask channels, two states...
+        let l = layer_table() + 2;
+        let (mode, initial, weight, mask) = (l + 6, l + 8, l + 10, l + 24);
+        let (states, transitions) = (mask + 2 * GRAPH_CHANNEL_LEN, mask + 2 * GRAPH_CHANNEL_LEN + 2 * GRAPH_STATE_LEN);
+        assert_eq!(parse_layered(|b| b[mode] = 2), bad(1, GraphPart::Header, 0));
+        assert_eq!(parse_layered(|b| b[mode + 1] = 1), bad(1, GraphPart::Header, 0));
+        assert_eq!(parse_layered(|b| b[initial] = 2), bad(1, GraphPart::Header, 0));
+        assert_eq!(
+            parse_layered(|b| b[weight..weight + 4].copy_from_slice(&1.5f32.to_bits().to_le_bytes())),
+            bad(1, GraphPart::Header, 0)
+        );
+        assert_eq!(parse_layered(|b| b[mask] = 2), bad(1, GraphPart::Mask, 0));
+        assert_eq!(parse_layered(|b| b[mask + GRAPH_CHANNEL_LEN + 2] = 2), bad(1, GraphPart::Mask, 1));
+        assert_eq!(parse_layered(|b| b[mask + 6] = 1), bad(1, GraphPart::Mask, 0));
+        assert_eq!(parse_layered(|b| b[states + GRAPH_STATE_LEN] = 9), bad(1, GraphPart::State, 1));
+        assert_eq!(parse_layered(|b| b[transitions + 2] = 2), bad(1, GraphPart::Transition, 0));
+        // The second layer named as the first.
+        let second = |b: &mut [u8]| {
+            // "torso": name 6, mode 2, initial 2, weight 4, counts 10, one state 12, "breathe" 8.
+            let at = b.len() - 44;
+            b[at + 1..at + 6].copy_from_slice(b"upper");
+        };
+        assert_eq!(parse_layered(|b| second(b)), bad(2, GraphPart::Header, 0));
+        // A layer count of 0, or past the layers that follow.
+        assert_eq!(parse_layered(|b| b[l - 2] = 0), bad_header());
+        assert!(matches!(parse_layered(|b| b[l - 2] = 3), Err(ParseError::SectionOverrun { section: 3 })));
+    }
+
+    #[test]
+    fn every_byte_of_a_layer_table_flipped_parses_or_fails_cleanly() {
+        let mut buf = [0u8; 4096];
+        let layers = layers();
+        let (len, start) = layered_file(&mut buf, &LayeredGraph { base: graph(), layers: &layers }, |_| {});
+        for at in (layer_table()..len - start).step_by(if cfg!(miri) { 13 } else { 1 }) {
+            for bit in [0x01u8, 0x80] {
+                let mut copy = [0u8; 4096];
+                let (n, _) =
+                    layered_file(&mut copy, &LayeredGraph { base: graph(), layers: &layers }, |b| b[at] ^= bit);
+                if let Ok(asset) = Asset::parse(&copy[..n]) {
+                    // What parses builds (or is refused by the state machine's checks) without a panic.
+                    let g = asset.graph(0).unwrap();
+                    let mut p = [Parameter::default(); 4];
+                    let mut s = [State::default(); 8];
+                    let mut t = [Transition::default(); 8];
+                    let mut b = [BlendPoint::default(); 8];
+                    let mut c = [Condition::default(); 8];
+                    let mut ch = [Channel::subtree(0, 0); 4];
+                    let mut l = [GraphLayer::default(); 2];
+                    let buffers = GraphBuffers {
+                        parameters: &mut p,
+                        states: &mut s,
+                        transitions: &mut t,
+                        points: &mut b,
+                        conditions: &mut c,
+                    };
+                    let _ = g.to_layered::<Q16>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2);
+                }
+            }
+        }
+    }
+
+    fn bad_header() -> Result<(), ParseError> {
+        Err(ParseError::BadGraph { section: 3, part: GraphPart::Header, index: 0 })
     }
 }

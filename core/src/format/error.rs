@@ -235,6 +235,21 @@ pub enum ParseError {
         /// Its index in its list (0 for the graph as a whole).
         index: u16,
     },
+    /// A layer of a graph section has an unknown mode or reference code, a weight outside
+    /// `[0, 1]`, a repeated name, a mask channel past the skeleton or a nonzero reserved
+    /// field, or a record that breaks the graph's rules (as [`ParseError::BadGraph`], indices
+    /// the layer's own).
+    BadGraphLayer {
+        /// Section index.
+        section: u16,
+        /// The layer (1…; the base graph is layer 0).
+        layer: u16,
+        /// What is wrong ([`GraphPart::Header`]: the layer's mode, weight, name or initial
+        /// state).
+        part: GraphPart,
+        /// Its index in the layer's list (0 for the layer as a whole).
+        index: u16,
+    },
     /// A mesh part's material has an unknown wrap mode, filter or flag, a texture without
     /// texture coordinates, or the vertex-color flag without vertex colors.
     BadMaterial {
@@ -267,6 +282,8 @@ pub enum GraphPart {
     Transition,
     /// A condition (its test, parameter or value).
     Condition,
+    /// A layer's mask channel (its joints or reserved field).
+    Mask,
 }
 
 impl fmt::Display for GraphPart {
@@ -277,6 +294,7 @@ impl fmt::Display for GraphPart {
             Self::State => "state",
             Self::Transition => "transition",
             Self::Condition => "condition",
+            Self::Mask => "mask channel",
         })
     }
 }
@@ -354,6 +372,9 @@ impl fmt::Display for ParseError {
             Self::BadTimeRange { section } => write!(f, "clip section {section}: start is after end"),
             Self::BadGraph { section, part, index } => {
                 write!(f, "graph section {section}: {part} {index} is invalid")
+            }
+            Self::BadGraphLayer { section, layer, part, index } => {
+                write!(f, "graph section {section}, layer {layer}: {part} {index} is invalid")
             }
             Self::BadTexture { section } => {
                 write!(f, "texture section {section}: bad texel format, flags, dimensions or texel data length")

@@ -116,8 +116,22 @@
 //!                (0 for bool and trigger tests)
 //!   names        (parameters + states) × (u8 len, UTF-8 bytes): the parameters' then the
 //!                states'
+//!   layers       (optional: absent, the graph has none) count u16 (1 to MAX_GRAPH_LAYERS),
+//!                then per layer (`crate::graph::GraphLayer`, over the base's parameters):
+//!     name         u8 len + bytes (unique among the layers)
+//!     mode         u8 (LAYER_OVERRIDE, LAYER_ADDITIVE), reference u8 (additive:
+//!                  REFERENCE_REST or REFERENCE_BAKED; override: 0)
+//!     initial      u16              (the layer's state playing first)
+//!     weight       f32              (its initial weight, in [0, 1])
+//!     counts       u16 × 5          mask channels, states (≤ MAX_GRAPH_STATES), transitions,
+//!                                   points, conditions
+//!     mask         × 8 bytes (GRAPH_CHANNEL_LEN): start u16 (a joint), end u16 (NONE: the
+//!                  subtree of start, else the joints start..=end), fade_in u16, reserved
+//!                  u16 = 0
+//!     states, transitions, points, conditions: as the base's, indices the layer's own
+//!     names        states × (u8 len, UTF-8 bytes)
 //!   (every index in range, kinds matching, positions and times as `Graph::validate` wants:
-//!   the section is checked by the same rules)
+//!   the section is checked by the same rules; mask joints within the skeleton)
 //! ```
 
 use crate::math::Quat;
@@ -171,6 +185,18 @@ pub const GRAPH_TRANSITION_LEN: usize = 20;
 pub const GRAPH_POINT_LEN: usize = 12;
 /// Bytes of a graph condition record.
 pub const GRAPH_CONDITION_LEN: usize = 8;
+/// Bytes of a graph layer's mask channel record.
+pub const GRAPH_CHANNEL_LEN: usize = 8;
+/// Most layers of a baked graph (besides the base).
+pub const MAX_GRAPH_LAYERS: usize = 64;
+/// Graph layer mode: override.
+pub const LAYER_OVERRIDE: u8 = 0;
+/// Graph layer mode: additive.
+pub const LAYER_ADDITIVE: u8 = 1;
+/// Additive layer reference: the skeleton's rest pose.
+pub const REFERENCE_REST: u8 = 0;
+/// Additive layer reference: the clips hold deltas.
+pub const REFERENCE_BAKED: u8 = 1;
 /// Most parameters of a baked graph.
 pub const MAX_GRAPH_PARAMETERS: usize = 256;
 /// Most states of a baked graph.

@@ -97,6 +97,24 @@ pub struct GraphLayer<'a, R> {
     pub initial: usize,
 }
 
+impl<R: Real> Default for GraphLayer<'_, R> {
+    /// An unnamed override layer at weight 0 without states (a buffer entry to be
+    /// overwritten).
+    fn default() -> Self {
+        GraphLayer {
+            name: "",
+            mode: LayerMode::Override,
+            weight: R::ZERO,
+            mask: &[],
+            states: &[],
+            transitions: &[],
+            points: &[],
+            conditions: &[],
+            initial: 0,
+        }
+    }
+}
+
 impl<'a, R: Copy> GraphLayer<'a, R> {
     /// The layer's state machine definition over `parameters` (the base graph's).
     #[must_use]

@@ -35,7 +35,9 @@
 //! A [`LayeredGraph`] adds layers to a base graph, each with its own state machine over the
 //! base's parameters, a mode (masked override or additive), a weight and a mask; a
 //! [`LayeredStateMachine`] runs one and combines the layers' poses as the controller's layers
-//! combine (see [`LayeredStateMachine`]).
+//! combine (see [`LayeredStateMachine`]). A layered graph bakes into a `.sinew` graph section
+//! and is read back, zero-copy, by
+//! [`GraphData::to_layered`](crate::asset::GraphData::to_layered).
 //!
 //! # Blends
 //!

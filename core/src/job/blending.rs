@@ -31,12 +31,15 @@
 //! memory is needed, whatever the joint or layer count. On x86-64 and AArch64, when every layer
 //! has one weight for the whole pose, the total is above the threshold and there is no additive
 //! layer, one loop over the elements keeps each element's sums in registers across the layers
-//! instead (the same operations in the same order, so the same bits).
+//! instead (the same operations in the same order, so the same bits). Where the build has AVX2
+//! (`x86-64-v3`), two such layers (a crossfade) take an eight-lane kernel that blends each
+//! element as five `ymm` registers (its 160 bytes), rounding differently (within the accuracy
+//! the tests state).
 
 use crate::job::JobError;
 use crate::lanes::Lanes;
 use crate::math::{Quat, SoaTransform, Transform, Vec3};
-use crate::platform::HOST_KERNELS;
+use crate::platform::{AVX2, HOST_KERNELS};
 use crate::real::Real;
 
 /// One input pose of a [`BlendingJob`].
@@ -118,22 +121,32 @@ impl<R: Real> BlendingJob<'_, R> {
     /// [`JobError::InputTooSmall`] when a layer's `transform` or `joint_weights` is shorter than
     /// `rest_pose`, [`JobError::OutputTooSmall`] when `output` is.
     pub fn validate(&self) -> Result<(), JobError> {
+        self.check().map(|_| ())
+    }
+
+    /// [`validate`](Self::validate) in one pass over the layers, which also returns what `run`
+    /// needs of them: the normal layers' total weight `Σ max(weight, 0)` (summed in order) and
+    /// whether none of them has per-joint weights.
+    #[inline(always)]
+    fn check(&self) -> Result<(R, bool), JobError> {
         if !(self.threshold.is_finite() && self.threshold >= R::EPSILON) {
             return Err(JobError::InvalidThreshold);
         }
         let n = self.rest_pose.len();
-        for layer in self.layers.iter().chain(self.additive.iter()) {
-            if !layer.weight.is_finite() {
-                return Err(JobError::InvalidWeight);
-            }
-            if layer.transform.len() < n || layer.joint_weights.is_some_and(|w| w.len() < n) {
-                return Err(JobError::InputTooSmall);
-            }
+        let mut total = R::ZERO;
+        let mut uniform = true;
+        for layer in self.layers {
+            check_layer(layer, n)?;
+            total += weight(layer.weight);
+            uniform &= layer.joint_weights.is_none();
+        }
+        for layer in self.additive {
+            check_layer(layer, n)?;
         }
         if self.output.len() < n {
             return Err(JobError::OutputTooSmall);
         }
-        Ok(())
+        Ok((total, uniform))
     }
 
     /// Validates, then blends: the normal layers (`blend_layers`), the rest pose below the
@@ -145,7 +158,7 @@ impl<R: Real> BlendingJob<'_, R> {
     ///
     /// As [`validate`](Self::validate); nothing is written on error.
     pub fn run(&mut self) -> Result<(), JobError> {
-        self.validate()?;
+        let (total, uniform) = self.check()?;
         let n = self.rest_pose.len();
         let out = &mut self.output[..n];
         let threshold = self.threshold;
@@ -154,13 +167,8 @@ impl<R: Real> BlendingJob<'_, R> {
         // element's sums in registers across the layers (the same operations, in the same
         // order, as the passes below). Hosts only: on microcontrollers the passes alone keep
         // the code small.
-        if HOST_KERNELS
-            && !R::FIXED_POINT
-            && self.additive.is_empty()
-            && self.layers.iter().all(|l| l.joint_weights.is_none())
-            && self.layers.iter().fold(R::ZERO, |a, l| a + weight(l.weight)) >= threshold
-        {
-            blend_uniform_layers(self.layers, out);
+        if HOST_KERNELS && !R::FIXED_POINT && self.additive.is_empty() && uniform && total >= threshold {
+            blend_uniform_layers(self.layers, total, out);
             return Ok(());
         }
         blend_layers(self.layers, out);
@@ -168,6 +176,18 @@ impl<R: Real> BlendingJob<'_, R> {
         add_additive_layers(self.additive, out);
         Ok(())
     }
+}
+
+/// A layer's checks: a finite weight, `transform` and `joint_weights` at least `n` long.
+#[inline(always)]
+fn check_layer<R: Real>(layer: &Layer<'_, R>, n: usize) -> Result<(), JobError> {
+    if !layer.weight.is_finite() {
+        return Err(JobError::InvalidWeight);
+    }
+    if layer.transform.len() < n || layer.joint_weights.is_some_and(|w| w.len() < n) {
+        return Err(JobError::InputTooSmall);
+    }
+    Ok(())
 }
 
 /// A normal layer's weight: negative values count as 0.
@@ -181,22 +201,23 @@ fn weight<R: Real>(w: R) -> R {
 /// weight for the whole pose, a total weight at least the threshold (so the rest pose takes no
 /// weight), no additive layer. The same operations in the same order as [`blend_layers`] then
 /// [`fill_rest_and_normalize`], so the same bits. Two layers of nonzero weight (a crossfade, a
-/// two-clip blend) go without the per-layer loop and its bounds checks.
+/// two-clip blend) go without the per-layer loop and its bounds checks; where the build has
+/// AVX2, they take the eight-lane [`blend_two_paired`] instead (other roundings).
 ///
 /// Assumes what `run` checked: `R` floating point, every layer's `transform` at least
-/// `out.len()` long, no per-joint weights, a positive total weight.
+/// `out.len()` long, no per-joint weights, `total` the sum of the layers' weights and positive.
 #[inline(always)]
-fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
+fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], total: R, out: &mut [SoaTransform<R>]) {
     let n = out.len();
-    let mut uniform = R::ZERO;
-    for layer in layers {
-        uniform += weight(layer.weight);
-    }
-    let inv_w = V::<R>::splat(uniform).recip();
+    let inv_w = V::<R>::splat(total).recip();
     let zero = V::<R>::splat(R::ZERO);
     if let [a, b] = layers {
         let (wa, wb) = (weight(a.weight), weight(b.weight));
         if wa != R::ZERO && wb != R::ZERO {
+            if AVX2 {
+                blend_two_paired(&a.transform[..n], &b.transform[..n], wa, wb, total, out);
+                return;
+            }
             // Two active layers (a crossfade, a two-clip blend): the same operations
             // without the per-layer loop and its bounds checks.
             let (wa, wb) = (V::<R>::splat(wa), V::<R>::splat(wb));
@@ -258,6 +279,83 @@ fn unit_rotation<R: Real>(q: [V<R>; 4]) -> [V<R>; 4] {
         l2.select_positive_finite(qy * inv_q, zero),
         l2.select_positive_finite(qz * inv_q, zero),
         l2.select_positive_finite(qw * inv_q, one),
+    ]
+}
+
+/// An element's ten components as five pairs of lane vectors, in memory order: (tx, ty),
+/// (tz, qx), (qy, qz), (qw, sx), (sy, sz). Where the build has AVX2 a pair is one `ymm`
+/// register, so the five cover the element's 160 bytes.
+type Pairs<R> = [[V<R>; 2]; 5];
+
+/// The [`Pairs`] of `x`.
+#[inline(always)]
+fn pairs<R: Real>(x: &SoaTransform<R>) -> Pairs<R> {
+    [
+        [ld(&x.translation.x), ld(&x.translation.y)],
+        [ld(&x.translation.z), ld(&x.rotation.x)],
+        [ld(&x.rotation.y), ld(&x.rotation.z)],
+        [ld(&x.rotation.w), ld(&x.scale.x)],
+        [ld(&x.scale.y), ld(&x.scale.z)],
+    ]
+}
+
+/// Writes [`Pairs`] into `o`.
+#[inline(always)]
+fn store_pairs<R: Real>(o: &mut SoaTransform<R>, p: &Pairs<R>) {
+    [o.translation.x, o.translation.y] = [p[0][0].to_array(), p[0][1].to_array()];
+    [o.translation.z, o.rotation.x] = [p[1][0].to_array(), p[1][1].to_array()];
+    [o.rotation.y, o.rotation.z] = [p[2][0].to_array(), p[2][1].to_array()];
+    [o.rotation.w, o.scale.x] = [p[3][0].to_array(), p[3][1].to_array()];
+    [o.scale.y, o.scale.z] = [p[4][0].to_array(), p[4][1].to_array()];
+}
+
+/// Two layers of positive weights `wa`, `wb` (their sum `total`) blended, for builds with
+/// AVX2: each element as five eight-lane [`Pairs`], the weights divided by the total up front
+/// (`(wa / W) · a + (wb / W) · b`, fused), then the rotations normalized in a pass of their own
+/// ([`normalize_rotations`], whose square roots and divisions overlap across elements). The
+/// rules of [`blend_uniform_layers`], rounded differently (within the accuracy the tests state).
+///
+/// Assumes `a` and `b` at least `out.len()` long.
+#[inline(always)]
+fn blend_two_paired<R: Real>(
+    a: &[SoaTransform<R>],
+    b: &[SoaTransform<R>],
+    wa: R,
+    wb: R,
+    total: R,
+    out: &mut [SoaTransform<R>],
+) {
+    let inv = R::ONE / total;
+    let (wa, wb) = (V::<R>::splat(wa * inv), V::<R>::splat(wb * inv));
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        store_pairs(o, &two_sums(x, y, wa, wb));
+    }
+    normalize_rotations(out);
+}
+
+/// The sums `wa · x + wb · y` of [`blend_two_paired`] as [`Pairs`], `y`'s rotation brought into
+/// the hemisphere of `x`'s (`wa`, `wb` positive).
+#[inline(always)]
+fn two_sums<R: Real>(x: &SoaTransform<R>, y: &SoaTransform<R>, wa: V<R>, wb: V<R>) -> Pairs<R> {
+    let (x, y) = (pairs(x), pairs(y));
+    let ww = [wa, wa];
+    let s = [
+        V::<R>::mul_pairs(x[0], ww),
+        V::<R>::mul_pairs(x[1], ww),
+        V::<R>::mul_pairs(x[2], ww),
+        V::<R>::mul_pairs(x[3], ww),
+        V::<R>::mul_pairs(x[4], ww),
+    ];
+    // The sign of the rotations' dot product: (qx·qx' + qw·qw') + (qy·qy' + qz·qz').
+    let d = V::<R>::mul_pairs([s[1][1], s[3][0]], [y[1][1], y[3][0]]);
+    let d = V::<R>::mul_add_pairs(s[2], y[2], d);
+    let wq = wb.negate_where_negative(d[0] + d[1]);
+    [
+        V::<R>::mul_add_pairs(y[0], [wb, wb], s[0]),
+        V::<R>::mul_add_pairs(y[1], [wb, wq], s[1]),
+        V::<R>::mul_add_pairs(y[2], [wq, wq], s[2]),
+        V::<R>::mul_add_pairs(y[3], [wq, wb], s[3]),
+        V::<R>::mul_add_pairs(y[4], [wb, wb], s[4]),
     ]
 }
 

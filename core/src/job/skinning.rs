@@ -77,10 +77,12 @@ impl<R> Palette<'_, R> {
 /// The renormalization is branch-free in `f32` (a bit-level inverse square root seed and three
 /// Newton steps); on hosts, with positions and normals only, it runs as a pass of its own over
 /// the skinned normals, four at a time, so that its dependency chains do not hold up the
-/// skinning loop. LBS of positions and normals costs 99 instructions per vertex on x86-64
-/// against 91 without it ([`run_unnormalized`](Self::run_unnormalized); callgrind, 4
-/// influences per vertex, `examples/job_cost.rs`); 66 against 60 with `-C
-/// target-cpu=x86-64-v3`, whose loop blends a joint's first two palette columns as eight lanes.
+/// skinning loop. LBS of positions and normals costs 103 instructions per vertex on x86-64
+/// against 89 without it ([`run_unnormalized`](Self::run_unnormalized); callgrind, 4
+/// influences per vertex, 3,934 vertices, `examples/job_cost.rs`; about 4 of them are the
+/// palette table's zeroing, one `rep stosb` that callgrind counts per byte group); 64 against
+/// 54 with `-C target-cpu=x86-64-v3`, whose loop blends a joint's palette columns two at a
+/// time as eight lanes.
 ///
 /// # Examples
 ///
@@ -255,9 +257,16 @@ impl<R: Real> SkinningJob<'_, R> {
                 return Err(JobError::LengthMismatch);
             }
         }
-        let max = self.joint_indices[..nk].iter().copied().max().unwrap_or(0);
-        if nk > 0 && max as usize >= self.palette.len() {
-            return Err(JobError::JointIndexOutOfRange);
+        // An index is in range when it is at most the last entry's: saturating subtraction and
+        // an OR over every index (eight indices per SSE2 `psubusw`/`por`, where a maximum of
+        // unsigned 16-bit values has no SSE2 instruction).
+        if nk > 0 {
+            let last = self.palette.len().checked_sub(1).ok_or(JobError::JointIndexOutOfRange)?;
+            let last = u16::try_from(last).unwrap_or(u16::MAX);
+            let over = self.joint_indices[..nk].iter().fold(0, |a, &j| a | j.saturating_sub(last));
+            if over != 0 {
+                return Err(JobError::JointIndexOutOfRange);
+            }
         }
         Ok(())
     }
@@ -330,7 +339,8 @@ impl<R: Real> SkinningJob<'_, R> {
     #[cfg_attr(sinew_host_kernels, inline(never))]
     fn lbs<const K: usize, const UNIT: bool>(&mut self, palette: &[Mat4<R>]) {
         if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
-            let table = pack(palette);
+            let mut table = [PackedJoint([[R::ZERO; 4]; 4]); PACKED_JOINTS];
+            pack(&mut table, palette);
             return self.lbs_with::<K, UNIT>(|idx, w| blend_packed::<R, K>(&table, idx, w));
         }
         self.lbs_with::<K, UNIT>(|idx, w| blend_matrices::<R, K>(palette, idx, w));
@@ -356,15 +366,11 @@ impl<R: Real> SkinningJob<'_, R> {
                 let (nrm, out_n) = (&nrm[..n], &mut out_n[..n]);
                 // In floating point on hosts, the normals are renormalized in a second pass, four
                 // at a time.
-                let grouped = UNIT && HOST_KERNELS && !R::FIXED_POINT;
-                let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut()));
-                for (((idx, w), (p, op)), (nv, on)) in it.zip(nrm.iter().zip(out_n.iter_mut())) {
-                    let m = blend(idx, w);
-                    *op = m.point(*p);
-                    *on = if grouped { m.direction(*nv) } else { dir(m.direction(*nv)) };
-                }
-                if grouped {
+                if UNIT && HOST_KERNELS && !R::FIXED_POINT {
+                    points_and_normals(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n), |d| d);
                     renormalize(out_n);
+                } else {
+                    points_and_normals(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n), dir);
                 }
             }
             (nrm, mut out_n, tan, mut out_t) => {
@@ -418,6 +424,29 @@ impl<R: Real> SkinningJob<'_, R> {
                 }
             }
         }
+    }
+}
+
+/// The skinning loop of positions and normals: `blend` turns each vertex's `k` indices and
+/// weights into its matrix, which moves the position and, through `dir`, the normal.
+///
+/// A function of its own, out of line on hosts: only the loop's own pointers are live in it,
+/// so they stay in registers (inside the job's method, beside the other loops, they were
+/// reloaded from the stack every vertex).
+#[cfg_attr(sinew_host_kernels, inline(never))]
+fn points_and_normals<R: Real>(
+    blend: &impl Fn(&[u16], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[u16], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+    dir: impl Fn(Vec3<R>) -> Vec3<R>,
+) {
+    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut()));
+    for (((idx, w), (p, op)), (nv, on)) in it.zip(nrm.iter().zip(out_n.iter_mut())) {
+        let m = blend(idx, w);
+        *op = m.point(*p);
+        *on = dir(m.direction(*nv));
     }
 }
 
@@ -528,29 +557,32 @@ const PACKED_JOINTS: usize = 256;
 const PACKED_MIN_VERTICES: usize = 256;
 
 /// A palette without its matrices' last rows, which only reach the discarded fourth output
-/// lane: `table[j]` holds, for joint `j`, the first three rows of each of its columns 0 to 2
-/// and, in their fourth lanes, the rows of its translation (one 64-byte entry per joint, so an
-/// entry's address is the joint index shifted, and its first two columns are eight adjacent
-/// lanes).
+/// lane, one 64-byte entry per joint (an entry's address is the joint index shifted). Without
+/// AVX2, `table[j]` holds, for joint `j`, the first three rows of each of its columns 0 to 2
+/// and, in their fourth lanes, the rows of its translation (three lane vectors per joint
+/// instead of four). With AVX2 it holds the four columns as they are: eight lanes hold two
+/// columns, so columns 0 and 1, then column 2 and the translation, are two eight-lane
+/// operations, and the translation needs no gathering from the fourth lanes.
 type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
 
-/// One joint of a [`PackedPalette`]: columns 0 to 2, the translation's rows in their fourth
-/// lanes, on a 64-byte boundary (one cache line; SSE and AVX arithmetic read the columns from
-/// memory directly).
+/// One joint of a [`PackedPalette`] on a 64-byte boundary (one cache line; SSE and AVX
+/// arithmetic read the columns from memory directly).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct PackedJoint<R>([[R; 4]; 3]);
+struct PackedJoint<R>([[R; 4]; 4]);
 
-/// `palette` (at most [`PACKED_JOINTS`] entries) as a [`PackedPalette`], zeros past its end.
-fn pack<R: Real>(palette: &[Mat4<R>]) -> PackedPalette<R> {
-    let mut table = [PackedJoint([[R::ZERO; 4]; 3]); PACKED_JOINTS];
+/// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries.
+fn pack<R: Real>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
     for (entry, m) in table.iter_mut().zip(palette) {
-        let t = m.cols[3];
-        for (c, col) in entry.0.iter_mut().enumerate() {
-            *col = [m.cols[c][0], m.cols[c][1], m.cols[c][2], t[c]];
+        if AVX2 {
+            entry.0 = m.cols;
+        } else {
+            let t = m.cols[3];
+            for (c, col) in entry.0.iter_mut().take(3).enumerate() {
+                *col = [m.cols[c][0], m.cols[c][1], m.cols[c][2], t[c]];
+            }
         }
     }
-    table
 }
 
 /// A matrix as lane vectors: columns 0 to 2 and the translation (lanes 0 to 2 of each matter).
@@ -642,44 +674,48 @@ fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: 
     Blended { cols: [c0, c1, c2], translation: t }
 }
 
-/// The weighted sum of the influences' [`PackedPalette`] entries (the translation moved out of
-/// the fourth lanes). With AVX2, columns 0 and 1 are summed as eight lanes
-/// ([`Lanes::mul_add_pair`]): the same operations in the same order, so the same bits.
+/// The weighted sum of the influences' [`PackedPalette`] entries. Without AVX2, three columns
+/// with the translation in their fourth lanes, moved out afterwards; with AVX2, columns 0 and 1
+/// and column 2 and the translation as two pairs of lanes ([`Lanes::mul_add_pair`]): the same
+/// operations in the same order for every lane that matters, so the same bits.
 #[inline(always)]
 fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[u16], w: &[R]) -> Blended<R> {
     // Validated indices are below the palette length, at most PACKED_JOINTS: the mask keeps
     // them as they are and spares the bounds check.
     let entry = |j: u16| &table[usize::from(j) & (PACKED_JOINTS - 1)].0;
-    let cols = if AVX2 {
-        blend_pairs::<R, K>(idx, w, entry)
-    } else {
-        blend_with::<R, K, 3>(idx, w, |j| Some(entry(j).map(|c| V::<R>::load(&c))))
-    };
+    if AVX2 {
+        let k = if K == 0 { idx.len().min(w.len()) } else { K };
+        let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
+        let [c0, c1, c2, t] = blend_pairs(idx.iter().map(|&j| entry(j)), w);
+        return Blended { cols: [c0, c1, c2], translation: t };
+    }
+    let cols = blend_with::<R, K, 3>(idx, w, |j| {
+        let e = entry(j);
+        Some([V::<R>::load(&e[0]), V::<R>::load(&e[1]), V::<R>::load(&e[2])])
+    });
     let [c0, c1, c2] = cols;
     let (t0, t1, t2) = (c0.to_array()[3], c1.to_array()[3], c2.to_array()[3]);
     Blended { cols, translation: V::<R>::load(&[t0, t1, t2, R::ZERO]) }
 }
 
-/// [`blend_with`] of three columns, the first two as one pair of lanes: `Σ wᵢ·vᵢ`, accumulated
-/// in order from the first product, for each column of `entry(j)`.
+/// [`blend_with`] of four columns as two pairs of lanes: `Σ wᵢ·vᵢ`, accumulated in order from
+/// the first product, for each column of the `entries`, one per weight.
 #[inline(always)]
-fn blend_pairs<'t, R: Real, const K: usize>(idx: &[u16], w: &[R], entry: impl Fn(u16) -> &'t [[R; 4]; 3]) -> [V<R>; 3] {
-    let k = if K == 0 { idx.len().min(w.len()) } else { K };
+fn blend_pairs<'t, R: Real + 't>(entries: impl Iterator<Item = &'t [[R; 4]; 4]>, w: &[R]) -> [V<R>; 4] {
     let zero = V::<R>::splat(R::ZERO);
-    let (Some(idx), Some(w)) = (idx.get(..k), w.get(..k)) else { return [zero; 3] };
-    let (mut s01, mut s2) = ([zero; 2], zero);
-    for (i, (&j, &wj)) in idx.iter().zip(w.iter()).enumerate() {
-        let [c0, c1, c2] = entry(j);
-        let (c01, c2) = ([V::<R>::load(c0), V::<R>::load(c1)], V::<R>::load(c2));
+    let (mut s01, mut s23) = ([zero; 2], [zero; 2]);
+    for (i, (e, &wj)) in entries.zip(w.iter()).enumerate() {
+        let [c0, c1, c2, c3] = e;
+        let (c01, c23) = ([V::<R>::load(c0), V::<R>::load(c1)], [V::<R>::load(c2), V::<R>::load(c3)]);
         if i == 0 {
             s01 = V::<R>::mul_pair(c01, wj);
-            s2 = c2 * V::<R>::splat(wj);
+            s23 = V::<R>::mul_pair(c23, wj);
         } else {
             s01 = V::<R>::mul_add_pair(c01, wj, s01);
-            s2 = c2.mul_add(V::<R>::splat(wj), s2);
+            s23 = V::<R>::mul_add_pair(c23, wj, s23);
         }
     }
-    [s01[0], s01[1], s2]
+    [s01[0], s01[1], s23[0], s23[1]]
 }
 
 #[cfg(test)]

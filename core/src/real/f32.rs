@@ -215,6 +215,22 @@ impl Lanes<f32> for F32x4 {
         [x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]
     }
     #[inline(always)]
+    fn mul_pairs(x: [Self; 2], m: [Self; 2]) -> [Self; 2] {
+        if AVX2 {
+            // One vmulps on a ymm register.
+            return split8(join8(x) * join8(m));
+        }
+        [x[0] * m[0], x[1] * m[1]]
+    }
+    #[inline(always)]
+    fn mul_add_pairs(x: [Self; 2], m: [Self; 2], a: [Self; 2]) -> [Self; 2] {
+        if AVX2 {
+            // One vfmadd on a ymm register: the lanes of the two four-lane ones.
+            return split8(join8(x).mul_add(join8(m), join8(a)));
+        }
+        [x[0].mul_add(m[0], a[0]), x[1].mul_add(m[1], a[1])]
+    }
+    #[inline(always)]
     fn recip(self) -> Self {
         F32x4(f32x4::ONE / self.0)
     }
@@ -430,6 +446,17 @@ mod tests {
                 }
                 check((x - y).to_array(), &|p, q| p - q, "sub");
                 check((x * y).to_array(), &|p, q| p * q, "mul");
+                // The pair operations (one ymm register with AVX2) give the bits of two
+                // four-lane ones.
+                let [p0, p1] = F32x4::mul_pairs([x, y], [y, x]);
+                let [f0, f1] = F32x4::mul_add_pairs([x, y], [y, x], [y, x]);
+                let (g0, g1) = (x.mul_add(y, y), y.mul_add(x, x));
+                for l in 0..4 {
+                    for (got, want) in [(p0, x * y), (p1, y * x), (f0, g0), (f1, g1)] {
+                        let (got, want) = (got.to_array()[l], want.to_array()[l]);
+                        assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "pairs");
+                    }
+                }
                 check((x / y).to_array(), &|p, q| p / q, "div");
                 check((-x).to_array(), &|p, _| -p, "neg");
                 check(x.recip().to_array(), &|p, _| 1.0 / p, "recip");

@@ -1,11 +1,13 @@
 //! Animation graphs in `.sinew` files: [`bake_graph`] adds a graph read from a JSON file (its
-//! clip indices the file's) as a graph section, and [`baked_graph`] reads one back as the
-//! core's [`Graph`] for the host to run.
+//! clip indices the file's), with its layers, as a graph section, and [`baked_graph`] reads one
+//! back as the core's [`Graph`] and [`GraphLayer`]s for the host to run.
 
 use sinew::asset::format::{KIND_GRAPH, SECTION_ENTRY_LEN};
 use sinew::asset::writer::Writer;
-use sinew::asset::{write_graph, Asset, GraphBuffers, GraphData};
-use sinew::graph::{BlendPoint, Condition, Graph, Parameter, State, Transition};
+use sinew::asset::{write_layered_graph, Asset, GraphBuffers, GraphData, LayerBuffers};
+use sinew::controller::LayerMode;
+use sinew::graph::{BlendPoint, Condition, Graph, GraphLayer, LayeredGraph, Parameter, State, Transition};
+use sinew::mask::Channel;
 
 use crate::graph_file::GraphFile;
 
@@ -18,15 +20,11 @@ pub const DEFAULT_GRAPH_NAME: &str = "graph";
 ///
 /// # Errors
 ///
-/// A message when `bytes` is not a valid file, `file` has layers (not baked yet), a graph called
-/// `name` is already in it, or the
-/// graph does not fit the section's limits (more than 256 parameters or states, a name over
-/// 255 bytes).
+/// A message when `bytes` is not a valid file, a graph called `name` is already in it, or the
+/// graph does not fit the section's limits (more than 256 parameters or states, or 64 layers,
+/// a name over 255 bytes).
 pub fn bake_graph(bytes: &[u8], name: &str, file: &GraphFile) -> Result<Vec<u8>, String> {
     let asset = Asset::parse(bytes).map_err(|e| e.to_string())?;
-    if file.num_layers() > 0 {
-        return Err("graph layers are not baked into .sinew files yet: run the graph from its file".to_string());
-    }
     if asset.graph_by_name(name).is_some() {
         return Err(format!("the file already has a graph called '{name}'"));
     }
@@ -37,7 +35,8 @@ pub fn bake_graph(bytes: &[u8], name: &str, file: &GraphFile) -> Result<Vec<u8>,
         ([e[0], e[1], e[2], e[3]], word(4), word(8))
     };
     let parts = file.parts();
-    let graph = parts.graph();
+    let layers = parts.layers();
+    let graph = LayeredGraph { base: parts.graph(), layers: &layers };
     let mut out = Vec::new();
     // Twice: the first pass measures, the second writes.
     for _ in 0..2 {
@@ -50,7 +49,7 @@ pub fn bake_graph(bytes: &[u8], name: &str, file: &GraphFile) -> Result<Vec<u8>,
             w.section(table, i, kind, start);
         }
         let start = w.len();
-        write_graph(&mut w, name, &graph).map_err(|e| format!("the graph does not fit a .sinew file: {e}"))?;
+        write_layered_graph(&mut w, name, &graph).map_err(|e| format!("the graph does not fit a .sinew file: {e}"))?;
         w.section(table, count, KIND_GRAPH, start);
         let len = w.finish();
         if !w.overflowed() {
@@ -62,10 +61,17 @@ pub fn bake_graph(bytes: &[u8], name: &str, file: &GraphFile) -> Result<Vec<u8>,
     Ok(out)
 }
 
-/// A graph read from a graph section, in buffers it owns.
+/// A graph read from a graph section, with its layers, in buffers it owns.
 #[derive(Debug, Clone)]
 pub struct BakedGraph<'a> {
     parameters: Vec<Parameter<'a, f32>>,
+    base: BakedMachine<'a>,
+    layers: Vec<BakedLayer<'a>>,
+}
+
+/// One state machine's lists.
+#[derive(Debug, Clone)]
+struct BakedMachine<'a> {
     states: Vec<State<'a>>,
     transitions: Vec<Transition<f32>>,
     points: Vec<BlendPoint<f32>>,
@@ -73,23 +79,54 @@ pub struct BakedGraph<'a> {
     initial: usize,
 }
 
+/// A layer's header and state machine.
+#[derive(Debug, Clone)]
+struct BakedLayer<'a> {
+    name: &'a str,
+    mode: LayerMode,
+    weight: f32,
+    mask: Vec<Channel>,
+    machine: BakedMachine<'a>,
+}
+
 impl BakedGraph<'_> {
-    /// The core graph.
+    /// The core graph (the base graph of a graph with layers).
     #[must_use]
     pub fn graph(&self) -> Graph<'_, f32> {
+        let m = &self.base;
         Graph {
             parameters: &self.parameters,
-            states: &self.states,
-            transitions: &self.transitions,
-            points: &self.points,
-            conditions: &self.conditions,
-            initial: self.initial,
+            states: &m.states,
+            transitions: &m.transitions,
+            points: &m.points,
+            conditions: &m.conditions,
+            initial: m.initial,
         }
+    }
+
+    /// The layers, for a [`LayeredGraph`] with [`graph`](Self::graph) as its base:
+    /// `LayeredGraph { base: baked.graph(), layers: &baked.layers() }`.
+    #[must_use]
+    pub fn layers(&self) -> Vec<GraphLayer<'_, f32>> {
+        self.layers
+            .iter()
+            .map(|l| GraphLayer {
+                name: l.name,
+                mode: l.mode,
+                weight: l.weight,
+                mask: &l.mask,
+                states: &l.machine.states,
+                transitions: &l.machine.transitions,
+                points: &l.machine.points,
+                conditions: &l.machine.conditions,
+                initial: l.machine.initial,
+            })
+            .collect()
     }
 }
 
-/// The graph called `name` in `asset` (the first graph when `name` is `None`), read with
-/// [`GraphData::to_graph`].
+/// The graph called `name` in `asset` (the first graph when `name` is `None`), with its
+/// layers, read with [`GraphData::to_layered`].
 ///
 /// # Errors
 ///
@@ -99,20 +136,56 @@ pub fn baked_graph<'a>(asset: &Asset<'a>, name: Option<&str>) -> Result<BakedGra
         Some(n) => asset.graph_by_name(n).ok_or_else(|| format!("the file has no graph called '{n}'"))?,
         None => asset.graph(0).ok_or("the file has no graph (bake one with `sinew bake --graph FILE`)")?,
     };
+    let machines =
+        (0..=data.num_layers()).filter_map(|l| if l == 0 { Some(data) } else { data.layer(l).map(|d| d.machine()) });
+    let mut totals = [0usize; 4];
+    for m in machines {
+        for (t, n) in totals.iter_mut().zip([m.num_states(), m.num_transitions(), m.num_points(), m.num_conditions()]) {
+            *t += n;
+        }
+    }
+    let channels: usize = (1..=data.num_layers()).filter_map(|l| data.layer(l)).map(|l| l.num_channels()).sum();
     let mut parameters = vec![Parameter::default(); data.num_parameters()];
-    let mut states = vec![State::default(); data.num_states()];
-    let mut transitions = vec![Transition::default(); data.num_transitions()];
-    let mut points = vec![BlendPoint::default(); data.num_points()];
-    let mut conditions = vec![Condition::default(); data.num_conditions()];
-    let buffers = GraphBuffers {
-        parameters: &mut parameters,
-        states: &mut states,
-        transitions: &mut transitions,
-        points: &mut points,
-        conditions: &mut conditions,
+    let mut states = vec![State::default(); totals[0]];
+    let mut transitions = vec![Transition::default(); totals[1]];
+    let mut points = vec![BlendPoint::default(); totals[2]];
+    let mut conditions = vec![Condition::default(); totals[3]];
+    let mut mask = vec![Channel::subtree(0, 0); channels];
+    {
+        let mut slots = vec![GraphLayer::default(); data.num_layers()];
+        let buffers = GraphBuffers {
+            parameters: &mut parameters,
+            states: &mut states,
+            transitions: &mut transitions,
+            points: &mut points,
+            conditions: &mut conditions,
+        };
+        data.to_layered(buffers, LayerBuffers { channels: &mut mask, layers: &mut slots }, asset.num_clips())
+            .map_err(|e| format!("graph '{}': {e}", data.name()))?;
+    }
+    // The buffers hold the base's lists, then each layer's, in order.
+    let (mut st, mut tr, mut pt, mut co) =
+        (states.into_iter(), transitions.into_iter(), points.into_iter(), conditions.into_iter());
+    let mut mask = mask.into_iter();
+    let mut machine = |m: &GraphData<'a>| BakedMachine {
+        states: st.by_ref().take(m.num_states()).collect(),
+        transitions: tr.by_ref().take(m.num_transitions()).collect(),
+        points: pt.by_ref().take(m.num_points()).collect(),
+        conditions: co.by_ref().take(m.num_conditions()).collect(),
+        initial: m.initial(),
     };
-    data.to_graph(buffers, asset.num_clips()).map_err(|e| format!("graph '{}': {e}", data.name()))?;
-    Ok(BakedGraph { parameters, states, transitions, points, conditions, initial: data.initial() })
+    let base = machine(&data);
+    let layers = (1..=data.num_layers())
+        .filter_map(|l| data.layer(l))
+        .map(|l| BakedLayer {
+            name: l.name(),
+            mode: l.mode(),
+            weight: l.weight(),
+            mask: mask.by_ref().take(l.num_channels()).collect(),
+            machine: machine(&l.machine()),
+        })
+        .collect();
+    Ok(BakedGraph { parameters, base, layers })
 }
 
 #[cfg(test)]

@@ -204,17 +204,25 @@ pub fn exercise_asset(data: &[u8], times: &[f32]) {
     pipeline::<Q16>(&asset, times);
 }
 
-/// Every graph section of a parsed asset builds its graph in f32 (the rules `Asset::parse`
-/// checked) and in Q16 (which may refuse, with a typed error, positions closer than its step).
+/// Every graph section of a parsed asset builds its graph, with its layers, in f32 (the rules
+/// `Asset::parse` checked) and in Q16 (which may refuse, with a typed error, positions closer
+/// than its step).
 fn check_graphs(asset: &Asset<'_>) {
-    use sinew::asset::GraphBuffers;
-    use sinew::graph::{BlendPoint, Condition, Parameter, State, Transition};
-    fn build<R: Real>(g: &sinew::asset::GraphData<'_>, clips: usize) -> Result<(), sinew::graph::GraphError> {
+    use sinew::asset::{GraphBuffers, GraphData, LayerBuffers};
+    use sinew::graph::{BlendPoint, Condition, GraphLayer, LayerError, Parameter, State, Transition};
+    use sinew::mask::Channel;
+    fn build<R: Real>(g: &GraphData<'_>, clips: usize) -> Result<(), LayerError> {
+        let machines =
+            || (0..=g.num_layers()).filter_map(|l| if l == 0 { Some(*g) } else { g.layer(l).map(|d| d.machine()) });
+        let count = |f: fn(&GraphData<'_>) -> usize| machines().map(|m| f(&m)).sum::<usize>();
         let mut p = vec![Parameter::default(); g.num_parameters()];
-        let mut s = vec![State::default(); g.num_states()];
-        let mut t = vec![Transition::<R>::default(); g.num_transitions()];
-        let mut b = vec![BlendPoint::<R>::default(); g.num_points()];
-        let mut c = vec![Condition::default(); g.num_conditions()];
+        let mut s = vec![State::default(); count(|m| m.num_states())];
+        let mut t = vec![Transition::<R>::default(); count(|m| m.num_transitions())];
+        let mut b = vec![BlendPoint::<R>::default(); count(|m| m.num_points())];
+        let mut c = vec![Condition::default(); count(|m| m.num_conditions())];
+        let channels = (1..=g.num_layers()).filter_map(|l| g.layer(l)).map(|l| l.num_channels()).sum();
+        let mut ch = vec![Channel::subtree(0, 0); channels];
+        let mut l = vec![GraphLayer::<R>::default(); g.num_layers()];
         let buffers = GraphBuffers {
             parameters: &mut p,
             states: &mut s,
@@ -222,11 +230,12 @@ fn check_graphs(asset: &Asset<'_>) {
             points: &mut b,
             conditions: &mut c,
         };
-        g.to_graph::<R>(buffers, clips).map(|_| ())
+        g.to_layered::<R>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, clips).map(|_| ())
     }
     for i in 0..asset.num_graphs() {
         let g = asset.graph(i).expect("graph below num_graphs");
         assert!(g.state_name(g.initial()).is_some());
+        assert_eq!((1..=g.num_layers()).filter_map(|l| g.layer(l)).count(), g.num_layers());
         if let Err(e) = build::<f32>(&g, asset.num_clips()) {
             panic!("graph {i} was accepted but does not build: {e}");
         }
@@ -524,20 +533,32 @@ fn skin_part<R: Real>(
 }
 
 /// Fuzz target `graph_file`: the input (lossy UTF-8) as an animation graph file for the core's
-/// baked character (clips `walk` and `run`). A graph the reader accepts must build a state
-/// machine and run two seconds of updates without an error, its parameters driven by the
-/// input's bytes; a refused one must come with a one-line message.
+/// baked character (clips `walk` and `run`, layer masks by its joint names). A graph the reader
+/// accepts (layers included) must build a layered state machine, bake into the character and
+/// read back as the same graph, and run two seconds of updates without an error, its
+/// parameters and layer weights driven by the input's bytes, with the same poses from the file
+/// and from the bake; the bake also builds in Q16 (or refuses with a typed error) and runs. A
+/// refused file must come with a one-line message.
 pub fn graph_bytes(data: &[u8]) {
-    use sinew::controller::{ClipEntry, ControllerScratch};
-    use sinew::graph::{ParameterKind, StateMachine};
+    use sinew::asset::{GraphBuffers, LayerBuffers};
+    use sinew::controller::ClipEntry;
+    use sinew::graph::{
+        BlendPoint, Condition, FadeCurve, GraphError, GraphLayer, LayeredGraph, LayeredScratch, LayeredStateMachine,
+        Parameter, ParameterKind, State, Transition,
+    };
+    use sinew::mask::Channel;
+    use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
     use sinew_pipeline::graph_file::GraphFile;
 
     static CHARACTER: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
     let Ok(asset) = Asset::parse(CHARACTER) else { panic!("the fixture parses") };
     let names = ["walk", "run"];
     let clip = |key: &str| names.iter().position(|n| *n == key).or_else(|| key.parse().ok().filter(|i| *i < 2));
+    let Some(view) = asset.skeleton() else { panic!("the fixture's skeleton") };
+    let Ok(skeleton) = view.to_skeleton::<f32, 6>() else { panic!("the fixture's skeleton") };
+    let joint = |name: &str| skeleton.view().find(name);
     let text = String::from_utf8_lossy(data);
-    let file = match GraphFile::parse(&text, clip, 2) {
+    let file = match GraphFile::parse_with_joints(&text, clip, joint, 2) {
         Ok(f) => f,
         Err(e) => {
             assert!(!e.is_empty() && !e.contains('\n'), "message {e:?}");
@@ -545,31 +566,100 @@ pub fn graph_bytes(data: &[u8]) {
         }
     };
     let clips: Vec<ClipEntry<'_, f32>> = (0..2).filter_map(|i| asset.clip(i)).map(ClipEntry::new).collect();
-    let Some(skeleton) = asset.skeleton().and_then(|s| s.to_skeleton::<f32, 6>().ok()) else {
-        panic!("the fixture's skeleton")
-    };
     let parts = file.parts();
-    let graph = parts.graph();
-    let mut machine = match StateMachine::<f32, 6, 16, 72, 32>::new(graph, &clips) {
+    let file_layers = parts.layers();
+    let graph = LayeredGraph { base: parts.graph(), layers: &file_layers };
+    type Machine<'g, R> = LayeredStateMachine<'g, R, 6, 16, 72, 32, 4>;
+    let mut machine = match Machine::<f32>::new(graph, &clips) {
         Ok(m) => m,
-        // Capacities the fuzzer may exceed: more parameters than 32.
-        Err(sinew::graph::GraphError::TooManyParameters { .. }) => return,
+        // Capacities the fuzzer may exceed: more parameters than 32, more layers than 4.
+        Err(e) if matches!(e.error, GraphError::TooManyParameters { .. } | GraphError::TooManyLayers { .. }) => return,
         Err(e) => panic!("an accepted graph refused: {e}"),
     };
-    let mut scratch = Box::new(ControllerScratch::<f32, 6, 16, 1>::new());
-    let mut pose = [SoaTransform::IDENTITY; 6];
+    // The same graph baked into the character and read back: the same machine.
+    let bytes = match bake_graph(CHARACTER, "fuzz", &file) {
+        Ok(b) => b,
+        Err(e) => panic!("an accepted graph does not bake: {e}"),
+    };
+    let Ok(baked_asset) = Asset::parse(&bytes) else { panic!("the baked file parses") };
+    let baked = match baked_graph(&baked_asset, Some("fuzz")) {
+        Ok(b) => b,
+        Err(e) => panic!("a baked graph does not read back: {e}"),
+    };
+    let baked_layers = baked.layers();
+    let baked_graph = LayeredGraph { base: baked.graph(), layers: &baked_layers };
+    assert_eq!(baked_graph, graph, "the baked graph differs from its file");
+    let mut from_bake = match Machine::<f32>::new(baked_graph, &clips) {
+        Ok(m) => m,
+        Err(e) => panic!("the baked graph is refused: {e}"),
+    };
+    // And in Q16 from the baked bytes (which may refuse, with a typed error, what Q16 cannot hold).
+    let Some(data_q) = baked_asset.graph_by_name("fuzz") else { panic!("the baked graph") };
+    let count = |f: fn(&sinew::asset::GraphData<'_>) -> usize| {
+        f(&data_q) + (1..=data_q.num_layers()).filter_map(|l| data_q.layer(l)).map(|l| f(&l.machine())).sum::<usize>()
+    };
+    let mut p = vec![Parameter::default(); data_q.num_parameters()];
+    let mut s = vec![State::default(); count(|g| g.num_states())];
+    let mut t = vec![Transition::default(); count(|g| g.num_transitions())];
+    let mut b = vec![BlendPoint::default(); count(|g| g.num_points())];
+    let mut c = vec![Condition::default(); count(|g| g.num_conditions())];
+    let channels = (1..=data_q.num_layers()).filter_map(|l| data_q.layer(l)).map(|l| l.num_channels()).sum();
+    let mut ch = vec![Channel::subtree(0, 0); channels];
+    let mut l = vec![GraphLayer::default(); data_q.num_layers()];
+    let buffers =
+        GraphBuffers { parameters: &mut p, states: &mut s, transitions: &mut t, points: &mut b, conditions: &mut c };
+    let q_clips: Vec<ClipEntry<'_, Q16>> = (0..2).filter_map(|i| asset.clip(i)).map(ClipEntry::new).collect();
+    let mut q = data_q
+        .to_layered::<Q16>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2)
+        .ok()
+        .and_then(|g| Machine::<Q16>::new(g, &q_clips).ok());
+    let Ok(q_skeleton) = view.to_skeleton::<Q16, 6>() else { panic!("the fixture's skeleton") };
+
+    let mut scratch = Box::new(LayeredScratch::<f32, 6, 16, 4>::new());
+    let mut q_scratch = Box::new(LayeredScratch::<Q16, 6, 16, 4>::new());
+    let (mut pose, mut baked_pose) = ([SoaTransform::IDENTITY; 6], [SoaTransform::IDENTITY; 6]);
+    let mut q_pose = [SoaTransform::<Q16>::IDENTITY; 6];
+    let parameters = graph.base.parameters;
     for frame in 0..120usize {
         let byte = data.get(frame % data.len().max(1)).copied().unwrap_or(0);
-        let p = usize::from(byte) % graph.parameters.len().max(1);
-        let _ = match graph.parameters.get(p).map(|p| p.kind) {
-            Some(ParameterKind::Float(_)) => machine.set_float(p, f32::from(byte) / 32.0 - 2.0),
-            Some(ParameterKind::Bool(_)) => machine.set_bool(p, byte & 1 == 1),
-            Some(ParameterKind::Trigger) => machine.fire(p, true),
+        let p = usize::from(byte) % parameters.len().max(1);
+        let kind = parameters.get(p).map(|p| p.kind);
+        let value = f32::from(byte) / 32.0 - 2.0;
+        let _ = match kind {
+            Some(ParameterKind::Float(_)) => machine.set_float(p, value).and(from_bake.set_float(p, value)),
+            Some(ParameterKind::Bool(_)) => {
+                machine.set_bool(p, byte & 1 == 1).and(from_bake.set_bool(p, byte & 1 == 1))
+            }
+            Some(ParameterKind::Trigger) => machine.fire(p, true).and(from_bake.fire(p, true)),
             None => Ok(()),
         };
+        if let Some(q) = &mut q {
+            let _ = match kind {
+                Some(ParameterKind::Float(_)) => q.set_float(p, Q16::from_f32(value)),
+                Some(ParameterKind::Bool(_)) => q.set_bool(p, byte & 1 == 1),
+                Some(ParameterKind::Trigger) => q.fire(p, true),
+                None => Ok(()),
+            };
+        }
+        let layer = 1 + frame % 3;
+        if frame % 20 == 10 && layer < machine.num_layers() {
+            let w = f32::from(byte & 3) / 3.0;
+            let (a, b) = (
+                machine.fade_layer(layer, w, 0.1, FadeCurve::Linear),
+                from_bake.fade_layer(layer, w, 0.1, FadeCurve::Linear),
+            );
+            assert_eq!(a, b, "fade {frame}");
+        }
         let dt = [1.0 / 60.0, 0.0, 0.25][frame % 3];
         if let Err(e) = machine.update(dt, &clips, skeleton.view(), &mut scratch, &mut pose, |_| {}) {
             panic!("update {frame}: {e}");
+        }
+        if let Err(e) = from_bake.update(dt, &clips, skeleton.view(), &mut scratch, &mut baked_pose, |_| {}) {
+            panic!("baked update {frame}: {e}");
+        }
+        assert_eq!(pose, baked_pose, "update {frame}: the baked graph runs differently");
+        if let Some(q) = &mut q {
+            let _ = q.update(Q16::from_f32(dt), &q_clips, q_skeleton.view(), &mut q_scratch, &mut q_pose, |_| {});
         }
         let finite = (0..24).all(|j| {
             let t = pose[j / 4].lane(j % 4);

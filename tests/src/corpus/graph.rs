@@ -1,4 +1,5 @@
-//! `.sinew` graph-section cases: [`graph_base`], the small asset with a graph baked from JSON
+//! `.sinew` graph-section cases: [`graph_base`] (and [`graph_layered_base`], with a layer), the
+//! small asset with a graph baked from JSON
 //! (`sinew bake --graph`'s path), and [`graph_cases`], its section broken one field at a time,
 //! each with the [`ParseError::BadGraph`] (or overrun) naming the part at fault.
 
@@ -28,6 +29,30 @@ pub fn graph_base() -> Vec<u8> {
     let asset = Asset::parse(&small).expect("the small file parses");
     let clip = |k: &str| (k == "clip").then_some(0);
     let file = GraphFile::parse(GRAPH_JSON, clip, asset.num_clips()).expect("the graph reads");
+    bake_graph(&small, "graph", &file).expect("the graph bakes")
+}
+
+/// [`GRAPH_JSON`] with a layer: `up`, an override at weight 0.5 on `joint1`'s subtree, its
+/// states `a` and `b` (the clip), a → b on `on`.
+pub const LAYERED_JSON: &str = r#"{"parameters": {"speed": 0.5, "on": true, "go": "trigger"},
+ "states": [{"name": "idle", "clip": "clip"},
+            {"name": "move", "blend1d": {"parameter": "speed", "clips": [["clip", 0.0], ["clip", 1.0]]}}],
+ "transitions": [{"from": "idle", "to": "move", "when": "speed > 0.1 && on", "duration": 0.3, "blend": "inertialize"},
+                 {"from": "*", "to": "idle", "when": "go", "exit_time": 1.0}],
+ "initial": "idle",
+ "layers": [{"name": "up", "mask": ["joint1"], "weight": 0.5,
+             "states": [{"name": "a", "clip": "clip"}, {"name": "b", "clip": "clip"}],
+             "transitions": [{"from": "a", "to": "b", "when": "on"}],
+             "initial": "a"}]}"#;
+
+/// [`SmallSinew`] with [`LAYERED_JSON`] baked as the graph called "graph".
+pub fn graph_layered_base() -> Vec<u8> {
+    let small = SmallSinew::new().bytes();
+    let asset = Asset::parse(&small).expect("the small file parses");
+    let skeleton = asset.skeleton().expect("a skeleton");
+    let clip = |k: &str| (k == "clip").then_some(0);
+    let joint = |name: &str| (0..skeleton.num_joints()).find(|&j| skeleton.name(j) == Some(name));
+    let file = GraphFile::parse_with_joints(LAYERED_JSON, clip, joint, asset.num_clips()).expect("the graph reads");
     bake_graph(&small, "graph", &file).expect("the graph bakes")
 }
 
@@ -122,5 +147,48 @@ pub fn graph_cases() -> Vec<Case<(), ParseError>> {
         bad(GraphPart::Condition, 0),
     );
     case(JointIndex, "a bool tested as a float", &|b| put_u16(b, at(CONDITIONS), 1), bad(GraphPart::Condition, 0));
+    cases.extend(layer_cases(s.len));
+    cases
+}
+
+/// The layer table of [`graph_layered_base`] broken one field at a time; `table` is where it
+/// starts in the section (the length of the section without layers).
+fn layer_cases(table: usize) -> Vec<Case<(), ParseError>> {
+    type C = Case<(), ParseError>;
+    let base = graph_layered_base();
+    let s = section_of(&base, KIND_GRAPH);
+    assert!(Asset::parse(&base).is_ok_and(|a| a.graph(0).is_some_and(|g| g.num_layers() == 1)));
+    let bad = |part, index| ParseError::BadGraphLayer { section: s.index, layer: 1, part, index };
+    let overrun = ParseError::SectionOverrun { section: s.index };
+    // The count, then the layer: name "up" (3), mode, reference, initial, weight, five counts,
+    // one mask channel, two states, one transition.
+    let layer = s.off + table + 2;
+    let (mode, initial, counts) = (layer + 3, layer + 5, layer + 11);
+    let mask = counts + 10;
+    let transitions = mask + GRAPH_CHANNEL_LEN + 2 * GRAPH_STATE_LEN;
+    let mut cases: Vec<C> = Vec::new();
+    let mut case = |category, name: &str, f: &dyn Fn(&mut Vec<u8>), e| {
+        cases.push(C::is(category, format!("graph layer: {name}"), patched(&base, f), e));
+    };
+    case(Counts, "a layer count past the end", &|b| put_u16(b, s.off + table, 2), overrun);
+    case(
+        Counts,
+        "a layer count of 0",
+        &|b| put_u16(b, s.off + table, 0),
+        ParseError::BadGraph { section: s.index, part: GraphPart::Header, index: 0 },
+    );
+    case(Counts, "a truncated layer table (3 states of 2)", &|b| put_u16(b, counts + 2, 3), overrun);
+    case(Counts, "layer mode 2", &|b| b[mode] = 2, bad(GraphPart::Header, 0));
+    case(Counts, "an override layer with a reference", &|b| b[mode + 1] = 1, bad(GraphPart::Header, 0));
+    case(NonFinite, "a layer weight of 2", &|b| put_f32(b, layer + 7, 2.0), bad(GraphPart::Header, 0));
+    case(JointIndex, "layer initial state 2 of 2", &|b| put_u16(b, initial, 2), bad(GraphPart::Header, 0));
+    case(JointIndex, "mask joint 3 of 3", &|b| put_u16(b, mask, 3), bad(GraphPart::Mask, 0));
+    case(JointIndex, "mask range ending at joint 3 of 3", &|b| put_u16(b, mask + 2, 3), bad(GraphPart::Mask, 0));
+    case(
+        JointIndex,
+        "a layer transition to state 2 of 2",
+        &|b| put_u16(b, transitions + 2, 2),
+        bad(GraphPart::Transition, 0),
+    );
     cases
 }

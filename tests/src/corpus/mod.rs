@@ -12,8 +12,9 @@
 //!   model, and [`meshopt_cases`](meshopt::meshopt_cases) (part of [`gltf_cases`](gltf::gltf_cases));
 //! - [`morph`](mod@morph): [`MorphGltf`](morph::MorphGltf), a skinned and morphed model, and
 //!   [`morph_cases`](morph::morph_cases) (part of [`gltf_cases`](gltf::gltf_cases));
-//! - [`graph`](mod@graph): [`graph_base`](graph::graph_base), the small asset with a baked
-//!   animation graph, and [`graph_cases`](graph::graph_cases) (part of
+//! - [`graph`](mod@graph): [`graph_base`](graph::graph_base) and
+//!   [`graph_layered_base`](graph::graph_layered_base), the small asset with a baked animation
+//!   graph (without and with a layer), and [`graph_cases`](graph::graph_cases) (part of
 //!   [`sinew_cases`](sinew::sinew_cases));
 //! - [`md5`](mod@md5): [`SMALL_MESH`](md5::SMALL_MESH), [`SMALL_ANIM`](md5::SMALL_ANIM) and
 //!   [`md5_cases`](md5::md5_cases);

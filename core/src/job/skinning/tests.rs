@@ -267,7 +267,8 @@ fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8) -> [[u32; 10]
         0 => job.lbs_with::<0, true>(|i, w| blend_matrices::<f32, 0>(pal, i, w)),
         1 => job.lbs_with::<K, true>(|i, w| blend_matrices::<f32, K>(pal, i, w)),
         _ => {
-            let table = pack(pal);
+            let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
+            pack(&mut table, pal);
             job.lbs_with::<K, true>(|i, w| blend_packed::<f32, K>(&table, i, w));
         }
     }
