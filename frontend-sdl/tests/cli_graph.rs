@@ -101,14 +101,8 @@ fn mistakes_exit_2_with_one_line() {
 
 #[test]
 fn a_baked_graph_dumps_as_its_file_and_info_lists_it() {
-    let g = graph_file("locomotion.json", GRAPH);
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-graph/fox-graph.sinew");
-    let (fox, g, o) = (fox(), g, out);
-    let (fox, g, o) = (fox.to_str().unwrap(), g.to_str().unwrap(), o.to_str().unwrap());
-    let bake = sinew(&["bake", fox, "-o", o, "--graph", g]);
-    assert!(bake.status.success(), "{}", String::from_utf8_lossy(&bake.stderr));
-    let info = sinew(&["info", o]);
-    let info = String::from_utf8_lossy(&info.stdout);
+    let (fox, g, o, info) = bake_fox_with("locomotion.json", GRAPH, "fox-graph.sinew");
+    let (fox, g, o) = (fox.as_str(), g.as_str(), o.as_str());
     assert!(
         info.contains(
             "graph 0 'locomotion': 2 states [idle, move], 1 parameters [speed], 2 transitions, initial 'idle'"
@@ -120,11 +114,7 @@ fn a_baked_graph_dumps_as_its_file_and_info_lists_it() {
         (&["--set", "speed=2@1.0"][..], "1.1"),
         (&["--set", "speed=2@1.0", "--set", "speed=0@2"][..], "2.1"),
     ] {
-        let mut from_file = vec!["dump", fox, "--graph", g, "--time", t];
-        from_file.extend_from_slice(sets);
-        let mut from_bake = vec!["dump", o, "--graph-baked", "--time", t];
-        from_bake.extend_from_slice(sets);
-        let (a, b) = (sinew(&from_file), sinew(&from_bake));
+        let (a, b) = dump_both((fox, g, o), t, sets);
         assert!(a.status.success() && b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
         assert_eq!(a.stdout, b.stdout, "at {t} with {sets:?}");
     }
@@ -186,27 +176,39 @@ const TWO_LAYERS: &str = include_str!("../pipeline/tests/data/fox_layered_graph.
 
 #[test]
 fn a_baked_layered_graph_dumps_as_its_file_through_layer_transitions() {
-    let g = graph_file("two-layers.json", TWO_LAYERS);
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-graph/fox-layered.sinew");
-    let (fox, g, o) = (fox(), g, out);
-    let (fox, g, o) = (fox.to_str().unwrap(), g.to_str().unwrap(), o.to_str().unwrap());
-    let bake = sinew(&["bake", fox, "-o", o, "--graph", g]);
-    assert!(bake.status.success(), "{}", String::from_utf8_lossy(&bake.stderr));
-    let info = sinew(&["info", o]);
-    let info = String::from_utf8_lossy(&info.stdout);
+    let (fox, g, o, info) = bake_fox_with("two-layers.json", TWO_LAYERS, "fox-layered.sinew");
+    let (fox, g, o) = (fox.as_str(), g.as_str(), o.as_str());
     assert!(info.contains("initial 'idle', 2 layers [wave, sway]"), "{info}");
     let sets = ["--set", "waving=true@0.5", "--set", "speed=2@0.6", "--set", "waving=false@1.0"];
     // Before the layer moves, during its crossfade, between, during its inertialization, after.
     for (t, wave) in [("0.4", None), ("0.65", Some("rest")), ("0.9", None), ("1.1", Some("wave")), ("1.5", None)] {
-        let mut from_file = vec!["dump", fox, "--graph", g, "--time", t];
-        from_file.extend_from_slice(&sets);
-        let mut from_bake = vec!["dump", o, "--graph-baked", "--time", t];
-        from_bake.extend_from_slice(&sets);
-        let (a, b) = (sinew(&from_file), sinew(&from_bake));
+        let (a, b) = dump_both((fox, g, o), t, &sets);
         assert_eq!(a.stdout, b.stdout, "at {t}: {}", String::from_utf8_lossy(&b.stderr));
         let state = &json(&b)["graph_state"]["layers"];
         assert_eq!(state[0]["name"], "wave");
         assert_eq!(state[1], serde_json::json!({"name": "sway", "weight": 0.5, "state": "walk", "transition": null}));
         assert_eq!(state[0]["transition"]["from"].as_str(), wave, "at {t}: {state}");
     }
+}
+
+/// Bakes Fox with the graph `json` (written to `name`) into `out` in the test folder: the
+/// model's, the graph file's and the bake's paths, and what `sinew info` prints of the bake.
+fn bake_fox_with(name: &str, json: &str, out: &str) -> (String, String, String, String) {
+    let g = graph_file(name, json);
+    let o = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-graph").join(out);
+    let (fox, g, o) =
+        (fox().to_str().unwrap().to_owned(), g.to_str().unwrap().to_owned(), o.to_str().unwrap().to_owned());
+    let bake = sinew(&["bake", &fox, "-o", &o, "--graph", &g]);
+    assert!(bake.status.success(), "{}", String::from_utf8_lossy(&bake.stderr));
+    let info = String::from_utf8_lossy(&sinew(&["info", &o]).stdout).into_owned();
+    (fox, g, o, info)
+}
+
+/// `sinew dump` at `t` with `sets`, from the model and its graph file, then from the bake.
+fn dump_both((fox, g, o): (&str, &str, &str), t: &str, sets: &[&str]) -> (Output, Output) {
+    let mut from_file = vec!["dump", fox, "--graph", g, "--time", t];
+    from_file.extend_from_slice(sets);
+    let mut from_bake = vec!["dump", o, "--graph-baked", "--time", t];
+    from_bake.extend_from_slice(sets);
+    (sinew(&from_file), sinew(&from_bake))
 }
