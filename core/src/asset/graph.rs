@@ -552,6 +552,15 @@ impl GraphSource<F32Bits> for GraphData<'_> {
     }
 }
 
+/// [`GraphError::Storage`] when `list` needs more than its `capacity`.
+pub(super) fn limit(list: &'static str, needed: usize, capacity: usize) -> Result<(), GraphError> {
+    if needed > capacity {
+        Err(GraphError::Storage { list, needed, capacity })
+    } else {
+        Ok(())
+    }
+}
+
 /// Writes `graph` as the body of a graph section called `name` (the caller records the
 /// section with [`Writer::section`](crate::format::writer::Writer::section)). The graph's
 /// clip indices must be the file's.
@@ -568,13 +577,6 @@ pub fn write_graph(
     name: &str,
     graph: &Graph<'_, f32>,
 ) -> Result<(), GraphError> {
-    let limit = |list: &'static str, needed: usize, capacity: usize| {
-        if needed > capacity {
-            Err(GraphError::Storage { list, needed, capacity })
-        } else {
-            Ok(())
-        }
-    };
     let big = NONE as usize - 1;
     limit("parameters", graph.parameters.len(), MAX_GRAPH_PARAMETERS)?;
     limit("states", graph.states.len(), MAX_GRAPH_STATES)?;

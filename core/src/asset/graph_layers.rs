@@ -10,7 +10,7 @@ use crate::graph::{Graph, GraphError, GraphLayer, LayerError, LayeredGraph, Para
 use crate::mask::Channel;
 use crate::real::Real;
 
-use super::graph::{index, write_records, GraphBuffers, GraphData, LENS};
+use super::graph::{index, limit, write_records, GraphBuffers, GraphData, LENS};
 
 /// A layer of a graph section, read in place: its name, mode, weight, mask and state machine
 /// (a [`GraphData`] over the base graph's parameters).
@@ -284,13 +284,6 @@ pub fn write_layered_graph(
     name: &str,
     graph: &LayeredGraph<'_, f32>,
 ) -> Result<(), GraphError> {
-    let limit = |list: &'static str, needed: usize, capacity: usize| {
-        if needed > capacity {
-            Err(GraphError::Storage { list, needed, capacity })
-        } else {
-            Ok(())
-        }
-    };
     let big = NONE as usize - 1;
     limit("layers", graph.layers.len(), MAX_GRAPH_LAYERS)?;
     for l in graph.layers {
