@@ -1203,6 +1203,30 @@ mod graph_section {
         CONDITION + 5 * GRAPH_CONDITION_LEN + names
     }
 
+    /// `g.to_layered` (two clips) into buffers of 4 parameters, `states` states, 8 transitions,
+    /// points and conditions, 4 mask channels and 2 layers, its result handed to `f`.
+    fn with_layered<R: Real, T>(
+        g: &GraphData<'_>,
+        states: usize,
+        f: impl FnOnce(Result<LayeredGraph<'_, R>, crate::graph::LayerError>) -> T,
+    ) -> T {
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 8];
+        let mut t = [Transition::default(); 8];
+        let mut b = [BlendPoint::default(); 8];
+        let mut c = [Condition::default(); 8];
+        let mut ch = [Channel::subtree(0, 0); 4];
+        let mut l = [GraphLayer::default(); 2];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s[..states],
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        f(g.to_layered(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2))
+    }
+
     fn parse_layered(patch: impl Fn(&mut [u8])) -> Result<(), ParseError> {
         let mut buf = [0u8; 2048];
         let layers = layers();
@@ -1226,72 +1250,32 @@ mod graph_section {
         assert_eq!(upper.machine().parameter_name(3), Some("jump"));
         assert!(g.layer(0).is_none() && g.layer(3).is_none());
 
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 7];
-        let mut t = [Transition::default(); 6];
-        let mut b = [BlendPoint::default(); 7];
-        let mut c = [Condition::default(); 7];
-        let mut ch = [Channel::subtree(0, 0); 2];
-        let mut l = [GraphLayer::default(); 2];
-        let buffers = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        let read = g.to_layered(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2).unwrap();
-        assert_eq!(read, layered);
+        with_layered::<f32, _>(&g, 7, |read| assert_eq!(read, Ok(layered)));
 
         // In Q16, from the same bytes, into a state machine that runs.
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 7];
-        let mut t = [Transition::default(); 6];
-        let mut b = [BlendPoint::default(); 7];
-        let mut c = [Condition::default(); 7];
-        let mut ch = [Channel::subtree(0, 0); 2];
-        let mut l = [GraphLayer::default(); 2];
-        let buffers = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        let q = g.to_layered::<Q16>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2).unwrap();
-        assert_eq!(q.layers[0].weight, Q16::from_f32(0.5));
-        let clips: [ClipEntry<'_, Q16>; 2] = core::array::from_fn(|i| ClipEntry::new(asset.clip(i).unwrap()));
-        let skeleton: crate::skeleton::Skeleton<Q16, 1> = asset.skeleton().unwrap().to_skeleton().unwrap();
-        let mut m = LayeredStateMachine::<Q16, 1, 4, 8, 4, 3>::new(q, &clips).unwrap();
-        let mut scratch = LayeredScratch::new();
-        let mut pose = [SoaTransform::IDENTITY; 1];
-        m.fire(3, true).unwrap();
-        for _ in 0..4 {
-            m.update(Q16::from_f32(1.0 / 60.0), &clips, skeleton.view(), &mut scratch, &mut pose, |_| {}).unwrap();
-        }
-        assert_eq!(m.machine(1).map(|m| m.current_state()), Some(1));
-        assert_eq!(m.layer_weight(2), Some(Q16::ONE));
+        with_layered::<Q16, _>(&g, 7, |q| {
+            let q = q.unwrap();
+            assert_eq!(q.layers[0].weight, Q16::from_f32(0.5));
+            let clips: [ClipEntry<'_, Q16>; 2] = core::array::from_fn(|i| ClipEntry::new(asset.clip(i).unwrap()));
+            let skeleton: crate::skeleton::Skeleton<Q16, 1> = asset.skeleton().unwrap().to_skeleton().unwrap();
+            let mut m = LayeredStateMachine::<Q16, 1, 4, 8, 4, 3>::new(q, &clips).unwrap();
+            let mut scratch = LayeredScratch::new();
+            let mut pose = [SoaTransform::IDENTITY; 1];
+            m.fire(3, true).unwrap();
+            for _ in 0..4 {
+                m.update(Q16::from_f32(1.0 / 60.0), &clips, skeleton.view(), &mut scratch, &mut pose, |_| {}).unwrap();
+            }
+            assert_eq!(m.machine(1).map(|m| m.current_state()), Some(1));
+            assert_eq!(m.layer_weight(2), Some(Q16::ONE));
+        });
 
         // Short buffers: a typed error, nothing built.
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 6];
-        let mut t = [Transition::default(); 6];
-        let mut b = [BlendPoint::default(); 7];
-        let mut c = [Condition::default(); 7];
-        let mut ch = [Channel::subtree(0, 0); 2];
-        let mut l = [GraphLayer::default(); 2];
-        let buffers = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        let short = g.to_layered::<f32>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2);
-        assert_eq!(
-            short.map(|_| ()).unwrap_err().error,
-            GraphError::Storage { list: "states", needed: 7, capacity: 6 }
-        );
+        with_layered::<f32, _>(&g, 6, |short| {
+            assert_eq!(
+                short.map(|_| ()).unwrap_err().error,
+                GraphError::Storage { list: "states", needed: 7, capacity: 6 }
+            )
+        });
     }
 
     #[test]
@@ -1340,21 +1324,7 @@ mod graph_section {
                 if let Ok(asset) = Asset::parse(&copy[..n]) {
                     // What parses builds (or is refused by the state machine's checks) without a panic.
                     let g = asset.graph(0).unwrap();
-                    let mut p = [Parameter::default(); 4];
-                    let mut s = [State::default(); 8];
-                    let mut t = [Transition::default(); 8];
-                    let mut b = [BlendPoint::default(); 8];
-                    let mut c = [Condition::default(); 8];
-                    let mut ch = [Channel::subtree(0, 0); 4];
-                    let mut l = [GraphLayer::default(); 2];
-                    let buffers = GraphBuffers {
-                        parameters: &mut p,
-                        states: &mut s,
-                        transitions: &mut t,
-                        points: &mut b,
-                        conditions: &mut c,
-                    };
-                    let _ = g.to_layered::<Q16>(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, 2);
+                    with_layered::<Q16, _>(&g, 8, |_| ());
                 }
             }
         }
