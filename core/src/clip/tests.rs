@@ -46,6 +46,8 @@ pub(crate) struct Packed {
     pub reference: Option<[f32; 4]>,
     /// Sub-frame offsets: their width, the shift, and each key's stored offset.
     pub sub: Option<(u8, u8, Vec<u32>)>,
+    /// Smallest three: each key's dropped component (0..=3, xyzw).
+    pub largest: Option<Vec<u32>>,
     pub bits: [u8; 3],
     pub min: [f32; 3],
     pub range: [f32; 3],
@@ -63,7 +65,8 @@ impl Packed {
         out.extend_from_slice(&self.frames.to_le_bytes());
         out.push(time_bits);
         let sub_flag = if self.sub.is_some() { PACKED_FLAG_SUBFRAME } else { 0 };
-        out.push(if self.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 } | sub_flag);
+        let largest_flag = if self.largest.is_some() { PACKED_FLAG_LARGEST } else { 0 };
+        out.push(if self.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 } | sub_flag | largest_flag);
         out.extend_from_slice(&self.bits);
         for r in self.reference.iter().flatten() {
             out.extend_from_slice(&r.to_le_bytes());
@@ -86,6 +89,9 @@ impl Packed {
             }
             if let Some((bits, _, o)) = &self.sub {
                 push(o[k], *bits);
+            }
+            if let Some(l) = &self.largest {
+                push(l[k], 2);
             }
             for j in 0..3 {
                 push(q[j], self.bits[j]);
@@ -122,8 +128,14 @@ impl Packed {
             return [c[0], c[1], c[2], 0.0];
         }
         let w = (1.0 - c.iter().map(|v| v * v).sum::<f64>()).max(0.0).sqrt();
-        let Some(r) = self.reference else { return [c[0], c[1], c[2], w] };
-        let (a, b) = (r.map(f64::from), [c[0], c[1], c[2], w]);
+        let b = match self.largest.as_ref().map(|l| l[k]) {
+            Some(0) => [w, c[0], c[1], c[2]],
+            Some(1) => [c[0], w, c[1], c[2]],
+            Some(2) => [c[0], c[1], w, c[2]],
+            _ => [c[0], c[1], c[2], w],
+        };
+        let Some(r) = self.reference else { return b };
+        let a = r.map(f64::from);
         [
             a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
             a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
@@ -406,7 +418,7 @@ fn sample_both<R: Real>(clip: &Clip<'_>, i: usize, t: f32, hint: u16, rot: Rotat
 /// Checks every track of `tracks` (one clip over `[start, end]`) at `times` against the f64
 /// reference: `f32` within `tol`, `Q16` within `tol_q16` (in value units or radians).
 fn check_tracks(tracks: &[Track], start: f32, end: f32, times: &[f32], tol: f64, tol_q16: f64) {
-    let bytes = file(5, start, end, tracks);
+    let bytes = file(7, start, end, tracks);
     let clip = clip_of(&bytes);
     // Miri (slow) takes every third time and one hint.
     let hints: &[u16] = if cfg!(miri) { &[u16::MAX] } else { &[0, 1, 2, u16::MAX] };
@@ -552,7 +564,7 @@ fn quantized_keys_match_the_reference() {
 fn packed_keys_match_the_reference() {
     let (start, end) = (0.5f32, 2.5f32);
     let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, min, range, q: Vec<[u32; 3]>| {
-        Keys::Packed(Packed { frames, frame_of, reference, sub: None, bits, min, range, q })
+        Keys::Packed(Packed { frames, frame_of, reference, sub: None, largest: None, bits, min, range, q })
     };
     let track = |joint, target, interp, keys| Track { joint, target, interp, slerp: false, keys };
     let reference = to_f32s(axis_angle([0.2, 1.0, -0.4], 2.9));
@@ -645,6 +657,7 @@ fn packed_keys_match_the_reference() {
                 frame_of: None,
                 reference: None,
                 sub: Some((4, 6, vec![8, 3, 15, 8, 0])),
+                largest: None,
                 bits: [12, 8, 0],
                 min: [-1.0, 0.5, 2.0],
                 range: [2.5, -1.0, 0.0],
@@ -660,10 +673,51 @@ fn packed_keys_match_the_reference() {
                 frame_of: Some(vec![0, 2, 5, 40]),
                 reference: Some(reference),
                 sub: Some((3, 16, vec![4, 0, 7, 4])),
+                largest: None,
                 bits: [16, 14, 18],
                 min: [-0.5, -0.3, -0.6],
                 range: [1.0, 0.6, 1.2],
                 q: vec![[32768, 8192, 131_072], [60000, 100, 200_000], [1, 16383, 0], [40000, 9000, 150_000]],
+            }),
+        ),
+        // Smallest three: keys dropping each component in turn (stored components negative and
+        // positive), with sub-frames, and with a reference and stored frames.
+        track(
+            5,
+            TARGET_ROTATION,
+            INTERP_LINEAR,
+            Keys::Packed(Packed {
+                frames: 8,
+                frame_of: None,
+                reference: None,
+                sub: Some((3, 6, vec![4, 1, 7, 4, 4])),
+                largest: Some(vec![3, 0, 1, 2, 3]),
+                bits: [12, 11, 13],
+                min: [-0.7; 3],
+                range: [1.4; 3],
+                q: vec![
+                    [2048, 1024, 4096],
+                    [1024, 1500, 5000],
+                    [3500, 1024, 2000],
+                    [3000, 1500, 4096],
+                    [0, 1024, 4096],
+                ],
+            }),
+        ),
+        track(
+            6,
+            TARGET_ROTATION,
+            INTERP_STEP,
+            Keys::Packed(Packed {
+                frames: 40,
+                frame_of: Some(vec![0, 2, 5, 40]),
+                reference: Some(reference),
+                sub: None,
+                largest: Some(vec![2, 1, 0, 3]),
+                bits: [9, 9, 9],
+                min: [-0.6; 3],
+                range: [1.2; 3],
+                q: vec![[256, 0, 511], [100, 300, 256], [400, 100, 256], [0, 256, 256]],
             }),
         ),
     ];
@@ -689,6 +743,7 @@ fn corrupt_packed_tracks_are_refused() {
         frame_of: Some(vec![0, 4, 10]),
         reference: Some([0.0, 0.0, 0.0, 1.0]),
         sub: None,
+        largest: None,
         bits: [5, 0, 9],
         min: [-0.5; 3],
         range: [1.0; 3],
@@ -749,6 +804,11 @@ fn corrupt_packed_tracks_are_refused() {
         ),
         Ok(())
     );
+    // Smallest three: rotations only.
+    let largest = Packed { reference: None, largest: Some(vec![0, 3, 2]), ..good.clone() }.bytes();
+    assert_eq!(parse(TARGET_ROTATION, largest.clone(), 3), Ok(()));
+    assert_eq!(parse(TARGET_TRANSLATION, largest.clone(), 3), bad_track);
+    assert_eq!(parse(TARGET_SCALE, largest, 3), bad_track);
     assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 0, 4, vec![0, 0, 0]), 3), bad_track);
     assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 17, 4, vec![0, 0, 0]), 3), bad_track);
     assert_eq!(parse(TARGET_ROTATION, sub(10, vec![0, 4, 10], 3, 0, vec![4, 4, 4]), 3), bad_track);
@@ -949,7 +1009,17 @@ fn cursors_and_caches_agree() {
 #[test]
 fn cursors_and_caches_agree_on_packed_tracks() {
     let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, q: Vec<[u32; 3]>| {
-        Keys::Packed(Packed { frames, frame_of, reference, sub: None, bits, min: [-0.6; 3], range: [1.2; 3], q })
+        Keys::Packed(Packed {
+            frames,
+            frame_of,
+            reference,
+            sub: None,
+            largest: None,
+            bits,
+            min: [-0.6; 3],
+            range: [1.2; 3],
+            q,
+        })
     };
     let reference = Some(to_f32s(axis_angle([1.0, -0.5, 0.3], 3.1)));
     let q: Vec<[u32; 3]> = (0..9u32).map(|k| [k * 100 % 1024, (k * 377 + 50) % 1024, (900 - k * 90) % 1024]).collect();
@@ -966,6 +1036,7 @@ fn cursors_and_caches_agree_on_packed_tracks() {
                 frame_of: None,
                 reference: None,
                 sub: Some((5, 8, vec![16, 0, 31, 16, 20, 3, 16, 30, 0])),
+                largest: None,
                 bits: [10, 10, 10],
                 min: [-0.6; 3],
                 range: [1.2; 3],

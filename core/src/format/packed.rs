@@ -4,14 +4,15 @@
 //! ```text
 //! frames      u16        time grid: frame f is at start + (end − start) · f / frames
 //! time_bits   u8         0: key k is frame k; else each record starts with its frame
-//! flags       u8         PACKED_FLAG_REFERENCE (rotations only), PACKED_FLAG_SUBFRAME
+//! flags       u8         PACKED_FLAG_REFERENCE, PACKED_FLAG_LARGEST (rotations only),
+//!                        PACKED_FLAG_SUBFRAME
 //! bits        [u8; 3]    width of each stored component (0 ..= MAX_PACKED_BITS)
 //! [reference  f32 × 4]   rotations with PACKED_FLAG_REFERENCE (xyzw)
 //! [sub_bits   u8         with PACKED_FLAG_SUBFRAME: width of a key's sub-frame offset
 //!                        (1 ..= MAX_PACKED_SUB_BITS)
 //!  sub_shift  u8]        sub-frames per frame, as a power of two (1 ..= MAX_PACKED_SUB_SHIFT)
 //! components  3 × { min f32, [range f32 when its width is not 0] }
-//! records     key_count × (time_bits + sub_bits + Σ bits) bits, least significant bit first,
+//! records     key_count × (time_bits + sub_bits + [2] + Σ bits) bits, least significant bit first,
 //!             the last byte padded with zeros
 //! ```
 //!
@@ -25,12 +26,15 @@
 //! A component of width `b` stores `q` and decodes as `min + range · q / 2^b` (just `min` when
 //! `b` is 0). Translations and scales store xyz; rotations store the xyz of a unit quaternion
 //! with `w ≥ 0` (`w = √(1 − x² − y² − z²)`), multiplied by the reference on its left when the
-//! track has one (the keys then stay near the reference, with large `w`).
+//! track has one (the keys then stay near the reference, with large `w`). With
+//! `PACKED_FLAG_LARGEST` a record's components follow a 2-bit index `i` (after the sub-frame
+//! offset): the stored components are the quaternion's others in xyzw order and component `i`
+//! is rebuilt `≥ 0` (smallest three: no precision floor whatever the rotation).
 
 use super::reader::{byte, le_f32, le_u16};
 use super::{
-    MAX_PACKED_BITS, MAX_PACKED_SUB_BITS, MAX_PACKED_SUB_SHIFT, MAX_PACKED_TIME_BITS, PACKED_FLAG_REFERENCE,
-    PACKED_FLAG_SUBFRAME, TARGET_ROTATION,
+    MAX_PACKED_BITS, MAX_PACKED_SUB_BITS, MAX_PACKED_SUB_SHIFT, MAX_PACKED_TIME_BITS, PACKED_FLAG_LARGEST,
+    PACKED_FLAG_REFERENCE, PACKED_FLAG_SUBFRAME, TARGET_ROTATION,
 };
 use crate::math::Quat;
 use crate::real::Real;
@@ -51,6 +55,8 @@ pub(crate) struct Packed {
     pub sub_shift: u8,
     /// The track has a reference rotation.
     pub reference: bool,
+    /// Each record stores the index of its rotation's dropped component (2 bits).
+    pub largest: bool,
     /// Component widths.
     pub bits: [u8; 3],
     /// Byte offset of each component's `min` (its `range` follows when its width is not 0).
@@ -68,6 +74,7 @@ impl Packed {
     pub(crate) fn read(data: &[u8], target: u8) -> Self {
         let flags = byte(data, 3);
         let reference = target == TARGET_ROTATION && flags & PACKED_FLAG_REFERENCE != 0;
+        let largest = target == TARGET_ROTATION && flags & PACKED_FLAG_LARGEST != 0;
         let bits = [byte(data, 4), byte(data, 5), byte(data, 6)];
         let mut at = PACKED_HEADER_LEN + if reference { 16 } else { 0 };
         let (sub_bits, sub_shift) = if flags & PACKED_FLAG_SUBFRAME != 0 {
@@ -88,11 +95,13 @@ impl Packed {
             sub_bits,
             sub_shift,
             reference,
+            largest,
             bits,
             params,
             records: at,
             record_bits: time_bits as usize
                 + sub_bits as usize
+                + if largest { 2 } else { 0 }
                 + bits[0] as usize
                 + bits[1] as usize
                 + bits[2] as usize,
@@ -106,8 +115,8 @@ impl Packed {
         if data.len() < PACKED_HEADER_LEN
             || le_u16(data, 0) == 0
             || byte(data, 2) > MAX_PACKED_TIME_BITS
-            || flags & !(PACKED_FLAG_REFERENCE | PACKED_FLAG_SUBFRAME) != 0
-            || (flags & PACKED_FLAG_REFERENCE != 0 && target != TARGET_ROTATION)
+            || flags & !(PACKED_FLAG_REFERENCE | PACKED_FLAG_SUBFRAME | PACKED_FLAG_LARGEST) != 0
+            || (flags & (PACKED_FLAG_REFERENCE | PACKED_FLAG_LARGEST) != 0 && target != TARGET_ROTATION)
             || (4..7).any(|i| byte(data, i) > MAX_PACKED_BITS)
         {
             return None;
@@ -149,10 +158,21 @@ impl Packed {
         (((f << shift) as i32).wrapping_add(o), (self.frames as i32) << shift)
     }
 
+    /// The first bit of key `k`'s stored components (its dropped-component index just before
+    /// them, with [`PACKED_FLAG_LARGEST`]).
+    #[inline(always)]
+    fn components_bit(&self, k: usize) -> usize {
+        self.records * 8
+            + k * self.record_bits
+            + self.time_bits as usize
+            + self.sub_bits as usize
+            + if self.largest { 2 } else { 0 }
+    }
+
     /// The three stored components of key `k`, decoded.
     #[inline(always)]
     pub(crate) fn components<R: Real>(&self, data: &[u8], k: usize) -> [R; 3] {
-        let mut bit = self.records * 8 + k * self.record_bits + self.time_bits as usize + self.sub_bits as usize;
+        let mut bit = self.components_bit(k);
         let mut out = [R::ZERO; 3];
         for (j, o) in out.iter_mut().enumerate() {
             let b = self.bits[j] as u32;
@@ -179,7 +199,16 @@ impl Packed {
         }
         let w2 = (R::ONE - x * x - y * y - z * z).max(R::ZERO);
         let w = if w2 > R::ZERO { w2 * w2.inv_sqrt() } else { R::ZERO };
-        let q = Quat::new(x, y, z, w);
+        let q = if self.largest {
+            match read_bits(data, self.components_bit(k) - 2, 2) {
+                0 => Quat::new(w, x, y, z),
+                1 => Quat::new(x, w, y, z),
+                2 => Quat::new(x, y, w, z),
+                _ => Quat::new(x, y, z, w),
+            }
+        } else {
+            Quat::new(x, y, z, w)
+        };
         if !self.reference {
             return q.to_array();
         }

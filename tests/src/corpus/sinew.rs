@@ -691,6 +691,16 @@ pub fn sinew_cases() -> Vec<Case<(), ParseError>> {
     ));
     cases.push(C::is(
         Counts,
+        "small packed translation with the smallest-three flag",
+        small_clip(&|t| {
+            t.format = FORMAT_PACKED;
+            t.data = packed_subframe_vec3(4, 4, [8; 3]);
+            t.data[3] |= PACKED_FLAG_LARGEST;
+        }),
+        ParseError::BadTrack { section: SmallSinew::CLIP, track: 0 },
+    ));
+    cases.push(C::is(
+        Counts,
         "small packed sub-frames 2^17 per frame",
         packed_sub(4, 17, [8; 3]),
         ParseError::BadTrack { section: SmallSinew::CLIP, track: 0 },
