@@ -119,7 +119,8 @@ fn search(
     let ext = extents(rig, shells);
     let grid = Grid::of(times, start, end);
     let mut grid_floor: Vec<Option<f64>> = vec![None; channels.len()];
-    let mut sub_floor: Vec<Option<f64>> = vec![None; channels.len()];
+    // Per channel, the floor on the sub-frame grids of SUB_SHIFTS fewer bits than the finest.
+    let mut sub_floor: Vec<Option<Vec<(u8, f64)>>> = vec![None; channels.len()];
     let mut budget = vec![0.5f64; rig.joints.len()];
     let mut enc = EncClip { name: clip.name.clone(), start, end, tracks: Vec::new() };
     // Per joint: 0 = quantized and reduced, 1 = f32 values but reduced keys (for joints whose
@@ -134,12 +135,18 @@ fn search(
     let mut reduced: Vec<Option<(f64, Vec<usize>)>> = vec![None; channels.len()];
     let mut previous: Option<Vec<f64>> = None;
     let mut round = 0;
-    // Once every joint is within the bound, the budgets are doubled (up to the first round's)
-    // and the clip encoded again, at most twice: the search tightens whole paths at once and
-    // often ends far under the bound. The smallest encoding within the bound is kept.
+    // Once every joint is within the bound, the budgets are relaxed joint by joint by what the
+    // measured errors of each joint's subtree leave ([`relax`]) and the clip encoded again:
+    // the search tightens whole paths at once and often ends far under the bound, and the
+    // per-track tolerances assume the worst case of every error adding up. A relaxed round that
+    // misses the bound puts the failing paths back; the smallest encoding within it is kept.
     let mut best: Option<Searched> = None;
     let mut best_size = usize::MAX;
     let mut relaxed = 0;
+    // Per joint: the budget of the last encoding within the bound, and the smallest that
+    // missed it while relaxing.
+    let mut good = budget.clone();
+    let mut bad: Vec<Option<f64>> = vec![None; rig.joints.len()];
     loop {
         enc.tracks.clear();
         for (ci, c) in channels.iter().enumerate() {
@@ -152,7 +159,7 @@ fn search(
             }
             // Packed: every key with the whole tolerance for quantization, or the keys reduced
             // within half of it and quantized within the other half, whichever is smaller.
-            let packed = |keys: &[usize], tol: f64, sub: bool| {
+            let packed = |keys: &[usize], tol: f64, sub: Option<u8>| {
                 let key_tol = KeyTolerance { vector: tol / 3f64.sqrt(), angle: tol / ext[c.joint] };
                 let key_tol = match c.target {
                     ChannelTarget::Scale => KeyTolerance { vector: tol / ext[c.joint], ..key_tol },
@@ -187,16 +194,21 @@ fn search(
             }
             let floor = grid_floor[ci].unwrap_or(0.0);
             if packable && floor > tol * 0.5 && sub_floor[ci].is_none() {
-                if !work.spend(c.times.len() as u64) {
+                let shifts: Vec<u8> =
+                    (0..SUB_SHIFTS).filter_map(|d| grid.sub_shift().checked_sub(d)).filter(|&s| s > 0).collect();
+                if !work.spend(c.times.len() as u64 * shifts.len() as u64) {
                     return Ok(None);
                 }
-                sub_floor[ci] = Some(grid_error(c, &grid.fine(), ext[c.joint]));
+                sub_floor[ci] =
+                    Some(shifts.into_iter().map(|s| (s, grid_error(c, &grid.fine_at(s), ext[c.joint]))).collect());
             }
-            let sub = sub_floor[ci].filter(|&f| floor > tol * 0.5 && f < floor && f <= tol * 0.9);
-            let options: Vec<(bool, f64)> = [(false, floor), (true, sub.unwrap_or(f64::INFINITY))]
-                .into_iter()
-                .filter(|o| o.1 <= tol * 0.9)
-                .collect();
+            // Packing choices: on the frames, or on one of the sub-frame grids (fewer sub-frames
+            // take fewer bits per key and leave a larger floor).
+            let mut options: Vec<(Option<u8>, f64)> = vec![(None, floor)];
+            if floor > tol * 0.5 {
+                options.extend(sub_floor[ci].iter().flatten().filter(|o| o.1 < floor).map(|&(s, f)| (Some(s), f)));
+            }
+            options.retain(|o| o.1 <= tol * 0.9);
             let (mut t, keys) = if lossless || cubic {
                 (encode_f32(c), all)
             } else if mode[c.joint] == 1 || options.is_empty() {
@@ -246,17 +258,38 @@ fn search(
                 best_size = size;
                 best = Some((std::mem::take(&mut enc.tracks), errors.clone()));
             }
-            let loose = (0..budget.len()).filter(|&j| mode[j] == 0 && budget[j] < 0.5).collect::<Vec<_>>();
-            if relaxed == 2 || loose.is_empty() {
+            if relaxed == MAX_RELAX_ROUNDS {
                 return Ok(best.take());
             }
-            loose.into_iter().for_each(|j| budget[j] = (budget[j] * 2.0).min(0.5));
+            good.clone_from(&budget);
+            let changed = relax(rig, &errors, opts.tolerance, &mode, &mut budget, &bad);
+            if !changed {
+                return Ok(best.take());
+            }
             relaxed += 1;
             round += 1;
             continue;
         }
         if best.is_some() {
-            return Ok(best.take());
+            // A relaxed round missed the bound: the joints on the failing joints' paths go back
+            // to their last budgets within it and remember the ones that failed; the others
+            // keep theirs.
+            if relaxed == MAX_RELAX_ROUNDS {
+                return Ok(best.take());
+            }
+            for &j in &failing {
+                let mut a = Some(j);
+                while let Some(k) = a {
+                    if budget[k] > good[k] {
+                        bad[k] = Some(budget[k]);
+                        budget[k] = good[k];
+                    }
+                    a = rig.joints[k].parent;
+                }
+            }
+            relaxed += 1;
+            round += 1;
+            continue;
         }
         if round == 14 {
             return Ok(Some((enc.tracks, errors)));
@@ -297,6 +330,48 @@ fn search(
         }
         round += 1;
     }
+}
+
+/// Sub-frame grids tried per channel whose times stray from the frames: the finest and up to
+/// this many less one bit each.
+const SUB_SHIFTS: u8 = 8;
+
+/// Most rounds of [`relax`] after the first encoding within the bound.
+const MAX_RELAX_ROUNDS: usize = 6;
+
+/// Largest budget of one joint: its tracks' own error may reach this multiple of the bound
+/// (the per-track estimates assume the worst case; the measured error decides).
+const MAX_BUDGET: f64 = 4.0;
+
+/// Raises the budget of each quantized joint (mode 0) by the room its subtree's measured errors
+/// leave under `tolerance` (at most 2× a round, 0.9 of the room), or, for a joint whose larger
+/// budget missed the bound (`bad`), halfway (geometrically) towards that budget. Returns whether
+/// any budget changed by 5 % or more.
+fn relax(rig: &Rig, errors: &[f64], tolerance: f64, mode: &[u8], budget: &mut [f64], bad: &[Option<f64>]) -> bool {
+    // The largest error of each joint's subtree (children follow their parents).
+    let mut subtree = errors.to_vec();
+    for j in (0..rig.joints.len()).rev() {
+        if let Some(p) = rig.joints[j].parent {
+            subtree[p] = subtree[p].max(subtree[j]);
+        }
+    }
+    let mut changed = false;
+    for j in 0..budget.len() {
+        if mode[j] != 0 {
+            continue;
+        }
+        let room = if subtree[j] > 0.0 { 0.9 * tolerance / subtree[j] } else { 2.0 };
+        let mut next = budget[j] * room.clamp(1.0, 2.0);
+        if let Some(b) = bad[j] {
+            next = next.min((budget[j] * b).sqrt());
+        }
+        next = next.min(MAX_BUDGET);
+        if next >= budget[j] * 1.05 {
+            budget[j] = next;
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// True when every key of `c` is within `tol` of the joint's rest value (`rest`: translation,

@@ -4,13 +4,15 @@
 
 use sinew::asset::Asset;
 use sinew::clip::RotationInterpolation;
-use sinew::job::SamplingJob;
-use sinew::math::SoaTransform;
+use sinew::job::{LocalToModelJob, SamplingJob};
+use sinew::limits::MAX_SOA_JOINTS;
+use sinew::math::{Mat4, SoaTransform};
+use sinew::skeleton::Skeleton;
 
 use super::tracks::key_value;
 use super::write::{write_file, EncClip, EncSkeleton};
 use super::BakeError;
-use crate::eval::{self, Trs, M4};
+use crate::eval::{self, M4};
 use crate::rig::{Rig, RigChannel, RigClip};
 
 /// Rotation angle between two unit quaternions: `4·asin(|a − ±b| / 2)`, accurate for tiny
@@ -74,8 +76,11 @@ fn shell_error(a: &M4, b: &M4, shell: f64) -> f64 {
     worst
 }
 
-/// Samples the encoded clip with the runtime at every evaluation time and returns, per joint,
-/// the largest virtual-vertex error against the source clip's model matrices. The reference is
+/// Samples the encoded clip with the runtime at every evaluation time, composes the model
+/// matrices with the runtime's `f32` local-to-model job (its rounding is part of what a device
+/// shows: deep chains far from the origin add error the local transforms alone do not have),
+/// and returns, per joint, the largest virtual-vertex error against the source clip's model
+/// matrices. The reference is
 /// evaluated time by time rather than kept for every time (times × joints matrices reach
 /// gigabytes for long clips on large skeletons).
 pub(super) fn measure(
@@ -89,6 +94,14 @@ pub(super) fn measure(
     let bytes = write_file(skel, &[], &[], &[enc]);
     let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     let clip = asset.clip(0).ok_or_else(|| BakeError::Encoding("clip missing".into()))?;
+    let skeleton: Box<Skeleton<f32, MAX_SOA_JOINTS>> = Box::new(
+        asset
+            .skeleton()
+            .ok_or_else(|| BakeError::Encoding("skeleton missing".into()))?
+            .to_skeleton()
+            .map_err(|e| BakeError::Encoding(format!("{e:?}")))?,
+    );
+    let mut world = vec![Mat4::<f32>::IDENTITY; skeleton.num_joints()];
     let n = rig.joints.len();
     let soa = n.div_ceil(4);
     let mut rest = vec![SoaTransform::<f32>::IDENTITY; soa];
@@ -114,20 +127,13 @@ pub(super) fn measure(
         }
         .run()
         .map_err(|e| BakeError::Encoding(e.to_string()))?;
-        let pose: Vec<Trs> = (0..n)
-            .map(|i| {
-                let l = out[i / 4].lane(i % 4);
-                Trs {
-                    t: l.translation.to_array().map(f64::from),
-                    r: l.rotation.to_array().map(f64::from),
-                    s: l.scale.to_array().map(f64::from),
-                }
-            })
-            .collect();
-        let model = eval::model_matrices(rig, &pose);
+        LocalToModelJob::new(skeleton.view(), &out, &mut world)
+            .run()
+            .map_err(|e| BakeError::Encoding(e.to_string()))?;
+        let model: Vec<M4> = world.iter().map(|m| m.cols.map(|c| c.map(f64::from))).collect();
         let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(source), t));
-        for j in 0..n {
-            errors[j] = errors[j].max(shell_error(&model[j], &reference[j], shells.get(j).copied().unwrap_or(0.0)));
+        for (j, (m, r)) in model.iter().zip(&reference).enumerate().take(n) {
+            errors[j] = errors[j].max(shell_error(m, r, shells.get(j).copied().unwrap_or(0.0)));
         }
     }
     Ok(errors)

@@ -75,10 +75,9 @@ impl Grid {
         shift
     }
 
-    /// The grid of the sub-frames (`2^sub_shift` per frame): where keys with sub-frame offsets
-    /// lie.
-    pub(super) fn fine(&self) -> Grid {
-        Grid { frames: self.frames << self.sub_shift(), ..*self }
+    /// The grid of `2^shift` sub-frames per frame: where keys with sub-frame offsets lie (`shift` at most [`Grid::sub_shift`]).
+    pub(super) fn fine_at(&self, shift: u8) -> Grid {
+        Grid { frames: self.frames << shift.min(self.sub_shift()), ..*self }
     }
 }
 
@@ -186,9 +185,11 @@ fn component(values: &[f64], tol: f64) -> Component {
     Component { bits, min, range, q }
 }
 
-/// Encoded key storage of one candidate: the reference, the components, the data length.
+/// Encoded key storage of one candidate: the reference, the dropped component of each key
+/// (smallest three), the components.
 struct Candidate {
     reference: Option<[f32; 4]>,
+    largest: Option<Vec<u32>>,
     components: [Component; 3],
 }
 
@@ -199,7 +200,7 @@ impl Candidate {
             + self.components.iter().map(|c| if c.bits == 0 { 4 } else { 8 }).sum::<usize>()
     }
     fn record_bits(&self) -> usize {
-        self.components.iter().map(|c| c.bits as usize).sum()
+        self.components.iter().map(|c| c.bits as usize).sum::<usize>() + if self.largest.is_some() { 2 } else { 0 }
     }
 }
 
@@ -236,6 +237,24 @@ fn relative(keys: &[[f64; 4]], reference: [f32; 4]) -> Option<(Vec<[f64; 3]>, f6
     Some((out, slope))
 }
 
+/// Rotation keys as stored in smallest three: per key the index of its largest component (made
+/// positive), the other three in xyzw order, and the largest `|stored| / dropped` (at most √3).
+fn smallest_three(keys: &[[f64; 4]]) -> (Vec<u32>, Vec<[f64; 3]>, f64) {
+    let mut index = Vec::with_capacity(keys.len());
+    let mut out = Vec::with_capacity(keys.len());
+    let mut slope = 0.0f64;
+    for &q in keys {
+        let i = (0..4).fold(0, |m, j| if q[j].abs() > q[m].abs() { j } else { m });
+        let q = if q[i] < 0.0 { q.map(|x| -x) } else { q };
+        let rest: Vec<f64> = (0..4).filter(|&j| j != i).map(|j| q[j]).collect();
+        let norm = rest.iter().map(|x| x * x).sum::<f64>().sqrt();
+        slope = slope.max(norm / q[i]);
+        index.push(i as u32);
+        out.push([rest[0], rest[1], rest[2]]);
+    }
+    (index, out, slope)
+}
+
 /// Where the kept keys of a packed track lie: their frames, and with sub-frames their offsets
 /// and the offsets' width and shift.
 struct KeyTimes {
@@ -245,24 +264,25 @@ struct KeyTimes {
     times: Vec<f64>,
 }
 
-/// The times of the kept `keys` of `c` on `grid`, with sub-frame offsets when `sub`; `None`
-/// when two keys share a position or an offset needs more than [`MAX_PACKED_SUB_BITS`].
-fn key_times(c: &RigChannel, keys: &[usize], grid: &Grid, sub: bool) -> Option<KeyTimes> {
+/// The times of the kept `keys` of `c` on `grid`, with sub-frame offsets at `2^shift` per frame
+/// when `sub` is `Some(shift)`; `None` when two keys share a position, `shift` is 0 or past
+/// [`Grid::sub_shift`], or an offset needs more than [`MAX_PACKED_SUB_BITS`].
+fn key_times(c: &RigChannel, keys: &[usize], grid: &Grid, sub: Option<u8>) -> Option<KeyTimes> {
     if grid.frames > MAX_FRAMES {
         return None;
     }
-    if !sub {
+    let Some(shift) = sub else {
         let frames: Vec<u32> = keys.iter().map(|&k| grid.frame(c.times[k])).collect();
         if frames.windows(2).any(|w| w[1] <= w[0]) {
             return None;
         }
         let times = frames.iter().map(|&f| grid.time(f)).collect();
         return Some(KeyTimes { frames, sub: None, times });
-    }
-    let (shift, fine) = (grid.sub_shift(), grid.fine());
-    if shift == 0 {
+    };
+    if shift == 0 || shift > grid.sub_shift() {
         return None;
     }
+    let fine = grid.fine_at(shift);
     let positions: Vec<u32> = keys.iter().map(|&k| fine.frame(c.times[k])).collect();
     if positions.windows(2).any(|w| w[1] <= w[0]) {
         return None;
@@ -282,14 +302,14 @@ fn key_times(c: &RigChannel, keys: &[usize], grid: &Grid, sub: bool) -> Option<K
     Some(KeyTimes { frames, sub: Some((stored, bits, shift)), times })
 }
 
-/// Encodes the kept `keys` of `c` packed on `grid` (with sub-frame offsets when `sub`, so keys
-/// keep their times off the grid), each component within its tolerance; `None` when two keys
+/// Encodes the kept `keys` of `c` packed on `grid` (with sub-frame offsets at `2^shift` per
+/// frame when `sub` is `Some(shift)`, so keys keep their times off the grid), each component within its tolerance; `None` when two keys
 /// share a time or a rotation spans too much for `w` to be dropped.
 pub(super) fn encode_packed(
     c: &RigChannel,
     keys: &[usize],
     grid: &Grid,
-    sub: bool,
+    sub: Option<u8>,
     tol: KeyTolerance,
 ) -> Option<EncTrack> {
     let KeyTimes { frames, sub, times } = key_times(c, keys, grid, sub)?;
@@ -307,11 +327,22 @@ pub(super) fn encode_packed(
         }
         let mean = normalize(sum).map(|v| v as f32);
         let mut best: Option<Candidate> = None;
-        for reference in [None, Some(mean)] {
-            let Some((rel, slope)) = relative(&quats, reference.unwrap_or([0.0, 0.0, 0.0, 1.0])) else { continue };
-            // The angle of an error e in each of x, y, z, with w rebuilt: 2√3·e·√(1 + slope²).
+        // Relative to no reference, to the mean, or smallest three (no reference).
+        for option in 0..3 {
+            let (reference, largest, (rel, slope)) = if option == 2 {
+                let (index, rel, slope) = smallest_three(&quats);
+                (None, Some(index), (rel, slope))
+            } else {
+                let reference = (option == 1).then_some(mean);
+                match relative(&quats, reference.unwrap_or([0.0, 0.0, 0.0, 1.0])) {
+                    Some(r) => (reference, None, r),
+                    None => continue,
+                }
+            };
+            // The angle of an error e in each of the three stored components, with the fourth
+            // rebuilt: 2√3·e·√(1 + slope²).
             let e = tol.angle / (2.0 * 3f64.sqrt() * (1.0 + slope * slope).sqrt());
-            let cand = Candidate { reference, components: [0, 1, 2].map(|j| component(&column(&rel, j), e)) };
+            let cand = Candidate { reference, largest, components: [0, 1, 2].map(|j| component(&column(&rel, j), e)) };
             let size = |c: &Candidate| c.header_len() * 8 + c.record_bits() * keys.len();
             if best.as_ref().is_none_or(|b| size(&cand) < size(b)) {
                 best = Some(cand);
@@ -320,13 +351,18 @@ pub(super) fn encode_packed(
         best?
     } else {
         let v: Vec<[f64; 3]> = values.iter().map(|v| [v[0], v[1], v[2]]).collect();
-        Candidate { reference: None, components: [0, 1, 2].map(|j| component(&column(&v, j), tol.vector)) }
+        Candidate {
+            reference: None,
+            largest: None,
+            components: [0, 1, 2].map(|j| component(&column(&v, j), tol.vector)),
+        }
     };
     let mut data = Vec::with_capacity(candidate.header_len() + (keys.len() * 88).div_ceil(8));
     data.extend_from_slice(&(grid.frames as u16).to_le_bytes());
     data.push(time_bits);
     let flags = if candidate.reference.is_some() { PACKED_FLAG_REFERENCE } else { 0 }
-        | if sub.is_some() { PACKED_FLAG_SUBFRAME } else { 0 };
+        | if sub.is_some() { PACKED_FLAG_SUBFRAME } else { 0 }
+        | if candidate.largest.is_some() { PACKED_FLAG_LARGEST } else { 0 };
     data.push(flags);
     data.extend(candidate.components.iter().map(|c| c.bits));
     for r in candidate.reference.iter().flatten() {
@@ -346,6 +382,9 @@ pub(super) fn encode_packed(
         bits.push(f, time_bits);
         if let Some((offsets, width, _)) = &sub {
             bits.push(offsets[i], *width);
+        }
+        if let Some(index) = &candidate.largest {
+            bits.push(index[i], 2);
         }
         for comp in &candidate.components {
             bits.push(comp.q[i], comp.bits);
@@ -436,9 +475,9 @@ mod tests {
             times,
         };
         let all: Vec<usize> = (0..31).collect();
-        let on = key_times(&c, &all, &g, false).unwrap();
+        let on = key_times(&c, &all, &g, None).unwrap();
         assert!(on.sub.is_none());
-        let sub = key_times(&c, &all, &g, true).unwrap();
+        let sub = key_times(&c, &all, &g, Some(16)).unwrap();
         let (offsets, bits, shift) = sub.sub.as_ref().unwrap();
         assert_eq!((*bits, *shift), (8, 16));
         for (k, &t) in c.times.iter().enumerate() {
@@ -446,10 +485,10 @@ mod tests {
             // Within half a sub-frame of the source time; the frame alone is up to 4e-5 s off.
             assert!((sub.times[k] - f64::from(t)).abs() <= 0.5 / 30.0 / 65536.0 + 1e-9, "key {k}");
             let n = (i64::from(sub.frames[k]) << shift) + i64::from(offsets[k]) - (1 << (bits - 1));
-            assert_eq!(g.fine().time(n as u32), sub.times[k]);
+            assert_eq!(g.fine_at(16).time(n as u32), sub.times[k]);
         }
-        assert!(grid_error(&c, &g.fine(), 1.0) * 20.0 < grid_error(&c, &g, 1.0));
-        let t = encode_packed(&c, &all, &g, true, KeyTolerance { vector: 1e-4, angle: 1e-4 }).unwrap();
+        assert!(grid_error(&c, &g.fine_at(16), 1.0) * 20.0 < grid_error(&c, &g, 1.0));
+        let t = encode_packed(&c, &all, &g, Some(16), KeyTolerance { vector: 1e-4, angle: 1e-4 }).unwrap();
         assert_eq!(t.data[3], PACKED_FLAG_SUBFRAME);
     }
 
