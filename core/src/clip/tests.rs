@@ -90,11 +90,11 @@ impl Packed {
             if let Some((bits, _, o)) = &self.sub {
                 push(o[k], *bits);
             }
-            if let Some(l) = &self.largest {
-                push(l[k], 2);
-            }
             for j in 0..3 {
                 push(q[j], self.bits[j]);
+            }
+            if let Some(l) = &self.largest {
+                push(l[k], 2);
             }
         }
         out.extend(bits.chunks(8).map(|c| c.iter().enumerate().fold(0u8, |b, (i, &on)| b | (u8::from(on) << i))));

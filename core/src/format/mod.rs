@@ -306,7 +306,7 @@ pub const PACKED_FLAG_REFERENCE: u8 = 1;
 /// Packed track flag: each record's frame is followed by a sub-frame offset (widths in the
 /// header), for keys whose times are off the frame grid.
 pub const PACKED_FLAG_SUBFRAME: u8 = 2;
-/// Packed track flag (rotations only): each record's components are preceded by the 2-bit
+/// Packed track flag (rotations only): each record's components are followed by the 2-bit
 /// index (x, y, z, w) of the component left out, the largest in magnitude, rebuilt as
 /// `√(1 − a² − b² − c²)`; the three stored are the others in xyzw order. Tracks whose
 /// rotations turn through half a revolution or more keep a precision that dropping `w` loses.

@@ -12,7 +12,7 @@
 //!                        (1 ..= MAX_PACKED_SUB_BITS)
 //!  sub_shift  u8]        sub-frames per frame, as a power of two (1 ..= MAX_PACKED_SUB_SHIFT)
 //! components  3 × { min f32, [range f32 when its width is not 0] }
-//! records     key_count × (time_bits + sub_bits + [2] + Σ bits) bits, least significant bit first,
+//! records     key_count × (time_bits + sub_bits + Σ bits + [2]) bits, least significant bit first,
 //!             the last byte padded with zeros
 //! ```
 //!
@@ -27,8 +27,8 @@
 //! `b` is 0). Translations and scales store xyz; rotations store the xyz of a unit quaternion
 //! with `w ≥ 0` (`w = √(1 − x² − y² − z²)`), multiplied by the reference on its left when the
 //! track has one (the keys then stay near the reference, with large `w`). With
-//! `PACKED_FLAG_LARGEST` a record's components follow a 2-bit index `i` (after the sub-frame
-//! offset): the stored components are the quaternion's others in xyzw order and component `i`
+//! `PACKED_FLAG_LARGEST` a record's components are followed by a 2-bit index `i` (the record's
+//! last bits): the stored components are the quaternion's others in xyzw order and component `i`
 //! is rebuilt `≥ 0` (smallest three: no precision floor whatever the rotation).
 
 use super::reader::{byte, le_f32, le_u16};
@@ -55,7 +55,7 @@ pub(crate) struct Packed {
     pub sub_shift: u8,
     /// The track has a reference rotation.
     pub reference: bool,
-    /// Each record stores the index of its rotation's dropped component (2 bits).
+    /// Each record ends with the index of its rotation's dropped component (2 bits).
     pub largest: bool,
     /// Component widths.
     pub bits: [u8; 3],
@@ -158,21 +158,10 @@ impl Packed {
         (((f << shift) as i32).wrapping_add(o), (self.frames as i32) << shift)
     }
 
-    /// The first bit of key `k`'s stored components (its dropped-component index just before
-    /// them, with [`PACKED_FLAG_LARGEST`]).
-    #[inline(always)]
-    fn components_bit(&self, k: usize) -> usize {
-        self.records * 8
-            + k * self.record_bits
-            + self.time_bits as usize
-            + self.sub_bits as usize
-            + if self.largest { 2 } else { 0 }
-    }
-
     /// The three stored components of key `k`, decoded.
     #[inline(always)]
     pub(crate) fn components<R: Real>(&self, data: &[u8], k: usize) -> [R; 3] {
-        let mut bit = self.components_bit(k);
+        let mut bit = self.records * 8 + k * self.record_bits + self.time_bits as usize + self.sub_bits as usize;
         let mut out = [R::ZERO; 3];
         for (j, o) in out.iter_mut().enumerate() {
             let b = self.bits[j] as u32;
@@ -200,12 +189,7 @@ impl Packed {
         let w2 = (R::ONE - x * x - y * y - z * z).max(R::ZERO);
         let w = if w2 > R::ZERO { w2 * w2.inv_sqrt() } else { R::ZERO };
         let q = if self.largest {
-            match read_bits(data, self.components_bit(k) - 2, 2) {
-                0 => Quat::new(w, x, y, z),
-                1 => Quat::new(x, w, y, z),
-                2 => Quat::new(x, y, w, z),
-                _ => Quat::new(x, y, z, w),
-            }
+            with_dropped([x, y, z, w], data, self.records * 8 + (k + 1) * self.record_bits - 2)
         } else {
             Quat::new(x, y, z, w)
         };
@@ -214,6 +198,21 @@ impl Packed {
         }
         let f = |j: usize| R::from_f32(le_f32(data, PACKED_HEADER_LEN + 4 * j));
         (Quat::new(f(0), f(1), f(2), f(3)) * q).to_array()
+    }
+}
+
+/// The quaternion of a smallest-three key: `v` holds the three stored components in order and
+/// the rebuilt one last, which goes to the index stored at bit `bit` of `data` (2 bits: x, y,
+/// z, w). Out of line: only smallest-three tracks call it, and the sampling paths that inline
+/// [`Packed::value`] share one copy.
+#[inline(never)]
+fn with_dropped<R: Real>(v: [R; 4], data: &[u8], bit: usize) -> Quat<R> {
+    let [a, b, c, d] = v;
+    match read_bits(data, bit, 2) {
+        0 => Quat::new(d, a, b, c),
+        1 => Quat::new(a, d, b, c),
+        2 => Quat::new(a, b, d, c),
+        _ => Quat::new(a, b, c, d),
     }
 }
 

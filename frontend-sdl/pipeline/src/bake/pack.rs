@@ -383,11 +383,11 @@ pub(super) fn encode_packed(
         if let Some((offsets, width, _)) = &sub {
             bits.push(offsets[i], *width);
         }
-        if let Some(index) = &candidate.largest {
-            bits.push(index[i], 2);
-        }
         for comp in &candidate.components {
             bits.push(comp.q[i], comp.bits);
+        }
+        if let Some(index) = &candidate.largest {
+            bits.push(index[i], 2);
         }
     }
     data.extend(bits.finish());
