@@ -75,7 +75,8 @@ fn shell_error(a: &M4, b: &M4, shell: f64) -> f64 {
 }
 
 /// Samples the encoded clip with the runtime at every evaluation time and returns, per joint,
-/// the largest virtual-vertex error against the source clip's model matrices. The reference is
+/// the largest virtual-vertex error against the source clip's model matrices and the first
+/// time it was reached (the first evaluation time for joints without error). The reference is
 /// evaluated time by time rather than kept for every time (times × joints matrices reach
 /// gigabytes for long clips on large skeletons).
 pub(super) fn measure(
@@ -85,7 +86,7 @@ pub(super) fn measure(
     enc: &EncClip,
     times: &[f64],
     shells: &[f64],
-) -> Result<Vec<f64>, BakeError> {
+) -> Result<(Vec<f64>, Vec<f64>), BakeError> {
     let bytes = write_file(skel, &[], &[], &[enc]);
     let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     let clip = asset.clip(0).ok_or_else(|| BakeError::Encoding("clip missing".into()))?;
@@ -103,6 +104,7 @@ pub(super) fn measure(
     let mut out = vec![SoaTransform::<f32>::IDENTITY; soa];
     let mut cursor = vec![0u16; clip.num_tracks()];
     let mut errors = vec![0.0f64; n];
+    let mut at = vec![times.first().copied().unwrap_or(0.0); n];
     for &t in times {
         SamplingJob {
             clip,
@@ -127,8 +129,12 @@ pub(super) fn measure(
         let model = eval::model_matrices(rig, &pose);
         let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(source), t));
         for j in 0..n {
-            errors[j] = errors[j].max(shell_error(&model[j], &reference[j], shells.get(j).copied().unwrap_or(0.0)));
+            let e = shell_error(&model[j], &reference[j], shells.get(j).copied().unwrap_or(0.0));
+            if e > errors[j] {
+                errors[j] = e;
+                at[j] = t;
+            }
         }
     }
-    Ok(errors)
+    Ok((errors, at))
 }
