@@ -85,10 +85,10 @@ pub(super) fn parse(
         let b = le_u32(body, at);
         is_finite_bits(b).then(|| ordered_bits(b))
     };
-    if !value(4).is_some_and(|v| v > 0) {
+    if value(4).is_none_or(|v| v <= 0) {
         return Err(bad(ReportField::Bound));
     }
-    if !value(8).is_some_and(|v| v >= 0) {
+    if value(8).is_none_or(|v| v < 0) {
         return Err(bad(ReportField::Shell));
     }
     let error = value(12).filter(|&v| v >= 0).ok_or(bad(ReportField::Error))?;
