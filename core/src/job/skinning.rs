@@ -453,22 +453,27 @@ fn points_and_normals<R: Real, I, const UNIT: bool>(
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
     (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
 ) {
-    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
-    if HOST_KERNELS && !R::FIXED_POINT && !UNIT {
+    let n = pos.len().saturating_sub(1);
+    let heads =
+        (idx.split_at_checked(n * k), wts.split_at_checked(n * k), pos.split_at_checked(n), nrm.split_at_checked(n));
+    if let (true, Some((idx, last_idx)), Some((wts, last_w)), Some((pos, last_p)), Some((nrm, last_n))) =
+        (HOST_KERNELS && !R::FIXED_POINT && !UNIT, heads.0, heads.1, heads.2, heads.3)
+    {
         let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
-        let mut it = it;
-        for ((op, on), ((idx, w), (p, nv))) in cells_p.windows(2).zip(cells_n.windows(2)).zip(it.by_ref()) {
+        let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
+        for (((idx, w), (p, nv)), (op, on)) in it.zip(cells_p.windows(2).zip(cells_n.windows(2))) {
             let m = blend(idx, w);
             store_over(op, m.point_lanes(*p));
             store_over(on, m.linear(*nv));
         }
-        if let (Some(((idx, w), (p, nv))), Some(op), Some(on)) = (it.next(), cells_p.last(), cells_n.last()) {
-            let m = blend(idx, w);
+        if let ([p], [nv], Some(op), Some(on)) = (last_p, last_n, cells_p.last(), cells_n.last()) {
+            let m = blend(last_idx, last_w);
             op.set(m.point(*p));
             on.set(m.direction(*nv));
         }
         return;
     }
+    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
     for (((idx, w), (p, nv)), (op, on)) in it.zip(out_p.iter_mut().zip(out_n.iter_mut())) {
         let m = blend(idx, w);
         *op = m.point(*p);
