@@ -860,19 +860,20 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
     }
     for i in 0..a.num_clips() {
         if let Some(c) = a.clip(i) {
-            let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
-            let quantized = tracks.iter().filter(|t| t.format != sinew::clip::KeyFormat::F32).count();
-            let slerp = tracks.iter().filter(|t| t.slerp).count();
             out.line(format_args!(
-                "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks ({quantized} quantized, {slerp} exact slerp), {} keys, {} bytes",
+                "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks ({}), {} keys, {} bytes",
                 c.name(),
                 c.end() - c.start(),
                 c.start(),
                 c.end(),
                 c.num_tracks(),
+                track_storage(&c),
                 c.num_keys(),
                 c.byte_len()
             ))?;
+            if let Some(r) = a.clip_report(i) {
+                out.line(format_args!("  {}", report_text(&r, s)))?;
+            }
             if let Some(w) = a.morph_weights(i) {
                 let meshes: Vec<String> = (0..w.num_tracks())
                     .filter_map(|t| w.track(t))
@@ -886,6 +887,45 @@ fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
         out.line(format_args!("note: {n}"))?;
     }
     Ok(())
+}
+
+/// A clip's tracks counted by storage (packed, quantized, lossless `f32`), then the constant
+/// ones (a single key, in any storage) and the exactly slerped ones.
+fn track_storage(c: &sinew::clip::Clip<'_>) -> String {
+    use sinew::clip::KeyFormat;
+    let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
+    let count = |f: KeyFormat| tracks.iter().filter(|t| t.format == f).count();
+    format!(
+        "{} packed, {} quantized, {} lossless f32; {} constant, {} exact slerp",
+        count(KeyFormat::Packed),
+        count(KeyFormat::Quantized),
+        count(KeyFormat::F32),
+        tracks.iter().filter(|t| t.key_count == 1).count(),
+        tracks.iter().filter(|t| t.slerp).count()
+    )
+}
+
+/// One line about a clip's stored bake report: the bound and shell it was baked to, and the
+/// largest shell error the baker measured, with its joint and time.
+fn report_text(r: &sinew::asset::ClipReport, skeleton: sinew::skeleton::SkeletonView<'_, f32>) -> String {
+    let shell = if r.shell_from_mesh {
+        format!("shells from the mesh (up to {:.3} m)", r.shell)
+    } else {
+        format!("a {} m shell", r.shell)
+    };
+    let head = format!("baked to {:.1e} m at {shell}", r.bound);
+    if !r.measured {
+        return format!("{head}; stored lossless without measurement (work budget)");
+    }
+    match r.joint {
+        Some(j) => format!(
+            "{head}; baker's largest shell error {:.2e} m at joint '{}', {:.4} s",
+            r.error,
+            skeleton.name(j).unwrap_or("?"),
+            r.time
+        ),
+        None => format!("{head}; baker's largest shell error 0 m"),
+    }
 }
 
 /// One line about a mesh part's material: base-color factor, texture and sampler, vertex colors.

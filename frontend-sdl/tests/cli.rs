@@ -379,3 +379,66 @@ fn morph_targets_in_info_and_dump() {
     assert_eq!(v["morph_weights"], serde_json::json!([]));
     assert_eq!(v["mesh_positions"], v["skinned_positions"]);
 }
+
+/// `sinew info` of a baked file alone: per clip, its tracks counted by storage as the file holds
+/// them, and the report the bake stored — the bound, the shell (one distance, or each joint's
+/// farthest vertex), and the baker's own largest shell error with its joint and time, the
+/// figures of the library's `BakeReport` for the same bake.
+#[test]
+fn info_prints_the_stored_bake_report() {
+    use sinew::asset::Asset;
+    use sinew::clip::KeyFormat;
+    use sinew_pipeline::bake::{bake, BakeOptions};
+
+    let dir = scratch("report");
+    let src = gltf_asset("RiggedFigure");
+    let rig = sinew_pipeline::import::load(&src, None).expect("RiggedFigure imports");
+    for from_mesh in [false, true] {
+        let baked = dir.join(format!("RiggedFigure-{from_mesh}.sinew"));
+        let mut args = vec!["bake", p(&src), "-o", p(&baked)];
+        if from_mesh {
+            args.push("--shell-from-mesh");
+        }
+        assert_ok(&sinew(&args), "bake");
+        let info = assert_ok(&sinew(&["info", p(&baked)]), "info");
+        let bytes = std::fs::read(&baked).expect("baked file");
+        let asset = Asset::parse(&bytes).expect("the baked file parses");
+        let opts = BakeOptions { shell_from_mesh: from_mesh, ..BakeOptions::default() };
+        let (_, report) = bake(&rig, &opts).expect("RiggedFigure bakes");
+        let unit = sinew_pipeline::shells::meters_per_unit(&rig);
+        assert_eq!(asset.num_clips(), report.clips.len());
+        for (i, r) in report.clips.iter().enumerate() {
+            let c = asset.clip(i).expect("clip");
+            let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
+            let count = |f: KeyFormat| tracks.iter().filter(|t| t.format == f).count();
+            let storage = format!(
+                "{} tracks ({} packed, {} quantized, {} lossless f32; {} constant, {} exact slerp)",
+                c.num_tracks(),
+                count(KeyFormat::Packed),
+                count(KeyFormat::Quantized),
+                count(KeyFormat::F32),
+                tracks.iter().filter(|t| t.key_count == 1).count(),
+                tracks.iter().filter(|t| t.slerp).count()
+            );
+            let clip_line = info.lines().find(|l| l.starts_with(&format!("clip {i} "))).expect("clip line");
+            assert!(clip_line.contains(&storage), "{clip_line} lacks {storage}");
+            assert!(count(KeyFormat::Packed) + count(KeyFormat::Quantized) > 0, "{clip_line}: nothing compressed");
+            let shell = if from_mesh {
+                let farthest = sinew_pipeline::shells::shells_from_mesh(&rig).expect("mesh shells");
+                format!("shells from the mesh (up to {:.3} m)", farthest.iter().copied().fold(0.0, f64::max) * unit)
+            } else {
+                "a 0.03 m shell".to_owned()
+            };
+            assert!(r.max_error > 0.0 && r.max_error * unit <= 1e-4, "{r:?}");
+            let want = format!(
+                "  baked to 1.0e-4 m at {shell}; baker's largest shell error {:.2e} m at joint '{}', {:.4} s",
+                r.max_error * unit,
+                r.max_error_joint,
+                r.max_error_time
+            );
+            let next = info.lines().skip_while(|l| *l != clip_line).nth(1).unwrap_or("");
+            assert_eq!(next, want, "{info}");
+            eprintln!("cli info report: {clip_line}\n{next}");
+        }
+    }
+}

@@ -9,7 +9,8 @@
 //! [`format`] (the layer below); each section kind has its file here, with its validation
 //! and its view (`skeleton.rs`, `skin.rs`, `mesh.rs`, `texture.rs` with the parts' materials;
 //! `clip.rs` validates clip sections, which [`crate::clip`] decodes; `morph.rs` validates the
-//! morph-target and morph-weight sections, which [`crate::morph`] reads).
+//! morph-target and morph-weight sections, which [`crate::morph`] reads; `report.rs` holds
+//! the optional clip-report sections, the baker's [`ClipReport`]s).
 
 use crate::clip::Clip;
 use crate::format::reader::{le_u16, Reader};
@@ -21,6 +22,7 @@ mod graph;
 mod graph_layers;
 mod mesh;
 mod morph;
+mod report;
 mod skeleton;
 mod skin;
 mod texture;
@@ -31,6 +33,7 @@ pub use crate::format::{self, crc32, writer, ParseError};
 pub use graph::{write_graph, GraphBuffers, GraphData};
 pub use graph_layers::{write_layered_graph, GraphLayerData, LayerBuffers};
 pub use mesh::{MeshData, MeshPart};
+pub use report::{write_clip_report, ClipReport};
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
 pub use texture::{MaterialData, TextureData};
@@ -53,6 +56,7 @@ pub struct Asset<'a> {
     morphs: KindRun,
     weights: KindRun,
     graphs: KindRun,
+    reports: KindRun,
 }
 
 /// Where the sections of one kind are in the table: `count` consecutive entries from `first`.
@@ -167,6 +171,7 @@ impl<'a> Asset<'a> {
             morphs: empty,
             weights: empty,
             graphs: empty,
+            reports: empty,
         };
         // Bodies in table order, after the table, disjoint; each known kind in one run.
         let mut end = HEADER_LEN + section_count * SECTION_ENTRY_LEN;
@@ -185,6 +190,7 @@ impl<'a> Asset<'a> {
                 KIND_MORPH => asset.morphs.push(i),
                 KIND_WEIGHTS => asset.weights.push(i),
                 KIND_GRAPH => asset.graphs.push(i),
+                KIND_CLIP_REPORT => asset.reports.push(i),
                 _ => true,
             };
             if !grouped {
@@ -242,6 +248,12 @@ impl<'a> Asset<'a> {
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
             GraphData::parse(body, i as u16, asset.clips.count, joints).map_err(overrun(i as u16))?;
         }
+        let mut previous = None;
+        for n in 0..asset.reports.count {
+            let i = asset.reports.first + n;
+            let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
+            previous = Some(report::parse(body, i as u16, &asset, joints, previous)?);
+        }
         Ok(asset)
     }
 
@@ -270,6 +282,7 @@ impl<'a> Asset<'a> {
             morphs: empty,
             weights: empty,
             graphs: empty,
+            reports: empty,
         };
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
@@ -298,6 +311,9 @@ impl<'a> Asset<'a> {
                 }
                 KIND_GRAPH => {
                     asset.graphs.push(i);
+                }
+                KIND_CLIP_REPORT => {
+                    asset.reports.push(i);
                 }
                 _ => {}
             }
@@ -441,6 +457,12 @@ impl<'a> Asset<'a> {
     #[must_use]
     pub fn morph_targets(&self, mesh: usize) -> Option<MorphTargets<'a>> {
         MorphTargets::header(self.find_keyed(self.morphs, KIND_MORPH, mesh)?).ok()
+    }
+    /// The baker's error report of clip `clip` (`None` when the file holds none for it: files
+    /// baked without one, or written by other tools).
+    #[must_use]
+    pub fn clip_report(&self, clip: usize) -> Option<ClipReport> {
+        ClipReport::read(self.find_keyed(self.reports, KIND_CLIP_REPORT, clip)?)
     }
     /// The morph-weight tracks of clip `clip` (`None` when it animates no morph weights).
     #[must_use]

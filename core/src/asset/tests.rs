@@ -160,6 +160,8 @@ fn writes_and_parses_a_file() {
     assert_eq!(c.joint_bound(), 3);
     assert_eq!(a.clip_by_name("clip").map(|c| c.num_tracks()), Some(4));
     assert!(a.clip_by_name("nope").is_none());
+    // Clip reports are optional.
+    assert_eq!(a.clip_report(0), None);
 }
 
 #[test]

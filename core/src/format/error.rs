@@ -250,6 +250,16 @@ pub enum ParseError {
         /// Its index in the layer's list (0 for the layer as a whole).
         index: u16,
     },
+    /// A clip-report section (the baker's error bound and measured error of one clip) names no
+    /// clip or comes out of clip order, has an unknown flag or a nonzero reserved field, or a
+    /// value that is not finite, is negative, names a joint past the skeleton or a time outside
+    /// the clip.
+    BadClipReport {
+        /// Section index.
+        section: u16,
+        /// The field that is wrong.
+        field: ReportField,
+    },
     /// A mesh part's material has an unknown wrap mode, filter or flag, a texture without
     /// texture coordinates, or the vertex-color flag without vertex colors.
     BadMaterial {
@@ -284,6 +294,39 @@ pub enum GraphPart {
     Condition,
     /// A layer's mask channel (its joints or reserved field).
     Mask,
+}
+
+/// The field of a clip-report section that [`ParseError::BadClipReport`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportField {
+    /// The clip index: no such clip, or not after the previous report's.
+    Clip,
+    /// The flags (an unknown bit) or a reserved field (not 0).
+    Flags,
+    /// The error bound: not finite or not above 0.
+    Bound,
+    /// The shell distance: not finite or negative.
+    Shell,
+    /// The measured error: not finite, negative, or not 0 for an unmeasured clip.
+    Error,
+    /// The joint of the error: past the skeleton, or none for a nonzero error.
+    Joint,
+    /// The time of the error: not finite or outside the clip's range.
+    Time,
+}
+
+impl fmt::Display for ReportField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Clip => "clip index",
+            Self::Flags => "flags or reserved field",
+            Self::Bound => "error bound",
+            Self::Shell => "shell distance",
+            Self::Error => "measured error",
+            Self::Joint => "joint",
+            Self::Time => "time",
+        })
+    }
 }
 
 impl fmt::Display for GraphPart {
@@ -408,6 +451,9 @@ impl fmt::Display for ParseError {
                 f,
                 "morph-weight section {section} names no clip, is out of clip order, or its range differs from the clip's"
             ),
+            Self::BadClipReport { section, field } => {
+                write!(f, "clip-report section {section}: invalid {field}")
+            }
             Self::WeightTrackMesh { section, track } => {
                 write!(f, "morph-weight section {section}, track {track}: the mesh has no morph targets")
             }

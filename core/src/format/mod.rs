@@ -14,7 +14,7 @@
 //!   crc32        u32      CRC-32 of bytes [20 .. file_len): everything after this field
 //!   section_cnt  u32
 //! section table: section_cnt × 12 bytes
-//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT | GRPH (others are
+//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT | GRPH | CREP (others are
 //!                         skipped)
 //!   offset       u32      from the start of the file
 //!   length       u32
@@ -96,6 +96,19 @@
 //!                splines); FORMAT_QUANTIZED (step and linear): u16 times as CLIP's, `min`
 //!                f32, `scale` f32, then u16 × targets per key decoded as
 //!                `min + scale · q / 65536`
+//! CREP (version 3, optional; the baker's error report of one clip: at most one per clip, in
+//!   increasing clip order; the runtime never needs it)
+//!   clip         u16              (clip index)
+//!   flags        u8               (REPORT_FLAG_*)
+//!   reserved     u8               = 0
+//!   bound        f32              (the error bound the clip was baked to, meters; > 0)
+//!   shell        f32              (the shell distance, meters, ≥ 0; with
+//!                                  REPORT_FLAG_SHELL_FROM_MESH the largest joint's)
+//!   error        f32              (the baker's largest measured shell error, meters, ≥ 0;
+//!                                  0 with REPORT_FLAG_UNMEASURED)
+//!   joint        u16              (the joint of that error; NONE only when it is 0)
+//!   reserved     u16              = 0
+//!   time         f32              (the clip time of that error, seconds, within the clip)
 //! GRPH (version 3; animation graphs, the definition of a state machine each, see
 //!   `crate::graph`; after the clips they play)
 //!   name         u8 len + bytes
@@ -145,7 +158,7 @@ pub(crate) mod reader;
 pub mod writer;
 
 pub use crc::crc32;
-pub use error::{GraphPart, ParseError};
+pub use error::{GraphPart, ParseError, ReportField};
 pub use material::*;
 pub use packed::PACKED_HEADER_LEN;
 
@@ -243,6 +256,17 @@ pub const TEST_TRUE: u8 = 4;
 pub const TEST_FALSE: u8 = 5;
 /// Graph condition test: trigger set.
 pub const TEST_TRIGGERED: u8 = 6;
+
+/// Section kind: the baker's error report of one clip (optional).
+pub const KIND_CLIP_REPORT: [u8; 4] = *b"CREP";
+/// Bytes of a clip-report section.
+pub const CLIP_REPORT_LEN: usize = 24;
+/// Clip-report flag: each joint's shell distance is its farthest mesh vertex (the `shell`
+/// field holds the largest), not one distance for all.
+pub const REPORT_FLAG_SHELL_FROM_MESH: u8 = 1;
+/// Clip-report flag: the clip was stored lossless without a measurement (the baker's work
+/// budget ran out); the error is 0 and names no joint.
+pub const REPORT_FLAG_UNMEASURED: u8 = 2;
 
 /// Section kind: the morph targets of one mesh.
 pub const KIND_MORPH: [u8; 4] = *b"MRPH";

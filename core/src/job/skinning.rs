@@ -4,6 +4,8 @@
 //! (`joint_indices[v * influences + k]`). Weights are expected to sum to 1; they are used as
 //! given (no renormalization), so the caller decides how to treat data that does not.
 
+use core::cell::Cell;
+
 use crate::job::JobError;
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, SymMat3, Vec3, Vec4};
@@ -341,22 +343,28 @@ impl<R: Real> SkinningJob<'_, R> {
         if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
             let mut table = [PackedJoint([[R::ZERO; 4]; 4]); PACKED_JOINTS];
             pack(&mut table, palette);
-            return self.lbs_with::<K, UNIT>(|idx, w| blend_packed::<R, K>(&table, idx, w));
+            // Each index as its two bytes in memory order: a table index is the low byte
+            // (validated indices are below PACKED_JOINTS), read by one byte load.
+            if let Ok(idx) = bytemuck::try_cast_slice::<u16, [u8; 2]>(self.joint_indices) {
+                return self.lbs_with::<K, UNIT, _>(idx, |idx, w| blend_packed::<R, K>(&table, idx, w));
+            }
         }
-        self.lbs_with::<K, UNIT>(|idx, w| blend_matrices::<R, K>(palette, idx, w));
+        let idx = self.joint_indices;
+        self.lbs_with::<K, UNIT, _>(idx, |idx, w| blend_matrices::<R, K>(palette, idx, w));
     }
 
-    /// Linear blend skinning with `blend` turning a vertex's indices and weights into its
-    /// matrix, directions renormalized when `UNIT`.
+    /// Linear blend skinning with `blend` turning a vertex's indices (`k` of `idx`'s entries,
+    /// [`joint_indices`](Self::joint_indices) as `blend` reads them) and weights into its matrix,
+    /// directions renormalized when `UNIT`.
     ///
     /// With positions and normals only, in floating point on hosts, the skinning loop leaves the
     /// normals as the matrices map them and [`renormalize`] scales them afterwards, four at a
     /// time (the same bits as [`unit`] in the loop).
     #[inline(always)]
-    fn lbs_with<const K: usize, const UNIT: bool>(&mut self, blend: impl Fn(&[u16], &[R]) -> Blended<R>) {
+    fn lbs_with<const K: usize, const UNIT: bool, I>(&mut self, idx: &[I], blend: impl Fn(&[I], &[R]) -> Blended<R>) {
         let k = if K == 0 { self.influences } else { K };
         let n = self.positions.len();
-        let idx = &self.joint_indices[..n * k];
+        let idx = &idx[..n * k];
         let wts = &self.joint_weights[..n * k];
         let pos = self.positions;
         let out_p = &mut self.out_positions[..n];
@@ -367,10 +375,10 @@ impl<R: Real> SkinningJob<'_, R> {
                 // In floating point on hosts, the normals are renormalized in a second pass, four
                 // at a time.
                 if UNIT && HOST_KERNELS && !R::FIXED_POINT {
-                    points_and_normals(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n), |d| d);
+                    points_and_normals::<R, I, false>(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n));
                     renormalize(out_n);
                 } else {
-                    points_and_normals(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n), dir);
+                    points_and_normals::<R, I, UNIT>(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
                 }
             }
             (nrm, mut out_n, tan, mut out_t) => {
@@ -428,25 +436,61 @@ impl<R: Real> SkinningJob<'_, R> {
 }
 
 /// The skinning loop of positions and normals: `blend` turns each vertex's `k` indices and
-/// weights into its matrix, which moves the position and, through `dir`, the normal.
+/// weights into its matrix, which moves the position and the normal (scaled to unit length
+/// when `UNIT`).
 ///
 /// A function of its own, out of line on hosts: only the loop's own pointers are live in it,
 /// so they stay in registers (inside the job's method, beside the other loops, they were
 /// reloaded from the stack every vertex).
+///
+/// In floating point on hosts, every vertex but the last writes its results with
+/// [`store_over`]: one four-lane store each, instead of two stores and a lane extraction.
 #[cfg_attr(sinew_host_kernels, inline(never))]
-fn points_and_normals<R: Real>(
-    blend: &impl Fn(&[u16], &[R]) -> Blended<R>,
+fn points_and_normals<R: Real, I, const UNIT: bool>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
     k: usize,
-    (idx, wts): (&[u16], &[R]),
+    (idx, wts): (&[I], &[R]),
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
     (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
-    dir: impl Fn(Vec3<R>) -> Vec3<R>,
 ) {
-    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut()));
-    for (((idx, w), (p, op)), (nv, on)) in it.zip(nrm.iter().zip(out_n.iter_mut())) {
+    let n = pos.len().saturating_sub(1);
+    let heads =
+        (idx.split_at_checked(n * k), wts.split_at_checked(n * k), pos.split_at_checked(n), nrm.split_at_checked(n));
+    if let (true, Some((idx, last_idx)), Some((wts, last_w)), Some((pos, last_p)), Some((nrm, last_n))) =
+        (HOST_KERNELS && !R::FIXED_POINT && !UNIT, heads.0, heads.1, heads.2, heads.3)
+    {
+        let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
+        let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
+        for (((idx, w), (p, nv)), (op, on)) in it.zip(cells_p.windows(2).zip(cells_n.windows(2))) {
+            let m = blend(idx, w);
+            store_over(op, m.point_lanes(*p));
+            store_over(on, m.linear(*nv));
+        }
+        if let ([p], [nv], Some(op), Some(on)) = (last_p, last_n, cells_p.last(), cells_n.last()) {
+            let m = blend(last_idx, last_w);
+            op.set(m.point(*p));
+            on.set(m.direction(*nv));
+        }
+        return;
+    }
+    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
+    for (((idx, w), (p, nv)), (op, on)) in it.zip(out_p.iter_mut().zip(out_n.iter_mut())) {
         let m = blend(idx, w);
         *op = m.point(*p);
-        *on = dir(m.direction(*nv));
+        *on = if UNIT { unit(m.direction(*nv)) } else { m.direction(*nv) };
+    }
+}
+
+/// Lanes 0 to 2 of `v` into `w[0]`, and lane 3 into `w[1].x`, which the next vertex's results
+/// overwrite: the four lanes are one store.
+#[inline(always)]
+fn store_over<R: Real>(w: &[Cell<Vec3<R>>], v: V<R>) {
+    let a = v.to_array();
+    if let [cur, next] = w {
+        cur.set(Vec3::new(a[0], a[1], a[2]));
+        let mut n = next.get();
+        n.x = a[3];
+        next.set(n);
     }
 }
 
@@ -549,9 +593,9 @@ fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> [
 /// The lanes of one matrix column.
 type V<R> = <R as Real>::Lanes;
 
-/// Palette entries the packed table holds (a power of two: validated indices, all below the
-/// palette length, are masked into range without a bounds check).
-const PACKED_JOINTS: usize = 256;
+/// Palette entries the packed table holds: one per value of a byte, so that validated indices,
+/// all below the palette length, index it by their low byte without a bounds check.
+const PACKED_JOINTS: usize = 1 << u8::BITS;
 
 /// Fewest vertices for which packing the palette (a 16 KiB table for `f32`) pays off.
 const PACKED_MIN_VERTICES: usize = 256;
@@ -606,12 +650,18 @@ impl<R: Real> Blended<R> {
     /// multiply-adds starting from the translation, `((t + c₀·x) + c₁·y) + c₂·z`.
     #[inline(always)]
     fn point(&self, v: Vec3<R>) -> Vec3<R> {
+        vec3(self.point_lanes(v))
+    }
+
+    /// [`point`](Self::point) in lanes 0 to 2.
+    #[inline(always)]
+    fn point_lanes(&self, v: Vec3<R>) -> V<R> {
         if FMA {
             let [c0, c1, c2] = self.cols;
             let s = V::<R>::splat;
-            return vec3(c2.mul_add(s(v.z), c1.mul_add(s(v.y), c0.mul_add(s(v.x), self.translation))));
+            return c2.mul_add(s(v.z), c1.mul_add(s(v.y), c0.mul_add(s(v.x), self.translation)));
         }
-        vec3(self.linear(v) + self.translation)
+        self.linear(v) + self.translation
     }
 
     /// `m · (v, 0)`: `(c₀·x + c₁·y) + c₂·z`, lane by lane.
@@ -643,10 +693,10 @@ fn vec3<R: Real>(o: V<R>) -> Vec3<R> {
 /// mispredicted branch that skipping them would take on meshes with mixed influence counts.
 /// A zero weight adds exact zeros, so it leaves every sum unchanged.
 #[inline(always)]
-fn blend_with<R: Real, const K: usize, const C: usize>(
-    idx: &[u16],
+fn blend_with<R: Real, const K: usize, const C: usize, I: Copy>(
+    idx: &[I],
     w: &[R],
-    load: impl Fn(u16) -> Option<[V<R>; C]>,
+    load: impl Fn(I) -> Option<[V<R>; C]>,
 ) -> [V<R>; C] {
     let k = if K == 0 { idx.len().min(w.len()) } else { K };
     let (Some(idx), Some(w)) = (idx.get(..k), w.get(..k)) else { return [V::<R>::splat(R::ZERO); C] };
@@ -670,7 +720,7 @@ fn blend_with<R: Real, const K: usize, const C: usize>(
 #[inline(always)]
 fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> Blended<R> {
     let [c0, c1, c2, t] =
-        blend_with::<R, K, 4>(idx, w, |j| palette.get(usize::from(j)).map(|m| m.cols.map(|c| V::<R>::load(&c))));
+        blend_with::<R, K, 4, _>(idx, w, |j| palette.get(usize::from(j)).map(|m| m.cols.map(|c| V::<R>::load(&c))));
     Blended { cols: [c0, c1, c2], translation: t }
 }
 
@@ -679,23 +729,26 @@ fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: 
 /// and column 2 and the translation as two pairs of lanes ([`Lanes::mul_add_pair`]): the same
 /// operations in the same order for every lane that matters, so the same bits.
 #[inline(always)]
-fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[u16], w: &[R]) -> Blended<R> {
-    // Validated indices are below the palette length, at most PACKED_JOINTS: the mask keeps
-    // them as they are and spares the bounds check.
-    let entry = |j: u16| &table[usize::from(j) & (PACKED_JOINTS - 1)].0;
+fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[[u8; 2]], w: &[R]) -> Blended<R> {
+    // Validated indices are below the palette length, at most PACKED_JOINTS (256): the low
+    // byte is the index, and a byte indexes the table without a bounds check.
+    const LOW: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
+    let entry = |j: [u8; 2]| &table[usize::from(j[LOW])].0;
     if AVX2 {
         let k = if K == 0 { idx.len().min(w.len()) } else { K };
         let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
         let [c0, c1, c2, t] = blend_pairs(idx.iter().map(|&j| entry(j)), w);
         return Blended { cols: [c0, c1, c2], translation: t };
     }
-    let cols = blend_with::<R, K, 3>(idx, w, |j| {
+    let cols = blend_with::<R, K, 3, _>(idx, w, |j| {
         let e = entry(j);
         Some([V::<R>::load(&e[0]), V::<R>::load(&e[1]), V::<R>::load(&e[2])])
     });
     let [c0, c1, c2] = cols;
     let (t0, t1, t2) = (c0.to_array()[3], c1.to_array()[3], c2.to_array()[3]);
-    Blended { cols, translation: V::<R>::load(&[t0, t1, t2, R::ZERO]) }
+    // Lane 3 is never read as a result; [`store_over`] stores it, and t2 there takes one
+    // shuffle less than a zero would.
+    Blended { cols, translation: V::<R>::load(&[t0, t1, t2, t2]) }
 }
 
 /// [`blend_with`] of four columns as two pairs of lanes: `Σ wᵢ·vᵢ`, accumulated in order from

@@ -254,6 +254,17 @@ fn check_views(asset: &Asset<'_>) {
     assert_eq!(again.num_graphs(), asset.num_graphs());
     check_graphs(asset);
     let joints = asset.skeleton().map_or(0, |s| s.num_joints());
+    // Clip reports hold the values `Asset::parse` checked.
+    for i in 0..asset.num_clips() {
+        let Some(r) = asset.clip_report(i) else { continue };
+        assert_eq!(again.clip_report(i), Some(r));
+        let c = asset.clip(i).expect("clip below num_clips");
+        assert_eq!(r.clip, i);
+        assert!(r.bound > 0.0 && r.bound.is_finite() && r.shell >= 0.0 && r.shell.is_finite(), "{r:?}");
+        assert!(r.error >= 0.0 && r.error.is_finite() && (r.error == 0.0 || r.joint.is_some()), "{r:?}");
+        assert!(r.joint.is_none_or(|j| j < joints) && (r.measured || r.error == 0.0), "{r:?}");
+        assert!(r.time >= c.start() && r.time <= c.end(), "{r:?}");
+    }
     if let Some(sd) = asset.skeleton() {
         for j in 0..joints {
             assert!(sd.name(j).is_some(), "joint {j} has no name");

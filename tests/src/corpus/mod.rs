@@ -18,6 +18,8 @@
 //!   [`sinew_cases`](sinew::sinew_cases));
 //! - [`md5`](mod@md5): [`SMALL_MESH`](md5::SMALL_MESH), [`SMALL_ANIM`](md5::SMALL_ANIM) and
 //!   [`md5_cases`](md5::md5_cases);
+//! - `sinew_report` (private): the clip-report section's cases (part of
+//!   [`sinew_cases`](sinew::sinew_cases));
 //! - `sinew_layout` (private): where sections, parts and tracks are in a `.sinew` file;
 //! - here: what a [`Case`] is, its [`Category`], and the byte and file helpers the formats share.
 //!
@@ -39,6 +41,7 @@ pub mod meshopt;
 pub mod morph;
 pub mod sinew;
 mod sinew_layout;
+mod sinew_report;
 
 use std::path::{Path, PathBuf};
 

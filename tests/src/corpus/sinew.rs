@@ -927,6 +927,7 @@ pub fn sinew_cases() -> Vec<Case<(), ParseError>> {
     ));
     cases.extend(texture_cases());
     cases.extend(super::graph::graph_cases());
+    cases.extend(super::sinew_report::report_cases());
 
     cases
 }

@@ -235,8 +235,9 @@ fn check_packed_matches_direct<const J: usize>() {
 
 /// Skins 16 vertices with `k` influences through one kernel: 0 the narrow one (the general
 /// loop over the palette), 1 the host loop for `K` influences, 2 that loop over the packed
-/// palette. Returns the output bits.
-fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8) -> [[u32; 10]; 16] {
+/// palette; with tangents (the loop of every stream) or without (the loop of positions and
+/// normals). Returns the output bits.
+fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8, tangents: bool) -> [[u32; 10]; 16] {
     let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ K as u64;
     let mut rnd = move || {
         seed ^= seed << 13;
@@ -257,19 +258,21 @@ fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8) -> [[u32; 10]
         joint_weights: &w[..16 * K],
         positions: &pos,
         normals: Some(&nrm),
-        tangents: Some(&tan),
+        tangents: tangents.then_some(&tan[..]),
         out_positions: &mut op,
         out_normals: Some(&mut on),
-        out_tangents: Some(&mut ot),
+        out_tangents: tangents.then_some(&mut ot[..]),
     };
     job.validate().unwrap();
+    let ji = job.joint_indices;
     match kernel {
-        0 => job.lbs_with::<0, true>(|i, w| blend_matrices::<f32, 0>(pal, i, w)),
-        1 => job.lbs_with::<K, true>(|i, w| blend_matrices::<f32, K>(pal, i, w)),
+        0 => job.lbs_with::<0, true, _>(ji, |i, w| blend_matrices::<f32, 0>(pal, i, w)),
+        1 => job.lbs_with::<K, true, _>(ji, |i, w| blend_matrices::<f32, K>(pal, i, w)),
         _ => {
             let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
             pack(&mut table, pal);
-            job.lbs_with::<K, true>(|i, w| blend_packed::<f32, K>(&table, i, w));
+            let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
+            job.lbs_with::<K, true, _>(bytes, |i, w| blend_packed::<f32, K>(&table, i, w));
         }
     }
     core::array::from_fn(|v| {
@@ -290,11 +293,21 @@ fn host_and_narrow_kernels_give_the_same_bits() {
             Vec3::new(1.0, 1.0 + f * 0.1, 0.9),
         )
     });
-    for kernel in [1, 2] {
-        assert_eq!(skin_with_kernel::<1>(&pal, kernel), skin_with_kernel::<1>(&pal, 0), "kernel {kernel}, k = 1");
-        assert_eq!(skin_with_kernel::<2>(&pal, kernel), skin_with_kernel::<2>(&pal, 0), "kernel {kernel}, k = 2");
-        assert_eq!(skin_with_kernel::<3>(&pal, kernel), skin_with_kernel::<3>(&pal, 0), "kernel {kernel}, k = 3");
-        assert_eq!(skin_with_kernel::<4>(&pal, kernel), skin_with_kernel::<4>(&pal, 0), "kernel {kernel}, k = 4");
+    for (kernel, t) in [(1, false), (2, false), (1, true), (2, true)] {
+        let s1 = skin_with_kernel::<1>;
+        let (s2, s3, s4) = (skin_with_kernel::<2>, skin_with_kernel::<3>, skin_with_kernel::<4>);
+        assert_eq!(s1(&pal, kernel, t), s1(&pal, 0, t), "kernel {kernel}, k = 1, tangents {t}");
+        assert_eq!(s2(&pal, kernel, t), s2(&pal, 0, t), "kernel {kernel}, k = 2, tangents {t}");
+        assert_eq!(s3(&pal, kernel, t), s3(&pal, 0, t), "kernel {kernel}, k = 3, tangents {t}");
+        assert_eq!(s4(&pal, kernel, t), s4(&pal, 0, t), "kernel {kernel}, k = 4, tangents {t}");
+    }
+    // The loop of positions and normals (four-lane stores over the next vertex) and the loop of
+    // every stream write the same positions and normals.
+    for kernel in [0, 1, 2] {
+        let (a, b) = (skin_with_kernel::<4>(&pal, kernel, false), skin_with_kernel::<4>(&pal, kernel, true));
+        for v in 0..16 {
+            assert_eq!(a[v][..6], b[v][..6], "kernel {kernel}, vertex {v}");
+        }
     }
 }
 

@@ -57,7 +57,7 @@ pub(super) fn bake_clip(
         None
     };
     let fallback = searched.is_none();
-    let (tracks, errors) = match searched {
+    let (tracks, errors, at) = match searched {
         Some(found) => found,
         None => {
             // Lossless, with exact slerp: the runtime reproduces the source's interpolation.
@@ -71,7 +71,7 @@ pub(super) fn bake_clip(
                     t
                 })
                 .collect();
-            (tracks, vec![0.0; rig.joints.len()])
+            (tracks, vec![0.0; rig.joints.len()], vec![f64::from(start); rig.joints.len()])
         }
     };
     let enc = EncClip { name: clip.name.clone(), start, end, tracks };
@@ -93,17 +93,20 @@ pub(super) fn bake_clip(
         } else {
             rig.joints.get(worst_joint).map(|j| j.name.clone()).unwrap_or_default()
         },
+        max_error_joint_index: (max_error > 0.0).then_some(worst_joint),
+        max_error_time: if max_error > 0.0 { at[worst_joint] } else { f64::from(start) },
         work: before - work.left,
         fallback,
     };
     Ok((enc, report))
 }
 
-/// A clip's tracks and the per-joint errors measured for them.
-type Searched = (Vec<EncTrack>, Vec<f64>);
+/// A clip's tracks, the per-joint errors measured for them and the time of each.
+type Searched = (Vec<EncTrack>, Vec<f64>, Vec<f64>);
 
 /// The encoding search of [`bake_clip`]: encode, measure, tighten the joints that miss the bound,
-/// repeat. Returns the tracks and the per-joint errors, or `None` when `work` runs out first.
+/// repeat. Returns the tracks and the per-joint errors with their times, or `None` when `work`
+/// runs out first.
 #[allow(clippy::too_many_arguments)]
 fn search(
     rig: &Rig,
@@ -250,13 +253,13 @@ fn search(
         if !work.spend(measure_cost) {
             return Ok(None);
         }
-        let errors = measure(rig, skel, clip, &enc, eval_times, shells)?;
+        let (errors, at) = measure(rig, skel, clip, &enc, eval_times, shells)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
         if failing.is_empty() {
             let size = enc.tracks.iter().map(|t| t.data.len()).sum::<usize>();
             if size < best_size {
                 best_size = size;
-                best = Some((std::mem::take(&mut enc.tracks), errors.clone()));
+                best = Some((std::mem::take(&mut enc.tracks), errors.clone(), at.clone()));
             }
             if relaxed == MAX_RELAX_ROUNDS {
                 return Ok(best.take());
@@ -292,7 +295,7 @@ fn search(
             continue;
         }
         if round == 14 {
-            return Ok(Some((enc.tracks, errors)));
+            return Ok(Some((enc.tracks, errors, at)));
         }
         // The failing joints and their ancestors, each tightened once per round. A joint whose
         // error barely moved since the last round misses the bound by corrected nlerp's

@@ -80,7 +80,8 @@ fn shell_error(a: &M4, b: &M4, shell: f64) -> f64 {
 /// matrices with the runtime's `f32` local-to-model job (its rounding is part of what a device
 /// shows: deep chains far from the origin add error the local transforms alone do not have),
 /// and returns, per joint, the largest virtual-vertex error against the source clip's model
-/// matrices. The reference is
+/// matrices and the first time it was reached (the first evaluation time for joints without
+/// error). The reference is
 /// evaluated time by time rather than kept for every time (times × joints matrices reach
 /// gigabytes for long clips on large skeletons).
 pub(super) fn measure(
@@ -90,7 +91,7 @@ pub(super) fn measure(
     enc: &EncClip,
     times: &[f64],
     shells: &[f64],
-) -> Result<Vec<f64>, BakeError> {
+) -> Result<(Vec<f64>, Vec<f64>), BakeError> {
     let bytes = write_file(skel, &[], &[], &[enc]);
     let asset = Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     let clip = asset.clip(0).ok_or_else(|| BakeError::Encoding("clip missing".into()))?;
@@ -116,6 +117,7 @@ pub(super) fn measure(
     let mut out = vec![SoaTransform::<f32>::IDENTITY; soa];
     let mut cursor = vec![0u16; clip.num_tracks()];
     let mut errors = vec![0.0f64; n];
+    let mut at = vec![times.first().copied().unwrap_or(0.0); n];
     for &t in times {
         SamplingJob {
             clip,
@@ -133,8 +135,12 @@ pub(super) fn measure(
         let model: Vec<M4> = world.iter().map(|m| m.cols.map(|c| c.map(f64::from))).collect();
         let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(source), t));
         for (j, (m, r)) in model.iter().zip(&reference).enumerate().take(n) {
-            errors[j] = errors[j].max(shell_error(m, r, shells.get(j).copied().unwrap_or(0.0)));
+            let e = shell_error(m, r, shells.get(j).copied().unwrap_or(0.0));
+            if e > errors[j] {
+                errors[j] = e;
+                at[j] = t;
+            }
         }
     }
-    Ok(errors)
+    Ok((errors, at))
 }

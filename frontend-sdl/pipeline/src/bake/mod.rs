@@ -28,6 +28,9 @@
 //!   with a power-of-two step per attribute where the error bound allows, else `f32`; morph
 //!   weight tracks with every key, quantized where the bound allows (see `morph`). Deltas and
 //!   weights each get half of `tolerance` as a bound on the vertex displacement in scene space.
+//! - **Clip reports**: per clip, a clip-report section records the bound (meters), the shell
+//!   distance (or that it came from the mesh) and the largest error the baker measured, with its
+//!   joint and time, for `sinew info` to print without the source.
 //! - **Checks**: skin weights must not be negative or all zero on a vertex, inverse bind
 //!   matrices must be finite (typed [`BakeError`]s); triangles that repeat a vertex are dropped
 //!   and counted ([`BakeReport::degenerate_triangles`]).
@@ -113,11 +116,13 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
     let mut clips = Vec::new();
     let unit = rig.meters_per_unit.filter(|u| *u > 0.0 && u.is_finite()).unwrap_or(1.0);
     let scene_opts = BakeOptions { tolerance: opts.tolerance / unit, shell: opts.shell / unit, ..*opts };
-    let shells = opts
-        .shell_from_mesh
-        .then(|| crate::shells::shells_from_mesh(rig))
-        .flatten()
-        .unwrap_or_else(|| crate::shells::uniform_shells(rig, opts.shell));
+    let from_mesh = opts.shell_from_mesh.then(|| crate::shells::shells_from_mesh(rig)).flatten();
+    let shell = match &from_mesh {
+        Some(s) => s.iter().copied().fold(0.0, f64::max) * unit,
+        None => opts.shell,
+    };
+    let shell_from_mesh = from_mesh.is_some();
+    let shells = from_mesh.unwrap_or_else(|| crate::shells::uniform_shells(rig, opts.shell));
     let mut work = Work { left: opts.max_work };
     for c in &rig.clips {
         let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, &shells, &mut work)?;
@@ -134,7 +139,25 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         })
         .collect();
     report.morph_bound = morphs.iter().map(|m| m.bound).chain(weights.iter().map(|w| w.bound)).fold(0.0, f64::max);
-    let bytes = write_file_with_morphs(&skel, &skins, &meshes, &refs, (&morphs, &weights), &textures);
+    let reports: Vec<sinew::asset::ClipReport> = report
+        .clips
+        .iter()
+        .enumerate()
+        .map(|(clip, c)| sinew::asset::ClipReport {
+            clip,
+            bound: opts.tolerance as f32,
+            shell: shell as f32,
+            shell_from_mesh,
+            measured: !c.fallback,
+            error: (c.max_error * unit) as f32,
+            joint: c.max_error_joint_index,
+            time: c.max_error_time as f32,
+        })
+        // A bound or distance that f32 cannot hold (options outside the CLI's checks) goes
+        // unreported rather than failing the bake.
+        .filter(|r| r.bound > 0.0 && [r.bound, r.shell, r.error].iter().all(|v| v.is_finite()))
+        .collect();
+    let bytes = write_file_with_morphs(&skel, &skins, &meshes, &refs, (&morphs, &weights), &textures, &reports);
     Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     // Section sizes for the report.
     if let Ok(a) = Asset::parse(&bytes) {

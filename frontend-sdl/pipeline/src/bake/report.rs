@@ -24,6 +24,10 @@ pub struct ClipReport {
     pub max_error: f64,
     /// Joint with the largest error.
     pub max_error_joint: String,
+    /// Index of the joint with the largest error (`None` when the error is 0).
+    pub max_error_joint_index: Option<usize>,
+    /// Clip time of the largest error, seconds (the clip's start when the error is 0).
+    pub max_error_time: f64,
     /// Work steps the clip's reduction and measurement took (see [`BakeOptions::max_work`](super::BakeOptions::max_work)).
     pub work: u64,
     /// The search did not fit the work budget: the clip is stored lossless (every key `f32`,

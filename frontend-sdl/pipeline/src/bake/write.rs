@@ -3,6 +3,7 @@
 
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
+use sinew::asset::{write_clip_report, ClipReport};
 
 use super::morph::{write_morph, write_weights, EncMorph, EncWeights};
 use super::texture::{colors_u8, EncTexture};
@@ -68,6 +69,7 @@ pub(super) struct EncSkeleton {
 /// The morph sections: MRPH per morphed mesh, MWGT per clip with weight tracks.
 pub(super) type EncMorphs<'a> = (&'a [EncMorph], &'a [EncWeights]);
 
+#[allow(clippy::too_many_arguments)]
 fn emit(
     w: &mut Writer,
     skel: &EncSkeleton,
@@ -76,8 +78,10 @@ fn emit(
     clips: &[&EncClip],
     morphs: EncMorphs<'_>,
     textures: &[EncTexture],
+    reports: &[ClipReport],
 ) {
-    let count = 1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len() + textures.len();
+    let count =
+        1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len() + textures.len() + reports.len();
     let table = w.begin_file(count as u32);
     let mut idx = 0;
     let start = w.len();
@@ -210,16 +214,23 @@ fn emit(
         w.section(table, idx, KIND_TEXTURE, start);
         idx += 1;
     }
+    for r in reports {
+        let start = w.len();
+        write_clip_report(w, r);
+        w.section(table, idx, KIND_CLIP_REPORT, start);
+        idx += 1;
+    }
     w.finish();
 }
 
 /// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
 /// written).
 pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
-    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]), &[])
+    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]), &[], &[])
 }
 
-/// As [`write_file`], with the morph and texture sections.
+/// As [`write_file`], with the morph, texture and clip-report sections (the reports in
+/// increasing clip order).
 pub(super) fn write_file_with_morphs(
     skel: &EncSkeleton,
     skins: &[EncSkin],
@@ -227,11 +238,12 @@ pub(super) fn write_file_with_morphs(
     clips: &[&EncClip],
     morphs: EncMorphs<'_>,
     textures: &[EncTexture],
+    reports: &[ClipReport],
 ) -> Vec<u8> {
     let mut w = Writer::new(&mut []);
-    emit(&mut w, skel, skins, meshes, clips, morphs, textures);
+    emit(&mut w, skel, skins, meshes, clips, morphs, textures, reports);
     let mut buf = vec![0u8; w.len()];
     let mut w = Writer::new(&mut buf);
-    emit(&mut w, skel, skins, meshes, clips, morphs, textures);
+    emit(&mut w, skel, skins, meshes, clips, morphs, textures, reports);
     buf
 }
