@@ -75,7 +75,8 @@ impl Grid {
         shift
     }
 
-    /// The grid of `2^shift` sub-frames per frame: where keys with sub-frame offsets lie (`shift` at most [`Grid::sub_shift`]).
+    /// The grid of `2^shift` sub-frames per frame: where keys with sub-frame offsets lie
+    /// (`shift` at most [`Grid::sub_shift`]).
     pub(super) fn fine_at(&self, shift: u8) -> Grid {
         Grid { frames: self.frames << shift.min(self.sub_shift()), ..*self }
     }
@@ -303,8 +304,9 @@ fn key_times(c: &RigChannel, keys: &[usize], grid: &Grid, sub: Option<u8>) -> Op
 }
 
 /// Encodes the kept `keys` of `c` packed on `grid` (with sub-frame offsets at `2^shift` per
-/// frame when `sub` is `Some(shift)`, so keys keep their times off the grid), each component within its tolerance; `None` when two keys
-/// share a time or a rotation spans too much for `w` to be dropped.
+/// frame when `sub` is `Some(shift)`, so keys keep their times off the grid), each component
+/// within its tolerance; `None` when two keys share a time or a rotation spans too much for `w`
+/// to be dropped.
 pub(super) fn encode_packed(
     c: &RigChannel,
     keys: &[usize],
