@@ -444,7 +444,8 @@ impl<R: Real> SkinningJob<'_, R> {
 /// reloaded from the stack every vertex).
 ///
 /// In floating point on hosts, every vertex but the last writes its results with
-/// [`store_over`]: one four-lane store each, instead of two stores and a lane extraction.
+/// [`store_over`]: one four-lane store each, instead of two stores and a lane extraction; and
+/// the loop takes two vertices an iteration, which share its counters and its exit test.
 #[cfg_attr(sinew_host_kernels, inline(never))]
 fn points_and_normals<R: Real, I, const UNIT: bool>(
     blend: &impl Fn(&[I], &[R]) -> Blended<R>,
@@ -460,11 +461,28 @@ fn points_and_normals<R: Real, I, const UNIT: bool>(
         (HOST_KERNELS && !R::FIXED_POINT && !UNIT, heads.0, heads.1, heads.2, heads.3)
     {
         let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
-        let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
-        for (((idx, w), (p, nv)), (op, on)) in it.zip(cells_p.windows(2).zip(cells_n.windows(2))) {
-            let m = blend(idx, w);
-            store_over(op, m.point_lanes(*p));
-            store_over(on, m.linear(*nv));
+        // Two vertices an iteration (one set of loop counters for both), while a pair's stores
+        // have a next pair to run over; then the one or two vertices left before the last.
+        let pairs = cells_p.len().saturating_sub(2) / 2;
+        let (i2, i1) = idx.split_at(pairs * 2 * k);
+        let (w2, w1) = wts.split_at(pairs * 2 * k);
+        let (p2, p1) = pos.split_at(pairs * 2);
+        let (n2, n1) = nrm.split_at(pairs * 2);
+        let it = i2.chunks_exact(2 * k).zip(w2.chunks_exact(2 * k)).zip(p2.chunks_exact(2).zip(n2.chunks_exact(2)));
+        for (((i, w), (p, nv)), ((cp, np), (cn, nn))) in it.zip(pair_cells(cells_p).zip(pair_cells(cells_n))) {
+            if let ([pa, pb], [na, nb], [ca, cb], [da, db], [np, _], [nn, _]) = (p, nv, cp, cn, np, nn) {
+                let ((ia, ib), (wa, wb)) = (i.split_at(k), w.split_at(k));
+                skin_over(blend, (ia, wa), (pa, na), ([ca, cb], [da, db]));
+                skin_over(blend, (ib, wb), (pb, nb), ([cb, np], [db, nn]));
+            }
+        }
+        let at = pairs * 2;
+        let (tail_p, tail_n) = (cells_p.get(at..).unwrap_or(&[]), cells_n.get(at..).unwrap_or(&[]));
+        let it = i1.chunks_exact(k).zip(w1.chunks_exact(k)).zip(p1.iter().zip(n1.iter()));
+        for (((i, w), (p, nv)), (cp, cn)) in it.zip(tail_p.windows(2).zip(tail_n.windows(2))) {
+            if let ([ca, cb], [da, db]) = (cp, cn) {
+                skin_over(blend, (i, w), (p, nv), ([ca, cb], [da, db]));
+            }
         }
         if let ([p], [nv], Some(op), Some(on)) = (last_p, last_n, cells_p.last(), cells_n.last()) {
             let m = blend(last_idx, last_w);
@@ -481,17 +499,38 @@ fn points_and_normals<R: Real, I, const UNIT: bool>(
     }
 }
 
-/// Lanes 0 to 2 of `v` into `w[0]`, and lane 3 into `w[1].x`, which the next vertex's results
+/// One vertex of [`points_and_normals`]' four-lane path: its matrix from its indices and
+/// weights, then its position and normal each [`store_over`] its output cell and the next one.
+#[inline(always)]
+fn skin_over<R: Real, I>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    (idx, w): (&[I], &[R]),
+    (p, nv): (&Vec3<R>, &Vec3<R>),
+    (cp, cn): (Over<'_, R>, Over<'_, R>),
+) {
+    let m = blend(idx, w);
+    store_over(cp, m.point_lanes(*p));
+    store_over(cn, m.linear(*nv));
+}
+
+/// An output cell and the next one, which a [`store_over`] into the first runs over.
+type Over<'c, R> = [&'c Cell<Vec3<R>>; 2];
+
+/// Each pair of `c`'s elements with the pair after it (for two vertices' [`store_over`]).
+#[inline(always)]
+fn pair_cells<T>(c: &[T]) -> impl Iterator<Item = (&[T], &[T])> {
+    c.chunks_exact(2).zip(c.chunks_exact(2).skip(1))
+}
+
+/// Lanes 0 to 2 of `v` into `cur`, and lane 3 into `next.x`, which the next vertex's results
 /// overwrite: the four lanes are one store.
 #[inline(always)]
-fn store_over<R: Real>(w: &[Cell<Vec3<R>>], v: V<R>) {
+fn store_over<R: Real>([cur, next]: Over<'_, R>, v: V<R>) {
     let a = v.to_array();
-    if let [cur, next] = w {
-        cur.set(Vec3::new(a[0], a[1], a[2]));
-        let mut n = next.get();
-        n.x = a[3];
-        next.set(n);
-    }
+    cur.set(Vec3::new(a[0], a[1], a[2]));
+    let mut n = next.get();
+    n.x = a[3];
+    next.set(n);
 }
 
 /// `v` scaled to unit length; zero stays zero.

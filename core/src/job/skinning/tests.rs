@@ -311,6 +311,46 @@ fn host_and_narrow_kernels_give_the_same_bits() {
     }
 }
 
+/// Every vertex count from 1 to 20, whole (the loop of positions and normals: two vertices an
+/// iteration, then the one or two before the last, then the last) against one vertex per job:
+/// the same bits, and nothing written past the outputs.
+#[test]
+fn every_vertex_count_gives_the_same_bits() {
+    let pal = palette();
+    const M: usize = 20;
+    let pos: [Vec3<f32>; M] = core::array::from_fn(|v| Vec3::new(v as f32, 1.0 - v as f32 * 0.3, 0.25));
+    let nrm: [Vec3<f32>; M] = core::array::from_fn(|v| Vec3::new(0.5, v as f32 * 0.1, -1.0));
+    let idx: [u16; M * 2] = core::array::from_fn(|i| (i % 3 % 2) as u16);
+    let w: [f32; M * 2] = core::array::from_fn(|i| if i % 2 == 0 { 0.25 + (i % 7) as f32 * 0.1 } else { 0.5 });
+    let skin = |range: core::ops::Range<usize>, op: &mut [Vec3<f32>], on: &mut [Vec3<f32>]| {
+        SkinningJob::new(
+            Palette::Matrices(&pal),
+            2,
+            &idx[range.start * 2..range.end * 2],
+            &w[range.start * 2..range.end * 2],
+            &pos[range.clone()],
+            &mut op[range.clone()],
+        )
+        .with_normals(&nrm[range.clone()], &mut on[range])
+        .run_unnormalized()
+        .unwrap();
+    };
+    for n in 1..=M {
+        let (mut op, mut on) = ([S; M], [S; M]);
+        skin(0..n, &mut op, &mut on);
+        let (mut ep, mut en) = ([S; M], [S; M]);
+        for v in 0..n {
+            skin(v..v + 1, &mut ep, &mut en);
+        }
+        let bits = |v: Vec3<f32>| [v.x, v.y, v.z].map(f32::to_bits);
+        for v in 0..n {
+            assert_eq!(bits(op[v]), bits(ep[v]), "position {v} of {n}");
+            assert_eq!(bits(on[v]), bits(en[v]), "normal {v} of {n}");
+        }
+        assert!(op[n..].iter().chain(&on[n..]).all(|&v| v == S), "{n} vertices: written past the end");
+    }
+}
+
 /// `run_unnormalized`: positions as `run` gives them, bit for bit; normals and tangents the
 /// blended 3×3 part times the bind-pose vector, not renormalized (their length differs from 1
 /// under these blends), which `run` renormalizes.
