@@ -255,39 +255,38 @@ fn search(
         }
         let (errors, at) = measure(rig, skel, clip, &enc, eval_times, shells)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
-        if failing.is_empty() {
+        let within = failing.is_empty();
+        if within {
             let size = enc.tracks.iter().map(|t| t.data.len()).sum::<usize>();
             if size < best_size {
                 best_size = size;
                 best = Some((std::mem::take(&mut enc.tracks), errors.clone(), at.clone()));
             }
-            if relaxed == MAX_RELAX_ROUNDS {
-                return Ok(best.take());
-            }
-            good.clone_from(&budget);
-            let changed = relax(rig, &errors, opts.tolerance, &mode, &mut budget, &bad);
-            if !changed {
-                return Ok(best.take());
-            }
-            relaxed += 1;
-            round += 1;
-            continue;
         }
-        if best.is_some() {
-            // A relaxed round missed the bound: the joints on the failing joints' paths go back
-            // to their last budgets within it and remember the ones that failed; the others
-            // keep theirs.
+        // Relaxing: after an encoding within the bound, each round either relaxes again (the
+        // last one was within it) or puts back the budgets on the failing joints' paths.
+        if within || best.is_some() {
             if relaxed == MAX_RELAX_ROUNDS {
                 return Ok(best.take());
             }
-            for &j in &failing {
-                let mut a = Some(j);
-                while let Some(k) = a {
-                    if budget[k] > good[k] {
-                        bad[k] = Some(budget[k]);
-                        budget[k] = good[k];
+            if within {
+                good.clone_from(&budget);
+                if !relax(rig, &errors, opts.tolerance, &mode, &mut budget, &bad) {
+                    return Ok(best.take());
+                }
+            } else {
+                // A relaxed round missed the bound: the joints on the failing joints' paths go
+                // back to their last budgets within it and remember the ones that failed; the
+                // others keep theirs.
+                for &j in &failing {
+                    let mut a = Some(j);
+                    while let Some(k) = a {
+                        if budget[k] > good[k] {
+                            bad[k] = Some(budget[k]);
+                            budget[k] = good[k];
+                        }
+                        a = rig.joints[k].parent;
                     }
-                    a = rig.joints[k].parent;
                 }
             }
             relaxed += 1;

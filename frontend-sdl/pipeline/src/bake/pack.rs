@@ -247,11 +247,12 @@ fn smallest_three(keys: &[[f64; 4]]) -> (Vec<u32>, Vec<[f64; 3]>, f64) {
     for &q in keys {
         let i = (0..4).fold(0, |m, j| if q[j].abs() > q[m].abs() { j } else { m });
         let q = if q[i] < 0.0 { q.map(|x| -x) } else { q };
-        let rest: Vec<f64> = (0..4).filter(|&j| j != i).map(|j| q[j]).collect();
+        // The three components other than i, in xyzw order.
+        let rest: [f64; 3] = core::array::from_fn(|j| q[if j < i { j } else { j + 1 }]);
         let norm = rest.iter().map(|x| x * x).sum::<f64>().sqrt();
         slope = slope.max(norm / q[i]);
         index.push(i as u32);
-        out.push([rest[0], rest[1], rest[2]]);
+        out.push(rest);
     }
     (index, out, slope)
 }
