@@ -10,18 +10,27 @@
 //! done
 //! ```
 //!
+//! `time [SECONDS]` (default 5) instead times `skin` on the wall clock in batches of 100 calls
+//! and prints the fastest batch and the quartiles in ns per vertex: on a shared machine whose
+//! speed moves with its neighbours, the fastest batch is what the loop costs on a quiet core,
+//! and the spread shows how far the neighbours move it
+//! (`cargo run --release -p sinew --example job_cost -- time 5`).
+//!
 //! Instructions per vertex (`skin`, `skin_unit`) or per joint (`blend`) are callgrind's total
 //! divided by `CALLS` × 3,934 or `CALLS` × 67. `skin` skins without renormalizing the normals
 //! (`SkinningJob::run_unnormalized`, the kit's operation), `skin_unit` renormalizes them
 //! (`SkinningJob::run`); `blend` blends two poses with weights 0.3 and 0.7.
 
 use std::hint::black_box;
+use std::time::Instant;
 
-use sinew::job::{BlendingJob, Layer, Palette, SkinningJob};
+use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinningJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
 
 /// Job calls measured.
 const CALLS: usize = 10;
+/// Calls per timed batch of `time`.
+const BATCH: usize = 100;
 /// The kit's mesh: vertices, influences per vertex, palette matrices.
 const VERTICES: usize = 3934;
 const INFLUENCES: usize = 4;
@@ -50,6 +59,50 @@ impl Rng {
     }
 }
 
+/// The kit's skinned mesh, made up: a palette, and per vertex a position, a normal and four
+/// influences whose weights sum to 1.
+struct Mesh {
+    palette: Vec<Mat4<f32>>,
+    positions: Vec<Vec3<f32>>,
+    normals: Vec<Vec3<f32>>,
+    joints: Vec<u16>,
+    weights: Vec<f32>,
+}
+
+impl Mesh {
+    fn new(rng: &mut Rng) -> Self {
+        let palette = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
+        let positions = (0..VERTICES).map(|_| rng.vec3()).collect();
+        let normals = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
+        let joints =
+            (0..VERTICES * INFLUENCES).map(|_| ((rng.next() + 1.0) * 0.5 * PALETTE as f32) as u16 % 54).collect();
+        let weights = (0..VERTICES)
+            .flat_map(|_| {
+                let w: [f32; INFLUENCES] = core::array::from_fn(|_| rng.next().abs() + 0.01);
+                let sum: f32 = w.iter().sum();
+                w.map(|x| x / sum)
+            })
+            .collect();
+        Mesh { palette, positions, normals, joints, weights }
+    }
+
+    /// Skins positions and normals into the outputs, normals renormalized when `unit`.
+    fn skin(&self, out_p: &mut [Vec3<f32>], out_n: &mut [Vec3<f32>], unit: bool) -> Result<(), JobError> {
+        let mut job = SkinningJob::new(
+            Palette::Matrices(&self.palette),
+            INFLUENCES,
+            &self.joints,
+            &self.weights,
+            &self.positions,
+            out_p,
+        )
+        .with_normals(&self.normals, out_n);
+        let r = if unit { job.run() } else { job.run_unnormalized() };
+        black_box((out_p, out_n));
+        r
+    }
+}
+
 /// The stage's job, [`CALLS`] times.
 #[inline(never)]
 fn calls(mut job: impl FnMut()) {
@@ -63,36 +116,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     match stage.as_str() {
         "skin" | "skin_unit" => {
-            let palette: Vec<Mat4<f32>> = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
-            let positions: Vec<Vec3<f32>> = (0..VERTICES).map(|_| rng.vec3()).collect();
-            let normals: Vec<Vec3<f32>> = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
-            let joints: Vec<u16> =
-                (0..VERTICES * INFLUENCES).map(|_| ((rng.next() + 1.0) * 0.5 * PALETTE as f32) as u16 % 54).collect();
-            let weights: Vec<f32> = (0..VERTICES)
-                .flat_map(|_| {
-                    let w: [f32; INFLUENCES] = core::array::from_fn(|_| rng.next().abs() + 0.01);
-                    let sum: f32 = w.iter().sum();
-                    w.map(|x| x / sum)
-                })
-                .collect();
-            let mut out_p = vec![Vec3::ZERO; VERTICES];
-            let mut out_n = vec![Vec3::ZERO; VERTICES];
+            let mesh = Mesh::new(&mut rng);
+            let (mut out_p, mut out_n) = (vec![Vec3::ZERO; VERTICES], vec![Vec3::ZERO; VERTICES]);
             let unit = stage == "skin_unit";
             let mut err = Ok(());
-            calls(|| {
-                let mut job = SkinningJob::new(
-                    Palette::Matrices(&palette),
-                    INFLUENCES,
-                    &joints,
-                    &weights,
-                    &positions,
-                    &mut out_p,
-                )
-                .with_normals(&normals, &mut out_n);
-                err = if unit { job.run() } else { job.run_unnormalized() };
-                black_box(&out_n);
-            });
+            calls(|| err = mesh.skin(&mut out_p, &mut out_n, unit));
             err?;
+        }
+        "time" => {
+            let seconds: f64 = std::env::args().nth(2).map(|s| s.parse()).transpose()?.unwrap_or(5.0);
+            let mesh = Mesh::new(&mut rng);
+            let (mut out_p, mut out_n) = (vec![Vec3::ZERO; VERTICES], vec![Vec3::ZERO; VERTICES]);
+            let start = Instant::now();
+            let mut batches = Vec::new();
+            while start.elapsed().as_secs_f64() < seconds || batches.is_empty() {
+                let t = Instant::now();
+                for _ in 0..BATCH {
+                    mesh.skin(&mut out_p, &mut out_n, false)?;
+                }
+                batches.push(t.elapsed().as_secs_f64() * 1e9 / (BATCH * VERTICES) as f64);
+            }
+            batches.sort_by(f64::total_cmp);
+            let q = |f: usize| batches[(batches.len() - 1) * f / 4];
+            println!(
+                "skin, ns per vertex over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
+                batches.len(),
+                q(0),
+                q(1),
+                q(2),
+                q(3)
+            );
         }
         "blend" => {
             let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
@@ -110,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             err?;
         }
-        other => return Err(format!("unknown stage {other}: skin, skin_unit or blend").into()),
+        other => return Err(format!("unknown stage {other}: skin, skin_unit, blend or time").into()),
     }
     Ok(())
 }
