@@ -387,16 +387,7 @@ impl<R: Real> SkinningJob<'_, R> {
                 {
                     let m = blend(idx, w);
                     *op = m.point(*p);
-                    if let (Some(src), Some(dst)) = (nrm, out_n.as_deref_mut()) {
-                        if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                            *d = dir(m.direction(*s));
-                        }
-                    }
-                    if let (Some(src), Some(dst)) = (tan, out_t.as_deref_mut()) {
-                        if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                            *d = dir(m.direction(s.truncate())).extend(s.w);
-                        }
-                    }
+                    directions(v, (nrm, out_n.as_deref_mut()), (tan, out_t.as_deref_mut()), |d| dir(m.direction(d)));
                 }
             }
         }
@@ -421,18 +412,33 @@ impl<R: Real> SkinningJob<'_, R> {
         {
             let m = Blended::columns(&blend_dual_quats(palette, idx, w));
             *op = m.point(*p);
-            if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
-                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = m.direction(*s);
-                }
-            }
-            if let (Some(src), Some(dst)) = (tangents, out_t.as_deref_mut()) {
-                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = m.direction(s.truncate()).extend(s.w);
-                }
-            }
+            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
         }
     }
+}
+
+/// `out[v] = f(src[v])` where the job has the stream (both slices) and `v` is in both.
+#[inline(always)]
+pub(super) fn map_vertex<S: Copy, D>(src: Option<&[S]>, out: Option<&mut [D]>, v: usize, f: impl FnOnce(S) -> D) {
+    if let (Some(s), Some(d)) = (src.and_then(|s| s.get(v)), out.and_then(|o| o.get_mut(v))) {
+        *d = f(*s);
+    }
+}
+
+/// An optional input stream and its optional output.
+pub(super) type Stream<'s, T> = (Option<&'s [T]>, Option<&'s mut [T]>);
+
+/// Vertex `v`'s normal and tangent, where the job has them, through `f` (a tangent's xyz; its
+/// w is kept).
+#[inline(always)]
+pub(super) fn directions<R: Real>(
+    v: usize,
+    (nrm, out_n): Stream<'_, Vec3<R>>,
+    (tan, out_t): Stream<'_, Vec4<R>>,
+    f: impl Fn(Vec3<R>) -> Vec3<R>,
+) {
+    map_vertex(nrm, out_n, v, &f);
+    map_vertex(tan, out_t, v, |t| f(t.truncate()).extend(t.w));
 }
 
 /// The skinning loop of positions and normals: `blend` turns each vertex's `k` indices and

@@ -2,7 +2,7 @@
 //! vertex is scaled and sheared by its blended `P` first, then moved by its blended dual
 //! quaternion.
 
-use super::{blend_dual_quats, unit, Blended, SkinningJob};
+use super::{blend_dual_quats, directions, map_vertex, unit, Blended, SkinningJob};
 use crate::math::{DualQuat, SymMat3, Vec3};
 use crate::real::Real;
 
@@ -37,16 +37,7 @@ impl<R: Real> SkinningJob<'_, R> {
             let Some(pb) = blend_scales(scales, idx, w) else {
                 // The rigid loop's operations, for the same bits.
                 *op = m.point(*p);
-                if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
-                    if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                        *d = m.direction(*s);
-                    }
-                }
-                if let (Some(src), Some(dst)) = (tangents, out_t.as_deref_mut()) {
-                    if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                        *d = m.direction(s.truncate()).extend(s.w);
-                    }
-                }
+                directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
                 continue;
             };
             *op = m.point(pb.mul_vec3(*p));
@@ -56,16 +47,8 @@ impl<R: Real> SkinningJob<'_, R> {
             // Directions only need P_b up to a positive factor: divided by its largest
             // diagonal entry, its entries stay near 1 (Q16 keeps its precision at 0.01 or 100).
             let q = unit_scale(&pb);
-            if let (Some(src), Some(dst)) = (normals, out_n.as_deref_mut()) {
-                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = unit(m.direction(inverse_transpose_direction(&q, *s)));
-                }
-            }
-            if let (Some(src), Some(dst)) = (tangents, out_t.as_deref_mut()) {
-                if let (Some(s), Some(d)) = (src.get(v), dst.get_mut(v)) {
-                    *d = unit(m.direction(q.mul_vec3(s.truncate()))).extend(s.w);
-                }
-            }
+            map_vertex(normals, out_n.as_deref_mut(), v, |s| unit(m.direction(inverse_transpose_direction(&q, s))));
+            map_vertex(tangents, out_t.as_deref_mut(), v, |s| unit(m.direction(q.mul_vec3(s.truncate()))).extend(s.w));
         }
     }
 }
