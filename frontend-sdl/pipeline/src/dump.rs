@@ -165,13 +165,14 @@ fn push_floats(out: &mut String, v: &[f32]) {
     out.push(']');
 }
 
-fn push_mats(out: &mut String, key: &str, m: &[Mat4<f32>]) {
+/// `"key":[…]`, one array of floats per item of `items`.
+fn push_arrays<const N: usize>(out: &mut String, key: &str, items: impl IntoIterator<Item = [f32; N]>) {
     let _ = write!(out, "\"{key}\":[");
-    for (i, m) in m.iter().enumerate() {
+    for (i, a) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_floats(out, &m.to_cols_array());
+        push_floats(out, &a);
     }
     out.push(']');
 }
@@ -257,45 +258,19 @@ pub fn dump_pose(model: &Model, pose: &[SoaTransform<f32>], opts: &DumpOptions) 
         out.push_str(&json_str(n));
     }
     out.push_str("],");
-    push_mats(&mut out, "joint_world", &world);
+    push_arrays(&mut out, "joint_world", world.iter().map(Mat4::to_cols_array));
     out.push(',');
-    push_mats(&mut out, "joint_matrices", &palette);
-    out.push_str(",\"skinned_positions\":[");
-    let mut first = true;
-    for p in &parts {
-        for v in &p.positions {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            push_floats(&mut out, &v.to_array());
-        }
-    }
-    out.push_str("],\"skinned_normals\":[");
-    let mut first = true;
-    for p in &parts {
-        for v in &p.normals {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            push_floats(&mut out, &v.to_array());
-        }
-    }
-    out.push_str("],\"morph_weights\":");
+    push_arrays(&mut out, "joint_matrices", palette.iter().map(Mat4::to_cols_array));
+    let positions = || parts.iter().flat_map(|p| p.positions.iter().map(|v| v.to_array()));
+    out.push(',');
+    push_arrays(&mut out, "skinned_positions", positions());
+    out.push(',');
+    push_arrays(&mut out, "skinned_normals", parts.iter().flat_map(|p| p.normals.iter().map(|v| v.to_array())));
+    out.push_str(",\"morph_weights\":");
     push_floats(&mut out, &weights);
-    out.push_str(",\"mesh_positions\":[");
-    let mut first = true;
-    for p in &parts {
-        for v in &p.positions {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            push_floats(&mut out, &v.to_array());
-        }
-    }
-    out.push_str("]}");
+    out.push(',');
+    push_arrays(&mut out, "mesh_positions", positions());
+    out.push('}');
     Ok(out)
 }
 
