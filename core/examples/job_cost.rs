@@ -5,12 +5,12 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit blend; do
+//! for s in skin skin_unit skin_dqs blend; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
 //!
-//! `time [SECONDS]` (default 5) instead times `skin` on the wall clock in batches of 100 calls
+//! `time [SECONDS] [skin_dqs]` (default 5 s, `skin`) instead times `skin` (or `skin_dqs`) on the wall clock in batches of 100 calls
 //! and prints the fastest batch and the quartiles in ns per vertex: on a shared machine whose
 //! speed moves with its neighbours, the fastest batch is what the loop costs on a quiet core,
 //! and the spread shows how far the neighbours move it
@@ -19,13 +19,15 @@
 //! Instructions per vertex (`skin`, `skin_unit`) or per joint (`blend`) are callgrind's total
 //! divided by `CALLS` × 3,934 or `CALLS` × 67. `skin` skins without renormalizing the normals
 //! (`SkinningJob::run_unnormalized`, the kit's operation), `skin_unit` renormalizes them
-//! (`SkinningJob::run`); `blend` blends two poses with weights 0.3 and 0.7.
+//! (`SkinningJob::run`); `skin_dqs` is dual-quaternion skinning of the palette's rigid parts
+//! with weights as exporters write them (one to four influences of weight per vertex, the rest
+//! zero); `blend` blends two poses with weights 0.3 and 0.7.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinningJob};
-use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
+use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3};
 
 /// Job calls measured.
 const CALLS: usize = 10;
@@ -63,6 +65,8 @@ impl Rng {
 /// influences whose weights sum to 1.
 struct Mesh {
     palette: Vec<Mat4<f32>>,
+    /// The palette's rigid parts, for `skin_dqs`.
+    dual_quats: Vec<DualQuat<f32>>,
     positions: Vec<Vec3<f32>>,
     normals: Vec<Vec3<f32>>,
     joints: Vec<u16>,
@@ -71,7 +75,8 @@ struct Mesh {
 
 impl Mesh {
     fn new(rng: &mut Rng) -> Self {
-        let palette = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
+        let palette: Vec<Mat4<f32>> = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
+        let dual_quats = palette.iter().map(DualQuat::from_mat4_rigid).collect();
         let positions = (0..VERTICES).map(|_| rng.vec3()).collect();
         let normals = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
         let joints =
@@ -83,20 +88,26 @@ impl Mesh {
                 w.map(|x| x / sum)
             })
             .collect();
-        Mesh { palette, positions, normals, joints, weights }
+        Mesh { palette, dual_quats, positions, normals, joints, weights }
     }
 
-    /// Skins positions and normals into the outputs, normals renormalized when `unit`.
-    fn skin(&self, out_p: &mut [Vec3<f32>], out_n: &mut [Vec3<f32>], unit: bool) -> Result<(), JobError> {
-        let mut job = SkinningJob::new(
-            Palette::Matrices(&self.palette),
-            INFLUENCES,
-            &self.joints,
-            &self.weights,
-            &self.positions,
-            out_p,
-        )
-        .with_normals(&self.normals, out_n);
+    /// The weights as exporters write them for `skin_dqs`: per vertex the first one to four
+    /// influences (the count drawn at random) carry weight, the others are zero.
+    fn exported_weights(&mut self, rng: &mut Rng) {
+        for w in self.weights.chunks_exact_mut(INFLUENCES) {
+            let used = 1 + ((rng.next() + 1.0) * 2.0) as usize % INFLUENCES;
+            w.iter_mut().skip(used).for_each(|x| *x = 0.0);
+            let sum: f32 = w.iter().sum();
+            w.iter_mut().for_each(|x| *x /= sum);
+        }
+    }
+
+    /// Skins positions and normals into the outputs: LBS with normals renormalized when
+    /// `unit`, or DQS when `dqs`.
+    fn skin(&self, out_p: &mut [Vec3<f32>], out_n: &mut [Vec3<f32>], unit: bool, dqs: bool) -> Result<(), JobError> {
+        let palette = if dqs { Palette::DualQuats(&self.dual_quats) } else { Palette::Matrices(&self.palette) };
+        let mut job = SkinningJob::new(palette, INFLUENCES, &self.joints, &self.weights, &self.positions, out_p)
+            .with_normals(&self.normals, out_n);
         let r = if unit { job.run() } else { job.run_unnormalized() };
         black_box((out_p, out_n));
         r
@@ -115,31 +126,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stage = std::env::args().nth(1).unwrap_or_else(|| "skin".into());
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     match stage.as_str() {
-        "skin" | "skin_unit" => {
-            let mesh = Mesh::new(&mut rng);
+        "skin" | "skin_unit" | "skin_dqs" => {
+            let mut mesh = Mesh::new(&mut rng);
             let (mut out_p, mut out_n) = (vec![Vec3::ZERO; VERTICES], vec![Vec3::ZERO; VERTICES]);
-            let unit = stage == "skin_unit";
+            let (unit, dqs) = (stage == "skin_unit", stage == "skin_dqs");
+            if dqs {
+                mesh.exported_weights(&mut rng);
+            }
             let mut err = Ok(());
-            calls(|| err = mesh.skin(&mut out_p, &mut out_n, unit));
+            calls(|| err = mesh.skin(&mut out_p, &mut out_n, unit, dqs));
             err?;
         }
         "time" => {
             let seconds: f64 = std::env::args().nth(2).map(|s| s.parse()).transpose()?.unwrap_or(5.0);
-            let mesh = Mesh::new(&mut rng);
+            let dqs = std::env::args().nth(3).is_some_and(|s| s == "skin_dqs");
+            let mut mesh = Mesh::new(&mut rng);
+            if dqs {
+                mesh.exported_weights(&mut rng);
+            }
             let (mut out_p, mut out_n) = (vec![Vec3::ZERO; VERTICES], vec![Vec3::ZERO; VERTICES]);
             let start = Instant::now();
             let mut batches = Vec::new();
             while start.elapsed().as_secs_f64() < seconds || batches.is_empty() {
                 let t = Instant::now();
                 for _ in 0..BATCH {
-                    mesh.skin(&mut out_p, &mut out_n, false)?;
+                    mesh.skin(&mut out_p, &mut out_n, dqs, dqs)?;
                 }
                 batches.push(t.elapsed().as_secs_f64() * 1e9 / (BATCH * VERTICES) as f64);
             }
             batches.sort_by(f64::total_cmp);
             let q = |f: usize| batches[(batches.len() - 1) * f / 4];
             println!(
-                "skin, ns per vertex over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
+                "{}, ns per vertex over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
+                if dqs { "skin_dqs" } else { "skin" },
                 batches.len(),
                 q(0),
                 q(1),
@@ -163,7 +182,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             err?;
         }
-        other => return Err(format!("unknown stage {other}: skin, skin_unit, blend or time").into()),
+        other => return Err(format!("unknown stage {other}: skin, skin_unit, skin_dqs, blend or time").into()),
     }
     Ok(())
 }

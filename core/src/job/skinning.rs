@@ -13,6 +13,7 @@ use crate::platform::{AVX2, FMA, HOST_KERNELS};
 use crate::real::Lanes;
 use crate::real::Real;
 
+mod dqs;
 mod scaled;
 
 /// The skinning palette, which also selects the method.
@@ -392,29 +393,6 @@ impl<R: Real> SkinningJob<'_, R> {
             }
         }
     }
-
-    /// Dual-quaternion skinning: blend, normalize, then transform through the equivalent
-    /// rigid matrix (cheaper than applying the dual quaternion twice).
-    fn dqs(&mut self, palette: &[DualQuat<R>]) {
-        let k = self.influences;
-        let n = self.positions.len();
-        let idx = &self.joint_indices[..n * k];
-        let wts = &self.joint_weights[..n * k];
-        let normals = self.normals;
-        let tangents = self.tangents;
-        let mut out_n = self.out_normals.as_deref_mut();
-        let mut out_t = self.out_tangents.as_deref_mut();
-        for (v, ((idx, w), (p, op))) in idx
-            .chunks_exact(k)
-            .zip(wts.chunks_exact(k))
-            .zip(self.positions.iter().zip(self.out_positions.iter_mut()))
-            .enumerate()
-        {
-            let m = Blended::columns(&blend_dual_quats(palette, idx, w));
-            *op = m.point(*p);
-            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
-        }
-    }
 }
 
 /// `out[v] = f(src[v])` where the job has the stream (both slices) and `v` is in both.
@@ -578,61 +556,6 @@ fn renormalize<R: Real>(v: &mut [Vec3<R>]) {
     for x in groups.into_remainder() {
         *x = unit(*x);
     }
-}
-
-/// The normalized, sign-aligned weighted sum of the influences' dual quaternions, as the
-/// rigid matrix it represents (identity when the weights cancel).
-#[inline(always)]
-fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> [[R; 4]; 4] {
-    let mut r = [R::ZERO; 4];
-    let mut d = [R::ZERO; 4];
-    // Signs align with the first influence that has a weight: a zero-weight entry must not
-    // change the result.
-    let first = idx
-        .iter()
-        .zip(w.iter())
-        .find(|&(_, &wj)| wj != R::ZERO)
-        .and_then(|(&j, _)| palette.get(j as usize))
-        .map(|q| q.real.to_array())
-        .unwrap_or([R::ZERO; 4]);
-    for (&j, &wj) in idx.iter().zip(w.iter()) {
-        if wj == R::ZERO {
-            continue;
-        }
-        let Some(q) = palette.get(j as usize) else { continue };
-        let (qr, qd) = (q.real.to_array(), q.dual.to_array());
-        let dot = first[0] * qr[0] + first[1] * qr[1] + first[2] * qr[2] + first[3] * qr[3];
-        let s = if dot < R::ZERO { -wj } else { wj };
-        for c in 0..4 {
-            r[c] += qr[c] * s;
-            d[c] += qd[c] * s;
-        }
-    }
-    let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    if l2 <= R::ZERO || !l2.is_finite() {
-        let mut m = [[R::ZERO; 4]; 4];
-        for c in 0..4 {
-            m[c][c] = R::ONE;
-        }
-        return m;
-    }
-    let inv = if R::FIXED_POINT { l2.sqrt().recip() } else { l2.inv_sqrt() };
-    let (x, y, z, qw) = (r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
-    let (dx, dy, dz, dw) = (d[0] * inv, d[1] * inv, d[2] * inv, d[3] * inv);
-    // Translation 2·(w·d⃗ − d_w·r⃗ + r⃗ × d⃗).
-    let tx = R::TWO * (qw * dx - dw * x + (y * dz - z * dy));
-    let ty = R::TWO * (qw * dy - dw * y + (z * dx - x * dz));
-    let tz = R::TWO * (qw * dz - dw * z + (x * dy - y * dx));
-    let (x2, y2, z2) = (x + x, y + y, z + z);
-    let (xx, yy, zz) = (x * x2, y * y2, z * z2);
-    let (xy, xz, yz) = (x * y2, x * z2, y * z2);
-    let (wx, wy, wz) = (qw * x2, qw * y2, qw * z2);
-    [
-        [R::ONE - (yy + zz), xy + wz, xz - wy, R::ZERO],
-        [xy - wz, R::ONE - (xx + zz), yz + wx, R::ZERO],
-        [xz + wy, yz - wx, R::ONE - (xx + yy), R::ZERO],
-        [tx, ty, tz, R::ONE],
-    ]
 }
 
 /// The lanes of one matrix column.

@@ -2,7 +2,8 @@
 //! vertex is scaled and sheared by its blended `P` first, then moved by its blended dual
 //! quaternion.
 
-use super::{blend_dual_quats, directions, map_vertex, unit, Blended, SkinningJob};
+use super::dqs::blend_dual_quats;
+use super::{directions, map_vertex, unit, Blended, SkinningJob};
 use crate::math::{DualQuat, SymMat3, Vec3};
 use crate::real::Real;
 

@@ -351,6 +351,70 @@ fn every_vertex_count_gives_the_same_bits() {
     }
 }
 
+/// Dual-quaternion skinning of every vertex count from 1 to 11, whole (four vertices at a time
+/// in lanes on hosts, then the rest one at a time) against one vertex per job: the same bits for
+/// positions, normals and tangents, with an antipodal quaternion, zero weights, and a vertex
+/// without weight (the identity).
+#[test]
+fn dqs_every_vertex_count_gives_the_same_bits() {
+    let dq: [DualQuat<f32>; 3] = core::array::from_fn(|i| {
+        let f = i as f32;
+        let q = Quat::from_axis_angle(Vec3::new(0.6, 0.0, 0.8), 0.7 + 0.9 * f);
+        let d = DualQuat::from_rotation_translation(q, Vec3::new(f, -0.5 * f, 0.25));
+        if i == 2 {
+            DualQuat { real: -d.real, dual: -d.dual }
+        } else {
+            d
+        }
+    });
+    const M: usize = 11;
+    const K: usize = 3;
+    let pos: [Vec3<f32>; M] = core::array::from_fn(|v| Vec3::new(v as f32, 1.0 - v as f32 * 0.3, 0.25));
+    let nrm: [Vec3<f32>; M] = core::array::from_fn(|v| Vec3::new(0.5, v as f32 * 0.1, -1.0));
+    let tan: [Vec4<f32>; M] = core::array::from_fn(|v| Vec4::new(1.0, 0.0, v as f32 * 0.2, -1.0));
+    let idx: [u16; M * K] = core::array::from_fn(|i| ((i * 5 + i / 4) % 3) as u16);
+    let w: [f32; M * K] = core::array::from_fn(|i| match (i / K, i % K) {
+        (6, _) => 0.0,
+        (v, 0) => 0.3 + (v % 4) as f32 * 0.1,
+        (v, 1) if v % 3 == 0 => 0.0,
+        (_, 1) => 0.2,
+        _ => 0.1,
+    });
+    let skin = |r: core::ops::Range<usize>, op: &mut [Vec3<f32>], on: &mut [Vec3<f32>], ot: &mut [Vec4<f32>]| {
+        SkinningJob::new(
+            Palette::DualQuats(&dq),
+            K,
+            &idx[r.start * K..r.end * K],
+            &w[r.start * K..r.end * K],
+            &pos[r.clone()],
+            &mut op[r.clone()],
+        )
+        .with_normals(&nrm[r.clone()], &mut on[r.clone()])
+        .with_tangents(&tan[r.clone()], &mut ot[r])
+        .run()
+        .unwrap();
+    };
+    for n in 1..=M {
+        let (mut op, mut on, mut ot) = ([S; M], [S; M], [S4; M]);
+        skin(0..n, &mut op, &mut on, &mut ot);
+        let (mut ep, mut en, mut et) = ([S; M], [S; M], [S4; M]);
+        for v in 0..n {
+            skin(v..v + 1, &mut ep, &mut en, &mut et);
+        }
+        let bits = |v: Vec3<f32>| [v.x, v.y, v.z].map(f32::to_bits);
+        for v in 0..n {
+            assert_eq!(bits(op[v]), bits(ep[v]), "position {v} of {n}");
+            assert_eq!(bits(on[v]), bits(en[v]), "normal {v} of {n}");
+            assert_eq!(ot[v].to_array().map(f32::to_bits), et[v].to_array().map(f32::to_bits), "tangent {v} of {n}");
+        }
+        if n > 6 {
+            assert_eq!(bits(op[6]), bits(pos[6]), "a vertex without weight stays where it is");
+        }
+        assert!(op[n..].iter().chain(&on[n..]).all(|&v| v == S), "{n} vertices: written past the end");
+        assert!(ot[n..].iter().all(|&v| v == S4), "{n} vertices: tangents written past the end");
+    }
+}
+
 /// `run_unnormalized`: positions as `run` gives them, bit for bit; normals and tangents the
 /// blended 3×3 part times the bind-pose vector, not renormalized (their length differs from 1
 /// under these blends), which `run` renormalizes.
