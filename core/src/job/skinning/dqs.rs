@@ -3,8 +3,8 @@
 //! which moves the vertex (cheaper than applying the dual quaternion twice).
 
 use super::{directions, map_vertex, Blended, SkinningJob, V};
-use crate::math::DualQuat;
-use crate::platform::HOST_KERNELS;
+use crate::math::{DualQuat, Vec3, Vec4};
+use crate::platform::{FMA, HOST_KERNELS};
 use crate::real::{Lanes, Real};
 
 /// A vertex's blended dual quaternion before normalization: its real and dual parts (x, y, z,
@@ -31,11 +31,6 @@ impl<R: Real> SkinningJob<'_, R> {
         let out_p = &mut *self.out_positions;
         let mut out_n = self.out_normals.as_deref_mut();
         let mut out_t = self.out_tangents.as_deref_mut();
-        let mut place = |v: usize, m: &Columns<R>| {
-            let m = Blended::columns(m);
-            map_vertex(Some(positions), Some(&mut *out_p), v, |p| m.point(p));
-            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
-        };
         let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
         let (idx4, idx1) = idx.split_at(grouped * k);
         let (w4, w1) = wts.split_at(grouped * k);
@@ -44,12 +39,23 @@ impl<R: Real> SkinningJob<'_, R> {
             let sums = core::array::from_fn(|_| {
                 vertices.next().map_or(([R::ZERO; 4], [R::ZERO; 4]), |(i, w)| blend_sums(palette, i, w))
             });
-            for (l, m) in matrices4(sums).iter().enumerate() {
-                place(g * 4 + l, m);
+            let m = Rigid4::new(sums);
+            let at = g * 4;
+            map4(Some(positions), Some(&mut *out_p), at, |p| m.point(p));
+            map4(normals, out_n.as_deref_mut(), at, |d| m.direction(d));
+            if let (Some(src), Some(dst)) = (tangents.and_then(|t| t.get(at..at + 4)), out_t.as_deref_mut()) {
+                let d = m.direction(core::array::from_fn(|c| lanes(src, |t| t.truncate().to_array()[c])));
+                let d = d.map(|c| c.to_array());
+                for (l, (t, o)) in src.iter().zip(dst.iter_mut().skip(at)).enumerate() {
+                    *o = Vec4::new(d[0][l], d[1][l], d[2][l], t.w);
+                }
             }
         }
         for (v, (i, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
-            place(grouped + v, &blend_dual_quats(palette, i, w));
+            let v = grouped + v;
+            let m = Blended::columns(&blend_dual_quats(palette, i, w));
+            map_vertex(Some(positions), Some(&mut *out_p), v, |p| m.point(p));
+            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
         }
     }
 }
@@ -122,45 +128,91 @@ fn matrix<R: Real>((r, d): Sums<R>) -> Columns<R> {
     ]
 }
 
-/// [`matrix`] of four vertices at once, one per lane, in floating point: the same operations
-/// in the same order on each (the lanes' inverse square root is the scalar one's seed and
-/// Newton steps), so the same bits; a lane whose squared length is zero or not finite takes the
-/// identity.
+/// Four vertices' values of one component, one vertex per lane.
 #[inline(always)]
-fn matrices4<R: Real>(sums: [Sums<R>; 4]) -> [Columns<R>; 4] {
-    let real = |c: usize| V::<R>::load(&sums.map(|s| s.0.get(c).copied().unwrap_or(R::ZERO)));
-    let dual = |c: usize| V::<R>::load(&sums.map(|s| s.1.get(c).copied().unwrap_or(R::ZERO)));
-    let (r0, r1, r2, r3) = (real(0), real(1), real(2), real(3));
-    let l2 = r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3;
-    let inv = l2.inv_sqrt_positive();
-    let (x, y, z, qw) = (r0 * inv, r1 * inv, r2 * inv, r3 * inv);
-    let (dx, dy, dz, dw) = (dual(0) * inv, dual(1) * inv, dual(2) * inv, dual(3) * inv);
-    let s = V::<R>::splat;
-    let (one, zero, two) = (s(R::ONE), s(R::ZERO), s(R::TWO));
-    let tx = two * (qw * dx - dw * x + (y * dz - z * dy));
-    let ty = two * (qw * dy - dw * y + (z * dx - x * dz));
-    let tz = two * (qw * dz - dw * z + (x * dy - y * dx));
-    let (x2, y2, z2) = (x + x, y + y, z + z);
-    let (xx, yy, zz) = (x * x2, y * y2, z * z2);
-    let (xy, xz, yz) = (x * y2, x * z2, y * z2);
-    let (wx, wy, wz) = (qw * x2, qw * y2, qw * z2);
-    let cols = [
-        [one - (yy + zz), xy + wz, xz - wy, zero],
-        [xy - wz, one - (xx + zz), yz + wx, zero],
-        [xz + wy, yz - wx, one - (xx + yy), zero],
-        [tx, ty, tz, one],
-    ];
-    let mut lanes = [[[R::ZERO; 4]; 4]; 4];
-    for (c, col) in cols.iter().enumerate() {
-        for (r, e) in col.iter().enumerate() {
-            let identity = if c == r { one } else { zero };
-            let e = l2.select_positive_finite(*e, identity).to_array();
-            for (m, x) in lanes.iter_mut().zip(e) {
-                if let Some(slot) = m.get_mut(c).and_then(|col| col.get_mut(r)) {
-                    *slot = x;
-                }
-            }
+fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
+    V::<R>::load(&core::array::from_fn(|l| v.get(l).map_or(R::ZERO, &f)))
+}
+
+/// `out[at + l] = f(src[at + l])` for the four vertices from `at`, with the components of the
+/// four in lanes (`x`, `y`, `z`), where the job has the stream.
+#[inline(always)]
+fn map4<R: Real>(
+    src: Option<&[Vec3<R>]>,
+    out: Option<&mut [Vec3<R>]>,
+    at: usize,
+    f: impl FnOnce([V<R>; 3]) -> [V<R>; 3],
+) {
+    let (Some(src), Some(out)) = (src.and_then(|s| s.get(at..at + 4)), out.and_then(|o| o.get_mut(at..at + 4))) else {
+        return;
+    };
+    let [x, y, z] = f([lanes(src, |v| v.x), lanes(src, |v| v.y), lanes(src, |v| v.z)]).map(|c| c.to_array());
+    for (l, o) in out.iter_mut().enumerate() {
+        if let (Some(&x), Some(&y), Some(&z)) = (x.get(l), y.get(l), z.get(l)) {
+            *o = Vec3::new(x, y, z);
         }
     }
-    lanes
+}
+
+/// The rigid matrices of four vertices, one per lane: `cols[c][r]` is row `r` of column `c`
+/// (rows 0 to 2), `t` the translation.
+struct Rigid4<R: Real> {
+    cols: [[V<R>; 3]; 3],
+    t: [V<R>; 3],
+}
+
+impl<R: Real> Rigid4<R> {
+    /// [`matrix`] of four vertices at once, in floating point: the same operations in the same
+    /// order on each lane (the lanes' inverse square root is the scalar one's seed and Newton
+    /// steps), so the same bits; a lane whose squared length is zero or not finite takes the
+    /// identity.
+    #[inline(always)]
+    fn new(sums: [Sums<R>; 4]) -> Self {
+        let real = |c: usize| lanes(&sums, |s| s.0.get(c).copied().unwrap_or(R::ZERO));
+        let dual = |c: usize| lanes(&sums, |s| s.1.get(c).copied().unwrap_or(R::ZERO));
+        let (r0, r1, r2, r3) = (real(0), real(1), real(2), real(3));
+        let l2 = r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3;
+        let inv = l2.inv_sqrt_positive();
+        let (x, y, z, qw) = (r0 * inv, r1 * inv, r2 * inv, r3 * inv);
+        let (dx, dy, dz, dw) = (dual(0) * inv, dual(1) * inv, dual(2) * inv, dual(3) * inv);
+        let s = V::<R>::splat;
+        let (one, zero, two) = (s(R::ONE), s(R::ZERO), s(R::TWO));
+        let tx = two * (qw * dx - dw * x + (y * dz - z * dy));
+        let ty = two * (qw * dy - dw * y + (z * dx - x * dz));
+        let tz = two * (qw * dz - dw * z + (x * dy - y * dx));
+        let (x2, y2, z2) = (x + x, y + y, z + z);
+        let (xx, yy, zz) = (x * x2, y * y2, z * z2);
+        let (xy, xz, yz) = (x * y2, x * z2, y * z2);
+        let (wx, wy, wz) = (qw * x2, qw * y2, qw * z2);
+        let valid = |e: V<R>, identity: V<R>| l2.select_positive_finite(e, identity);
+        Rigid4 {
+            cols: [
+                [valid(one - (yy + zz), one), valid(xy + wz, zero), valid(xz - wy, zero)],
+                [valid(xy - wz, zero), valid(one - (xx + zz), one), valid(yz + wx, zero)],
+                [valid(xz + wy, zero), valid(yz - wx, zero), valid(one - (xx + yy), one)],
+            ],
+            t: [valid(tx, zero), valid(ty, zero), valid(tz, zero)],
+        }
+    }
+
+    /// [`Blended::point`] of each lane's matrix and point: the same operations.
+    #[inline(always)]
+    fn point(&self, [x, y, z]: [V<R>; 3]) -> [V<R>; 3] {
+        let [c0, c1, c2] = &self.cols;
+        core::array::from_fn(|r| {
+            let (a, b, c, t) = (c0[r % 3], c1[r % 3], c2[r % 3], self.t[r % 3]);
+            if FMA {
+                c.mul_add(z, b.mul_add(y, a.mul_add(x, t)))
+            } else {
+                c.mul_add(z, b.mul_add(y, a * x)) + t
+            }
+        })
+    }
+
+    /// [`Blended::direction`] of each lane's matrix and vector: the same operations.
+    #[inline(always)]
+    fn direction(&self, [x, y, z]: [V<R>; 3]) -> [V<R>; 3] {
+        let [c0, c1, c2] = &self.cols;
+        core::array::from_fn(|r| c2[r % 3].mul_add(z, c1[r % 3].mul_add(y, c0[r % 3] * x)))
+    }
 }
