@@ -5,12 +5,12 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit skin_dqs blend; do
+//! for s in skin skin_unit skin_tangents skin_dqs blend; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
 //!
-//! `time [SECONDS] [skin_dqs]` (default 5 s, `skin`) instead times `skin` (or `skin_dqs`) on the wall clock in batches of 100 calls
+//! `time [SECONDS] [STAGE]` (default 5 s, `skin`) instead times a skinning stage on the wall clock in batches of 100 calls
 //! and prints the fastest batch and the quartiles in ns per vertex: on a shared machine whose
 //! speed moves with its neighbours, the fastest batch is what the loop costs on a quiet core,
 //! and the spread shows how far the neighbours move it
@@ -19,7 +19,7 @@
 //! Instructions per vertex (`skin`, `skin_unit`) or per joint (`blend`) are callgrind's total
 //! divided by `CALLS` × 3,934 or `CALLS` × 67. `skin` skins without renormalizing the normals
 //! (`SkinningJob::run_unnormalized`, the kit's operation), `skin_unit` renormalizes them
-//! (`SkinningJob::run`); `skin_dqs` is dual-quaternion skinning of the palette's rigid parts
+//! (`SkinningJob::run`); `skin_tangents` adds tangents to `skin`; `skin_dqs` is dual-quaternion skinning of the palette's rigid parts
 //! with weights as exporters write them (one to four influences of weight per vertex, the rest
 //! zero); `blend` blends two poses with weights 0.3 and 0.7.
 
@@ -27,7 +27,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinningJob};
-use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3};
+use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3, Vec4};
 
 /// Job calls measured.
 const CALLS: usize = 10;
@@ -69,6 +69,8 @@ struct Mesh {
     dual_quats: Vec<DualQuat<f32>>,
     positions: Vec<Vec3<f32>>,
     normals: Vec<Vec3<f32>>,
+    /// Tangents for `skin_tangents`: the normals, with w = 1.
+    tangents: Vec<Vec4<f32>>,
     joints: Vec<u16>,
     weights: Vec<f32>,
 }
@@ -78,7 +80,8 @@ impl Mesh {
         let palette: Vec<Mat4<f32>> = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
         let dual_quats = palette.iter().map(DualQuat::from_mat4_rigid).collect();
         let positions = (0..VERTICES).map(|_| rng.vec3()).collect();
-        let normals = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
+        let normals: Vec<Vec3<f32>> = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
+        let tangents = normals.iter().map(|n| n.extend(1.0)).collect();
         let joints =
             (0..VERTICES * INFLUENCES).map(|_| ((rng.next() + 1.0) * 0.5 * PALETTE as f32) as u16 % 54).collect();
         let weights = (0..VERTICES)
@@ -88,7 +91,7 @@ impl Mesh {
                 w.map(|x| x / sum)
             })
             .collect();
-        Mesh { palette, dual_quats, positions, normals, joints, weights }
+        Mesh { palette, dual_quats, positions, normals, tangents, joints, weights }
     }
 
     /// The weights as exporters write them for `skin_dqs`: per vertex the first one to four
@@ -102,15 +105,68 @@ impl Mesh {
         }
     }
 
-    /// Skins positions and normals into the outputs: LBS with normals renormalized when
-    /// `unit`, or DQS when `dqs`.
-    fn skin(&self, out_p: &mut [Vec3<f32>], out_n: &mut [Vec3<f32>], unit: bool, dqs: bool) -> Result<(), JobError> {
-        let palette = if dqs { Palette::DualQuats(&self.dual_quats) } else { Palette::Matrices(&self.palette) };
-        let mut job = SkinningJob::new(palette, INFLUENCES, &self.joints, &self.weights, &self.positions, out_p)
-            .with_normals(&self.normals, out_n);
-        let r = if unit { job.run() } else { job.run_unnormalized() };
-        black_box((out_p, out_n));
+    /// Skins the stage's streams into `out`.
+    fn skin(&self, stage: Skin, out: &mut Outputs) -> Result<(), JobError> {
+        let palette =
+            if stage == Skin::Dqs { Palette::DualQuats(&self.dual_quats) } else { Palette::Matrices(&self.palette) };
+        let job =
+            SkinningJob::new(palette, INFLUENCES, &self.joints, &self.weights, &self.positions, &mut out.positions)
+                .with_normals(&self.normals, &mut out.normals);
+        let mut job = if stage == Skin::Tangents { job.with_tangents(&self.tangents, &mut out.tangents) } else { job };
+        let r = if stage == Skin::Lbs || stage == Skin::Tangents { job.run_unnormalized() } else { job.run() };
+        black_box(out);
         r
+    }
+}
+
+/// The skinning stages.
+#[derive(Clone, Copy, PartialEq)]
+enum Skin {
+    /// `skin`: LBS of positions and normals, not renormalized.
+    Lbs,
+    /// `skin_unit`: LBS, normals renormalized.
+    Unit,
+    /// `skin_tangents`: LBS of positions, normals and tangents, not renormalized.
+    Tangents,
+    /// `skin_dqs`: DQS of positions and normals, weights as exporters write them.
+    Dqs,
+}
+
+impl Skin {
+    fn named(name: &str) -> Option<Self> {
+        Some(match name {
+            "skin" => Skin::Lbs,
+            "skin_unit" => Skin::Unit,
+            "skin_tangents" => Skin::Tangents,
+            "skin_dqs" => Skin::Dqs,
+            _ => return None,
+        })
+    }
+
+    /// The stage's mesh.
+    fn mesh(self, rng: &mut Rng) -> Mesh {
+        let mut mesh = Mesh::new(rng);
+        if self == Skin::Dqs {
+            mesh.exported_weights(rng);
+        }
+        mesh
+    }
+}
+
+/// Skinned streams.
+struct Outputs {
+    positions: Vec<Vec3<f32>>,
+    normals: Vec<Vec3<f32>>,
+    tangents: Vec<Vec4<f32>>,
+}
+
+impl Outputs {
+    fn new() -> Self {
+        Outputs {
+            positions: vec![Vec3::ZERO; VERTICES],
+            normals: vec![Vec3::ZERO; VERTICES],
+            tangents: vec![Vec4::ZERO; VERTICES],
+        }
     }
 }
 
@@ -126,39 +182,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stage = std::env::args().nth(1).unwrap_or_else(|| "skin".into());
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     match stage.as_str() {
-        "skin" | "skin_unit" | "skin_dqs" => {
-            let mut mesh = Mesh::new(&mut rng);
-            let (mut out_p, mut out_n) = (vec![Vec3::ZERO; VERTICES], vec![Vec3::ZERO; VERTICES]);
-            let (unit, dqs) = (stage == "skin_unit", stage == "skin_dqs");
-            if dqs {
-                mesh.exported_weights(&mut rng);
-            }
-            let mut err = Ok(());
-            calls(|| err = mesh.skin(&mut out_p, &mut out_n, unit, dqs));
-            err?;
-        }
         "time" => {
             let seconds: f64 = std::env::args().nth(2).map(|s| s.parse()).transpose()?.unwrap_or(5.0);
-            let dqs = std::env::args().nth(3).is_some_and(|s| s == "skin_dqs");
-            let mut mesh = Mesh::new(&mut rng);
-            if dqs {
-                mesh.exported_weights(&mut rng);
-            }
-            let (mut out_p, mut out_n) = (vec![Vec3::ZERO; VERTICES], vec![Vec3::ZERO; VERTICES]);
+            let name = std::env::args().nth(3).unwrap_or_else(|| "skin".into());
+            let skin = Skin::named(&name).ok_or_else(|| format!("unknown skinning stage {name}"))?;
+            let mesh = skin.mesh(&mut rng);
+            let mut out = Outputs::new();
             let start = Instant::now();
             let mut batches = Vec::new();
             while start.elapsed().as_secs_f64() < seconds || batches.is_empty() {
                 let t = Instant::now();
                 for _ in 0..BATCH {
-                    mesh.skin(&mut out_p, &mut out_n, dqs, dqs)?;
+                    mesh.skin(skin, &mut out)?;
                 }
                 batches.push(t.elapsed().as_secs_f64() * 1e9 / (BATCH * VERTICES) as f64);
             }
             batches.sort_by(f64::total_cmp);
             let q = |f: usize| batches[(batches.len() - 1) * f / 4];
             println!(
-                "{}, ns per vertex over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
-                if dqs { "skin_dqs" } else { "skin" },
+                "{name}, ns per vertex over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
                 batches.len(),
                 q(0),
                 q(1),
@@ -182,7 +224,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             err?;
         }
-        other => return Err(format!("unknown stage {other}: skin, skin_unit, skin_dqs, blend or time").into()),
+        other => {
+            let skin = Skin::named(other).ok_or_else(|| {
+                format!("unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, blend or time")
+            })?;
+            let mesh = skin.mesh(&mut rng);
+            let mut out = Outputs::new();
+            let mut err = Ok(());
+            calls(|| err = mesh.skin(skin, &mut out));
+            err?;
+        }
     }
     Ok(())
 }

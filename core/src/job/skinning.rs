@@ -358,9 +358,9 @@ impl<R: Real> SkinningJob<'_, R> {
     /// [`joint_indices`](Self::joint_indices) as `blend` reads them) and weights into its matrix,
     /// directions renormalized when `UNIT`.
     ///
-    /// With positions and normals only, in floating point on hosts, the skinning loop leaves the
-    /// normals as the matrices map them and [`renormalize`] scales them afterwards, four at a
-    /// time (the same bits as [`unit`] in the loop).
+    /// With positions and normals, and tangents or not, in floating point on hosts, the
+    /// skinning loop leaves the directions as the matrices map them and [`renormalize`] scales
+    /// them afterwards, four at a time (the same bits as [`unit`] in the loop).
     #[inline(always)]
     fn lbs_with<const K: usize, const UNIT: bool, I>(&mut self, idx: &[I], blend: impl Fn(&[I], &[R]) -> Blended<R>) {
         let k = if K == 0 { self.influences } else { K };
@@ -380,6 +380,14 @@ impl<R: Real> SkinningJob<'_, R> {
                     renormalize(out_n);
                 } else {
                     points_and_normals::<R, I, UNIT>(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+                }
+            }
+            (Some(nrm), Some(out_n), Some(tan), Some(out_t)) if HOST_KERNELS && !R::FIXED_POINT => {
+                let (nrm, out_n, tan, out_t) = (&nrm[..n], &mut out_n[..n], &tan[..n], &mut out_t[..n]);
+                points_normals_tangents(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n), (tan, &mut *out_t));
+                if UNIT {
+                    renormalize(out_n);
+                    renormalize_xyz(out_t);
                 }
             }
             (nrm, mut out_n, tan, mut out_t) => {
@@ -483,6 +491,44 @@ fn points_and_normals<R: Real, I, const UNIT: bool>(
     }
 }
 
+/// The skinning loop of positions, normals and tangents in floating point on hosts: `blend`
+/// turns each vertex's `k` indices and weights into its matrix, which moves the position and
+/// maps the normal and the tangent's xyz (its w kept), none of them renormalized. Every vertex
+/// but the last writes its position and its normal with [`store_over`], and every tangent is
+/// one four-lane store.
+#[cfg_attr(sinew_host_kernels, inline(never))]
+fn points_normals_tangents<R: Real, I>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[I], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+    (tan, out_t): (&[Vec4<R>], &mut [Vec4<R>]),
+) {
+    let tangent = |m: &Blended<R>, t: &Vec4<R>| {
+        let a = m.linear(t.truncate()).to_array();
+        Vec4::new(a[0], a[1], a[2], t.w)
+    };
+    let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
+    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()).zip(tan.iter().zip(out_t)));
+    let mut it = it.zip(cells_p.iter().zip(cells_n.iter()));
+    // Each vertex but the last, with the next one's cells for `store_over`.
+    let Some(mut cur) = it.next() else { return };
+    for next in it {
+        let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
+        let m = blend(i, w);
+        store_over([cp, next.1 .0], m.point_lanes(*p));
+        store_over([cn, next.1 .1], m.linear(*nv));
+        *ot = tangent(&m, t);
+        cur = next;
+    }
+    let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
+    let m = blend(i, w);
+    cp.set(m.point(*p));
+    cn.set(m.direction(*nv));
+    *ot = tangent(&m, t);
+}
+
 /// One vertex of [`points_and_normals`]' four-lane path: its matrix from its indices and
 /// weights, then its position and normal each [`store_over`] its output cell and the next one.
 #[inline(always)]
@@ -555,6 +601,25 @@ fn renormalize<R: Real>(v: &mut [Vec3<R>]) {
     }
     for x in groups.into_remainder() {
         *x = unit(*x);
+    }
+}
+
+/// The xyz of every vector of `v` scaled to unit length, as [`renormalize`] (the same bits as
+/// [`unit`] vector by vector); w is kept.
+#[inline(always)]
+fn renormalize_xyz<R: Real>(v: &mut [Vec4<R>]) {
+    let mut groups = v.chunks_exact_mut(4);
+    for g in groups.by_ref() {
+        if let [a, b, c, d] = g {
+            let l2 = [&*a, &*b, &*c, &*d].map(|t| t.truncate().length_squared());
+            let s = V::<R>::load(&l2).inv_sqrt_positive().to_array();
+            for (t, s) in [a, b, c, d].into_iter().zip(s) {
+                *t = (t.truncate() * s).extend(t.w);
+            }
+        }
+    }
+    for t in groups.into_remainder() {
+        *t = unit(t.truncate()).extend(t.w);
     }
 }
 

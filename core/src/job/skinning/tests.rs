@@ -415,6 +415,52 @@ fn dqs_every_vertex_count_gives_the_same_bits() {
     }
 }
 
+/// The loop of positions, normals and tangents against the loops without it: its positions and
+/// normals are the loop of positions and normals' bits, its tangents the general loop's (a job
+/// with tangents and no normals), renormalized or not, on the packed palette (263 vertices) and
+/// the direct one (13).
+#[test]
+fn tangents_loop_matches_the_other_loops() {
+    check_tangents_loop::<13>();
+    if !cfg!(miri) {
+        check_tangents_loop::<263>();
+    }
+}
+
+fn check_tangents_loop<const N: usize>() {
+    let pal = palette();
+    let pos: [Vec3<f32>; N] = core::array::from_fn(|i| Vec3::new(i as f32 * 0.01, 1.0 - i as f32 * 0.02, 0.5));
+    let nrm: [Vec3<f32>; N] = core::array::from_fn(|i| Vec3::new(0.3, i as f32 * 0.1, -1.0));
+    let tan: [Vec4<f32>; N] = core::array::from_fn(|i| Vec4::new(1.0, -0.5, i as f32 * 0.05, -1.0));
+    let idx: [[u16; 2]; N] = core::array::from_fn(|i| [(i % 2) as u16, ((i + 1) % 2) as u16]);
+    let w: [[f32; 2]; N] = core::array::from_fn(|i| [0.2 + (i % 7) as f32 * 0.1, 0.4]);
+    let (idx, w) = (idx.as_flattened(), w.as_flattened());
+    for unit in [false, true] {
+        let run = |with_n: bool, with_t: bool| {
+            let (mut op, mut on, mut ot) = ([S; N], [S; N], [S4; N]);
+            let mut job = SkinningJob {
+                palette: Palette::Matrices(&pal),
+                influences: 2,
+                joint_indices: idx,
+                joint_weights: w,
+                positions: &pos,
+                normals: with_n.then_some(&nrm[..]),
+                tangents: with_t.then_some(&tan[..]),
+                out_positions: &mut op,
+                out_normals: with_n.then_some(&mut on[..]),
+                out_tangents: with_t.then_some(&mut ot[..]),
+            };
+            if unit { job.run() } else { job.run_unnormalized() }.unwrap();
+            let bits = |v: [Vec3<f32>; N]| v.map(|v| [v.x, v.y, v.z].map(f32::to_bits));
+            (bits(op), bits(on), ot.map(|t| t.to_array().map(f32::to_bits)))
+        };
+        let all = run(true, true);
+        assert_eq!(all.0, run(true, false).0, "{N} vertices, unit {unit}: positions");
+        assert_eq!(all.1, run(true, false).1, "{N} vertices, unit {unit}: normals");
+        assert_eq!(all.2, run(false, true).2, "{N} vertices, unit {unit}: tangents");
+    }
+}
+
 /// `run_unnormalized`: positions as `run` gives them, bit for bit; normals and tangents the
 /// blended 3×3 part times the bind-pose vector, not renormalized (their length differs from 1
 /// under these blends), which `run` renormalizes.
