@@ -5,6 +5,8 @@
 use super::{directions, map_vertex, Blended, SkinningJob, V};
 use crate::math::{DualQuat, Vec3, Vec4};
 use crate::platform::{FMA, HOST_KERNELS};
+use core::ops::{Add, Mul, Sub};
+
 use crate::real::{Lanes, Real};
 
 /// A vertex's blended dual quaternion before normalization: its real and dual parts (x, y, z,
@@ -110,22 +112,35 @@ fn matrix<R: Real>((r, d): Sums<R>) -> Columns<R> {
         return m;
     }
     let inv = if R::FIXED_POINT { l2.sqrt().recip() } else { l2.inv_sqrt() };
-    let (x, y, z, qw) = (r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
-    let (dx, dy, dz, dw) = (d[0] * inv, d[1] * inv, d[2] * inv, d[3] * inv);
+    let ([c0, c1, c2], [tx, ty, tz]) = rigid(r, d, inv, (R::ONE, R::TWO));
+    let col = |[a, b, c]: [R; 3]| [a, b, c, R::ZERO];
+    [col(c0), col(c1), col(c2), [tx, ty, tz, R::ONE]]
+}
+
+/// The rotation columns and the translation of the unit dual quaternion `(r, d) · inv`, with
+/// `one` and `two` the constants: one set of operations for a scalar and for lanes (one vertex
+/// per lane), so the two give the same bits.
+#[inline(always)]
+fn rigid<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(
+    r: [T; 4],
+    d: [T; 4],
+    inv: T,
+    (one, two): (T, T),
+) -> ([[T; 3]; 3], [T; 3]) {
+    let [x, y, z, qw] = r.map(|c| c * inv);
+    let [dx, dy, dz, dw] = d.map(|c| c * inv);
     // Translation 2·(w·d⃗ − d_w·r⃗ + r⃗ × d⃗).
-    let tx = R::TWO * (qw * dx - dw * x + (y * dz - z * dy));
-    let ty = R::TWO * (qw * dy - dw * y + (z * dx - x * dz));
-    let tz = R::TWO * (qw * dz - dw * z + (x * dy - y * dx));
+    let tx = two * (qw * dx - dw * x + (y * dz - z * dy));
+    let ty = two * (qw * dy - dw * y + (z * dx - x * dz));
+    let tz = two * (qw * dz - dw * z + (x * dy - y * dx));
     let (x2, y2, z2) = (x + x, y + y, z + z);
     let (xx, yy, zz) = (x * x2, y * y2, z * z2);
     let (xy, xz, yz) = (x * y2, x * z2, y * z2);
     let (wx, wy, wz) = (qw * x2, qw * y2, qw * z2);
-    [
-        [R::ONE - (yy + zz), xy + wz, xz - wy, R::ZERO],
-        [xy - wz, R::ONE - (xx + zz), yz + wx, R::ZERO],
-        [xz + wy, yz - wx, R::ONE - (xx + yy), R::ZERO],
-        [tx, ty, tz, R::ONE],
-    ]
+    (
+        [[one - (yy + zz), xy + wz, xz - wy], [xy - wz, one - (xx + zz), yz + wx], [xz + wy, yz - wx, one - (xx + yy)]],
+        [tx, ty, tz],
+    )
 }
 
 /// Four vertices' values of one component, one vertex per lane.
@@ -170,29 +185,20 @@ impl<R: Real> Rigid4<R> {
     fn new(sums: [Sums<R>; 4]) -> Self {
         let real = |c: usize| lanes(&sums, |s| s.0.get(c).copied().unwrap_or(R::ZERO));
         let dual = |c: usize| lanes(&sums, |s| s.1.get(c).copied().unwrap_or(R::ZERO));
-        let (r0, r1, r2, r3) = (real(0), real(1), real(2), real(3));
-        let l2 = r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3;
-        let inv = l2.inv_sqrt_positive();
-        let (x, y, z, qw) = (r0 * inv, r1 * inv, r2 * inv, r3 * inv);
-        let (dx, dy, dz, dw) = (dual(0) * inv, dual(1) * inv, dual(2) * inv, dual(3) * inv);
+        let r = [real(0), real(1), real(2), real(3)];
+        let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
         let s = V::<R>::splat;
-        let (one, zero, two) = (s(R::ONE), s(R::ZERO), s(R::TWO));
-        let tx = two * (qw * dx - dw * x + (y * dz - z * dy));
-        let ty = two * (qw * dy - dw * y + (z * dx - x * dz));
-        let tz = two * (qw * dz - dw * z + (x * dy - y * dx));
-        let (x2, y2, z2) = (x + x, y + y, z + z);
-        let (xx, yy, zz) = (x * x2, y * y2, z * z2);
-        let (xy, xz, yz) = (x * y2, x * z2, y * z2);
-        let (wx, wy, wz) = (qw * x2, qw * y2, qw * z2);
+        let (one, zero) = (s(R::ONE), s(R::ZERO));
+        let (cols, t) = rigid(r, [dual(0), dual(1), dual(2), dual(3)], l2.inv_sqrt_positive(), (one, s(R::TWO)));
         let valid = |e: V<R>, identity: V<R>| l2.select_positive_finite(e, identity);
-        Rigid4 {
-            cols: [
-                [valid(one - (yy + zz), one), valid(xy + wz, zero), valid(xz - wy, zero)],
-                [valid(xy - wz, zero), valid(one - (xx + zz), one), valid(yz + wx, zero)],
-                [valid(xz + wy, zero), valid(yz - wx, zero), valid(one - (xx + yy), one)],
-            ],
-            t: [valid(tx, zero), valid(ty, zero), valid(tz, zero)],
+        let diagonal = |c: usize, r: usize| if c == r { one } else { zero };
+        let mut cols = cols;
+        for (c, col) in cols.iter_mut().enumerate() {
+            for (r, e) in col.iter_mut().enumerate() {
+                *e = valid(*e, diagonal(c, r));
+            }
         }
+        Rigid4 { cols, t: t.map(|e| valid(e, zero)) }
     }
 
     /// [`Blended::point`] of each lane's matrix and point: the same operations.
