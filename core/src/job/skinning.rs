@@ -591,35 +591,29 @@ fn unit<R: Real>(v: Vec3<R>) -> Vec3<R> {
 /// (one chain per vertex inside the skinning loop would hold up the vertices after it).
 #[inline(always)]
 fn renormalize<R: Real>(v: &mut [Vec3<R>]) {
-    let mut groups = v.chunks_exact_mut(4);
-    for g in groups.by_ref() {
-        if let [a, b, c, d] = g {
-            let l2 = V::<R>::load(&[a.length_squared(), b.length_squared(), c.length_squared(), d.length_squared()]);
-            let [sa, sb, sc, sd] = l2.inv_sqrt_positive().to_array();
-            (*a, *b, *c, *d) = (*a * sa, *b * sb, *c * sc, *d * sd);
-        }
-    }
-    for x in groups.into_remainder() {
-        *x = unit(*x);
-    }
+    renormalize_by(v, |v| *v, |v, u| *v = u);
 }
 
-/// The xyz of every vector of `v` scaled to unit length, as [`renormalize`] (the same bits as
-/// [`unit`] vector by vector); w is kept.
+/// The xyz of every vector of `v` scaled to unit length, as [`renormalize`]; w is kept.
 #[inline(always)]
 fn renormalize_xyz<R: Real>(v: &mut [Vec4<R>]) {
+    renormalize_by(v, |t| t.truncate(), |t, u| *t = u.extend(t.w));
+}
+
+/// [`renormalize`] of the vectors `get` reads from `v`'s elements and `set` writes back.
+#[inline(always)]
+fn renormalize_by<R: Real, T>(v: &mut [T], get: impl Fn(&T) -> Vec3<R>, set: impl Fn(&mut T, Vec3<R>)) {
     let mut groups = v.chunks_exact_mut(4);
     for g in groups.by_ref() {
         if let [a, b, c, d] = g {
-            let l2 = [&*a, &*b, &*c, &*d].map(|t| t.truncate().length_squared());
-            let s = V::<R>::load(&l2).inv_sqrt_positive().to_array();
-            for (t, s) in [a, b, c, d].into_iter().zip(s) {
-                *t = (t.truncate() * s).extend(t.w);
+            let l2 = V::<R>::load(&[&*a, &*b, &*c, &*d].map(|x| get(x).length_squared()));
+            for (x, s) in [a, b, c, d].into_iter().zip(l2.inv_sqrt_positive().to_array()) {
+                set(x, get(x) * s);
             }
         }
     }
-    for t in groups.into_remainder() {
-        *t = unit(t.truncate()).extend(t.w);
+    for x in groups.into_remainder() {
+        set(x, unit(get(x)));
     }
 }
 
