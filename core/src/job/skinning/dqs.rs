@@ -2,16 +2,16 @@
 //! blended with aligned signs, normalized, and turned into the rigid matrix they represent,
 //! which moves the vertex (cheaper than applying the dual quaternion twice).
 
+use core::ops::{Add, Mul, Sub};
+
 use super::{directions, map_vertex, Blended, SkinningJob, V};
 use crate::math::{DualQuat, Vec3, Vec4};
 use crate::platform::{FMA, HOST_KERNELS};
-use core::ops::{Add, Mul, Sub};
-
 use crate::real::{Lanes, Real};
 
 /// A vertex's blended dual quaternion before normalization: its real and dual parts (x, y, z,
 /// w).
-pub(super) type Sums<R> = ([R; 4], [R; 4]);
+type Sums<R> = ([R; 4], [R; 4]);
 
 /// A column-major 4×4 matrix as arrays.
 type Columns<R> = [[R; 4]; 4];
@@ -43,15 +43,10 @@ impl<R: Real> SkinningJob<'_, R> {
             });
             let m = Rigid4::new(sums);
             let at = g * 4;
-            map4(Some(positions), Some(&mut *out_p), at, |p| m.point(p));
-            map4(normals, out_n.as_deref_mut(), at, |d| m.direction(d));
-            if let (Some(src), Some(dst)) = (tangents.and_then(|t| t.get(at..at + 4)), out_t.as_deref_mut()) {
-                let d = m.direction(core::array::from_fn(|c| lanes(src, |t| t.truncate().to_array()[c])));
-                let d = d.map(|c| c.to_array());
-                for (l, (t, o)) in src.iter().zip(dst.iter_mut().skip(at)).enumerate() {
-                    *o = Vec4::new(d[0][l], d[1][l], d[2][l], t.w);
-                }
-            }
+            let (vector, tangent) = (|v: &Vec3<R>| *v, |t: &Vec4<R>| t.truncate());
+            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
+            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
+            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
         }
         for (v, (i, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
             let v = grouped + v;
@@ -149,23 +144,24 @@ fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
     V::<R>::load(&core::array::from_fn(|l| v.get(l).map_or(R::ZERO, &f)))
 }
 
-/// `out[at + l] = f(src[at + l])` for the four vertices from `at`, with the components of the
-/// four in lanes (`x`, `y`, `z`), where the job has the stream.
+/// `out[at + l] = put(src[at + l], f(get(src[at + l])))` for the four vertices from `at`, with
+/// the vectors `get` reads from the four in lanes (`x`, `y`, `z`), where the job has the stream.
 #[inline(always)]
-fn map4<R: Real>(
-    src: Option<&[Vec3<R>]>,
-    out: Option<&mut [Vec3<R>]>,
+fn map4<R: Real, T: Copy>(
+    src: Option<&[T]>,
+    out: Option<&mut [T]>,
     at: usize,
+    get: impl Fn(&T) -> Vec3<R>,
+    put: impl Fn(&T, Vec3<R>) -> T,
     f: impl FnOnce([V<R>; 3]) -> [V<R>; 3],
 ) {
     let (Some(src), Some(out)) = (src.and_then(|s| s.get(at..at + 4)), out.and_then(|o| o.get_mut(at..at + 4))) else {
         return;
     };
-    let [x, y, z] = f([lanes(src, |v| v.x), lanes(src, |v| v.y), lanes(src, |v| v.z)]).map(|c| c.to_array());
-    for (l, o) in out.iter_mut().enumerate() {
-        if let (Some(&x), Some(&y), Some(&z)) = (x.get(l), y.get(l), z.get(l)) {
-            *o = Vec3::new(x, y, z);
-        }
+    let [x, y, z] =
+        f([lanes(src, |v| get(v).x), lanes(src, |v| get(v).y), lanes(src, |v| get(v).z)]).map(|c| c.to_array());
+    for (((o, s), x), (y, z)) in out.iter_mut().zip(src).zip(x).zip(y.into_iter().zip(z)) {
+        *o = put(s, Vec3::new(x, y, z));
     }
 }
 
