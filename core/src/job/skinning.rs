@@ -683,12 +683,8 @@ impl<R: Real> Blended<R> {
     /// [`point`](Self::point) in lanes 0 to 2.
     #[inline(always)]
     fn point_lanes(&self, v: Vec3<R>) -> V<R> {
-        if FMA {
-            let [c0, c1, c2] = self.cols;
-            let s = V::<R>::splat;
-            return c2.mul_add(s(v.z), c1.mul_add(s(v.y), c0.mul_add(s(v.x), self.translation)));
-        }
-        self.linear(v) + self.translation
+        let s = V::<R>::splat;
+        affine_point::<R>(self.cols, self.translation, [s(v.x), s(v.y), s(v.z)])
     }
 
     /// `m · (v, 0)`: `(c₀·x + c₁·y) + c₂·z`, lane by lane.
@@ -699,10 +695,27 @@ impl<R: Real> Blended<R> {
 
     #[inline(always)]
     fn linear(&self, v: Vec3<R>) -> V<R> {
-        let [c0, c1, c2] = self.cols;
         let s = V::<R>::splat;
-        c2.mul_add(s(v.z), c1.mul_add(s(v.y), c0 * s(v.x)))
+        affine_linear::<R>(self.cols, [s(v.x), s(v.y), s(v.z)])
     }
+}
+
+/// `c₀·x + c₁·y + c₂·z + t` lane by lane: with FMA three fused multiply-adds from `t`,
+/// `((t + c₀·x) + c₁·y) + c₂·z`; otherwise [`affine_linear`] then `+ t`. One set of operations
+/// for a matrix's columns against a vector's broadcast components ([`Blended`]) and for four
+/// matrices' rows against four vectors' components (DQS), so the two give the same bits.
+#[inline(always)]
+fn affine_point<R: Real>([c0, c1, c2]: [V<R>; 3], t: V<R>, [x, y, z]: [V<R>; 3]) -> V<R> {
+    if FMA {
+        return c2.mul_add(z, c1.mul_add(y, c0.mul_add(x, t)));
+    }
+    affine_linear::<R>([c0, c1, c2], [x, y, z]) + t
+}
+
+/// `(c₀·x + c₁·y) + c₂·z` lane by lane (see [`affine_point`]).
+#[inline(always)]
+fn affine_linear<R: Real>([c0, c1, c2]: [V<R>; 3], [x, y, z]: [V<R>; 3]) -> V<R> {
+    c2.mul_add(z, c1.mul_add(y, c0 * x))
 }
 
 /// The first three lanes of `o`.

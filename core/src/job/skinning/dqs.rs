@@ -4,9 +4,9 @@
 
 use core::ops::{Add, Mul, Sub};
 
-use super::{directions, map_vertex, Blended, SkinningJob, V};
+use super::{affine_linear, affine_point, directions, map_vertex, Blended, SkinningJob, V};
 use crate::math::{DualQuat, Vec3, Vec4};
-use crate::platform::{FMA, HOST_KERNELS};
+use crate::platform::HOST_KERNELS;
 use crate::real::{Lanes, Real};
 
 /// A vertex's blended dual quaternion before normalization: its real and dual parts (x, y, z,
@@ -199,22 +199,19 @@ impl<R: Real> Rigid4<R> {
 
     /// [`Blended::point`] of each lane's matrix and point: the same operations.
     #[inline(always)]
-    fn point(&self, [x, y, z]: [V<R>; 3]) -> [V<R>; 3] {
-        let [c0, c1, c2] = &self.cols;
-        core::array::from_fn(|r| {
-            let (a, b, c, t) = (c0[r % 3], c1[r % 3], c2[r % 3], self.t[r % 3]);
-            if FMA {
-                c.mul_add(z, b.mul_add(y, a.mul_add(x, t)))
-            } else {
-                c.mul_add(z, b.mul_add(y, a * x)) + t
-            }
-        })
+    fn point(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+        core::array::from_fn(|r| affine_point::<R>(self.row(r), self.t[r % 3], v))
     }
 
     /// [`Blended::direction`] of each lane's matrix and vector: the same operations.
     #[inline(always)]
-    fn direction(&self, [x, y, z]: [V<R>; 3]) -> [V<R>; 3] {
-        let [c0, c1, c2] = &self.cols;
-        core::array::from_fn(|r| c2[r % 3].mul_add(z, c1[r % 3].mul_add(y, c0[r % 3] * x)))
+    fn direction(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+        core::array::from_fn(|r| affine_linear::<R>(self.row(r), v))
+    }
+
+    /// Row `r` of the four matrices: its entries in columns 0 to 2.
+    #[inline(always)]
+    fn row(&self, r: usize) -> [V<R>; 3] {
+        self.cols.map(|c| c[r % 3])
     }
 }
