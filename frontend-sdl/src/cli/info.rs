@@ -1,8 +1,28 @@
-//! `sinew info`: what a model holds, line by line.
+//! `sinew info`: what a model holds, line by line, and how far its clips are from their source.
 
+use sinew_pipeline::bake::BakeOptions;
 use sinew_pipeline::model::Model;
 
-use super::output::{Failure, Out};
+use super::args::{check_bound, InfoArgs};
+use super::measure::{load_with_rig, print_clip_errors};
+use super::output::{fail, Failure, Out};
+
+/// `sinew info`: [`print_info`], then the clips' errors against the imported file (or
+/// `--source` for a `.sinew` file).
+pub fn run(args: InfoArgs) -> Result<(), Failure> {
+    let InfoArgs { file, anim, source, tolerance, shell, shell_from_mesh } = args;
+    check_bound(tolerance, shell)?;
+    let opts = BakeOptions { tolerance, shell, shell_from_mesh, ..BakeOptions::default() };
+    let (model, rig) = load_with_rig(&file, anim.as_deref(), &opts)?;
+    let mut out = Out::new();
+    print_info(&model, &mut out)?;
+    let (rig, measured) = match (rig, source) {
+        (Some(rig), _) => (rig, file),
+        (None, Some(src)) => (sinew_pipeline::import::load(&src, anim.as_deref()).map_err(|e| fail(&src, e))?, src),
+        (None, None) => return Ok(()),
+    };
+    print_clip_errors(&rig, &model, &opts, &measured, &mut |l| out.line(format_args!("{l}")))
+}
 
 /// `sinew info`: the model's joints and skins; its meshes with their parts' materials and
 /// morph targets; its textures and animation graphs; each clip with its tracks by storage, its

@@ -3,6 +3,7 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// A failure to report: one line naming the file and the problem, and the exit code.
 pub struct Failure {
@@ -14,9 +15,26 @@ pub struct Failure {
     pub code: u8,
 }
 
+impl Failure {
+    /// Writes the failure's line to standard error (`sinew: FILE: MESSAGE`, or
+    /// `sinew: MESSAGE`) and returns its exit code.
+    pub fn report(&self) -> ExitCode {
+        match &self.file {
+            Some(p) => eprintln!("sinew: {}: {}", p.display(), self.message),
+            None => eprintln!("sinew: {}", self.message),
+        }
+        ExitCode::from(self.code)
+    }
+}
+
 /// A failure in `file`, exit code 2.
 pub fn fail(file: &Path, message: impl ToString) -> Failure {
     Failure { file: Some(file.to_path_buf()), message: message.to_string(), code: 2 }
+}
+
+/// A failure that is no file's (a bad argument, a viewer that cannot run), exit code 2.
+pub fn error(message: impl ToString) -> Failure {
+    Failure { file: None, message: message.to_string(), code: 2 }
 }
 
 /// Standard output that goes quiet once its reader has gone (`sinew info … | head -1`): a closed

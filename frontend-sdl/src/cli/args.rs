@@ -1,0 +1,358 @@
+//! The `sinew` command line's schema: [`Cli`] and its subcommands' arguments (flags, defaults,
+//! help text), the value enums and their runtime types, and the checks the arguments share.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use sinew_frontend::demo::GlRequest;
+use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
+use sinew_pipeline::dump::{parse_additive, parse_layer, AdditiveSpec, LayerSpec};
+use sinew_pipeline::graph_run::{parse_set, SetSpec};
+use sinew_pipeline::model::Skinning;
+
+use super::output::{error, Failure};
+
+/// The command line: one subcommand.
+#[derive(Parser)]
+#[command(name = "sinew", version, about = "sinew: skeletal animation — bake, inspect and view models")]
+pub struct Cli {
+    // The subcommand and its arguments.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--skinning`: linear blend or dual-quaternion skinning.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum SkinningArg {
+    Lbs,
+    Dqs,
+}
+
+/// `sinew bake --texture-format`: how texels are stored.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TexelArg {
+    Rgba8,
+    Rgb565,
+}
+
+/// The subcommands, each with its arguments.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Bake a .glb, .gltf or .md5mesh into a .sinew file.
+    Bake(BakeArgs),
+    /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
+    /// durations, key counts and morph-weight tracks.
+    Info(InfoArgs),
+    /// Time the runtime stages on a model's baked data. Prints one line per stage on stdout,
+    /// `sinew <stage> <model> <ns_per_unit> <count>`: stage is sample, sample_call, blend, l2m,
+    /// skin (LBS, normals not renormalized, as the kit's peer does), skin_unit (LBS, normals
+    /// renormalized), skin_dqs or crowd; model is the file stem; ns_per_unit is the median time
+    /// per joint (sample, blend, l2m), per vertex (skin, skin_unit, skin_dqs), per call (sample_call) or per
+    /// character (crowd: 1,000 characters per frame, the benchmark kit's workload); count is
+    /// the joints, vertices or characters of one call. The spread of the repetitions goes to
+    /// stderr.
+    Bench(BenchArgs),
+    /// Show the scene (or a model) drawn by the core's software rasterizer in a window, or
+    /// render it headless to a PNG.
+    Soft(SoftArgs),
+    /// Print one JSON object with joint world matrices, skin matrices, skinned vertices, and the
+    /// morph weights and final positions of one mesh instance (morph_weights, mesh_positions).
+    Dump(DumpArgs),
+    /// Open the SDL2/OpenGL ES demo: the built-in scene, or a model viewer. With --frames or
+    /// --screenshot it runs headless (hidden window, offscreen target) and writes a PNG.
+    Demo(DemoArgs),
+}
+
+/// The arguments of `sinew bake`.
+#[derive(Args)]
+pub struct BakeArgs {
+    /// Input model.
+    pub input: PathBuf,
+    /// Output .sinew file.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// md5 animation to include (for .md5mesh inputs).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+    /// Largest virtual-vertex error, in meters (0.0001 = 0.01 cm).
+    #[arg(long, default_value_t = 1.0e-4)]
+    pub tolerance: f64,
+    /// Distance of the virtual vertices from each joint, in meters.
+    #[arg(long, default_value_t = 0.03)]
+    pub shell: f64,
+    /// Set each joint's shell distance to its farthest mesh vertex (weight > 0) instead of
+    /// --shell, so the bound holds on the mesh's vertices.
+    #[arg(long)]
+    pub shell_from_mesh: bool,
+    /// Split meshes into parts whose bone palettes hold at most N joints.
+    #[arg(long)]
+    pub palette: Option<usize>,
+    /// Most influences per vertex kept (1 to 8).
+    #[arg(long, default_value_t = 4)]
+    pub influences: usize,
+    /// Keep every key as lossless f32.
+    #[arg(long)]
+    pub lossless: bool,
+    /// Most work steps for key reduction and error measurement (keys checked, joints and
+    /// tracks evaluated); clips that need more are stored lossless.
+    #[arg(long, default_value_t = sinew_pipeline::bake::MAX_BAKE_WORK)]
+    pub max_work: u64,
+    /// Largest texture side in texels: larger images are scaled down to fit (aspect kept;
+    /// 1 to 4096).
+    #[arg(long, default_value_t = sinew_pipeline::bake::DEFAULT_TEXTURE_SIZE)]
+    pub texture_size: u32,
+    /// How texels are stored: rgba8, or rgb565 (half the bytes, no alpha).
+    #[arg(long, value_enum, default_value_t = TexelArg::Rgba8)]
+    pub texture_format: TexelArg,
+    /// Animation graph file (JSON, see the README) to bake into the file, validated
+    /// against the model's clips.
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
+    /// Name of the baked graph (default: the graph file's stem).
+    #[arg(long, requires = "graph")]
+    pub graph_name: Option<String>,
+}
+
+/// The arguments of `sinew info`.
+#[derive(Args)]
+pub struct InfoArgs {
+    /// A .sinew, .glb, .gltf or .md5mesh file.
+    pub file: PathBuf,
+    /// md5 animation (for .md5mesh inputs, or an .md5mesh --source).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+    /// For a .sinew file: the .glb, .gltf or .md5mesh it was baked from; each clip's error
+    /// is measured against it (at and between source keys, at the shell and on the mesh's
+    /// vertices). Imported files are always measured against themselves.
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+    /// The bound the errors are compared with, in meters.
+    #[arg(long, default_value_t = 1.0e-4)]
+    pub tolerance: f64,
+    /// Shell distance of the measurement, in meters.
+    #[arg(long, default_value_t = 0.03)]
+    pub shell: f64,
+    /// Measure at each joint's farthest mesh vertex instead of --shell.
+    #[arg(long)]
+    pub shell_from_mesh: bool,
+}
+
+/// The arguments of `sinew bench`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// A .sinew, .glb, .gltf or .md5mesh file.
+    #[arg(required_unless_present = "compression")]
+    pub model: Option<PathBuf>,
+    /// Instead, the compression benchmark: bake every animated clip of the shared models
+    /// under this directory (`../shared/assets`) with --tolerance and --shell, and print a
+    /// Markdown table of sizes (with ACL v2.1's recorded figures), errors measured
+    /// independently, bake times and sampling times.
+    #[arg(long, value_name = "ASSETS_DIR", conflicts_with_all = ["model", "crowd", "clip"])]
+    pub compression: Option<PathBuf>,
+    /// With --compression: the bound, in meters.
+    #[arg(long, default_value_t = 1.0e-4, requires = "compression")]
+    pub tolerance: f64,
+    /// With --compression: the shell distance, in meters.
+    #[arg(long, default_value_t = 0.03, requires = "compression")]
+    pub shell: f64,
+    /// Clip name or index (default: the first).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// md5 animation (for .md5mesh inputs).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+    /// Instead of the per-stage figures, update N characters per frame (two clips sampled,
+    /// blended, local-to-model, skin palette) on one core and on all cores.
+    #[arg(long)]
+    pub crowd: Option<usize>,
+}
+
+/// The arguments of `sinew soft`.
+#[derive(Args)]
+pub struct SoftArgs {
+    /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
+    pub model: Option<PathBuf>,
+    /// md5 animation (for .md5mesh inputs).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+    /// Render without a window.
+    #[arg(long)]
+    pub headless: bool,
+    /// Headless: frames to render.
+    #[arg(long, default_value_t = 1)]
+    pub frames: u64,
+    /// Headless: scene time of the last frame, in seconds (default: frames / 60).
+    #[arg(long)]
+    pub time: Option<f32>,
+    /// Headless: write the last frame to this PNG.
+    #[arg(long)]
+    pub screenshot: Option<PathBuf>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = DEFAULT_WIDTH)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = DEFAULT_HEIGHT)]
+    pub height: u32,
+    /// Draw the bone overlay.
+    #[arg(long)]
+    pub bones: bool,
+    /// Animation graph file (JSON, see the README) driving the model instead of its clips:
+    /// Tab selects a parameter, Up/Down change a float, Space flips a bool or fires a
+    /// trigger, P pauses.
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
+    /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph).
+    #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
+    pub sets: Vec<SetSpec>,
+}
+
+/// The arguments of `sinew dump`.
+#[derive(Args)]
+pub struct DumpArgs {
+    /// A .sinew, .glb, .gltf or .md5mesh file.
+    pub model: PathBuf,
+    /// md5 animation (for .md5mesh inputs).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+    /// Clip name or index (default: the first clip; the rest pose without clips).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Clip time in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    pub time: f32,
+    /// Skin index.
+    #[arg(long, default_value_t = 0)]
+    pub skin: usize,
+    /// Skinning method.
+    #[arg(long, value_enum, default_value_t = SkinningArg::Lbs)]
+    pub skinning: SkinningArg,
+    /// The node of the mesh instance to dump: the glTF node index for glTF models, the row
+    /// of the dump's `joints` for md5 and .sinew files; default: the first mesh of --skin.
+    #[arg(long)]
+    pub mesh_node: Option<usize>,
+    /// Sample the imported f32 keys exactly (lossless, every influence, exact slerp)
+    /// instead of the baked clip.
+    #[arg(long)]
+    pub raw: bool,
+    /// Override layer CLIP:WEIGHT[:MASK_JOINT[:FADE_IN]] over the clip, sampled at the same
+    /// time (repeatable, bottom first): covers WEIGHT (0 to 1) of the layers below, on the
+    /// subtree of MASK_JOINT with a FADE_IN-level ramp when given.
+    #[arg(long = "layer", value_name = "SPEC", value_parser = parse_layer)]
+    pub layers: Vec<LayerSpec>,
+    /// Additive layer CLIP:WEIGHT (repeatable, in order): the clip at the time relative to
+    /// its first frame, added with WEIGHT (negative subtracts).
+    #[arg(long = "additive", value_name = "SPEC", value_parser = parse_additive)]
+    pub additive: Vec<AdditiveSpec>,
+    /// Animation graph file (JSON, see the README): runs it from 0 to --time in steps of
+    /// 1/60 s instead of sampling a clip, and adds "graph_state" to the output.
+    #[arg(long, conflicts_with_all = ["clip", "layers", "additive", "raw"])]
+    pub graph: Option<PathBuf>,
+    /// Run the animation graph baked in the model (`sinew bake --graph`) as --graph runs a
+    /// file: the one called NAME, or the first without a name.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "",
+          conflicts_with_all = ["graph", "clip", "layers", "additive", "raw"])]
+    pub graph_baked: Option<String>,
+    /// Graph parameter change NAME=VALUE@SECONDS (repeatable, with --graph or
+    /// --graph-baked): applies before the first step starting at or after SECONDS. VALUE
+    /// is a number, or true/false for bools and triggers.
+    #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
+    pub sets: Vec<SetSpec>,
+}
+
+/// The arguments of `sinew demo`.
+#[derive(Args)]
+pub struct DemoArgs {
+    /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
+    pub model: Option<PathBuf>,
+    /// md5 animation (for .md5mesh models).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+    /// The viewer's first clip, by name or index.
+    #[arg(long, conflicts_with = "graph")]
+    pub clip: Option<String>,
+    /// Animation graph file (JSON, see the README) driving the model instead of its clips:
+    /// Tab or 1-9 select a parameter, Up/Down change a float, Space flips a bool or fires a
+    /// trigger, P pauses; the HUD shows the state, the transition and the parameters.
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
+    /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph):
+    /// applies before the first 1/60 s step starting at or after SECONDS.
+    #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
+    pub sets: Vec<SetSpec>,
+    /// Render N frames headless, then exit (non-zero on GL errors).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Write the last frame to this PNG (headless).
+    #[arg(long)]
+    pub screenshot: Option<PathBuf>,
+    /// Scene time of the last frame, in seconds (default: frames / 60).
+    #[arg(long)]
+    pub time: Option<f32>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = DEFAULT_WIDTH)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = DEFAULT_HEIGHT)]
+    pub height: u32,
+    /// Largest bone palette of the skinning shaders (default: what GL_MAX_VERTEX_UNIFORM_VECTORS
+    /// allows); smaller palettes split meshes into more parts.
+    #[arg(long)]
+    pub palette: Option<usize>,
+    /// Initial skinning method.
+    #[arg(long, value_enum, default_value_t = SkinningArg::Lbs)]
+    pub skinning: SkinningArg,
+    /// Show bones from the start.
+    #[arg(long)]
+    pub bones: bool,
+    /// Hide the HUD.
+    #[arg(long)]
+    pub no_hud: bool,
+    /// GL context: OpenGL ES 2.0 with a desktop OpenGL 2.1 fallback, or only one of them.
+    #[arg(long, value_enum, default_value_t = GlArg::Auto)]
+    pub gl: GlArg,
+}
+
+/// `sinew demo --gl`: which GL context to ask for.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum GlArg {
+    Auto,
+    Es,
+    Desktop,
+}
+
+impl From<SkinningArg> for Skinning {
+    fn from(a: SkinningArg) -> Skinning {
+        match a {
+            SkinningArg::Lbs => Skinning::Lbs,
+            SkinningArg::Dqs => Skinning::Dqs,
+        }
+    }
+}
+
+impl From<TexelArg> for sinew::raster::TexelFormat {
+    fn from(a: TexelArg) -> sinew::raster::TexelFormat {
+        match a {
+            TexelArg::Rgba8 => sinew::raster::TexelFormat::Rgba8,
+            TexelArg::Rgb565 => sinew::raster::TexelFormat::Rgb565,
+        }
+    }
+}
+
+impl From<GlArg> for GlRequest {
+    fn from(a: GlArg) -> GlRequest {
+        match a {
+            GlArg::Auto => GlRequest::Auto,
+            GlArg::Es => GlRequest::Es,
+            GlArg::Desktop => GlRequest::Desktop,
+        }
+    }
+}
+
+/// Checks `--tolerance` (> 0) and `--shell` (≥ 0), both finite.
+pub fn check_bound(tolerance: f64, shell: f64) -> Result<(), Failure> {
+    if tolerance > 0.0 && tolerance.is_finite() && shell >= 0.0 && shell.is_finite() {
+        Ok(())
+    } else {
+        Err(error("--tolerance must be > 0 and --shell ≥ 0"))
+    }
+}

@@ -1,0 +1,109 @@
+//! `sinew bake`: a model baked into a `.sinew` file (with an animation graph when asked), its
+//! contents on standard output and the bake's report on standard error.
+
+use sinew_pipeline::bake::{BakeOptions, BakeReport};
+use sinew_pipeline::graph_bake::bake_graph;
+use sinew_pipeline::graph_file::GraphFile;
+use sinew_pipeline::model::Model;
+
+use super::args::{check_bound, BakeArgs};
+use super::info::print_info;
+use super::measure::{load_with_rig, print_clip_errors};
+use super::output::{error, fail, Failure, Out};
+
+/// `sinew bake`: checks the arguments, bakes `input` (and `--graph`), writes `--output`, prints
+/// what it holds, then reports each clip's keys and errors, the work spent, the textures and
+/// what the bake changed.
+pub fn run(args: BakeArgs) -> Result<(), Failure> {
+    check_bound(args.tolerance, args.shell)?;
+    if !(1..=sinew::limits::MAX_INFLUENCES).contains(&args.influences) {
+        return Err(error("--influences must be 1 to 8"));
+    }
+    if !(1..=sinew::raster::MAX_TEXTURE_DIMENSION).contains(&args.texture_size) {
+        return Err(error("--texture-size must be 1 to 4096"));
+    }
+    let opts = BakeOptions {
+        tolerance: args.tolerance,
+        shell: args.shell,
+        shell_from_mesh: args.shell_from_mesh,
+        palette: args.palette,
+        max_influences: args.influences,
+        lossless: args.lossless,
+        max_work: args.max_work,
+        texture_size: args.texture_size,
+        texture_format: args.texture_format.into(),
+    };
+    let (mut model, rig) = load_with_rig(&args.input, args.anim.as_deref(), &opts)?;
+    if let Some(graph_path) = &args.graph {
+        let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+        let joint = |name: &str| model.skeleton().find(name);
+        let file = GraphFile::parse_with_joints(&text, |key| model.find_clip(key), joint, model.asset().num_clips())
+            .map_err(|e| fail(graph_path, e))?;
+        let stem = graph_path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
+        let name = args.graph_name.as_deref().unwrap_or(stem);
+        let bytes = bake_graph(model.bytes(), name, &file).map_err(|e| fail(graph_path, e))?;
+        let report = model.report.take();
+        model = Model::from_bytes(&model.name, bytes).map_err(|e| fail(graph_path, e))?;
+        model.report = report;
+    }
+    let output = &args.output;
+    std::fs::write(output, model.bytes()).map_err(|e| fail(output, e))?;
+    print_info(&model, &mut Out::new())?;
+    if let Some(r) = &model.report {
+        print_report(r, &opts);
+    }
+    if let Some(rig) = &rig {
+        print_clip_errors(rig, &model, &opts, &args.input, &mut |l| {
+            eprintln!("{l}");
+            Ok(())
+        })?;
+    }
+    eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
+    Ok(())
+}
+
+/// Writes the bake's report to standard error: a table of the clips (tracks, keys, bytes,
+/// largest error), the work spent, the clips stored lossless, the vertices whose influences
+/// were cut, the textures and the degenerate triangles dropped.
+fn print_report(r: &BakeReport, opts: &BakeOptions) {
+    eprintln!("clip                     tracks  source keys  baked keys  raw bytes  baked bytes  ratio  max error");
+    for c in &r.clips {
+        let error = if c.fallback {
+            "lossless (work budget)".to_owned()
+        } else {
+            format!("{:>10.3e} ({})", c.max_error, c.max_error_joint)
+        };
+        eprintln!(
+            "{:<24} {:>6} {:>12} {:>11} {:>10} {:>12} {:>6.2} {error}",
+            c.name,
+            c.tracks,
+            c.source_keys,
+            c.baked_keys,
+            c.raw_bytes,
+            c.baked_bytes,
+            c.baked_bytes as f64 / c.raw_bytes.max(1) as f64,
+        );
+    }
+    let work: u64 = r.clips.iter().map(|c| c.work).sum();
+    eprintln!("key reduction and error measurement: {work} work steps (budget {})", opts.max_work);
+    for c in r.clips.iter().filter(|c| c.fallback) {
+        eprintln!(
+            "clip '{}': key reduction would exceed the work budget of {} steps; stored lossless",
+            c.name, opts.max_work
+        );
+    }
+    if r.clamped_vertices > 0 {
+        eprintln!(
+            "{} vertices had more than {} influences: the largest were kept and renormalized",
+            r.clamped_vertices, opts.max_influences
+        );
+    }
+    for t in &r.textures {
+        let resized =
+            if t.source == t.baked { String::new() } else { format!(" (from {}x{})", t.source.0, t.source.1) };
+        eprintln!("texture '{}': {}x{} {:?}{resized}", t.name, t.baked.0, t.baked.1, t.format);
+    }
+    if r.degenerate_triangles > 0 {
+        eprintln!("dropped {} degenerate triangles (a vertex used twice)", r.degenerate_triangles);
+    }
+}

@@ -1,0 +1,71 @@
+//! `sinew bench`: the runtime stages timed on a model's baked data, a crowd's frame time, or
+//! (`--compression`) the compression table of the shared models.
+
+use std::path::Path;
+
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::model::Model;
+
+use super::args::{check_bound, BenchArgs};
+use super::output::{fail, Failure, Out};
+
+/// `sinew bench`: one line per stage (or per crowd run) on standard output, the clip and the
+/// repetitions' spread on standard error.
+pub fn run(args: BenchArgs) -> Result<(), Failure> {
+    let BenchArgs { model: path, compression, tolerance, shell, clip, anim, crowd } = args;
+    let Some(path) = path else {
+        let assets = compression.unwrap_or_default();
+        return bench_compression(&assets, tolerance, shell, &mut Out::new());
+    };
+    let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
+    let mut out = Out::new();
+    if let Some(n) = crowd {
+        for r in sinew_pipeline::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
+            out.line(format_args!(
+                "crowd {} characters, {} thread(s): {:.3} ms per frame, {:.0} characters per 16.6 ms frame",
+                r.characters, r.threads, r.ms_per_frame, r.per_60hz_frame
+            ))?;
+        }
+        return Ok(());
+    }
+    let clip = match clip {
+        Some(key) => model.find_clip(&key).ok_or_else(|| fail(&path, format!("no clip named or numbered '{key}'")))?,
+        None => 0,
+    };
+    if let Some(c) = model.asset().clip(clip) {
+        eprintln!(
+            "clip '{}': {} tracks, {} baked keys ({} bytes)",
+            c.name(),
+            c.num_tracks(),
+            c.num_keys(),
+            c.byte_len()
+        );
+    }
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
+    for m in sinew_pipeline::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
+        out.line(format_args!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count))?;
+        eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
+    }
+    Ok(())
+}
+
+/// `sinew bench --compression`: the table of `sinew_pipeline::compression` on the shared
+/// models under `assets`.
+fn bench_compression(assets: &Path, tolerance: f64, shell: f64, out: &mut Out) -> Result<(), Failure> {
+    check_bound(tolerance, shell)?;
+    let opts = BakeOptions { tolerance, shell, ..BakeOptions::default() };
+    let mut rows = Vec::new();
+    for (path, anim) in sinew_pipeline::compression::shared_models(assets) {
+        let rig = sinew_pipeline::import::load(&path, anim.as_deref()).map_err(|e| fail(&path, e))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let r = sinew_pipeline::compression::run_rig(stem, &rig, &opts).map_err(|e| fail(&path, e))?;
+        for row in &r {
+            eprintln!("{} '{}': {} bytes in {:.0} ms", row.model, row.clip, row.sinew_bytes, row.bake_ms);
+        }
+        rows.extend(r);
+    }
+    for l in sinew_pipeline::compression::table(&rows).lines() {
+        out.line(format_args!("{l}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! `sinew dump`: one JSON object with a pose's matrices, skinned vertices and one mesh
+//! instance's morph weights and positions, from a clip (with layers) or an animation graph.
+
+use std::path::{Path, PathBuf};
+
+use sinew::clip::RotationInterpolation;
+use sinew::graph::LayeredGraph;
+use sinew_pipeline::bake::BakeOptions;
+use sinew_pipeline::dump::{dump, dump_pose, DumpOptions};
+use sinew_pipeline::graph_bake::baked_graph;
+use sinew_pipeline::graph_file::GraphFile;
+use sinew_pipeline::graph_run::{run_layered, SetSpec};
+use sinew_pipeline::model::Model;
+
+use super::args::DumpArgs;
+use super::output::{error, fail, Failure, Out};
+
+/// Where `sinew dump` takes its graph from.
+enum GraphSource {
+    /// A JSON graph file.
+    File(PathBuf),
+    /// A graph baked in the model: by name, or the first (`""`).
+    Baked(String),
+}
+
+/// `sinew dump`: loads the model (lossless with every influence for `--raw`), checks the clip,
+/// skin and time, and prints the dump of the clip at `--time` or of the graph run to it.
+pub fn run(args: DumpArgs) -> Result<(), Failure> {
+    let DumpArgs {
+        model: path,
+        anim,
+        clip,
+        time,
+        skin,
+        skinning,
+        mesh_node,
+        raw,
+        layers,
+        additive,
+        graph,
+        graph_baked,
+        sets,
+    } = args;
+    let opts = if raw {
+        BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
+    } else {
+        BakeOptions::default()
+    };
+    let model = Model::load(&path, anim.as_deref(), &opts).map_err(|e| fail(&path, e))?;
+    let clip = match clip {
+        Some(key) => {
+            Some(model.find_clip(&key).ok_or_else(|| fail(&path, format!("no clip named or numbered '{key}'")))?)
+        }
+        None => (model.asset().num_clips() > 0).then_some(0),
+    };
+    if skin > 0 && skin >= model.asset().num_skins() {
+        return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
+    }
+    if !time.is_finite() {
+        return Err(error("--time must be finite"));
+    }
+    let instance = DumpOptions { skin, skinning: skinning.into(), mesh_node, ..DumpOptions::default() };
+    let source = match (graph, graph_baked) {
+        (Some(file), _) => Some(GraphSource::File(file)),
+        (None, Some(name)) => Some(GraphSource::Baked(name)),
+        (None, None) => None,
+    };
+    if let Some(source) = source {
+        return dump_graph(&model, &path, &source, &sets, time, &instance);
+    }
+    if !sets.is_empty() {
+        return Err(error("--set needs --graph or --graph-baked"));
+    }
+    let rotation = if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected };
+    let json = dump(&model, &DumpOptions { clip, time, rotation, layers, additive, ..instance })
+        .map_err(|e| fail(&path, e))?;
+    Out::new().line(format_args!("{json}"))
+}
+
+/// `sinew dump --graph` and `--graph-baked`: runs the graph on the model to `time` and prints
+/// the dump's JSON of the mesh instance in `instance` (skin, skinning, mesh node) with
+/// `"graph_state"` (morph targets at their default weights).
+fn dump_graph(
+    model: &Model,
+    path: &Path,
+    source: &GraphSource,
+    sets: &[SetSpec],
+    time: f32,
+    instance: &DumpOptions,
+) -> Result<(), Failure> {
+    let asset = model.asset();
+    let (pose, state) = match source {
+        GraphSource::File(graph_path) => {
+            let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
+            let joint = |name: &str| model.skeleton().find(name);
+            let file = GraphFile::parse_with_joints(&text, |key| model.find_clip(key), joint, asset.num_clips())
+                .map_err(|e| fail(graph_path, e))?;
+            let parts = file.parts();
+            let layers = parts.layers();
+            let graph = LayeredGraph { base: parts.graph(), layers: &layers };
+            run_layered(model, graph, sets, time, |_, _, _| {}).map_err(|e| fail(graph_path, e))?
+        }
+        GraphSource::Baked(name) => {
+            let name = (!name.is_empty()).then_some(name.as_str());
+            let baked = baked_graph(&asset, name).map_err(|e| fail(path, e))?;
+            let layers = baked.layers();
+            let graph = LayeredGraph { base: baked.graph(), layers: &layers };
+            run_layered(model, graph, sets, time, |_, _, _| {}).map_err(|e| fail(path, e))?
+        }
+    };
+    let json = dump_pose(model, &pose, instance).map_err(|e| fail(path, e))?;
+    let body = json.strip_suffix('}').unwrap_or(&json);
+    Out::new().line(format_args!("{body},\"graph_state\":{}}}", state.to_json()))
+}
