@@ -64,7 +64,8 @@ fn compile(gl: &glow::Context, kind: u32, name: &str, source: &str) -> Result<gl
     }
 }
 
-/// Compiles and links a program with the attribute locations bound as listed.
+/// Compiles and links a program from full sources (see [`shaders::vertex_shader`] and
+/// [`shaders::fragment_shader`]) with the attribute locations bound as listed.
 fn link(
     gl: &glow::Context,
     name: &str,
@@ -111,7 +112,7 @@ fn skin_program(gl: &glow::Context, method: Skinning, joints: usize) -> Result<S
         gl,
         name,
         &shaders::skin_vertex_shader(method, joints),
-        shaders::SKIN_FRAGMENT,
+        &shaders::fragment_shader(shaders::MESH_FRAGMENT),
         &[
             (attrib::POSITION, "a_position"),
             (attrib::NORMAL, "a_normal"),
@@ -172,12 +173,18 @@ impl Programs {
     pub(super) fn new(gl: &glow::Context, joints: usize) -> Result<Programs, GlError> {
         let lbs = skin_program(gl, Skinning::Lbs, joints)?;
         let dqs = skin_program(gl, Skinning::Dqs, joints)?;
-        let lp = link(gl, "lines", shaders::LINE_VERTEX, shaders::LINE_FRAGMENT, &[(attrib::POSITION, "a_position")])?;
+        let lp = link(
+            gl,
+            "lines",
+            &shaders::vertex_shader(shaders::LINE_VERTEX),
+            &shaders::fragment_shader(shaders::LINE_FRAGMENT),
+            &[(attrib::POSITION, "a_position")],
+        )?;
         let hp = link(
             gl,
             "hud",
-            shaders::HUD_VERTEX,
-            shaders::HUD_FRAGMENT,
+            &shaders::vertex_shader(shaders::HUD_VERTEX),
+            &shaders::fragment_shader(shaders::HUD_FRAGMENT),
             &[(attrib::POSITION, "a_position"), (attrib::UV, "a_uv"), (attrib::COLOR, "a_color")],
         )?;
         // SAFETY: uniform queries on linked programs.
