@@ -4,6 +4,7 @@
 use glow::HasContext;
 
 use super::context::GlError;
+use super::texture;
 
 /// An offscreen color and depth target.
 pub(super) struct Offscreen {
@@ -28,25 +29,8 @@ impl Offscreen {
         // SAFETY: framebuffer object creation on the current context.
         unsafe {
             let fbo = gl.create_framebuffer().map_err(GlError::Create)?;
-            let color = gl.create_texture().map_err(GlError::Create)?;
+            let color = texture::create(gl, width, height, None, texture::NEAREST_CLAMPED, false)?;
             let depth = gl.create_renderbuffer().map_err(GlError::Create)?;
-            gl.bind_texture(glow::TEXTURE_2D, Some(color));
-            gl.tex_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                glow::RGBA as i32,
-                width as i32,
-                height as i32,
-                0,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelUnpackData::Slice(None),
-            );
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE as i32);
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32);
-            gl.bind_texture(glow::TEXTURE_2D, None);
             gl.bind_renderbuffer(glow::RENDERBUFFER, Some(depth));
             gl.renderbuffer_storage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, width as i32, height as i32);
             gl.bind_renderbuffer(glow::RENDERBUFFER, None);

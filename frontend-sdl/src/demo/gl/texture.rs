@@ -3,7 +3,8 @@
 //! not a power of two can only clamp to its edge and has no mipmaps there, so when its sampler
 //! repeats, mirrors or reads mipmaps it is resampled ([`resize_rgba`], area average in linear
 //! light) to the next power of two at upload; one larger than `GL_MAX_TEXTURE_SIZE` is scaled
-//! down to fit. Untextured parts sample a 1 × 1 white texture.
+//! down to fit. Untextured parts sample a 1 × 1 white texture. [`create`] also makes the
+//! offscreen target's color texture.
 
 use glow::HasContext;
 use sinew::asset::format::{FILTER_LINEAR, FILTER_NEAREST};
@@ -91,17 +92,28 @@ fn gl_min(code: u8) -> i32 {
     }) as i32
 }
 
-/// Creates a 2D texture from RGBA8 `pixels` with the given parameters.
-fn create(
+/// Sampler state of nearest texels clamped to the edge (the white texture, the offscreen color
+/// target).
+pub(super) const NEAREST_CLAMPED: [(u32, i32); 4] = [
+    (glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32),
+    (glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32),
+    (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE as i32),
+    (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32),
+];
+
+/// Creates a `width × height` RGBA8 2D texture with the given parameters, filled from `pixels`
+/// (exactly that many texels) or left undefined (`None`, a render target), and unbinds it.
+pub(super) fn create(
     gl: &glow::Context,
     width: u32,
     height: u32,
-    pixels: &[u8],
+    pixels: Option<&[u8]>,
     params: [(u32, i32); 4],
     mipmaps: bool,
 ) -> Result<glow::Texture, GlError> {
+    debug_assert!(pixels.is_none_or(|p| p.len() == width as usize * height as usize * 4));
     // SAFETY: texture creation and an upload of `width × height` RGBA8 texels from `pixels`
-    // (callers pass exactly that many), unpacked with an alignment of 1.
+    // (callers pass exactly that many) or of none, unpacked with an alignment of 1.
     unsafe {
         let texture = gl.create_texture().map_err(GlError::Create)?;
         gl.bind_texture(glow::TEXTURE_2D, Some(texture));
@@ -115,7 +127,7 @@ fn create(
             0,
             glow::RGBA,
             glow::UNSIGNED_BYTE,
-            glow::PixelUnpackData::Slice(Some(pixels)),
+            glow::PixelUnpackData::Slice(pixels),
         );
         for (p, v) in params {
             gl.tex_parameter_i32(glow::TEXTURE_2D, p, v);
@@ -130,21 +142,7 @@ fn create(
 
 /// The 1 × 1 white texture untextured parts sample.
 pub(super) fn white(gl: &glow::Context) -> Result<glow::Texture, GlError> {
-    let nearest = glow::NEAREST as i32;
-    let clamp = glow::CLAMP_TO_EDGE as i32;
-    create(
-        gl,
-        1,
-        1,
-        &[255; 4],
-        [
-            (glow::TEXTURE_MIN_FILTER, nearest),
-            (glow::TEXTURE_MAG_FILTER, nearest),
-            (glow::TEXTURE_WRAP_S, clamp),
-            (glow::TEXTURE_WRAP_T, clamp),
-        ],
-        false,
-    )
+    create(gl, 1, 1, Some(&[255; 4]), NEAREST_CLAMPED, false)
 }
 
 /// Uploads texture `t` with the sampler state of `key`, resized as the module documentation
@@ -163,7 +161,7 @@ pub(super) fn upload(
         gl,
         w,
         h,
-        &pixels,
+        Some(&pixels),
         [
             (glow::TEXTURE_MIN_FILTER, gl_min(key.min)),
             (glow::TEXTURE_MAG_FILTER, mag),
