@@ -11,11 +11,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use sinew::clip::{RotationInterpolation, SoaTrackCache};
-use sinew::job::SamplingJob;
+use sinew::clip::SoaTrackCache;
 use sinew::math::SoaTransform;
 
 use crate::bake::{bake, BakeOptions};
+use crate::bench::sample_next_frame;
 use crate::clip_error::measure_clips;
 use crate::model::Model;
 use crate::rig::{Rig, RigClip};
@@ -141,8 +141,8 @@ pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, S
     Ok(rows)
 }
 
-/// Median time per joint of sampling clip 0 of `model`, the kit's way (t advances by 1/60 s
-/// per call and wraps; the cache persists): 5 repetitions of about 40 ms after a 20 ms warm-up.
+/// Median time per joint of sampling clip 0 of `model`, the kit's way
+/// ([`crate::bench::sample_next_frame`]): 5 repetitions of about 40 ms after a 20 ms warm-up.
 fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
     let asset = model.asset();
     let c = asset.clip(0).ok_or("the baked file has no clip")?;
@@ -150,23 +150,10 @@ fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
     let joints = asset.skin(0).map(|s| s.num_joints()).unwrap_or(skel.num_joints()).max(1);
     let mut cache = vec![SoaTrackCache::<f32>::EMPTY; skel.num_soa_joints()];
     let mut pose = vec![SoaTransform::<f32>::IDENTITY; skel.num_soa_joints()];
-    let duration = c.end() - c.start();
     let mut t = 0.0f32;
     let mut failed = None;
     let step = || {
-        t += 1.0 / 60.0;
-        if t >= duration {
-            t = if duration > 0.0 { t % duration } else { 0.0 };
-        }
-        let mut job = SamplingJob {
-            clip: c,
-            time: c.start() + t,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut cache,
-            output: &mut pose,
-        };
-        if let Err(e) = job.run() {
+        if let Err(e) = sample_next_frame(c, skel, &mut t, &mut cache, &mut pose) {
             failed = Some(e);
         }
         black_box(&pose);
