@@ -1,8 +1,8 @@
-//! The README's Rust code is the examples' code: every block under a
-//! `<!-- core/examples/NAME.rs#REGION -->` marker must equal, line for line, the region between
-//! `// ANCHOR: REGION` and `// ANCHOR_END: REGION` of that file (less the region's indentation).
-//! The examples themselves are compiled by `cargo test -p sinew` and run by CI, so the README
-//! shows code that compiles and runs.
+//! The documentation's Rust code is the examples' code: every block of `README.md` and
+//! `core/docs/*.md` under a `<!-- core/examples/NAME.rs#REGION -->` marker must equal, line for
+//! line, the region between `// ANCHOR: REGION` and `// ANCHOR_END: REGION` of that file (less
+//! the region's indentation). The examples themselves are compiled by `cargo test -p sinew` and
+//! run by CI, so the documents show code that compiles and runs.
 
 use std::path::Path;
 
@@ -21,22 +21,49 @@ fn region(source: &str, region: &str) -> Option<String> {
     Some(body.join("\n"))
 }
 
+/// README.md and the Markdown files of core/docs/, as (name, text).
+fn documents() -> Vec<(String, String)> {
+    let mut names = vec!["README.md".to_owned()];
+    let mut docs: Vec<String> = std::fs::read_dir(root().join("core/docs"))
+        .expect("core/docs")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("core/docs/{n}"))
+        .collect();
+    docs.sort();
+    names.extend(docs);
+    names
+        .into_iter()
+        .map(|n| {
+            let text = std::fs::read_to_string(root().join(&n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+            (n, text)
+        })
+        .collect()
+}
+
 #[test]
-fn readme_code_is_the_examples_code() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+fn documented_code_is_the_examples_code() {
     let mut checked = Vec::new();
-    let mut rest = readme.as_str();
-    while let Some(at) = rest.find("<!-- core/examples/") {
-        rest = &rest[at + "<!-- ".len()..];
-        let marker = &rest[..rest.find(" -->").expect("marker ends")];
-        let (file, name) = marker.split_once('#').expect("FILE#REGION");
-        let after = &rest[marker.len() + " -->".len()..];
-        let code = after.trim_start().strip_prefix("```rust\n").unwrap_or_else(|| panic!("{marker}: no rust block"));
-        let code = &code[..code.find("\n```").expect("block ends")];
-        let source = std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let want = region(&source, name).unwrap_or_else(|| panic!("{file} has no region {name}"));
-        assert_eq!(code, want, "README block {marker} differs from {file}");
-        checked.push(marker.to_owned());
+    for (document, text) in documents() {
+        // Markers start a line; one quoted inside a sentence is not a marker.
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("\n<!-- core/examples/") {
+            rest = &rest[at + "\n<!-- ".len()..];
+            let marker = &rest[..rest.find(" -->").expect("marker ends")];
+            let (file, name) = marker.split_once('#').expect("FILE#REGION");
+            let after = &rest[marker.len() + " -->".len()..];
+            let code = after
+                .trim_start()
+                .strip_prefix("```rust\n")
+                .unwrap_or_else(|| panic!("{document}: {marker}: no rust block"));
+            let code = &code[..code.find("\n```").expect("block ends")];
+            let source = std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let want = region(&source, name).unwrap_or_else(|| panic!("{file} has no region {name}"));
+            assert_eq!(code, want, "{document}: block {marker} differs from {file}");
+            checked.push(format!("{document}: {marker}"));
+        }
     }
-    assert!(checked.len() >= 8, "README blocks checked: {checked:?}");
+    assert!(checked.len() >= 8, "blocks checked: {checked:?}");
+    let in_readme = checked.iter().filter(|c| c.starts_with("README.md:")).count();
+    assert!(in_readme >= 2, "README blocks checked: {checked:?}");
 }

@@ -8,9 +8,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use sinew::clip::{RotationInterpolation, SoaTrackCache};
-use sinew::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
+use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache};
+use sinew::job::{BlendingJob, JobError, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
 use sinew::math::{Mat4, SoaTransform, Vec3};
+use sinew::skeleton::SkeletonView;
 
 use crate::model::Model;
 
@@ -57,6 +58,37 @@ pub fn time_runs(mut f: impl FnMut(), warm_s: f64, rep_s: f64, reps: usize) -> (
     (runs[runs.len() / 2], runs[0], runs[runs.len() - 1])
 }
 
+/// One call of the kit's sampling workload: advances `t` (seconds from the clip's start) by
+/// 1/60 s, wrapping at the clip's end, and samples `clip` there into `pose` with corrected
+/// nlerp and the persistent `cache`. `sinew bench`'s `sample` stage and the compression
+/// benchmark's sampling time both time this call.
+///
+/// # Errors
+///
+/// The sampling job's error when its buffers do not fit the clip and skeleton.
+pub fn sample_next_frame(
+    clip: Clip<'_>,
+    skeleton: SkeletonView<'_, f32>,
+    t: &mut f32,
+    cache: &mut [SoaTrackCache<f32>],
+    pose: &mut [SoaTransform<f32>],
+) -> Result<(), JobError> {
+    let duration = clip.end() - clip.start();
+    *t += 1.0 / 60.0;
+    if *t >= duration {
+        *t = if duration > 0.0 { *t % duration } else { 0.0 };
+    }
+    SamplingJob {
+        clip,
+        time: clip.start() + *t,
+        rotation: RotationInterpolation::NlerpCorrected,
+        rest_pose: skeleton.rest_pose(),
+        cursor: cache,
+        output: pose,
+    }
+    .run()
+}
+
 /// Runs the kit's workloads on `model`'s clip `clip`.
 ///
 /// # Errors
@@ -80,20 +112,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     let mut t = 0.0f32;
     let mut err = None;
     let (med, lo, hi) = time_it(|| {
-        t += 1.0 / 60.0;
-        if t >= duration {
-            t -= duration;
-        }
-        let r = SamplingJob {
-            clip: c,
-            time: c.start() + t,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut cache,
-            output: &mut pose,
-        }
-        .run();
-        if let Err(e) = r {
+        if let Err(e) = sample_next_frame(c, skel, &mut t, &mut cache, &mut pose) {
             err = Some(e);
         }
         black_box(&pose);

@@ -11,11 +11,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use sinew::clip::{RotationInterpolation, SoaTrackCache};
-use sinew::job::SamplingJob;
+use sinew::clip::SoaTrackCache;
 use sinew::math::SoaTransform;
 
 use crate::bake::{bake, BakeOptions};
+use crate::bench::sample_next_frame;
 use crate::clip_error::measure_clips;
 use crate::model::Model;
 use crate::rig::{Rig, RigClip};
@@ -141,8 +141,8 @@ pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, S
     Ok(rows)
 }
 
-/// Median time per joint of sampling clip 0 of `model`, the kit's way (t advances by 1/60 s
-/// per call and wraps; the cache persists): 5 repetitions of about 40 ms after a 20 ms warm-up.
+/// Median time per joint of sampling clip 0 of `model`, the kit's way
+/// ([`crate::bench::sample_next_frame`]): 5 repetitions of about 40 ms after a 20 ms warm-up.
 fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
     let asset = model.asset();
     let c = asset.clip(0).ok_or("the baked file has no clip")?;
@@ -150,23 +150,10 @@ fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
     let joints = asset.skin(0).map(|s| s.num_joints()).unwrap_or(skel.num_joints()).max(1);
     let mut cache = vec![SoaTrackCache::<f32>::EMPTY; skel.num_soa_joints()];
     let mut pose = vec![SoaTransform::<f32>::IDENTITY; skel.num_soa_joints()];
-    let duration = c.end() - c.start();
     let mut t = 0.0f32;
     let mut failed = None;
     let step = || {
-        t += 1.0 / 60.0;
-        if t >= duration {
-            t = if duration > 0.0 { t % duration } else { 0.0 };
-        }
-        let mut job = SamplingJob {
-            clip: c,
-            time: c.start() + t,
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: skel.rest_pose(),
-            cursor: &mut cache,
-            output: &mut pose,
-        };
-        if let Err(e) = job.run() {
+        if let Err(e) = sample_next_frame(c, skel, &mut t, &mut cache, &mut pose) {
             failed = Some(e);
         }
         black_box(&pose);
@@ -176,6 +163,78 @@ fn sample_ns_per_joint(model: &Model) -> Result<f64, String> {
         return Err(e.to_string());
     }
     Ok(median / joints as f64)
+}
+
+/// Every row of the benchmark on the shared models under `assets` ([`shared_models`]), baked
+/// with `opts`, in [`shared_models`]' order; `progress` sees each row as it is measured. This
+/// is what `sinew bench --compression ASSETS` runs.
+///
+/// # Errors
+///
+/// The model that failed to load, bake or measure, and the message.
+pub fn run_shared(
+    assets: &Path,
+    opts: &BakeOptions,
+    mut progress: impl FnMut(&Row),
+) -> Result<Vec<Row>, (PathBuf, String)> {
+    let mut rows = Vec::new();
+    for (path, anim) in shared_models(assets) {
+        let rig = crate::import::load(&path, anim.as_deref()).map_err(|e| (path.clone(), e.to_string()))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let r = run_rig(stem, &rig, opts).map_err(|e| (path.clone(), e))?;
+        r.iter().for_each(&mut progress);
+        rows.extend(r);
+    }
+    Ok(rows)
+}
+
+/// The columns of [`markdown`] that are timings: they change from run to run, and the test of
+/// the documentation's copy of the table ignores them.
+pub const TIMING_COLUMNS: [&str; 2] = ["bake ms", "sample ns/joint"];
+
+/// The rows as the Markdown table of the documentation (`sinew bench --compression ASSETS
+/// --markdown`; `core/docs/compression.md`): sizes with thousands separators, the ACL
+/// reference and ratio where recorded, errors in meters, then the [`TIMING_COLUMNS`]. The bound
+/// is the same for every row and is not a column.
+#[must_use]
+pub fn markdown(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| model | clip | raw bytes | sinew bytes | ACL v2.1 default bytes (recorded) | sinew / ACL | shell error | baker's estimate | vertex error | bake ms | sample ns/joint |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let (acl, ratio) = match r.acl {
+            Some(a) => (thousands(a.bytes), format!("{:.2}", r.sinew_bytes as f64 / a.bytes as f64)),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
+        let vertex = r.vertex_error.map_or("-".to_owned(), |v| format!("{v:.1e}"));
+        s += &format!(
+            "| {} | {} | {} | {} | {acl} | {ratio} | {:.1e} | {:.1e} | {vertex} | {:.0} | {:.1} |\n",
+            r.model,
+            r.clip,
+            thousands(r.raw_bytes),
+            thousands(r.sinew_bytes),
+            r.shell_error,
+            r.baker_error,
+            r.bake_ms,
+            r.sample_ns_per_joint
+        );
+    }
+    s
+}
+
+/// `n` with a comma between groups of three digits, as the documentation's tables write sizes.
+#[must_use]
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// The rows as a Markdown table.
@@ -208,4 +267,17 @@ pub fn table(rows: &[Row]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_groups_digits_by_three() {
+        let cases = [(0, "0"), (192, "192"), (1_520, "1,520"), (694_120, "694,120"), (1_234_567, "1,234,567")];
+        for (n, want) in cases {
+            assert_eq!(thousands(n), want);
+        }
+    }
 }

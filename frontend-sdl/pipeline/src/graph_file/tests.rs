@@ -144,18 +144,19 @@ fn each_mistake_is_named_in_one_line() {
 }
 
 #[test]
-fn the_readme_example_is_accepted() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let at = readme.find("<!-- graph example -->").expect("the README's graph example marker");
-    let block = readme[at..].split_once("```json\n").unwrap().1;
+fn the_documented_examples_are_accepted() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../core/docs/graphs.md")).unwrap();
+    let at = doc.find("<!-- graph example -->").expect("the graph example marker of core/docs/graphs.md");
+    let block = doc[at..].split_once("```json\n").unwrap().1;
     let json = &block[..block.find("\n```").unwrap()];
     let g = parse(json).unwrap();
     let parts = g.parts();
     assert_eq!(parts.graph().states.len(), 3);
     assert_eq!(parts.graph().transitions.len(), 4);
     assert_eq!(g.state("hop"), Some(2));
-    let at = readme.find("<!-- layered graph example -->").expect("the README's layered graph example marker");
-    let block = readme[at..].split_once("```json\n").unwrap().1;
+    let at =
+        doc.find("<!-- layered graph example -->").expect("the layered graph example marker of core/docs/graphs.md");
+    let block = doc[at..].split_once("```json\n").unwrap().1;
     let json = &block[..block.find("\n```").unwrap()];
     let joint = |name: &str| (name == "b_Spine01_02").then_some(4);
     let g = GraphFile::parse_with_joints(json, fox_clip, joint, 3).unwrap();
