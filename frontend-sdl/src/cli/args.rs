@@ -155,6 +155,10 @@ pub struct BenchArgs {
     /// With --compression: the shell distance, in meters.
     #[arg(long, default_value_t = 0.03, requires = "compression")]
     pub shell: f64,
+    /// With --compression: print the table as the documentation holds it
+    /// (core/docs/compression.md), without the measurement details of the plain table.
+    #[arg(long, requires = "compression")]
+    pub markdown: bool,
     /// Clip name or index (default: the first).
     #[arg(long)]
     pub clip: Option<String>,

@@ -12,10 +12,10 @@ use super::output::{fail, Failure, Out};
 /// `sinew bench`: one line per stage (or per crowd run) on standard output, the clip and the
 /// repetitions' spread on standard error.
 pub fn run(args: BenchArgs) -> Result<(), Failure> {
-    let BenchArgs { model: path, compression, tolerance, shell, clip, anim, crowd } = args;
+    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd } = args;
     let Some(path) = path else {
         let assets = compression.unwrap_or_default();
-        return bench_compression(&assets, tolerance, shell, &mut Out::new());
+        return bench_compression(&assets, tolerance, shell, markdown, &mut Out::new());
     };
     let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
     let mut out = Out::new();
@@ -50,21 +50,17 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
 }
 
 /// `sinew bench --compression`: the table of `sinew_pipeline::compression` on the shared
-/// models under `assets`.
-fn bench_compression(assets: &Path, tolerance: f64, shell: f64, out: &mut Out) -> Result<(), Failure> {
+/// models under `assets` (`markdown`: the documentation's form of it).
+fn bench_compression(assets: &Path, tolerance: f64, shell: f64, markdown: bool, out: &mut Out) -> Result<(), Failure> {
     check_bound(tolerance, shell)?;
     let opts = BakeOptions { tolerance, shell, ..BakeOptions::default() };
-    let mut rows = Vec::new();
-    for (path, anim) in sinew_pipeline::compression::shared_models(assets) {
-        let rig = sinew_pipeline::import::load(&path, anim.as_deref()).map_err(|e| fail(&path, e))?;
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-        let r = sinew_pipeline::compression::run_rig(stem, &rig, &opts).map_err(|e| fail(&path, e))?;
-        for row in &r {
-            eprintln!("{} '{}': {} bytes in {:.0} ms", row.model, row.clip, row.sinew_bytes, row.bake_ms);
-        }
-        rows.extend(r);
-    }
-    for l in sinew_pipeline::compression::table(&rows).lines() {
+    let rows = sinew_pipeline::compression::run_shared(assets, &opts, |row| {
+        eprintln!("{} '{}': {} bytes in {:.0} ms", row.model, row.clip, row.sinew_bytes, row.bake_ms);
+    })
+    .map_err(|(path, e)| fail(&path, e))?;
+    let table =
+        if markdown { sinew_pipeline::compression::markdown(&rows) } else { sinew_pipeline::compression::table(&rows) };
+    for l in table.lines() {
         out.line(format_args!("{l}"))?;
     }
     Ok(())
