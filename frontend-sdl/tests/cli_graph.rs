@@ -1,4 +1,4 @@
-//! `sinew dump --graph` as a user runs it on Fox with the README's minimal graph: the idle
+//! `sinew dump --graph` as a user runs it on Fox with the minimal graph of core/docs/graphs.md: the idle
 //! state's dump equals `dump --clip Survey`, `--set` moves the graph into its blend space with
 //! `"graph_state"` reporting the transition, and a graph with a mistake exits 2 with one line
 //! naming it.

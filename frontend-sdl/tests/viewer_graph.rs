@@ -1,5 +1,5 @@
 //! The model viewers driven by an animation graph file: `sinew demo MODEL --graph FILE` and
-//! `sinew soft MODEL --graph FILE` headless on Fox with the README's minimal graph, a `--set`
+//! `sinew soft MODEL --graph FILE` headless on Fox with the minimal graph of core/docs/graphs.md, a `--set`
 //! moving it from idle into its blend space; and a graph with a mistake exiting 2 with one line
 //! naming it. The demo runs on `DISPLAY`, or on a private Xvfb when `DISPLAY` is unset.
 

@@ -104,7 +104,7 @@ pub struct BakeArgs {
     /// How texels are stored: rgba8, or rgb565 (half the bytes, no alpha).
     #[arg(long, value_enum, default_value_t = TexelArg::Rgba8)]
     pub texture_format: TexelArg,
-    /// Animation graph file (JSON, see the README) to bake into the file, validated
+    /// Animation graph file (JSON, see core/docs/graphs.md) to bake into the file, validated
     /// against the model's clips.
     #[arg(long)]
     pub graph: Option<PathBuf>,
@@ -200,7 +200,7 @@ pub struct SoftArgs {
     /// Draw the bone overlay.
     #[arg(long)]
     pub bones: bool,
-    /// Animation graph file (JSON, see the README) driving the model instead of its clips:
+    /// Animation graph file (JSON, see core/docs/graphs.md) driving the model instead of its clips:
     /// Tab selects a parameter, Up/Down change a float, Space flips a bool or fires a
     /// trigger, P pauses.
     #[arg(long)]
@@ -247,7 +247,7 @@ pub struct DumpArgs {
     /// its first frame, added with WEIGHT (negative subtracts).
     #[arg(long = "additive", value_name = "SPEC", value_parser = parse_additive)]
     pub additive: Vec<AdditiveSpec>,
-    /// Animation graph file (JSON, see the README): runs it from 0 to --time in steps of
+    /// Animation graph file (JSON, see core/docs/graphs.md): runs it from 0 to --time in steps of
     /// 1/60 s instead of sampling a clip, and adds "graph_state" to the output.
     #[arg(long, conflicts_with_all = ["clip", "layers", "additive", "raw"])]
     pub graph: Option<PathBuf>,
@@ -274,7 +274,7 @@ pub struct DemoArgs {
     /// The viewer's first clip, by name or index.
     #[arg(long, conflicts_with = "graph")]
     pub clip: Option<String>,
-    /// Animation graph file (JSON, see the README) driving the model instead of its clips:
+    /// Animation graph file (JSON, see core/docs/graphs.md) driving the model instead of its clips:
     /// Tab or 1-9 select a parameter, Up/Down change a float, Space flips a bool or fires a
     /// trigger, P pauses; the HUD shows the state, the transition and the parameters.
     #[arg(long)]
