@@ -190,3 +190,8 @@ mod tests {
         }
     }
 }
+
+/// Fixed-capacity buffers of SoA transforms start at the identity.
+impl<R: Real> crate::capacity::Element for SoaTransform<R> {
+    const INIT: Self = SoaTransform::IDENTITY;
+}
