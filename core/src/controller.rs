@@ -293,6 +293,22 @@ impl<R: Real, C: Capacity> Controller<R, C> {
         }
     }
 
+    /// Makes this controller [`Controller::new`]'s, in place: one slot and one layer at a time
+    /// (a whole constant controller would be copied from read-only data instead).
+    pub(crate) fn reset(&mut self) {
+        for s in self.slots.as_mut() {
+            *s = Slot::INIT;
+        }
+        for l in self.layers.as_mut() {
+            *l = LayerState::INIT;
+        }
+        self.threshold = R::ONE;
+        self.rotation = RotationInterpolation::NlerpCorrected;
+        self.root_settings = None;
+        self.root_delta = Motion::IDENTITY;
+        self.root_total = Motion::IDENTITY;
+    }
+
     /// Sets the blend threshold (see
     /// [`BlendingJob::threshold`](crate::job::BlendingJob::threshold); default 1).
     ///

@@ -335,28 +335,29 @@ impl<R: Real, C: Capacity> Controller<R, C> {
             }
             let layer = &self.layers.as_ref()[s.layer];
             let transform = &scratch.poses.as_ref()[i].as_ref()[..n];
-            match layer.mode {
+            let (list, len, entry) = match layer.mode {
                 LayerMode::Override => {
-                    normal.as_mut()[normals] = Layer {
-                        transform,
-                        weight: s.weight,
-                        joint_weights: Some(&scratch.shares.as_ref()[s.layer].as_ref()[..n]),
-                    };
-                    normals += 1;
+                    let shares = &scratch.shares.as_ref()[s.layer].as_ref()[..n];
+                    (&mut normal, &mut normals, Layer { transform, weight: s.weight, joint_weights: Some(shares) })
                 }
                 LayerMode::Additive(_) => {
-                    additive.as_mut()[additives] = Layer {
-                        transform,
-                        weight: s.weight * layer.weight,
-                        joint_weights: layer.mask_joints.map(|_| &layer.mask.as_ref()[..n]),
-                    };
-                    additives += 1;
+                    let mask = layer.mask_joints.map(|_| &layer.mask.as_ref()[..n]);
+                    (
+                        &mut additive,
+                        &mut additives,
+                        Layer { transform, weight: s.weight * layer.weight, joint_weights: mask },
+                    )
                 }
+            };
+            // A list holds a layer per slot: the entry is always there.
+            if let Some(e) = list.as_mut().get_mut(*len) {
+                *e = entry;
+                *len += 1;
             }
         }
         BlendingJob {
-            layers: &normal.as_ref()[..normals],
-            additive: &additive.as_ref()[..additives],
+            layers: normal.as_ref().get(..normals).unwrap_or(&[]),
+            additive: additive.as_ref().get(..additives).unwrap_or(&[]),
             rest_pose,
             threshold: self.threshold,
             output,

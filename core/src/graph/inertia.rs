@@ -102,6 +102,21 @@ impl<R: Real, C: Capacity> Inertia<R, C> {
         }
     }
 
+    /// Makes this [`Inertia::new`]'s, in place (element by element, without a constant pose
+    /// copied from read-only data).
+    pub(super) fn reset(&mut self) {
+        for t in self.last.as_mut() {
+            *t = SoaTransform::IDENTITY;
+        }
+        for e in self.store.as_mut() {
+            *e = [R::ZERO; 4 * DECAY];
+        }
+        self.decaying = false;
+        self.frames = 0;
+        self.last_dt = R::ZERO;
+        self.pending = false;
+    }
+
     /// Scalar `i` of the store (zero past its end).
     fn get(&self, i: usize) -> R {
         self.store.as_ref().get(i / (4 * DECAY)).and_then(|e| e.get(i % (4 * DECAY))).copied().unwrap_or(R::ZERO)

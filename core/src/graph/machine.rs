@@ -218,11 +218,11 @@ impl<'g, R: Real, C: Capacity> StateMachine<'g, R, C> {
             };
         }
         self.graph = graph;
-        self.controller = Controller::new();
+        self.controller.reset();
         self.current = graph.initial;
         self.running = None;
         self.owner = Element::INIT;
-        self.inertia = Inertia::new();
+        self.inertia.reset();
         self.root = None;
         self.enter(graph.initial, clips);
         // The initial state plays at full weight from the first update.
