@@ -529,7 +529,9 @@ impl<'g, R: Real, C: Capacity> StateMachine<'g, R, C> {
         }
     }
 
-    /// Empties the slots of state `state`.
+    /// Empties the slots of state `state`. Runs once per transition: kept out of line, out of
+    /// the per-frame update's code.
+    #[inline(never)]
     fn release(&mut self, state: usize) {
         for (i, o) in self.owner.as_mut().iter_mut().enumerate() {
             if o.is_some_and(|o| o.state == state) {
