@@ -22,10 +22,10 @@ static CHARACTER: &[u8] = include_bytes!("../fixtures/character.sinew");
 sinew::capacity! {
     /// The characters this program animates: at most 64 joints, 2 clip slots (the default:
     /// 1 layer, clips of at most 3 tracks per joint).
-    pub struct Capacity { joints: 64, slots: 2 }
+    pub struct Rig { joints: 64, slots: 2 }
 }
 /// A controller of that capacity.
-type Character = Controller<f32, Capacity>;
+type Character = Controller<f32, Rig>;
 // ANCHOR_END: capacities
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // ANCHOR: load
     // Parse and validate once; everything below reads the bytes in place.
     let asset = Asset::parse(&bytes)?;
-    let skeleton = asset.skeleton().ok_or("no skeleton")?.to_skeleton::<f32, { Capacity::SOA }>()?;
+    let skeleton = asset.skeleton().ok_or("no skeleton")?.to_skeleton::<f32, { Rig::SOA }>()?;
     let walk = asset.clip_by_name("walk").ok_or("no clip 'walk'")?;
     let run = asset.clip_by_name("run").ok_or("no clip 'run'")?;
     let clips = [ClipEntry::new(walk), ClipEntry::new(run)];
@@ -129,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "memory: controller {} B, scratch {} B, pose {} B, model matrices {} B, palette {} B",
         core::mem::size_of::<Character>(),
-        core::mem::size_of::<ControllerScratch<f32, Capacity>>(),
+        core::mem::size_of::<ControllerScratch<f32, Rig>>(),
         pose.len() * core::mem::size_of::<SoaTransform<f32>>(),
         model.len() * core::mem::size_of::<Mat4<f32>>(),
         palette.len() * core::mem::size_of::<Mat4<f32>>()
