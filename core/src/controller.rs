@@ -81,7 +81,7 @@
 //! | 24 joints, 4 slots, 3 layers, 72 tracks        | 1 760 B    | 4 128 B  |
 //! | 67 joints, 4 slots, 3 layers, 201 tracks       | 3 312 B    | 11 696 B |
 //!
-//! (`Q16` is the same size; the ready-made capacities' sizes are in [`crate::capacity`].) The
+//! (`Q16` is the same size; the ready-made capacities' sizes are in [`capacity`](mod@crate::capacity).) The
 //! scratch's poses are most of it: `SLOTS × SOA × 160` bytes for `f32`.
 
 mod error;

@@ -10,7 +10,7 @@
 //! Bottom to top; a module uses only modules below it (`core/tests/module_graph.rs` checks
 //! that no two modules use each other, and `core/ARCHITECTURE.md` draws the graph).
 //!
-//! - **[`limits`]**: every fixed capacity; **[`capacity`]**: a character's capacities spelled
+//! - **[`limits`]**: every fixed capacity; **[`capacity`](mod@capacity)**: a character's capacities spelled
 //!   once ([`capacity!`]), the sizes of its controller and state machines. **`platform`** (internal): the host/microcontroller
 //!   split by name — which kernels this build compiles (see `core/ARCHITECTURE.md`).
 //! - **[`real`]**: the scalar trait and its four-lane form, implemented for `f32` (lanes in one

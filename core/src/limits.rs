@@ -3,7 +3,7 @@
 //! The runtime never allocates: buffers are sized by these constants or by the caller. Change a
 //! capacity here and every check that depends on it follows. A character's own capacities
 //! (joints, clip slots, layers, tracks, graph parameters) are a [`Capacity`] type, declared
-//! with [`capacity!`](crate::capacity!) and bounded by these limits (see [`crate::capacity`]).
+//! with [`capacity!`](crate::capacity!) and bounded by these limits (see [`capacity`](mod@crate::capacity)).
 //!
 //! [`Capacity`]: crate::capacity::Capacity
 
