@@ -11,17 +11,23 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 use sinew::asset::Asset;
-use sinew::controller::{AdditiveReference, ClipEntry, Controller, ControllerScratch, LayerMode};
+use sinew::controller::{
+    AdditiveReference, ClipEntry, ClipId, Controller, ControllerScratch, LayerId, LayerMode, SlotId,
+};
 use sinew::job::{BlendingJob, Layer};
 use sinew::mask::Channel;
 use sinew::math::{Quat, SoaTransform, Transform, Vec3};
 use sinew::skeleton::Skeleton;
 
-const JOINTS: usize = 64;
-const SOA: usize = JOINTS / 4;
+sinew::capacity! {
+    /// The synthetic character: 64 joints, 4 slots, 3 layers, and as tracks the most a clip of
+    /// [`build_asset`] has (a rotation per joint and a root translation).
+    pub struct Synthetic { joints: 64, slots: 4, layers: 3, tracks: 64 + 1 }
+}
+
+const JOINTS: usize = Synthetic::JOINTS;
+const SOA: usize = Synthetic::SOA;
 const KEYS: usize = 60;
-/// The most tracks a clip of [`build_asset`] has: a rotation per joint and a root translation.
-const TRACKS: usize = JOINTS + 1;
 
 /// A 64-joint binary tree with four 2 s clips of LINEAR `f32` rotation tracks: clip 0 and 1
 /// animate every joint and the root translation, clip 2 the joints from 16 up, clip 3 only
@@ -150,10 +156,10 @@ fn blend(c: &mut Criterion) {
     let asset = Asset::parse(&bytes).expect("the synthetic asset is valid");
     let skel: Box<Skeleton<f32, SOA>> = Box::new(asset.skeleton().expect("skeleton").to_skeleton().expect("valid"));
     let clips: Vec<ClipEntry<f32>> = (0..4).map(|i| ClipEntry::new(asset.clip(i).expect("clip"))).collect();
-    let mut ctl: Box<Controller<f32, SOA, 4, 3, TRACKS>> = Box::new(Controller::new());
-    let mut scratch: Box<ControllerScratch<f32, SOA, 4, 3>> = Box::new(ControllerScratch::new());
+    let mut ctl: Box<Controller<f32, Synthetic>> = Box::new(Controller::new());
+    let mut scratch: Box<ControllerScratch<f32, Synthetic>> = Box::new(ControllerScratch::new());
     for (slot, layer) in [(0, 0), (1, 0), (2, 1), (3, 2)] {
-        ctl.assign(slot, layer, slot, &clips[slot].clip).expect("slot");
+        ctl.assign(SlotId(slot), LayerId(layer), ClipId(slot), &clips).expect("slot");
     }
     ctl.set_layer_mask(1, skel.view(), &[Channel::subtree(2, 2)], false).expect("mask");
     ctl.set_layer(1, LayerMode::Override, 0.8).expect("layer");

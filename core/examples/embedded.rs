@@ -10,9 +10,8 @@
 //! `tests/firmware` is this loop as a firmware image, run under QEMU.
 
 use sinew::asset::{Asset, MeshData, SkinData};
-use sinew::controller::{ClipEntry, Controller, ControllerScratch, FadeCurve};
+use sinew::controller::{ClipEntry, ClipId, Controller, ControllerScratch, FadeCurve, LayerId, SlotId};
 use sinew::job::{LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
-use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew::raster::{BandBuffer, CachedVertex, Depth16, Draw, Indices, Mesh, PixelFormat, Renderer, Rgb, Rgb565};
 use sinew::root_motion::RootMotionSettings;
@@ -26,19 +25,19 @@ static CHARACTER: &[u8] = include_bytes!("../fixtures/character.sinew");
 // ANCHOR_END: flash
 
 // ANCHOR: capacities
-/// Capacities, fixed at compile time for this character (22 joints, 126 vertices).
-const JOINTS: usize = 24;
-const SOA: usize = soa_count(JOINTS);
-const SLOTS: usize = 2; // the clip playing and the one fading in
-const LAYERS: usize = 1;
-const TRACKS: usize = 16; // the most tracks of a clip
+sinew::capacity! {
+    /// The animation's capacities, fixed at compile time for this character (22 joints): the
+    /// clip playing and the one fading in, one layer, clips of at most 16 tracks.
+    pub struct Tiny { joints: 24, slots: 2, tracks: 16 }
+}
+/// The mesh's capacities (126 vertices).
 const VERTICES: usize = 128;
 const INDICES: usize = 3 * 168;
 const INFLUENCES: usize = 4;
 /// Vertices skinned per job: the bind-pose data is copied from flash this many at a time.
 const CHUNK: usize = 8;
-type Character = Controller<Q16, SOA, SLOTS, LAYERS, TRACKS>;
-type Scratch = ControllerScratch<Q16, SOA, SLOTS, LAYERS>;
+type Character = Controller<Q16, Tiny>;
+type Scratch = ControllerScratch<Q16, Tiny>;
 // ANCHOR_END: capacities
 
 /// The display: 64 × 40 pixels, drawn 8 rows at a time.
@@ -52,7 +51,7 @@ type Error = &'static str;
 
 fn main() -> Result<(), Error> {
     let asset = Asset::parse(CHARACTER).map_err(|_| "the asset was refused")?;
-    let skeleton: Skeleton<Q16, SOA> =
+    let skeleton: Skeleton<Q16, { Tiny::SOA }> =
         asset.skeleton().ok_or("no skeleton")?.to_skeleton().map_err(|_| "the skeleton does not fit")?;
     let clip = |name| asset.clip_by_name(name).map(ClipEntry::new).ok_or("missing clip");
     let clips = [clip("walk")?, clip("run")?];
@@ -64,8 +63,9 @@ fn main() -> Result<(), Error> {
     // What lives from frame to frame (statics on a board): the controller, the skinned mesh.
     let mut character = Character::new();
     character.set_root_motion(Some(RootMotionSettings::default()));
-    for (slot, entry) in clips.iter().enumerate() {
-        character.assign(slot, 0, slot, &entry.clip).map_err(|_| "a clip has too many tracks")?;
+    for i in 0..clips.len() {
+        // Clip i in slot i, on the base layer.
+        character.assign(SlotId(i), LayerId(0), ClipId(i), &clips).map_err(|_| "a clip has too many tracks")?;
     }
     character.set_weight(0, Q16::ONE).map_err(|_| "slot")?;
     let mut positions = [Vec3::<Q16>::ZERO; VERTICES];
@@ -98,29 +98,29 @@ fn main() -> Result<(), Error> {
 fn animate(
     character: &mut Character,
     clips: &[ClipEntry<'_, Q16>],
-    skeleton: &Skeleton<Q16, SOA>,
+    skeleton: &Skeleton<Q16, { Tiny::SOA }>,
     mesh: &MeshData<'_>,
     skin: &SkinData<'_>,
     positions: &mut [Vec3<Q16>; VERTICES],
 ) -> Result<(), Error> {
     // ANCHOR: frame
     let mut scratch = Scratch::new();
-    let mut pose = [SoaTransform::<Q16>::IDENTITY; SOA];
+    let mut pose = [SoaTransform::<Q16>::IDENTITY; Tiny::SOA];
     let dt = Q16::ratio(1, 30);
     character.update(dt, clips, skeleton.view(), &mut scratch, &mut pose, |_| {}).map_err(|_| "update")?;
     let n = skeleton.num_joints();
-    let mut model = [Mat4::<Q16>::IDENTITY; JOINTS];
+    let mut model = [Mat4::<Q16>::IDENTITY; Tiny::JOINTS];
     LocalToModelJob::new(skeleton.view(), &pose, &mut model[..n]).run().map_err(|_| "local-to-model")?;
     // ANCHOR_END: frame
     // The palette: model × inverse bind per skin joint (inverse binds read from flash).
-    let mut inverse_bind = [Mat4::<Q16>::IDENTITY; JOINTS];
-    let mut joints = [0u16; JOINTS];
-    let k = skin.num_joints().min(JOINTS);
+    let mut inverse_bind = [Mat4::<Q16>::IDENTITY; Tiny::JOINTS];
+    let mut joints = [0u16; Tiny::JOINTS];
+    let k = skin.num_joints().min(Tiny::JOINTS);
     for j in 0..k {
         inverse_bind[j] = skin.inverse_bind(j);
         joints[j] = skin.joint(j);
     }
-    let mut palette = [Mat4::<Q16>::IDENTITY; JOINTS];
+    let mut palette = [Mat4::<Q16>::IDENTITY; Tiny::JOINTS];
     SkinMatrixJob::new(&model[..n], &inverse_bind[..k], &mut palette[..k])
         .with_joints(&joints[..k])
         .run()

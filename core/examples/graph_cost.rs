@@ -22,6 +22,7 @@
 use sinew::asset::format::{KIND_GRAPH, SECTION_ENTRY_LEN};
 use sinew::asset::writer::Writer;
 use sinew::asset::{write_layered_graph, Asset, GraphBuffers, LayerBuffers};
+use sinew::capacity::OneLayer;
 use sinew::controller::{ClipEntry, ControllerScratch, LayerMode};
 use sinew::graph::*;
 use sinew::mask::Channel;
@@ -30,8 +31,15 @@ use sinew::skeleton::Skeleton;
 
 static CHARACTER: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
 
-type Machine<'g> = StateMachine<'g, f32, 6, 2, 72, 1>;
-type Layered<'g> = LayeredStateMachine<'g, f32, 6, 2, 72, 1, 2>;
+sinew::capacity! {
+    /// The character measured: 24 joints, 2 slots (a crossfade's clips), a base and an
+    /// upper-body layer, 72 tracks, 1 parameter.
+    pub struct Character { joints: 24, slots: 2, layers: 2, params: 1 }
+}
+
+/// A single-graph machine plays on one layer.
+type Machine<'g> = StateMachine<'g, f32, OneLayer<Character>>;
+type Layered<'g> = LayeredStateMachine<'g, f32, Character>;
 
 /// Updates measured.
 const UPDATES: usize = 24;
@@ -61,7 +69,7 @@ fn transition(which: &str) -> Result<(), Box<dyn std::error::Error>> {
         _ => TransitionBlend::Crossfade { curve: FadeCurve::SmoothStep, sync: true },
     };
     let asset = Asset::parse(CHARACTER)?;
-    let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+    let skeleton: Skeleton<f32, { Character::SOA }> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
     let clips = [
         ClipEntry::new(asset.clip_by_name("walk").ok_or("no walk")?),
         ClipEntry::new(asset.clip_by_name("run").ok_or("no run")?),
@@ -84,7 +92,7 @@ fn transition(which: &str) -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut m = Machine::new(graph, &clips)?;
     let mut scratch = ControllerScratch::new();
-    let mut pose = [SoaTransform::IDENTITY; 6];
+    let mut pose = [SoaTransform::IDENTITY; Character::SOA];
     for _ in 0..30 {
         m.update(1.0 / 60.0, &clips, skeleton.view(), &mut scratch, &mut pose, |_| {})?;
     }
@@ -98,9 +106,9 @@ fn transition(which: &str) -> Result<(), Box<dyn std::error::Error>> {
         assert!(m.transition().is_some(), "still in the transition");
     }
     println!(
-        "{which}: {UPDATES} updates; StateMachine<f32, 6, 2, 72, 1> takes {} bytes, its scratch {}",
+        "{which}: {UPDATES} updates; StateMachine<f32, OneLayer<Character>> takes {} bytes, its scratch {}",
         core::mem::size_of::<Machine<'_>>(),
-        core::mem::size_of::<ControllerScratch<f32, 6, 2, 1>>()
+        core::mem::size_of::<ControllerScratch<f32, OneLayer<Character>>>()
     );
     Ok(())
 }
@@ -138,7 +146,7 @@ fn with_graph(graph: &LayeredGraph<'_, f32>) -> Result<Vec<u8>, Box<dyn std::err
 /// override layer.
 fn layers(which: &str) -> Result<(), Box<dyn std::error::Error>> {
     let asset = Asset::parse(CHARACTER)?;
-    let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+    let skeleton: Skeleton<f32, { Character::SOA }> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
     let index = |name: &str| (0..asset.num_clips()).find(|&i| asset.clip(i).is_some_and(|c| c.name() == name));
     let (walk, run) = (index("walk").ok_or("no walk")?, index("run").ok_or("no run")?);
     let parameters = [Parameter { name: "speed", kind: ParameterKind::Float(1.0) }];
@@ -172,16 +180,16 @@ fn layers(which: &str) -> Result<(), Box<dyn std::error::Error>> {
     let graph = data.to_layered(buffers, LayerBuffers { channels: &mut ch, layers: &mut l }, clips.len())?;
     let mut m = Layered::new(graph, &clips)?;
     let mut scratch = LayeredScratch::new();
-    let mut pose = [SoaTransform::IDENTITY; 6];
+    let mut pose = [SoaTransform::IDENTITY; Character::SOA];
     for _ in 0..30 {
         m.update(1.0 / 60.0, &clips, skeleton.view(), &mut scratch, &mut pose, |_| {})?;
     }
     updates(&mut || m.update(1.0 / 60.0, &clips, skeleton.view(), &mut scratch, &mut pose, |_| {}))?;
     println!(
-        "{which}: {} layers, {UPDATES} updates; LayeredStateMachine<f32, 6, 2, 72, 1, 2> takes {} bytes, its scratch {}",
+        "{which}: {} layers, {UPDATES} updates; LayeredStateMachine<f32, Character> takes {} bytes, its scratch {}",
         m.num_layers(),
         core::mem::size_of::<Layered<'_>>(),
-        core::mem::size_of::<LayeredScratch<f32, 6, 2, 2>>()
+        core::mem::size_of::<LayeredScratch<f32, Character>>()
     );
     Ok(())
 }

@@ -9,9 +9,8 @@
 //! ```
 
 use sinew::asset::Asset;
-use sinew::controller::{ClipEntry, Controller, ControllerScratch, FadeCurve};
+use sinew::controller::{ClipEntry, ClipId, Controller, ControllerScratch, FadeCurve, LayerId, SlotId};
 use sinew::job::{LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
-use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew::root_motion::RootMotionSettings;
 
@@ -20,12 +19,13 @@ use sinew::root_motion::RootMotionSettings;
 static CHARACTER: &[u8] = include_bytes!("../fixtures/character.sinew");
 
 // ANCHOR: capacities
-/// Most joints of the characters this program animates.
-const JOINTS: usize = 64;
-/// The same in SoA elements (four joints each), the unit of poses and skeletons.
-const SOA: usize = soa_count(JOINTS);
-/// A controller with 2 clip slots on 1 layer, each clip at most 3 tracks per joint.
-type Character = Controller<f32, SOA, 2, 1, { 3 * JOINTS }>;
+sinew::capacity! {
+    /// The characters this program animates: at most 64 joints, 2 clip slots (the default:
+    /// 1 layer, clips of at most 3 tracks per joint).
+    pub struct Rig { joints: 64, slots: 2 }
+}
+/// A controller of that capacity.
+type Character = Controller<f32, Rig>;
 // ANCHOR_END: capacities
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // ANCHOR: load
     // Parse and validate once; everything below reads the bytes in place.
     let asset = Asset::parse(&bytes)?;
-    let skeleton = asset.skeleton().ok_or("no skeleton")?.to_skeleton::<f32, SOA>()?;
+    let skeleton = asset.skeleton().ok_or("no skeleton")?.to_skeleton::<f32, { Rig::SOA }>()?;
     let walk = asset.clip_by_name("walk").ok_or("no clip 'walk'")?;
     let run = asset.clip_by_name("run").ok_or("no clip 'run'")?;
     let clips = [ClipEntry::new(walk), ClipEntry::new(run)];
@@ -58,8 +58,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // ANCHOR: setup
     // The character's state, and the buffers its frames work in.
     let mut character = Character::new();
-    character.assign(0, 0, 0, &walk)?; // slot 0, layer 0: clip 0 (walk)
-    character.assign(1, 0, 1, &run)?; // slot 1: clip 1 (run)
+    character.assign(SlotId(0), LayerId(0), ClipId(0), &clips)?; // the walk in slot 0
+    character.assign(SlotId(1), LayerId(0), ClipId(1), &clips)?; // the run in slot 1
     character.set_weight(0, 1.0)?;
     character.set_root_motion(Some(RootMotionSettings::default())); // the root stays in place
     let mut scratch = ControllerScratch::new(); // one per thread, shared by the characters
@@ -129,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "memory: controller {} B, scratch {} B, pose {} B, model matrices {} B, palette {} B",
         core::mem::size_of::<Character>(),
-        core::mem::size_of::<ControllerScratch<f32, SOA, 2, 1>>(),
+        core::mem::size_of::<ControllerScratch<f32, Rig>>(),
         pose.len() * core::mem::size_of::<SoaTransform<f32>>(),
         model.len() * core::mem::size_of::<Mat4<f32>>(),
         palette.len() * core::mem::size_of::<Mat4<f32>>()

@@ -4,11 +4,21 @@
 //!
 //! # Structure
 //!
-//! A [`Controller`] has `SLOTS` clip slots and `LAYERS` layers. A slot holds a clip (an index
-//! into the clips passed to [`Controller::update`]), its [`Player`], its weight, an optional fade
-//! and its own sampling cursor (`TRACKS` entries: the most tracks a clip may have, at most
-//! 3 × joints). A layer has a [`LayerMode`], a weight in `[0, 1]` and an optional mask
-//! ([`crate::mask`]).
+//! A [`Controller<R, C>`](Controller) takes its sizes from a [`Capacity`] `C` (declared once
+//! with [`capacity!`](crate::capacity!)): it has `C::SLOTS` clip slots and `C::LAYERS` layers.
+//! A slot holds a clip (a [`ClipId`], an index into the clips passed to
+//! [`Controller::update`]), its [`Player`], its weight, an optional fade and its own sampling
+//! cursor (`C::TRACKS` entries: the most tracks a clip may have, at most 3 × joints). A layer
+//! has a [`LayerMode`], a weight in `[0, 1]` and an optional mask ([`crate::mask`]).
+//!
+//! # Indices
+//!
+//! A call taking several indices takes them typed: [`Controller::assign`]`(`[`SlotId`]`,
+//! `[`LayerId`]`, `[`ClipId`]`, clips)`, so that swapping two is a type error, not a
+//! character playing the wrong clip on the wrong layer. Calls taking one index (`weight(slot)`,
+//! `set_layer_weight(layer, w)`, `crossfade(to, …)`) take a plain `usize`: the method's name
+//! says what it indexes and there is no second index to confuse it with; an id's `.0` (or
+//! `usize::from`) passes one there.
 //!
 //! # Update
 //!
@@ -58,21 +68,21 @@
 //!
 //! # Memory
 //!
-//! The controller holds what persists between updates: per slot a cursor of `TRACKS` `u16`, a
-//! player and root-motion state; per layer a mask of `SOA` `[R; 4]`. What an update only works
+//! The controller holds what persists between updates: per slot a cursor of `C::TRACKS` `u16`,
+//! a player and root-motion state; per layer a mask of `C::SOA` `[R; 4]`. What an update only works
 //! in — one sampled pose per slot and each layer's per-joint blend weights — is a
 //! [`ControllerScratch`] passed to [`Controller::update`]; characters updated in turn share one
 //! (one per thread). The caller supplies the clips, the skeleton and the output pose (and the
 //! model matrices of the jobs that follow). Measured on x86_64 (`memory_per_character` test,
 //! which prints them):
 //!
-//! | configuration                                                   | controller | scratch  |
-//! |-----------------------------------------------------------------|------------|----------|
-//! | `Controller<f32, 6, 4, 3, 72>` (24 joints, 4 slots, 3 layers)   | 1 760 B    | 4 128 B  |
-//! | `Controller<f32, 17, 4, 3, 201>` (67 joints, 4 slots, 3 layers) | 3 312 B    | 11 696 B |
+//! | capacity                                       | controller | scratch  |
+//! |------------------------------------------------|------------|----------|
+//! | 24 joints, 4 slots, 3 layers, 72 tracks        | 1 760 B    | 4 128 B  |
+//! | 67 joints, 4 slots, 3 layers, 201 tracks       | 3 312 B    | 11 696 B |
 //!
-//! (`Q16` is the same size.) The scratch's poses are most of it: `SLOTS × SOA × 160` bytes for
-//! `f32`.
+//! (`Q16` is the same size; the ready-made capacities' sizes are in [`capacity`](mod@crate::capacity).) The
+//! scratch's poses are most of it: `SLOTS × SOA × 160` bytes for `f32`.
 
 mod error;
 mod fade;
@@ -88,8 +98,10 @@ pub(crate) use update::{override_shares, ShareTerms};
 
 use state::{LayerState, Slot};
 
+use core::fmt;
+
+use crate::capacity::{check, Capacity, Element};
 use crate::clip::{Clip, RotationInterpolation};
-use crate::limits::MAX_SOA_JOINTS;
 use crate::mask::{Channel, MaskJob};
 use crate::player::{Event, Marker, Player};
 use crate::real::Real;
@@ -113,6 +125,48 @@ impl<'a, R> ClipEntry<'a, R> {
     }
 }
 
+macro_rules! index_type {
+    ($(#[$meta:meta])* $name:ident, $what:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub usize);
+
+        impl From<usize> for $name {
+            fn from(index: usize) -> Self {
+                $name(index)
+            }
+        }
+
+        impl From<$name> for usize {
+            fn from(id: $name) -> usize {
+                id.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($what, " {}"), self.0)
+            }
+        }
+    };
+}
+
+index_type!(
+    /// A clip slot of a [`Controller`]: an index below its capacity's `SLOTS`.
+    SlotId,
+    "slot"
+);
+index_type!(
+    /// A layer of a [`Controller`] (0: the base): an index below its capacity's `LAYERS`.
+    LayerId,
+    "layer"
+);
+index_type!(
+    /// A clip: an index into the [`ClipEntry`] list a [`Controller`] is updated with.
+    ClipId,
+    "clip"
+);
+
 /// Where an additive layer's deltas come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum AdditiveReference {
@@ -133,6 +187,11 @@ pub enum LayerMode {
     Additive(AdditiveReference),
 }
 
+/// An override layer (a capacity's layers start as override layers).
+impl Element for LayerMode {
+    const INIT: Self = LayerMode::Override;
+}
+
 /// A marker crossing, with where it came from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ControllerEvent<R> {
@@ -147,13 +206,12 @@ pub struct ControllerEvent<R> {
     pub event: Event<R>,
 }
 
-/// A character's animation state in fixed memory. See the [module documentation](self).
+/// A character's animation state in fixed memory, its sizes those of the [`Capacity`] `C`. See
+/// the [module documentation](self).
 ///
-/// - `SOA`: pose capacity in SoA elements (`soa_count(joints)`), at most
-///   [`MAX_SOA_JOINTS`].
-/// - `SLOTS`: clip slots.
-/// - `LAYERS`: layers (at least 1; layer 0 starts as a full-weight override layer, the base).
-/// - `TRACKS`: the most tracks a slot's clip may have (3 × joints covers any clip).
+/// `C::SOA` is the pose capacity in SoA elements, `C::SLOTS` the clip slots, `C::LAYERS` the
+/// layers (layer 0 starts as a full-weight override layer, the base; so does every other),
+/// `C::TRACKS` the most tracks of a slot's clip.
 ///
 /// # Examples
 ///
@@ -162,25 +220,29 @@ pub struct ControllerEvent<R> {
 ///
 /// ```
 /// use sinew::asset::Asset;
-/// use sinew::controller::{ClipEntry, Controller, ControllerScratch, FadeCurve};
+/// use sinew::controller::{ClipEntry, ClipId, Controller, ControllerScratch, FadeCurve, LayerId, SlotId};
 /// use sinew::math::SoaTransform;
 /// use sinew::skeleton::Skeleton;
 ///
+/// sinew::capacity! {
+///     /// 24 joints, 2 slots (the default: 1 layer, 72 tracks).
+///     pub struct Walker { joints: 24, slots: 2 }
+/// }
+///
 /// # let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
 /// let asset = Asset::parse(bytes)?;
-/// let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+/// let skeleton: Skeleton<f32, { Walker::SOA }> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
 /// let walk = asset.clip_by_name("walk").ok_or("no walk")?;
 /// let run = asset.clip_by_name("run").ok_or("no run")?;
 /// let clips = [ClipEntry::new(walk), ClipEntry::new(run)];
 ///
-/// // 6 SoA elements (24 joints), 2 slots, 1 layer, clips of up to 72 tracks.
-/// let mut character = Controller::<f32, 6, 2, 1, 72>::new();
-/// character.assign(0, 0, 0, &walk)?; // slot 0, layer 0: clips[0]
-/// character.assign(1, 0, 1, &run)?; // slot 1, layer 0: clips[1]
+/// let mut character = Controller::<f32, Walker>::new();
+/// character.assign(SlotId(0), LayerId(0), ClipId(0), &clips)?; // the walk in slot 0
+/// character.assign(SlotId(1), LayerId(0), ClipId(1), &clips)?; // the run in slot 1
 /// character.set_weight(0, 1.0)?;
 ///
 /// let mut scratch = ControllerScratch::new(); // shared by the characters updated in turn
-/// let mut pose = [SoaTransform::IDENTITY; 6]; // the blended local pose, for LocalToModelJob
+/// let mut pose = [SoaTransform::IDENTITY; Walker::SOA]; // the blended local pose
 /// for frame in 1..=48 {
 ///     if frame == 31 {
 ///         // Half a second in: fade to the run over 0.25 s, starting it at the walk's phase.
@@ -198,9 +260,9 @@ pub struct ControllerEvent<R> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Controller<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize> {
-    slots: [Slot<R, TRACKS>; SLOTS],
-    layers: [LayerState<R, SOA>; LAYERS],
+pub struct Controller<R: Real, C: Capacity> {
+    slots: C::PerSlot<Slot<R, C>>,
+    layers: C::PerLayer<LayerState<R, C>>,
     threshold: R,
     rotation: RotationInterpolation,
     root_settings: Option<RootMotionSettings>,
@@ -208,36 +270,43 @@ pub struct Controller<R: Real, const SOA: usize, const SLOTS: usize, const LAYER
     root_total: Motion<R>,
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize> Default
-    for Controller<R, SOA, SLOTS, LAYERS, TRACKS>
-{
+impl<R: Real, C: Capacity> Default for Controller<R, C> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize>
-    Controller<R, SOA, SLOTS, LAYERS, TRACKS>
-{
+impl<R: Real, C: Capacity> Controller<R, C> {
     /// An empty controller: every slot empty, every layer a full-weight override layer without
     /// mask, threshold 1, corrected-nlerp rotations, no root motion.
     #[must_use]
     pub const fn new() -> Self {
-        const {
-            assert!(SOA <= MAX_SOA_JOINTS, "SOA exceeds limits::MAX_SOA_JOINTS");
-            assert!(LAYERS >= 1, "a controller needs at least one layer");
-        };
+        const { check::<C>() };
         Controller {
-            slots: [const { Slot::empty() }; SLOTS],
-            layers: [const {
-                LayerState { mode: LayerMode::Override, weight: R::ONE, mask_joints: None, mask: [[R::ONE; 4]; SOA] }
-            }; LAYERS],
+            slots: Element::INIT,
+            layers: Element::INIT,
             threshold: R::ONE,
             rotation: RotationInterpolation::NlerpCorrected,
             root_settings: None,
             root_delta: Motion::IDENTITY,
             root_total: Motion::IDENTITY,
         }
+    }
+
+    /// Makes this controller [`Controller::new`]'s, in place: one slot and one layer at a time
+    /// (a whole constant controller would be copied from read-only data instead).
+    pub(crate) fn reset(&mut self) {
+        for s in self.slots.as_mut() {
+            *s = Slot::INIT;
+        }
+        for l in self.layers.as_mut() {
+            *l = LayerState::INIT;
+        }
+        self.threshold = R::ONE;
+        self.rotation = RotationInterpolation::NlerpCorrected;
+        self.root_settings = None;
+        self.root_delta = Motion::IDENTITY;
+        self.root_total = Motion::IDENTITY;
     }
 
     /// Sets the blend threshold (see
@@ -266,7 +335,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// [`ControllerError::LayerOutOfRange`], or [`ControllerError::InvalidParameter`] for a
     /// non-finite weight.
     pub fn set_layer(&mut self, layer: usize, mode: LayerMode, weight: R) -> Result<(), ControllerError> {
-        let l = self.layers.get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
+        let l = self.layers.as_mut().get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
         if !weight.is_finite() {
             return Err(ControllerError::InvalidParameter);
         }
@@ -281,7 +350,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     ///
     /// As [`set_layer`](Self::set_layer).
     pub fn set_layer_weight(&mut self, layer: usize, weight: R) -> Result<(), ControllerError> {
-        let mode = self.layers.get(layer).ok_or(ControllerError::LayerOutOfRange)?.mode;
+        let mode = self.layers.as_ref().get(layer).ok_or(ControllerError::LayerOutOfRange)?.mode;
         self.set_layer(layer, mode, weight)
     }
 
@@ -298,11 +367,11 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         channels: &[Channel],
         invert: bool,
     ) -> Result<(), ControllerError> {
-        let l = self.layers.get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
-        if skeleton.num_soa_joints() > SOA {
+        let l = self.layers.as_mut().get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
+        if skeleton.num_soa_joints() > C::SOA {
             return Err(ControllerError::SkeletonTooLarge);
         }
-        MaskJob { skeleton, channels, invert, output: &mut l.mask }.run()?;
+        MaskJob { skeleton, channels, invert, output: l.mask.as_mut() }.run()?;
         l.mask_joints = Some(skeleton.num_joints());
         Ok(())
     }
@@ -313,40 +382,43 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     ///
     /// [`ControllerError::LayerOutOfRange`].
     pub fn clear_layer_mask(&mut self, layer: usize) -> Result<(), ControllerError> {
-        let l = self.layers.get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
+        let l = self.layers.as_mut().get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
         l.mask_joints = None;
         Ok(())
     }
 
-    /// Puts clip `clip_index` (an index into the clips given to [`update`](Self::update), whose
-    /// entry is `clip`) in slot `slot` of layer `layer`, with a fresh player (at the start,
-    /// speed 1, looping), weight 0 and no fade.
+    /// Puts clip `clip` of `clips` (the list given to [`update`](Self::update)) in slot `slot` of
+    /// layer `layer`, with a fresh player (at the start, speed 1, looping), weight 0 and no
+    /// fade.
     ///
     /// # Errors
     ///
     /// [`ControllerError::SlotOutOfRange`], [`ControllerError::LayerOutOfRange`],
+    /// [`ControllerError::UnknownClip`] (`clip` not below `clips.len()`),
     /// [`ControllerError::TooManyTracks`].
     pub fn assign(
         &mut self,
-        slot: usize,
-        layer: usize,
-        clip_index: usize,
-        clip: &Clip<'_>,
+        slot: SlotId,
+        layer: LayerId,
+        clip: ClipId,
+        clips: &[ClipEntry<'_, R>],
     ) -> Result<(), ControllerError> {
-        if slot >= SLOTS {
+        if slot.0 >= C::SLOTS {
             return Err(ControllerError::SlotOutOfRange);
         }
-        if layer >= LAYERS {
+        if layer.0 >= C::LAYERS {
             return Err(ControllerError::LayerOutOfRange);
         }
-        if clip.num_tracks() > TRACKS {
-            return Err(ControllerError::TooManyTracks { tracks: clip.num_tracks(), capacity: TRACKS });
+        let entry = clips.get(clip.0).ok_or(ControllerError::UnknownClip { clip, clips: clips.len() })?;
+        let tracks = entry.clip.num_tracks();
+        if tracks > C::TRACKS {
+            return Err(ControllerError::TooManyTracks { tracks, capacity: C::TRACKS });
         }
-        let s = &mut self.slots[slot];
-        *s = Slot::empty();
-        s.clip = Some(clip_index);
-        s.layer = layer;
-        s.player = Player::new(clip);
+        let s = &mut self.slots.as_mut()[slot.0];
+        *s = Slot::INIT;
+        s.clip = Some(clip.0);
+        s.layer = layer.0;
+        s.player = Player::new(&entry.clip);
         Ok(())
     }
 
@@ -356,32 +428,32 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     ///
     /// [`ControllerError::SlotOutOfRange`].
     pub fn clear(&mut self, slot: usize) -> Result<(), ControllerError> {
-        *self.slots.get_mut(slot).ok_or(ControllerError::SlotOutOfRange)? = Slot::empty();
+        *self.slots.as_mut().get_mut(slot).ok_or(ControllerError::SlotOutOfRange)? = Slot::INIT;
         Ok(())
     }
 
     /// Slot `slot`'s player (`None` for an index out of range).
     #[must_use]
     pub fn player(&self, slot: usize) -> Option<&Player<R>> {
-        self.slots.get(slot).map(|s| &s.player)
+        self.slots.as_ref().get(slot).map(|s| &s.player)
     }
 
     /// Slot `slot`'s player, to set its speed, mode, time… (`None` for an index out of range).
     /// A seek restarts the slot's root-motion measure.
     pub fn player_mut(&mut self, slot: usize) -> Option<&mut Player<R>> {
-        self.slots.get_mut(slot).map(|s| &mut s.player)
+        self.slots.as_mut().get_mut(slot).map(|s| &mut s.player)
     }
 
     /// Slot `slot`'s current weight.
     #[must_use]
     pub fn weight(&self, slot: usize) -> Option<R> {
-        self.slots.get(slot).map(|s| s.weight)
+        self.slots.as_ref().get(slot).map(|s| s.weight)
     }
 
     /// Slot `slot`'s clip index.
     #[must_use]
     pub fn clip_of(&self, slot: usize) -> Option<usize> {
-        self.slots.get(slot).and_then(|s| s.clip)
+        self.slots.as_ref().get(slot).and_then(|s| s.clip)
     }
 
     /// Turns root-motion extraction on (with its settings) or off. Restarts every slot's measure
@@ -389,7 +461,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) {
         self.root_settings = settings;
         self.root_delta = Motion::IDENTITY;
-        for s in &mut self.slots {
+        for s in self.slots.as_mut() {
             s.root = None;
         }
     }

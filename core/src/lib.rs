@@ -10,7 +10,8 @@
 //! Bottom to top; a module uses only modules below it (`core/tests/module_graph.rs` checks
 //! that no two modules use each other, and `core/ARCHITECTURE.md` draws the graph).
 //!
-//! - **[`limits`]**: every fixed capacity. **`platform`** (internal): the host/microcontroller
+//! - **[`limits`]**: every fixed capacity; **[`capacity`](mod@capacity)**: a character's capacities spelled
+//!   once ([`capacity!`]), the sizes of its controller and state machines. **`platform`** (internal): the host/microcontroller
 //!   split by name — which kernels this build compiles (see `core/ARCHITECTURE.md`).
 //! - **[`real`]**: the scalar trait and its four-lane form, implemented for `f32` (lanes in one
 //!   SIMD register where the target has one) and [`Q16`]. ([`lanes`] re-exports the lane
@@ -114,6 +115,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod asset;
+pub mod capacity;
 pub mod clip;
 pub mod controller;
 pub mod format;

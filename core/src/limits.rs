@@ -1,7 +1,11 @@
 //! Every fixed capacity of the runtime, in one place.
 //!
 //! The runtime never allocates: buffers are sized by these constants or by the caller. Change a
-//! capacity here and every check that depends on it follows.
+//! capacity here and every check that depends on it follows. A character's own capacities
+//! (joints, clip slots, layers, tracks, graph parameters) are a [`Capacity`] type, declared
+//! with [`capacity!`](crate::capacity!) and bounded by these limits (see [`capacity`](mod@crate::capacity)).
+//!
+//! [`Capacity`]: crate::capacity::Capacity
 
 /// Most joints a skeleton may have (parents are stored as `i16`, and jobs keep per-joint
 /// scratch bits on the stack sized by this).
@@ -22,7 +26,10 @@ pub const MAX_MORPH_TARGETS: usize = 256;
 
 /// Number of SoA elements needed for `joints` joints: `ceil(joints / 4)`.
 ///
-/// Use it to size owned buffers: `Skeleton<f32, { soa_count(24) }>`.
+/// Use it to size owned buffers: `Skeleton<f32, { soa_count(24) }>` (a [`Capacity`]'s `SOA`
+/// is this of its joints).
+///
+/// [`Capacity`]: crate::capacity::Capacity
 #[must_use]
 pub const fn soa_count(joints: usize) -> usize {
     joints.div_ceil(4)

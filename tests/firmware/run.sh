@@ -198,7 +198,7 @@ if [ -s "$work/animation.txt" ]; then
   echo
 fi
 if [ -n "$memory" ]; then
-  echo "RAM of one 24-joint character (thumbv6m; StateMachine<R, 6, 3, 16, 2>: 6 SoA = 24 joints, 3 slots, 16 tracks, 2 parameters):"
+  echo "RAM of one 24-joint character (thumbv6m; StateMachine<R, Probe>: 24 joints = 6 SoA, 3 slots, 16 tracks, 2 parameters):"
   echo "  $memory"
   character=$(sed -n 's/^character \([0-9]*\) .*/\1/p' <<<"$memory")
   if [ -n "$character" ]; then

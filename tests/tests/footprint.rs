@@ -4,21 +4,42 @@
 
 use core::mem::size_of;
 
+use sinew::capacity::Capacity;
 use sinew::controller::{Controller, ControllerScratch};
-use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Real, Q16};
 
-/// Bytes of (controller, scratch, local pose, model matrices) for `J` joints, `S` slots, `L`
-/// layers and `T` tracks.
-fn sizes<R: Real, const J: usize, const SOA: usize, const S: usize, const L: usize, const T: usize>() -> [usize; 4] {
-    assert_eq!(SOA, soa_count(J));
+sinew::capacity! {
+    /// The first row: the firmware's character with two slots.
+    pub struct Row24 { joints: 24, slots: 2, tracks: 16 }
+}
+sinew::capacity! {
+    /// The second row.
+    pub struct Row32 { joints: 32, slots: 2, tracks: 48 }
+}
+sinew::capacity! {
+    /// The third row: a humanoid with an upper-body layer.
+    pub struct Row64 { joints: 64, slots: 4, layers: 2 }
+}
+sinew::capacity! {
+    /// The fourth row: a base, an override and an additive layer.
+    pub struct Row128 { joints: 128, slots: 4, layers: 3 }
+}
+
+/// Bytes of (controller, scratch, local pose, model matrices) for capacity `C`.
+fn sizes<R: Real, C: Capacity>() -> [usize; 4] {
     [
-        size_of::<Controller<R, SOA, S, L, T>>(),
-        size_of::<ControllerScratch<R, SOA, S, L>>(),
-        SOA * size_of::<SoaTransform<R>>(),
-        J * size_of::<Mat4<R>>(),
+        size_of::<Controller<R, C>>(),
+        size_of::<ControllerScratch<R, C>>(),
+        C::SOA * size_of::<SoaTransform<R>>(),
+        C::JOINTS * size_of::<Mat4<R>>(),
     ]
+}
+
+/// A row of the table for capacity `C`: its joints, slots, layers and tracks, its sizes in
+/// `f32` and in `Q16`.
+fn row<C: Capacity>() -> ([usize; 4], [usize; 4], [usize; 4]) {
+    ([C::JOINTS, C::SLOTS, C::LAYERS, C::TRACKS], sizes::<f32, C>(), sizes::<Q16, C>())
 }
 
 /// The rows of the table: joints, slots, layers, tracks, then the four sizes in bytes.
@@ -44,28 +65,7 @@ fn table() -> Vec<[usize; 8]> {
 
 #[test]
 fn the_firmware_guide_table_is_what_the_types_take() {
-    let computed = [
-        (
-            [24, 2, 1, 16],
-            sizes::<f32, 24, { soa_count(24) }, 2, 1, 16>(),
-            sizes::<Q16, 24, { soa_count(24) }, 2, 1, 16>(),
-        ),
-        (
-            [32, 2, 1, 48],
-            sizes::<f32, 32, { soa_count(32) }, 2, 1, 48>(),
-            sizes::<Q16, 32, { soa_count(32) }, 2, 1, 48>(),
-        ),
-        (
-            [64, 4, 2, 192],
-            sizes::<f32, 64, { soa_count(64) }, 4, 2, 192>(),
-            sizes::<Q16, 64, { soa_count(64) }, 4, 2, 192>(),
-        ),
-        (
-            [128, 4, 3, 384],
-            sizes::<f32, 128, { soa_count(128) }, 4, 3, 384>(),
-            sizes::<Q16, 128, { soa_count(128) }, 4, 3, 384>(),
-        ),
-    ];
+    let computed = [row::<Row24>(), row::<Row32>(), row::<Row64>(), row::<Row128>()];
     for (config, f, _) in computed {
         println!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |",

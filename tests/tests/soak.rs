@@ -42,10 +42,10 @@ use std::time::Instant;
 use sinew::asset::Asset;
 use sinew::clip::RotationInterpolation;
 use sinew::controller::{
-    AdditiveReference, ClipEntry, Controller, ControllerEvent, ControllerScratch, FadeCurve, LayerMode,
+    AdditiveReference, ClipEntry, ClipId, Controller, ControllerEvent, ControllerScratch, FadeCurve, LayerId,
+    LayerMode, SlotId,
 };
 use sinew::job::{LocalToModelJob, SamplingJob};
-use sinew::limits::soa_count;
 use sinew::mask::Channel;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::player::Marker;
@@ -121,24 +121,23 @@ const HOURS: u64 = 24;
 /// Updates in all.
 const FRAMES: u64 = HOURS * HOUR;
 
-const JOINTS: usize = humanoid::COUNT;
-const SOA: usize = soa_count(JOINTS);
-const TRACKS: usize = 3 * JOINTS;
-/// Slots: `walk` and `run` on the base layer, `wave` on the arm layer, `idle` additive.
+sinew::capacity! {
+    /// The soak's character: the humanoid's joints; 4 slots, `walk` and `run` on the base
+    /// layer, `wave` on the arm layer, `idle` on the additive layer; 3 layers.
+    pub struct Soak { joints: humanoid::COUNT, slots: 4, layers: 3 }
+}
+/// Slots (clip i plays in slot i).
 const WALK: usize = 0;
 const RUN: usize = 1;
 const WAVE: usize = 2;
 const IDLE: usize = 3;
-const SLOTS: usize = 4;
-const SLOT_CLIPS: [&str; SLOTS] = ["walk", "run", "wave", "idle"];
+const SLOT_CLIPS: [&str; Soak::SLOTS] = ["walk", "run", "wave", "idle"];
 const BASE_LAYER: usize = 0;
 const ARM_LAYER: usize = 1;
 const ADDITIVE_LAYER: usize = 2;
 
-const LAYERS: usize = 3;
-
-type Ctl = Controller<f32, SOA, SLOTS, LAYERS, TRACKS>;
-type Scratch = ControllerScratch<f32, SOA, SLOTS, LAYERS>;
+type Ctl = Controller<f32, Soak>;
+type Scratch = ControllerScratch<f32, Soak>;
 
 /// Base-layer crossfade `k` happens before update `BASE_OFFSET + k · BASE_PERIOD`, to `run` for
 /// even `k`, to `walk` for odd `k` (`walk` plays alone before the first).
@@ -294,7 +293,7 @@ impl Timing {
 }
 
 /// Expected state of every slot after `n` updates.
-fn expected(timing: &[Timing; SLOTS], n: u64) -> [Expected; SLOTS] {
+fn expected(timing: &[Timing; Soak::SLOTS], n: u64) -> [Expected; Soak::SLOTS] {
     let dt = exact_q32(DT);
     let unit = dt << 32; // one update at speed 1, in units of 2⁻⁶⁴ s
     let idle = dt * exact_q32(IDLE_SPEED);
@@ -307,7 +306,7 @@ fn expected(timing: &[Timing; SLOTS], n: u64) -> [Expected; SLOTS] {
 }
 
 /// Expected weights after `n` updates, when no fade runs.
-fn steady_weights(n: u64) -> [f32; SLOTS] {
+fn steady_weights(n: u64) -> [f32; Soak::SLOTS] {
     let crossfades = if n > BASE_OFFSET { (n - BASE_OFFSET - 1) / BASE_PERIOD + 1 } else { 0 };
     let run = crossfades % 2 == 1;
     let wave = n > WAVE_OFFSET && (n - WAVE_OFFSET - 1) % WAVE_PERIOD < WAVE_ON;
@@ -340,13 +339,13 @@ const MAX_MARKERS: usize = 3;
 
 /// Markers as fractions of each clip's end: `walk` at its start and middle, `run` a quarter in
 /// and at its end, `wave` in the middle, `idle` at its start, a third in and its end.
-const MARKERS: [&[f32]; SLOTS] = [&[0.0, 0.5], &[0.25, 1.0], &[0.5], &[0.0, 1.0 / 3.0, 1.0]];
+const MARKERS: [&[f32]; Soak::SLOTS] = [&[0.0, 0.5], &[0.25, 1.0], &[0.5], &[0.0, 1.0 / 3.0, 1.0]];
 
 /// The controller with the soak's slots and layers, every weight 0.
-fn setup(skel: SkeletonView<'_, f32>, clips: &[ClipEntry<'_, f32>; SLOTS]) -> Ctl {
+fn setup(skel: SkeletonView<'_, f32>, clips: &[ClipEntry<'_, f32>; Soak::SLOTS]) -> Ctl {
     let mut c = Ctl::new();
     for (slot, layer) in [(WALK, BASE_LAYER), (RUN, BASE_LAYER), (WAVE, ARM_LAYER), (IDLE, ADDITIVE_LAYER)] {
-        c.assign(slot, layer, slot, &clips[slot].clip).unwrap();
+        c.assign(SlotId(slot), LayerId(layer), ClipId(slot), clips).unwrap();
     }
     let arm = Channel::named(skel, "r_clavicle", 1).unwrap();
     c.set_layer_mask(ARM_LAYER, skel, &[arm], false).unwrap();
@@ -369,9 +368,9 @@ fn pose_is_finite(pose: &[SoaTransform<f32>]) -> bool {
 }
 
 /// A clip sampled at `time` with a fresh cursor.
-fn sample(entry: &ClipEntry<'_, f32>, skel: SkeletonView<'_, f32>, time: f32) -> [SoaTransform<f32>; SOA] {
-    let mut out = [SoaTransform::IDENTITY; SOA];
-    let mut cursor = [0u16; TRACKS];
+fn sample(entry: &ClipEntry<'_, f32>, skel: SkeletonView<'_, f32>, time: f32) -> [SoaTransform<f32>; Soak::SOA] {
+    let mut out = [SoaTransform::IDENTITY; Soak::SOA];
+    let mut cursor = [0u16; Soak::TRACKS];
     SamplingJob {
         clip: entry.clip,
         time,
@@ -388,8 +387,8 @@ fn sample(entry: &ClipEntry<'_, f32>, skel: SkeletonView<'_, f32>, time: f32) ->
 /// The character: its skeleton, the slots' clips with their markers, and their timing.
 struct Fixture<'a> {
     skel: SkeletonView<'a, f32>,
-    clips: [ClipEntry<'a, f32>; SLOTS],
-    timing: [Timing; SLOTS],
+    clips: [ClipEntry<'a, f32>; Soak::SLOTS],
+    timing: [Timing; Soak::SLOTS],
 }
 
 /// Checks the controller after `n` updates against the integer expectations and against a fresh
@@ -398,14 +397,14 @@ fn check_checkpoint(
     n: u64,
     ctl: &Ctl,
     scratch: &Scratch,
-    pose: &[SoaTransform<f32>; SOA],
-    events: &[[u64; MAX_MARKERS]; SLOTS],
+    pose: &[SoaTransform<f32>; Soak::SOA],
+    events: &[[u64; MAX_MARKERS]; Soak::SLOTS],
     f: &Fixture<'_>,
-) -> [Expected; SLOTS] {
+) -> [Expected; Soak::SLOTS] {
     let (skel, clips) = (f.skel, &f.clips);
     let exp = expected(&f.timing, n);
     let weights = steady_weights(n);
-    for s in 0..SLOTS {
+    for s in 0..Soak::SLOTS {
         let p = ctl.player(s).unwrap();
         let e = &exp[s];
         assert_eq!(p.phase_ticks(), e.phase_ticks, "frame {n}, slot {s}: position");
@@ -418,18 +417,18 @@ fn check_checkpoint(
 
     // A fresh controller at the expected state: same weights, players seeked to the times.
     let mut fresh = setup(skel, clips);
-    for s in 0..SLOTS {
+    for s in 0..Soak::SLOTS {
         fresh.set_weight(s, weights[s]).unwrap();
         fresh.player_mut(s).unwrap().seek(exp[s].time);
         assert_eq!(fresh.player(s).unwrap().time().to_bits(), exp[s].time.to_bits(), "frame {n}, slot {s}: seek");
     }
-    let mut out = [SoaTransform::IDENTITY; SOA];
+    let mut out = [SoaTransform::IDENTITY; Soak::SOA];
     let mut fresh_scratch = Scratch::new();
     let mut fresh_events = 0;
     fresh.update(0.0, clips, skel, &mut fresh_scratch, &mut out, |_| fresh_events += 1).unwrap();
     assert_eq!(fresh_events, 0);
     assert!(same_bits(pose, &out), "frame {n}: the pose differs from a fresh controller's");
-    for s in (0..SLOTS).filter(|&s| weights[s] > 0.0) {
+    for s in (0..Soak::SLOTS).filter(|&s| weights[s] > 0.0) {
         let (a, b) = (scratch.slot_pose(s).unwrap(), fresh_scratch.slot_pose(s).unwrap());
         assert!(same_bits(a, b), "frame {n}, slot {s}: the slot pose differs from a fresh controller's");
         if s != IDLE {
@@ -478,19 +477,19 @@ fn controller_soak_24_hours() {
     let rig = humanoid_rig();
     let bytes = bake(&rig, &BakeOptions::default()).unwrap().0;
     let asset = Asset::parse(&bytes).unwrap();
-    let skeleton: Skeleton<f32, SOA> = asset.skeleton().unwrap().to_skeleton().unwrap();
-    assert_eq!(skeleton.num_joints(), JOINTS);
+    let skeleton: Skeleton<f32, { Soak::SOA }> = asset.skeleton().unwrap().to_skeleton().unwrap();
+    assert_eq!(skeleton.num_joints(), Soak::JOINTS);
     let skel = skeleton.view();
     let clip = |name: &str| asset.clip_by_name(name).unwrap_or_else(|| panic!("no clip {name}"));
-    let markers: Vec<Vec<Marker<f32>>> = (0..SLOTS)
+    let markers: Vec<Vec<Marker<f32>>> = (0..Soak::SLOTS)
         .map(|s| {
             let end = clip(SLOT_CLIPS[s]).end();
             MARKERS[s].iter().enumerate().map(|(i, f)| Marker { time: end * f, id: (10 * s + i) as u32 }).collect()
         })
         .collect();
-    let clips: [ClipEntry<'_, f32>; SLOTS] =
+    let clips: [ClipEntry<'_, f32>; Soak::SLOTS] =
         core::array::from_fn(|s| ClipEntry { clip: clip(SLOT_CLIPS[s]), markers: &markers[s] });
-    let timing: [Timing; SLOTS] = core::array::from_fn(|s| Timing::new(&clips[s]));
+    let timing: [Timing; Soak::SLOTS] = core::array::from_fn(|s| Timing::new(&clips[s]));
     for (s, t) in timing.iter().enumerate() {
         assert!(t.start == 0 && t.duration > 0, "{}: range", SLOT_CLIPS[s]);
         assert!(t.markers.iter().all(|&p| (0..=t.duration).contains(&p)));
@@ -502,9 +501,9 @@ fn controller_soak_24_hours() {
     ctl.set_weight(WALK, 1.0).unwrap();
     ctl.set_weight(IDLE, 1.0).unwrap();
     let mut scratch = Scratch::new();
-    let mut pose = [SoaTransform::IDENTITY; SOA];
-    let mut model = [Mat4::IDENTITY; JOINTS];
-    let mut events = [[0u64; MAX_MARKERS]; SLOTS];
+    let mut pose = [SoaTransform::IDENTITY; Soak::SOA];
+    let mut model = [Mat4::IDENTITY; Soak::JOINTS];
+    let mut events = [[0u64; MAX_MARKERS]; Soak::SLOTS];
     let mut total_events = 0u64;
     let mut misattributed = 0u64;
     let mut base_log = FadeLog::<{ BASE_FADE as usize }>::new();
@@ -513,7 +512,7 @@ fn controller_soak_24_hours() {
     let checkpoint_frames = checkpoints();
     assert_eq!(checkpoint_frames[HOURS as usize - 1], FRAMES, "the last update leaves no fade running");
     let mut checked =
-        [[Expected { phase_ticks: 0, loops: 0, time: 0.0, events: [0; MAX_MARKERS] }; SLOTS]; HOURS as usize];
+        [[Expected { phase_ticks: 0, loops: 0, time: 0.0, events: [0; MAX_MARKERS] }; Soak::SLOTS]; HOURS as usize];
     let mut next = 0;
     let size = (std::mem::size_of_val(&ctl), std::mem::size_of_val(&scratch));
 

@@ -1260,7 +1260,11 @@ mod graph_section {
             assert_eq!(q.layers[0].weight, Q16::from_f32(0.5));
             let clips: [ClipEntry<'_, Q16>; 2] = core::array::from_fn(|i| ClipEntry::new(asset.clip(i).unwrap()));
             let skeleton: crate::skeleton::Skeleton<Q16, 1> = asset.skeleton().unwrap().to_skeleton().unwrap();
-            let mut m = LayeredStateMachine::<Q16, 1, 4, 8, 4, 3>::new(q, &clips).unwrap();
+            crate::capacity! {
+                /// Four joints, 4 slots and 8 tracks per layer, 4 parameters, 3 layers.
+                pub struct Small { joints: 4, slots: 4, layers: 3, tracks: 8, params: 4 }
+            }
+            let mut m = LayeredStateMachine::<Q16, Small>::new(q, &clips).unwrap();
             let mut scratch = LayeredScratch::new();
             let mut pose = [SoaTransform::IDENTITY; 1];
             m.fire(3, true).unwrap();

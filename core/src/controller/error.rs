@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use super::ClipId;
 use crate::job::JobError;
 use crate::player::PlayerError;
 
@@ -10,25 +11,33 @@ use crate::player::PlayerError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ControllerError {
-    /// A slot index is not below `SLOTS`.
+    /// A slot index is not below the capacity's `SLOTS`.
     SlotOutOfRange,
-    /// A layer index is not below `LAYERS`.
+    /// A layer index is not below the capacity's `LAYERS`.
     LayerOutOfRange,
     /// The slot has no clip assigned.
     EmptySlot,
+    /// A clip id given to [`Controller::assign`](super::Controller::assign) is not below the
+    /// number of clips given with it.
+    UnknownClip {
+        /// The id.
+        clip: ClipId,
+        /// The number of clips given.
+        clips: usize,
+    },
     /// A slot's clip index is not below the number of clips given to the update.
     ClipOutOfRange {
         /// The slot.
         slot: usize,
     },
-    /// A clip has more tracks than the controller's `TRACKS` cursor capacity.
+    /// A clip has more tracks than the capacity's `TRACKS` (a slot's cursors).
     TooManyTracks {
         /// Tracks of the clip.
         tracks: usize,
         /// `TRACKS`.
         capacity: usize,
     },
-    /// The skeleton has more SoA elements than the controller's `SOA` capacity.
+    /// The skeleton has more SoA elements than the capacity's `SOA`.
     SkeletonTooLarge,
     /// A layer mask was built for a skeleton with another joint count.
     MaskMismatch {
@@ -50,6 +59,7 @@ impl fmt::Display for ControllerError {
             Self::SlotOutOfRange => f.write_str("slot index out of range"),
             Self::LayerOutOfRange => f.write_str("layer index out of range"),
             Self::EmptySlot => f.write_str("the slot has no clip"),
+            Self::UnknownClip { clip, clips } => write!(f, "{clip} is not among the {clips} clips given"),
             Self::ClipOutOfRange { slot } => write!(f, "slot {slot} refers to a clip that was not given"),
             Self::TooManyTracks { tracks, capacity } => {
                 write!(f, "a clip has {tracks} tracks, more than the cursor capacity of {capacity}")

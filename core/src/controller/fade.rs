@@ -5,6 +5,7 @@
 
 use super::state::Slot;
 use super::{Controller, ControllerError};
+use crate::capacity::Capacity;
 use crate::real::Real;
 
 /// How a fade's progress maps to weight.
@@ -39,13 +40,11 @@ impl<R: Real> Fade<R> {
     }
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize>
-    Controller<R, SOA, SLOTS, LAYERS, TRACKS>
-{
+impl<R: Real, C: Capacity> Controller<R, C> {
     /// True while slot `slot` fades.
     #[must_use]
     pub fn is_fading(&self, slot: usize) -> bool {
-        self.slots.get(slot).is_some_and(|s| s.fade.is_some())
+        self.slots.as_ref().get(slot).is_some_and(|s| s.fade.is_some())
     }
 
     /// Sets slot `slot`'s weight at once (clamped into `[0, 1]`), cancelling its fade.
@@ -67,7 +66,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// [`ControllerError::InvalidParameter`] for a non-finite target or duration, or a negative
     /// duration.
     pub fn fade_to(&mut self, slot: usize, target: R, duration: R, curve: FadeCurve) -> Result<(), ControllerError> {
-        let s = self.slots.get_mut(slot).ok_or(ControllerError::SlotOutOfRange)?;
+        let s = self.slots.as_mut().get_mut(slot).ok_or(ControllerError::SlotOutOfRange)?;
         if s.clip.is_none() {
             return Err(ControllerError::EmptySlot);
         }
@@ -81,7 +80,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
 
     /// Starts fading `s` to `to` over `duration` seconds, or sets its weight at once (leaving
     /// phase sync at weight 0) when `duration` is 0.
-    fn start_fade(s: &mut Slot<R, TRACKS>, to: R, duration: R, curve: FadeCurve) {
+    fn start_fade(s: &mut Slot<R, C>, to: R, duration: R, curve: FadeCurve) {
         if duration > R::ZERO {
             s.fade = Some(Fade { from: s.weight, to, duration, elapsed: R::ZERO, curve });
         } else {
@@ -104,7 +103,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     ///
     /// As [`fade_to`](Self::fade_to).
     pub fn crossfade(&mut self, to: usize, duration: R, curve: FadeCurve, sync: bool) -> Result<(), ControllerError> {
-        let target = self.slots.get(to).ok_or(ControllerError::SlotOutOfRange)?;
+        let target = self.slots.as_ref().get(to).ok_or(ControllerError::SlotOutOfRange)?;
         if target.clip.is_none() {
             return Err(ControllerError::EmptySlot);
         }
@@ -113,20 +112,19 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         }
         let layer = target.layer;
         if sync {
-            let dominant = (0..SLOTS)
-                .filter(|&i| i != to && self.slots[i].layer == layer && self.slots[i].active())
-                .max_by(|&a, &b| {
-                    self.slots[a].weight.partial_cmp(&self.slots[b].weight).unwrap_or(core::cmp::Ordering::Equal)
-                });
+            let slots = self.slots.as_mut();
+            let dominant = (0..C::SLOTS)
+                .filter(|&i| i != to && slots[i].layer == layer && slots[i].active())
+                .max_by(|&a, &b| slots[a].weight.partial_cmp(&slots[b].weight).unwrap_or(core::cmp::Ordering::Equal));
             if let Some(d) = dominant {
-                let phase = self.slots[d].player.normalized();
-                self.slots[d].synced = true;
-                self.slots[to].player.set_normalized(phase);
-                self.slots[to].synced = true;
-                self.slots[to].root = None;
+                let phase = slots[d].player.normalized();
+                slots[d].synced = true;
+                slots[to].player.set_normalized(phase);
+                slots[to].synced = true;
+                slots[to].root = None;
             }
         }
-        for (i, s) in self.slots.iter_mut().enumerate() {
+        for (i, s) in self.slots.as_mut().iter_mut().enumerate() {
             if s.layer != layer || s.clip.is_none() {
                 continue;
             }
@@ -140,9 +138,9 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     }
 
     /// The weighted mean normalized rate (cycles per second) of the synced slots of `layer`.
-    pub(super) fn sync_rate(&self, layer: usize, weights: &[R; SLOTS]) -> R {
+    pub(super) fn sync_rate(&self, layer: usize, weights: &[R]) -> R {
         let (mut sum, mut total) = (R::ZERO, R::ZERO);
-        for (s, &w) in self.slots.iter().zip(weights) {
+        for (s, &w) in self.slots.as_ref().iter().zip(weights) {
             if s.layer == layer && s.synced && s.active() && w > R::ZERO {
                 let cycle = s.player.cycle_duration();
                 if cycle > R::ZERO {
@@ -160,10 +158,10 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
 
     /// A layer with a single synced slot left lets it play on its own.
     pub(super) fn release_lone_synced(&mut self) {
-        for layer in 0..LAYERS {
-            let count = self.slots.iter().filter(|s| s.layer == layer && s.synced && s.active()).count();
+        for layer in 0..C::LAYERS {
+            let count = self.slots.as_ref().iter().filter(|s| s.layer == layer && s.synced && s.active()).count();
             if count <= 1 {
-                for s in self.slots.iter_mut().filter(|s| s.layer == layer) {
+                for s in self.slots.as_mut().iter_mut().filter(|s| s.layer == layer) {
                     s.synced = false;
                 }
             }

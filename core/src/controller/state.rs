@@ -4,6 +4,7 @@
 
 use super::fade::Fade;
 use super::LayerMode;
+use crate::capacity::{Capacity, Element};
 use crate::math::SoaTransform;
 use crate::player::Player;
 use crate::real::Real;
@@ -12,34 +13,35 @@ use crate::root_motion::RootMotionTracker;
 /// One clip slot: its clip, player, weight, fade, phase sync, sampling cursor and root-motion
 /// measure.
 #[derive(Debug, Clone)]
-pub(super) struct Slot<R, const TRACKS: usize> {
+pub(super) struct Slot<R: Real, C: Capacity> {
     pub(super) clip: Option<usize>,
     pub(super) layer: usize,
     pub(super) player: Player<R>,
     pub(super) weight: R,
     pub(super) fade: Option<Fade<R>>,
     pub(super) synced: bool,
-    pub(super) cursor: [u16; TRACKS],
+    pub(super) cursor: C::PerTrack<u16>,
     pub(super) root: Option<RootMotionTracker<R>>,
     /// Player phase and loops after the last update, to notice seeks.
     pub(super) mark: (u64, i64),
 }
 
-impl<R: Real, const TRACKS: usize> Slot<R, TRACKS> {
-    /// An empty slot: no clip, weight 0, no fade.
-    pub(super) const fn empty() -> Self {
-        Slot {
-            clip: None,
-            layer: 0,
-            player: Player::idle(),
-            weight: R::ZERO,
-            fade: None,
-            synced: false,
-            cursor: [0; TRACKS],
-            root: None,
-            mark: (0, 0),
-        }
-    }
+/// An empty slot: no clip, weight 0, no fade.
+impl<R: Real, C: Capacity> Element for Slot<R, C> {
+    const INIT: Self = Slot {
+        clip: None,
+        layer: 0,
+        player: Player::idle(),
+        weight: R::ZERO,
+        fade: None,
+        synced: false,
+        cursor: Element::INIT,
+        root: None,
+        mark: (0, 0),
+    };
+}
+
+impl<R: Real, C: Capacity> Slot<R, C> {
     /// Sampled, advanced and blended this update.
     pub(super) fn active(&self) -> bool {
         self.clip.is_some() && (self.weight > R::ZERO || self.fade.is_some_and(|f| f.to > R::ZERO))
@@ -48,12 +50,18 @@ impl<R: Real, const TRACKS: usize> Slot<R, TRACKS> {
 
 /// One layer: its mode, weight and mask.
 #[derive(Debug, Clone)]
-pub(super) struct LayerState<R, const SOA: usize> {
+pub(super) struct LayerState<R: Real, C: Capacity> {
     pub(super) mode: LayerMode,
     pub(super) weight: R,
     /// Joint count the mask was built for, `None` without mask.
     pub(super) mask_joints: Option<usize>,
-    pub(super) mask: [[R; 4]; SOA],
+    /// Per-joint weights (SoA layout), read only with `mask_joints` set.
+    pub(super) mask: C::PerSoa<[R; 4]>,
+}
+
+/// A full-weight override layer without mask.
+impl<R: Real, C: Capacity> Element for LayerState<R, C> {
+    const INIT: Self = LayerState { mode: LayerMode::Override, weight: R::ONE, mask_joints: None, mask: Element::INIT };
 }
 
 /// The working memory of [`Controller::update`]: one sampled pose per slot and the per-joint
@@ -66,24 +74,24 @@ pub(super) struct LayerState<R, const SOA: usize> {
 /// [`Controller`]: super::Controller
 /// [`Controller::update`]: super::Controller::update
 #[derive(Debug, Clone)]
-pub struct ControllerScratch<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> {
-    pub(super) poses: [[SoaTransform<R>; SOA]; SLOTS],
-    pub(super) shares: [[[R; 4]; SOA]; LAYERS],
+pub struct ControllerScratch<R: Real, C: Capacity> {
+    pub(super) poses: C::PerSlot<C::PerSoa<SoaTransform<R>>>,
+    pub(super) shares: C::PerLayer<C::PerSoa<[R; 4]>>,
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Default
-    for ControllerScratch<R, SOA, SLOTS, LAYERS>
-{
+impl<R: Real, C: Capacity> Default for ControllerScratch<R, C> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> ControllerScratch<R, SOA, SLOTS, LAYERS> {
-    /// A scratch for controllers of the same `SOA`, `SLOTS` and `LAYERS`.
+impl<R: Real, C: Capacity> ControllerScratch<R, C> {
+    /// A scratch for the controllers of capacity `C` (and the state machines of `C`, which run
+    /// on one).
     #[must_use]
     pub const fn new() -> Self {
-        ControllerScratch { poses: [[SoaTransform::IDENTITY; SOA]; SLOTS], shares: [[[R::ZERO; 4]; SOA]; LAYERS] }
+        const { crate::capacity::check::<C>() };
+        ControllerScratch { poses: Element::INIT, shares: Element::INIT }
     }
 
     /// Slot `slot`'s sampled pose in the last update that used this scratch (in place when root
@@ -94,6 +102,6 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Control
     /// [`AdditiveReference::RestPose`]: super::AdditiveReference::RestPose
     #[must_use]
     pub fn slot_pose(&self, slot: usize) -> Option<&[SoaTransform<R>]> {
-        self.poses.get(slot).map(|p| &p[..])
+        self.poses.as_ref().get(slot).map(AsRef::as_ref)
     }
 }

@@ -73,8 +73,17 @@ fn asset_bytes() -> Vec<u8> {
     build(&PARENTS, &rest(), &NAMES, &[walk, run, wave, nod])
 }
 
-type Ctl = Controller<f32, 2, 4, 3, 9>;
-type Scratch = ControllerScratch<f32, 2, 4, 3>;
+crate::capacity! {
+    /// The test skeleton (6 joints in 2 SoA elements), 4 slots, 3 layers, 9 tracks.
+    pub struct Test { joints: 8, slots: 4, layers: 3, tracks: 9 }
+}
+crate::capacity! {
+    /// Too few tracks for the walk.
+    pub struct Small { joints: 8, slots: 2, tracks: 2 }
+}
+
+type Ctl = Controller<f32, Test>;
+type Scratch = ControllerScratch<f32, Test>;
 
 struct Fixture<'a> {
     skel: Skeleton<f32, 2>,
@@ -127,16 +136,23 @@ fn validity() {
     let bytes = asset_bytes();
     let asset = Asset::parse(&bytes).unwrap();
     let f = fixture(&asset, &[]);
-    let walk = f.clips[0].clip;
     let mut c = Ctl::new();
     // Configuration calls.
-    assert_eq!(c.assign(4, 0, 0, &walk), Err(ControllerError::SlotOutOfRange));
-    assert_eq!(c.assign(0, 3, 0, &walk), Err(ControllerError::LayerOutOfRange));
-    let mut small = Controller::<f32, 2, 2, 1, 2>::new();
-    assert_eq!(small.assign(0, 0, 0, &walk), Err(ControllerError::TooManyTracks { tracks: 3, capacity: 2 }));
+    assert_eq!(c.assign(SlotId(4), LayerId(0), ClipId(0), &f.clips), Err(ControllerError::SlotOutOfRange));
+    assert_eq!(c.assign(SlotId(0), LayerId(3), ClipId(0), &f.clips), Err(ControllerError::LayerOutOfRange));
+    assert_eq!(
+        c.assign(SlotId(0), LayerId(0), ClipId(4), &f.clips),
+        Err(ControllerError::UnknownClip { clip: ClipId(4), clips: 4 })
+    );
+    assert_eq!(c.clip_of(0), None);
+    let mut small = Controller::<f32, Small>::new();
+    assert_eq!(
+        small.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips),
+        Err(ControllerError::TooManyTracks { tracks: 3, capacity: 2 })
+    );
     assert_eq!(c.set_weight(0, 1.0), Err(ControllerError::EmptySlot));
     assert_eq!(c.crossfade(9, 1.0, FadeCurve::Linear, false), Err(ControllerError::SlotOutOfRange));
-    c.assign(0, 0, 0, &walk).unwrap();
+    c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
     assert_eq!(c.set_weight(0, f32::NAN), Err(ControllerError::InvalidParameter));
     assert_eq!(c.fade_to(0, 1.0, -1.0, FadeCurve::Linear), Err(ControllerError::InvalidParameter));
     assert_eq!(c.crossfade(0, f32::INFINITY, FadeCurve::Linear, false), Err(ControllerError::InvalidParameter));
@@ -200,7 +216,7 @@ fn single_clip_equals_its_sample() {
     let asset = Asset::parse(&bytes).unwrap();
     let f = fixture(&asset, &[]);
     let mut c = Ctl::new();
-    c.assign(0, 0, 1, &f.clips[1].clip).unwrap();
+    c.assign(SlotId(0), LayerId(0), ClipId(1), &f.clips).unwrap();
     c.set_weight(0, 1.0).unwrap();
     let mut out = [SoaTransform::IDENTITY; 2];
     let mut worst = 0.0f32;
@@ -219,8 +235,8 @@ fn crossfade_weights_and_blend() {
     let f = fixture(&asset, &[]);
     for curve in [FadeCurve::Linear, FadeCurve::SmoothStep] {
         let mut c = Ctl::new();
-        c.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-        c.assign(1, 0, 1, &f.clips[1].clip).unwrap();
+        c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+        c.assign(SlotId(1), LayerId(0), ClipId(1), &f.clips).unwrap();
         c.set_weight(0, 1.0).unwrap();
         let mut out = [SoaTransform::IDENTITY; 2];
         update(&mut c, &f, 0.25, &mut out);
@@ -264,8 +280,8 @@ fn synced_crossfade_keeps_the_phase() {
     let asset = Asset::parse(&bytes).unwrap();
     let f = fixture(&asset, &[]);
     let mut c = Ctl::new();
-    c.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-    c.assign(1, 0, 1, &f.clips[1].clip).unwrap();
+    c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+    c.assign(SlotId(1), LayerId(0), ClipId(1), &f.clips).unwrap();
     c.set_weight(0, 1.0).unwrap();
     let mut out = [SoaTransform::IDENTITY; 2];
     for _ in 0..19 {
@@ -291,8 +307,8 @@ fn synced_crossfade_keeps_the_phase() {
     assert!((c.player(1).unwrap().time() - expected).abs() < 1.0e-6);
     // Without sync, the phases drift apart during the same fade.
     let mut d = Ctl::new();
-    d.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-    d.assign(1, 0, 1, &f.clips[1].clip).unwrap();
+    d.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+    d.assign(SlotId(1), LayerId(0), ClipId(1), &f.clips).unwrap();
     d.set_weight(0, 1.0).unwrap();
     update(&mut d, &f, 0.3, &mut out);
     let start = phase(&d, 0);
@@ -309,8 +325,8 @@ fn masked_override_layer_and_fade_in_edge() {
     let f = fixture(&asset, &[]);
     for fade_in in [0u16, 2] {
         let mut c = Ctl::new();
-        c.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-        c.assign(1, 1, 2, &f.clips[2].clip).unwrap();
+        c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+        c.assign(SlotId(1), LayerId(1), ClipId(2), &f.clips).unwrap();
         let spine = Channel::named(f.skel.view(), "Spine", fade_in).unwrap();
         c.set_layer_mask(1, f.skel.view(), &[spine], false).unwrap();
         c.set_weight(0, 1.0).unwrap();
@@ -354,8 +370,8 @@ fn additive_layer_adds_the_nod() {
     let asset = Asset::parse(&bytes).unwrap();
     let f = fixture(&asset, &[]);
     let mut c = Ctl::new();
-    c.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-    c.assign(1, 2, 3, &f.clips[3].clip).unwrap();
+    c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+    c.assign(SlotId(1), LayerId(2), ClipId(3), &f.clips).unwrap();
     c.set_layer(2, LayerMode::Additive(AdditiveReference::RestPose), 1.0).unwrap();
     c.set_weight(0, 1.0).unwrap();
     c.set_weight(1, 1.0).unwrap();
@@ -381,9 +397,9 @@ fn events_name_their_slot() {
     let markers = [Marker { time: 0.5f32, id: 7 }];
     let f = fixture(&asset, &markers);
     let mut c = Ctl::new();
-    c.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-    c.assign(1, 0, 1, &f.clips[1].clip).unwrap();
-    c.assign(2, 0, 2, &f.clips[2].clip).unwrap(); // weight 0: silent
+    c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+    c.assign(SlotId(1), LayerId(0), ClipId(1), &f.clips).unwrap();
+    c.assign(SlotId(2), LayerId(0), ClipId(2), &f.clips).unwrap(); // weight 0: silent
     c.set_weight(0, 1.0).unwrap();
     let mut out = [SoaTransform::IDENTITY; 2];
     // 2.2 s of walk: the marker at 0.5 s is crossed at 0.5, 1.5.
@@ -405,7 +421,7 @@ fn root_motion_through_the_controller() {
     let f = fixture(&asset, &[]);
     let mut c = Ctl::new();
     c.set_root_motion(Some(RootMotionSettings::default()));
-    c.assign(0, 0, 0, &f.clips[0].clip).unwrap();
+    c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
     c.set_weight(0, 1.0).unwrap();
     let mut out = [SoaTransform::IDENTITY; 2];
     // 10 loops of the walk at 64 Hz: 20 m along Z, the hips in place.
@@ -430,8 +446,8 @@ fn root_motion_through_the_controller() {
     // Blended: half walk (2 m/s) and half run (4 m/s) move 3 m/s.
     let mut b = Ctl::new();
     b.set_root_motion(Some(RootMotionSettings::default()));
-    b.assign(0, 0, 0, &f.clips[0].clip).unwrap();
-    b.assign(1, 0, 1, &f.clips[1].clip).unwrap();
+    b.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
+    b.assign(SlotId(1), LayerId(0), ClipId(1), &f.clips).unwrap();
     b.set_weight(0, 0.5).unwrap();
     b.set_weight(1, 0.5).unwrap();
     update(&mut b, &f, 0.0, &mut out);
@@ -450,7 +466,7 @@ fn once_mode_slot_holds_its_last_pose() {
     let asset = Asset::parse(&bytes).unwrap();
     let f = fixture(&asset, &[]);
     let mut c = Ctl::new();
-    c.assign(0, 0, 2, &f.clips[2].clip).unwrap();
+    c.assign(SlotId(0), LayerId(0), ClipId(2), &f.clips).unwrap();
     c.set_weight(0, 1.0).unwrap();
     c.player_mut(0).unwrap().set_mode(LoopMode::Once);
     let mut out = [SoaTransform::IDENTITY; 2];
@@ -461,13 +477,21 @@ fn once_mode_slot_holds_its_last_pose() {
 
 #[test]
 fn memory_per_character() {
-    let s24 = core::mem::size_of::<Controller<f32, 6, 4, 3, 72>>();
-    let s67 = core::mem::size_of::<Controller<f32, 17, 4, 3, 201>>();
-    let q67 = core::mem::size_of::<Controller<crate::real::Q16, 17, 4, 3, 201>>();
-    let x24 = core::mem::size_of::<ControllerScratch<f32, 6, 4, 3>>();
-    let x67 = core::mem::size_of::<ControllerScratch<f32, 17, 4, 3>>();
-    std::println!("Controller<f32, 6, 4, 3, 72> (24 joints): {s24} bytes, scratch {x24}");
-    std::println!("Controller<f32, 17, 4, 3, 201> (67 joints): {s67} bytes (Q16: {q67}), scratch {x67}");
+    crate::capacity! {
+        /// 24 joints, 4 slots, 3 layers.
+        pub struct Hero24 { joints: 24, slots: 4, layers: 3 }
+    }
+    crate::capacity! {
+        /// 67 joints, 4 slots, 3 layers.
+        pub struct Rig67 { joints: 67, slots: 4, layers: 3 }
+    }
+    let s24 = core::mem::size_of::<Controller<f32, Hero24>>();
+    let s67 = core::mem::size_of::<Controller<f32, Rig67>>();
+    let q67 = core::mem::size_of::<Controller<crate::real::Q16, Rig67>>();
+    let x24 = core::mem::size_of::<ControllerScratch<f32, Hero24>>();
+    let x67 = core::mem::size_of::<ControllerScratch<f32, Rig67>>();
+    std::println!("Controller<f32, Hero24> (24 joints, 4 slots, 3 layers): {s24} bytes, scratch {x24}");
+    std::println!("Controller<f32, Rig67> (67 joints, 4 slots, 3 layers): {s67} bytes (Q16: {q67}), scratch {x67}");
     // The controller: a mask of LAYERS × SOA × 16 bytes, 2 × TRACKS per slot for cursors,
     // and about 160 bytes of state per slot. The scratch: SLOTS × SOA × 160 bytes of poses
     // and LAYERS × SOA × 16 of shares.
@@ -477,4 +501,28 @@ fn memory_per_character() {
     assert_eq!(s67, q67);
     assert_eq!(x24, 4 * 6 * 160 + 3 * 6 * 16);
     assert_eq!(x67, 4 * 17 * 160 + 3 * 17 * 16);
+    // The sizes of the module documentation's table.
+    assert_eq!((s24, x24), (1760, 4128));
+    assert_eq!((s67, x67), (3312, 11696));
+}
+
+/// The sizes `capacity`'s documentation gives for its ready-made capacities.
+#[test]
+fn ready_made_capacity_memory() {
+    use crate::capacity::{Embedded, Humanoid, LargeRig};
+    use crate::graph::StateMachine;
+    use core::mem::size_of;
+    fn sizes<C: crate::capacity::Capacity>() -> [usize; 3] {
+        [size_of::<Controller<f32, C>>(), size_of::<ControllerScratch<f32, C>>(), size_of::<StateMachine<'_, f32, C>>()]
+    }
+    let (e, h, l) = (sizes::<Embedded>(), sizes::<Humanoid>(), sizes::<LargeRig>());
+    std::println!("Embedded {e:?}, Humanoid {h:?}, LargeRig {l:?} (controller, scratch, state machine)");
+    assert_eq!(e, [1184, 2976, 4128]);
+    assert_eq!(h, [3432, 13440, 12688]);
+    assert_eq!(l, [18072, 86016, 47232]);
+    fn q16_sizes<C: crate::capacity::Capacity>() -> [usize; 3] {
+        use crate::real::Q16;
+        [size_of::<Controller<Q16, C>>(), size_of::<ControllerScratch<Q16, C>>(), size_of::<StateMachine<'_, Q16, C>>()]
+    }
+    assert_eq!((q16_sizes::<Embedded>(), q16_sizes::<Humanoid>(), q16_sizes::<LargeRig>()), (e, h, l));
 }

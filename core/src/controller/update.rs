@@ -6,6 +6,7 @@
 use super::fade::Fade;
 use super::state::Slot;
 use super::{AdditiveReference, ClipEntry, Controller, ControllerError, ControllerEvent, ControllerScratch, LayerMode};
+use crate::capacity::{Buf, Capacity, Element};
 use crate::clip::{Clip, RotationInterpolation};
 use crate::job::blending::{make_additive, BlendingJob, Layer};
 use crate::job::{JobError, SamplingJob};
@@ -24,9 +25,7 @@ enum Plan<R> {
     Cycles(R),
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const TRACKS: usize>
-    Controller<R, SOA, SLOTS, LAYERS, TRACKS>
-{
+impl<R: Real, C: Capacity> Controller<R, C> {
     /// Advances every active slot by `dt` seconds, samples them into `scratch` and blends them
     /// into `output` (the local pose, at least `skeleton.num_soa_joints()` elements), and reports
     /// marker crossings of active slots to `on_event` (slot order, then crossing order).
@@ -46,7 +45,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         dt: R,
         clips: &[ClipEntry<'_, R>],
         skeleton: SkeletonView<'_, R>,
-        scratch: &mut ControllerScratch<R, SOA, SLOTS, LAYERS>,
+        scratch: &mut ControllerScratch<R, C>,
         output: &mut [SoaTransform<R>],
         mut on_event: impl FnMut(ControllerEvent<R>),
     ) -> Result<(), ControllerError> {
@@ -74,12 +73,12 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         clips: &[ClipEntry<'_, R>],
         skeleton: SkeletonView<'_, R>,
         output_len: usize,
-    ) -> Result<[Option<Plan<R>>; SLOTS], ControllerError> {
+    ) -> Result<C::PerSlot<Option<Plan<R>>>, ControllerError> {
         if !dt.is_finite() {
             return Err(ControllerError::Player(PlayerError::NonFiniteDelta));
         }
         let n = skeleton.num_soa_joints();
-        if n > SOA {
+        if n > C::SOA {
             return Err(ControllerError::SkeletonTooLarge);
         }
         if output_len < n {
@@ -88,33 +87,34 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         if self.root_settings.is_some_and(|r| r.joint >= skeleton.num_joints()) {
             return Err(ControllerError::Job(JobError::JointIndexOutOfRange));
         }
-        for (i, l) in self.layers.iter().enumerate() {
+        for (i, l) in self.layers.as_ref().iter().enumerate() {
             if l.mask_joints.is_some_and(|j| j != skeleton.num_joints()) {
                 return Err(ControllerError::MaskMismatch { layer: i });
             }
         }
         // Fade weights after this update decide who is active and the sync rates.
-        let mut weights = [R::ZERO; SLOTS];
-        for (w, s) in weights.iter_mut().zip(&self.slots) {
+        let mut weights: C::PerSlot<R> = Element::INIT;
+        for (w, s) in weights.as_mut().iter_mut().zip(self.slots.as_ref()) {
             *w = match s.fade {
                 Some(f) => Fade { elapsed: f.elapsed + dt.max(R::ZERO), ..f }.weight(),
                 None => s.weight,
             };
         }
-        let mut plan = [None; SLOTS];
-        for (i, s) in self.slots.iter().enumerate() {
+        let mut plan: C::PerSlot<Option<Plan<R>>> = Element::INIT;
+        for (i, s) in self.slots.as_ref().iter().enumerate() {
             let Some(ci) = s.clip.filter(|_| s.active()) else { continue };
             let entry = clips.get(ci).ok_or(ControllerError::ClipOutOfRange { slot: i })?;
             let tracks = entry.clip.num_tracks();
-            if tracks > TRACKS {
-                return Err(ControllerError::TooManyTracks { tracks, capacity: TRACKS });
+            if tracks > C::TRACKS {
+                return Err(ControllerError::TooManyTracks { tracks, capacity: C::TRACKS });
             }
             if entry.clip.joint_bound() > skeleton.num_joints() {
                 return Err(ControllerError::Job(JobError::JointIndexOutOfRange));
             }
-            plan[i] = Some(if s.synced { Plan::Cycles(self.sync_rate(s.layer, &weights) * dt) } else { Plan::Time });
+            plan.as_mut()[i] =
+                Some(if s.synced { Plan::Cycles(self.sync_rate(s.layer, weights.as_ref()) * dt) } else { Plan::Time });
         }
-        for (s, p) in self.slots.iter().zip(&plan) {
+        for (s, p) in self.slots.as_ref().iter().zip(plan.as_ref()) {
             match *p {
                 Some(Plan::Time) => s.player.check_advance(dt)?,
                 Some(Plan::Cycles(c)) => s.player.check_advance_cycles(c)?,
@@ -129,7 +129,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     #[inline(always)]
     fn progress_fades(&mut self, dt: R) {
         let elapsed = dt.max(R::ZERO);
-        for s in &mut self.slots {
+        for s in self.slots.as_mut() {
             if let Some(f) = &mut s.fade {
                 f.elapsed += elapsed;
                 s.weight = f.weight();
@@ -158,35 +158,37 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// threshold (default 1) then fills in the rest pose where the override weights sum to less
     /// than it (a first clip fading in).
     ///
-    /// Assumes `n ≤ SOA` and slot weights after this update's fades. Runs before the slots
+    /// Assumes `n ≤ C::SOA` and slot weights after this update's fades. Runs before the slots
     /// advance, which changes none of its inputs, so that root-motion extraction can weigh each
     /// slot's delta by its share at the root joint.
     #[inline(always)]
-    fn weigh_layers(&self, n: usize, shares: &mut [[[R; 4]; SOA]; LAYERS]) {
+    fn weigh_layers(&self, n: usize, shares: &mut C::PerLayer<C::PerSoa<[R; 4]>>) {
         // Per layer: coverage α·min(1, Σw), and the factor turning slot weights into blend
         // weights that sum to that coverage (1/Σw when the slots sum to more than 1).
-        let mut cover = [R::ZERO; LAYERS];
-        let mut factor = [R::ZERO; LAYERS];
-        for l in 0..LAYERS {
+        let mut cover: C::PerLayer<R> = Element::INIT;
+        let mut factor: C::PerLayer<R> = Element::INIT;
+        let (cover_of, factor_of) = (cover.as_mut(), factor.as_mut());
+        for l in 0..C::LAYERS {
             let sum = self
                 .slots
+                .as_ref()
                 .iter()
                 .filter(|s| s.layer == l && s.active())
                 .fold(R::ZERO, |a, s| a + s.weight.max(R::ZERO));
-            let alpha = self.layers[l].weight;
-            cover[l] = alpha * sum.min(R::ONE);
-            factor[l] = if sum > R::ONE { alpha / sum } else { alpha };
+            let alpha = self.layers.as_ref()[l].weight;
+            cover_of[l] = alpha * sum.min(R::ONE);
+            factor_of[l] = if sum > R::ONE { alpha / sum } else { alpha };
         }
-        let terms: [ShareTerms<'_, R>; LAYERS] = core::array::from_fn(|l| {
-            let layer = &self.layers[l];
+        let terms: C::PerLayer<ShareTerms<'_, R>> = Buf::from_fn(|l| {
+            let layer = &self.layers.as_ref()[l];
             ShareTerms {
                 covers: layer.mode == LayerMode::Override,
-                cover: cover[l],
-                factor: factor[l],
-                mask: layer.mask_joints.map(|_| &layer.mask[..]),
+                cover: cover.as_ref()[l],
+                factor: factor.as_ref()[l],
+                mask: layer.mask_joints.map(|_| layer.mask.as_ref()),
             }
         });
-        override_shares(n, &terms, shares);
+        override_shares(n, terms.as_ref(), shares.as_mut());
     }
 
     /// Advance and sample, slot by slot: each slot playing at the start of the update (planned
@@ -207,23 +209,23 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         dt: R,
         clips: &[ClipEntry<'_, R>],
         skeleton: SkeletonView<'_, R>,
-        plan: &[Option<Plan<R>>; SLOTS],
-        scratch: &mut ControllerScratch<R, SOA, SLOTS, LAYERS>,
+        plan: &C::PerSlot<Option<Plan<R>>>,
+        scratch: &mut ControllerScratch<R, C>,
         on_event: &mut impl FnMut(ControllerEvent<R>),
     ) -> Result<MotionBlend<R>, ControllerError> {
         let n = skeleton.num_soa_joints();
         let rest = skeleton.rest_pose();
         let root_rest = self.root_settings.and_then(|r| skeleton.rest_transform(r.joint));
         let mut motion = MotionBlend::new();
-        for i in 0..SLOTS {
-            let slot = &mut self.slots[i];
-            let (Some(ci), Some(plan)) = (slot.clip, plan[i]) else {
+        for i in 0..C::SLOTS {
+            let slot = &mut self.slots.as_mut()[i];
+            let (Some(ci), Some(plan)) = (slot.clip, plan.as_ref()[i]) else {
                 // Measured afresh when it plays again.
                 slot.root = None;
                 continue;
             };
             let Some(entry) = clips.get(ci) else { continue };
-            let mode = self.layers[slot.layer].mode;
+            let mode = self.layers.as_ref()[slot.layer].mode;
             Self::restart_root_measure(slot, &entry.clip, mode, self.root_settings, root_rest, self.rotation);
             let weight = slot.weight;
             let report = |event: Event<R>| on_event(ControllerEvent { slot: i, clip: ci, weight, event });
@@ -237,13 +239,13 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                 slot.synced = false;
                 continue;
             }
-            let pose = &mut scratch.poses[i][..n];
+            let pose = &mut scratch.poses.as_mut()[i].as_mut()[..n];
             SamplingJob {
                 clip: entry.clip,
                 time: slot.player.time(),
                 rotation: self.rotation,
                 rest_pose: rest,
-                cursor: &mut slot.cursor,
+                cursor: slot.cursor.as_mut(),
                 output: pose,
             }
             .run()?;
@@ -254,7 +256,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
                     }
                 }
             }
-            Self::extract_root_motion(slot, pose, &scratch.shares, step.wraps, &mut motion);
+            Self::extract_root_motion(slot, pose, scratch.shares.as_ref(), step.wraps, &mut motion);
         }
         Ok(motion)
     }
@@ -265,7 +267,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// transform `root_rest` missing) and outside override layers.
     #[inline(always)]
     fn restart_root_measure(
-        slot: &mut Slot<R, TRACKS>,
+        slot: &mut Slot<R, C>,
         clip: &Clip<'_>,
         mode: LayerMode,
         settings: Option<RootMotionSettings>,
@@ -294,9 +296,9 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
     /// left alone.
     #[inline(always)]
     fn extract_root_motion(
-        slot: &mut Slot<R, TRACKS>,
+        slot: &mut Slot<R, C>,
         pose: &mut [SoaTransform<R>],
-        shares: &[[[R; 4]; SOA]; LAYERS],
+        shares: &[C::PerSoa<[R; 4]>],
         wraps: i64,
         motion: &mut MotionBlend<R>,
     ) {
@@ -305,7 +307,7 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
             let root = pose[g].lane(l);
             let delta = tracker.update(Motion::extract(&root, &tracker.settings), wraps);
             pose[g].set_lane(l, &tracker.remove(&root));
-            motion.add(delta, slot.weight * shares[slot.layer][g][l]);
+            motion.add(delta, slot.weight * shares[slot.layer].as_ref()[g][l]);
         }
     }
 
@@ -320,33 +322,53 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize, const T
         &self,
         n: usize,
         rest_pose: &[SoaTransform<R>],
-        scratch: &ControllerScratch<R, SOA, SLOTS, LAYERS>,
+        scratch: &ControllerScratch<R, C>,
         output: &mut [SoaTransform<R>],
     ) -> Result<(), JobError> {
-        let mut normal: heapless::Vec<Layer<'_, R>, SLOTS> = heapless::Vec::new();
-        let mut additive: heapless::Vec<Layer<'_, R>, SLOTS> = heapless::Vec::new();
-        for (i, s) in self.slots.iter().enumerate() {
+        // Each list holds at most one layer per slot.
+        let mut normal: C::PerSlot<Layer<'_, R>> = Element::INIT;
+        let mut additive: C::PerSlot<Layer<'_, R>> = Element::INIT;
+        let (mut normals, mut additives) = (0, 0);
+        for (i, s) in self.slots.as_ref().iter().enumerate() {
             if !s.active() || s.weight <= R::ZERO {
                 continue;
             }
-            let layer = &self.layers[s.layer];
-            let transform = &scratch.poses[i][..n];
-            // Both vectors hold at most SLOTS layers: pushes cannot fail.
-            let _ = match layer.mode {
-                LayerMode::Override => normal.push(Layer {
-                    transform,
-                    weight: s.weight,
-                    joint_weights: Some(&scratch.shares[s.layer][..n]),
-                }),
-                LayerMode::Additive(_) => additive.push(Layer {
-                    transform,
-                    weight: s.weight * layer.weight,
-                    joint_weights: layer.mask_joints.map(|_| &layer.mask[..n]),
-                }),
+            let layer = &self.layers.as_ref()[s.layer];
+            let transform = &scratch.poses.as_ref()[i].as_ref()[..n];
+            let (list, len, entry) = match layer.mode {
+                LayerMode::Override => {
+                    let shares = &scratch.shares.as_ref()[s.layer].as_ref()[..n];
+                    (&mut normal, &mut normals, Layer { transform, weight: s.weight, joint_weights: Some(shares) })
+                }
+                LayerMode::Additive(_) => {
+                    let mask = layer.mask_joints.map(|_| &layer.mask.as_ref()[..n]);
+                    (
+                        &mut additive,
+                        &mut additives,
+                        Layer { transform, weight: s.weight * layer.weight, joint_weights: mask },
+                    )
+                }
             };
+            // A list holds a layer per slot: the entry is always there.
+            if let Some(e) = list.as_mut().get_mut(*len) {
+                *e = entry;
+                *len += 1;
+            }
         }
-        BlendingJob { layers: &normal, additive: &additive, rest_pose, threshold: self.threshold, output }.run()
+        BlendingJob {
+            layers: normal.as_ref().get(..normals).unwrap_or(&[]),
+            additive: additive.as_ref().get(..additives).unwrap_or(&[]),
+            rest_pose,
+            threshold: self.threshold,
+            output,
+        }
+        .run()
     }
+}
+
+/// No layer: an empty pose at weight 0 (the blend lists' unused entries).
+impl<R: Real> Element for Layer<'_, R> {
+    const INIT: Self = Layer { transform: &[], weight: R::ZERO, joint_weights: None };
 }
 
 /// One layer's terms in the override share algebra of `weigh_layers` (shared by the
@@ -363,23 +385,25 @@ pub(crate) struct ShareTerms<'m, R> {
     pub(crate) mask: Option<&'m [[R; 4]]>,
 }
 
+/// A layer that covers nothing.
+impl<R: Real> Element for ShareTerms<'_, R> {
+    const INIT: Self = ShareTerms { covers: false, cover: R::ZERO, factor: R::ZERO, mask: None };
+}
+
 /// The override layers' shares of every joint of the first `n` SoA elements, written to
 /// `shares[l]` for layer `l` of `terms`: from the last layer to the first, each takes
 /// `factor · m(j) · r(j)` where `r(j)` (starting at 1) is what the layers above left, and
 /// leaves `r(j) · (1 − cover · m(j))` to the layers below (see `weigh_layers`). Assumes
-/// `n ≤ SOA` and masks of at least `n` elements; `shares` of additive layers are untouched.
+/// `n` within `shares`' SoA elements and masks of at least `n` elements; `shares` of additive layers are untouched.
 #[inline(always)]
-pub(crate) fn override_shares<R: Real, const SOA: usize>(
-    n: usize,
-    terms: &[ShareTerms<'_, R>],
-    shares: &mut [[[R; 4]; SOA]],
-) {
+pub(crate) fn override_shares<R: Real, S: AsMut<[[R; 4]]>>(n: usize, terms: &[ShareTerms<'_, R>], shares: &mut [S]) {
     for e in 0..n {
         let mut remaining = [R::ONE; 4];
         for (t, share) in terms.iter().zip(shares.iter_mut()).rev() {
             if !t.covers {
                 continue;
             }
+            let share = share.as_mut();
             for k in 0..4 {
                 let m = t.mask.map_or(R::ONE, |m| m[e][k]);
                 share[e][k] = t.factor * m * remaining[k];

@@ -10,6 +10,7 @@
 //! stay out of line: inlined, their temporaries would sit in the update's stack frame, under
 //! which the controller samples and blends (the deepest stack of a microcontroller frame).
 
+use crate::capacity::{Capacity, Element};
 use crate::math::{ops, Quat, SoaTransform, Transform, Vec3};
 use crate::real::Real;
 
@@ -73,12 +74,12 @@ const DECAY: usize = 18;
 /// velocity `18j..18j + 18`; the capture writes joints from the last to the first, so each
 /// overwrites only poses it has read already.
 #[derive(Debug, Clone)]
-pub(super) struct Inertia<R, const SOA: usize> {
+pub(super) struct Inertia<R: Real, C: Capacity> {
     /// The last output pose.
-    last: [SoaTransform<R>; SOA],
+    last: C::PerSoa<SoaTransform<R>>,
     /// The output before it (between decays) or the offset and its velocity (during one), per
     /// SoA element 4 × [`DECAY`] scalars.
-    store: [[R; 4 * DECAY]; SOA],
+    store: C::PerSoa<[R; 4 * DECAY]>,
     /// The store holds the offset (from a capture to the end of its decay).
     decaying: bool,
     /// Valid history poses (0 to 2).
@@ -89,11 +90,11 @@ pub(super) struct Inertia<R, const SOA: usize> {
     pending: bool,
 }
 
-impl<R: Real, const SOA: usize> Inertia<R, SOA> {
+impl<R: Real, C: Capacity> Inertia<R, C> {
     pub(super) const fn new() -> Self {
         Inertia {
-            last: [SoaTransform::IDENTITY; SOA],
-            store: [[R::ZERO; 4 * DECAY]; SOA],
+            last: Element::INIT,
+            store: Element::INIT,
             decaying: false,
             frames: 0,
             last_dt: R::ZERO,
@@ -101,13 +102,28 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
         }
     }
 
+    /// Makes this [`Inertia::new`]'s, in place (element by element, without a constant pose
+    /// copied from read-only data).
+    pub(super) fn reset(&mut self) {
+        for t in self.last.as_mut() {
+            *t = SoaTransform::IDENTITY;
+        }
+        for e in self.store.as_mut() {
+            *e = [R::ZERO; 4 * DECAY];
+        }
+        self.decaying = false;
+        self.frames = 0;
+        self.last_dt = R::ZERO;
+        self.pending = false;
+    }
+
     /// Scalar `i` of the store (zero past its end).
     fn get(&self, i: usize) -> R {
-        self.store.get(i / (4 * DECAY)).and_then(|e| e.get(i % (4 * DECAY))).copied().unwrap_or(R::ZERO)
+        self.store.as_ref().get(i / (4 * DECAY)).and_then(|e| e.get(i % (4 * DECAY))).copied().unwrap_or(R::ZERO)
     }
 
     fn set(&mut self, i: usize, v: R) {
-        if let Some(x) = self.store.get_mut(i / (4 * DECAY)).and_then(|e| e.get_mut(i % (4 * DECAY))) {
+        if let Some(x) = self.store.as_mut().get_mut(i / (4 * DECAY)).and_then(|e| e.get_mut(i % (4 * DECAY))) {
             *x = v;
         }
     }
@@ -163,16 +179,16 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
     /// previous output moves into it.
     #[inline(never)]
     pub(super) fn record(&mut self, output: &[SoaTransform<R>], joints: usize, dt: R, decaying: bool) {
-        let joints = joints.min(SOA * 4);
+        let joints = joints.min(C::SOA * 4);
         if !decaying {
             for j in 0..joints {
-                let p = self.last[j / 4].lane(j % 4);
+                let p = self.last.as_ref()[j / 4].lane(j % 4);
                 self.store_pose(j, &p);
             }
         }
         self.decaying = decaying;
         let n = joints.div_ceil(4);
-        if let (Some(dst), Some(src)) = (self.last.get_mut(..n), output.get(..n)) {
+        if let (Some(dst), Some(src)) = (self.last.as_mut().get_mut(..n), output.get(..n)) {
             dst.copy_from_slice(src);
         }
         self.frames = (self.frames + 1).min(2);
@@ -189,9 +205,9 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
         // one: transitions are not interrupted).
         let frames = if self.decaying { self.frames.min(1) } else { self.frames };
         // Last joint first: joint j's offset overwrites only stored poses of joints ≥ j.
-        for j in (0..joints.min(SOA * 4)).rev() {
+        for j in (0..joints.min(C::SOA * 4)).rev() {
             let p2 = self.stored_pose(j);
-            let (Some(tgt), Some(p)) = (joint(target, j), joint(&self.last, j)) else {
+            let (Some(tgt), Some(p)) = (joint(target, j), joint(self.last.as_ref(), j)) else {
                 self.set_decay(j, &Offset::ZERO, &Offset::ZERO);
                 continue;
             };
@@ -233,8 +249,8 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
         }
         self.pending = false;
         let inv = dt.recip();
-        for j in 0..joints.min(SOA * 4) {
-            let (Some(t1), Some(y0)) = (joint(target, j), joint(&self.last, j)) else { continue };
+        for j in 0..joints.min(C::SOA * 4) {
+            let (Some(t1), Some(y0)) = (joint(target, j), joint(self.last.as_ref(), j)) else { continue };
             let (x0, mut v) = self.decay(j);
             let turn = exp(x0.r);
             let t0_rotation = turn.conjugate() * y0.rotation;
@@ -257,7 +273,7 @@ impl<R: Real, const SOA: usize> Inertia<R, SOA> {
         let a4 = (a * a) * (a * a);
         let p = a4 * (R::ONE + R::from_i32(4) * u);
         let q = a4 * u * duration;
-        for j in 0..joints.min(SOA * 4) {
+        for j in 0..joints.min(C::SOA * 4) {
             let (e, l) = (j / 4, j % 4);
             let Some(out) = output.get_mut(e) else { continue };
             let (x, v) = self.decay(j);

@@ -44,8 +44,8 @@
 //!
 //! # Memory
 //!
-//! A [`LayeredStateMachine`] holds one [`StateMachine`] per layer (its controller of `SLOTS`
-//! slots, parameter values and inertialization state) and per layer a weight and a fade. The
+//! A [`LayeredStateMachine`] holds one [`StateMachine`] per layer of its capacity (its
+//! controller of `SLOTS` slots and one layer, parameter values and inertialization state) and per layer a weight and a fade. The
 //! graph, the clips and the masks' channels are borrowed. What an update only works in — the
 //! state machines' controller scratch, one pose, one mask and one share table per layer — is a
 //! [`LayeredScratch`] shared by the characters updated in turn. The sizes are printed by the
@@ -60,6 +60,7 @@ use core::fmt;
 
 use super::machine::{GraphEvent, StateMachine};
 use super::{BlendPoint, Condition, Graph, GraphError, Parameter, ParameterKind, State, Transition};
+use crate::capacity::{check, Buf, Capacity, Element, OneLayer};
 use crate::controller::{
     override_shares, AdditiveReference, ClipEntry, ControllerError, ControllerScratch, Fade, FadeCurve, LayerMode,
     ShareTerms,
@@ -224,30 +225,29 @@ pub struct LayerEvent<R> {
 /// scratch and, per layer, its pose, mask and blend shares. Nothing in it survives from one
 /// update to the next: characters updated in turn share one.
 #[derive(Debug, Clone)]
-pub struct LayeredScratch<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> {
-    machine: ControllerScratch<R, SOA, SLOTS, 1>,
-    poses: [[SoaTransform<R>; SOA]; LAYERS],
-    masks: [[[R; 4]; SOA]; LAYERS],
-    shares: [[[R; 4]; SOA]; LAYERS],
+pub struct LayeredScratch<R: Real, C: Capacity> {
+    machine: ControllerScratch<R, OneLayer<C>>,
+    poses: C::PerLayer<C::PerSoa<SoaTransform<R>>>,
+    masks: C::PerLayer<C::PerSoa<[R; 4]>>,
+    shares: C::PerLayer<C::PerSoa<[R; 4]>>,
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Default
-    for LayeredScratch<R, SOA, SLOTS, LAYERS>
-{
+impl<R: Real, C: Capacity> Default for LayeredScratch<R, C> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> LayeredScratch<R, SOA, SLOTS, LAYERS> {
-    /// A scratch for layered state machines of the same `SOA`, `SLOTS` and `LAYERS`.
+impl<R: Real, C: Capacity> LayeredScratch<R, C> {
+    /// A scratch for the layered state machines of capacity `C`.
     #[must_use]
     pub const fn new() -> Self {
+        const { check::<C>() };
         LayeredScratch {
             machine: ControllerScratch::new(),
-            poses: [[SoaTransform::IDENTITY; SOA]; LAYERS],
-            masks: [[[R::ZERO; 4]; SOA]; LAYERS],
-            shares: [[[R::ZERO; 4]; SOA]; LAYERS],
+            poses: Element::INIT,
+            masks: Element::INIT,
+            shares: Element::INIT,
         }
     }
 
@@ -255,15 +255,17 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Layered
     /// layer with [`AdditiveReference::RestPose`]).
     #[must_use]
     pub fn layer_pose(&self, layer: usize) -> Option<&[SoaTransform<R>]> {
-        self.poses.get(layer).map(|p| &p[..])
+        self.poses.as_ref().get(layer).map(AsRef::as_ref)
     }
 }
 
 /// A character driven by a [`LayeredGraph`]: a state machine per layer, their poses combined
 /// by the layers' modes, weights and masks. See the [module documentation](self).
 ///
-/// - `SOA`, `SLOTS`, `TRACKS`, `PARAMS`: as [`StateMachine`]'s (`SLOTS` per layer);
-/// - `LAYERS`: the most layers, the base included (at least 1).
+/// Its sizes are those of the [`Capacity`] `C`: `C::SOA`, `C::SLOTS`, `C::TRACKS`,
+/// `C::PARAMS` as [`StateMachine`]'s (`SLOTS` per layer: each layer runs a
+/// [`StateMachine<R, OneLayer<C>>`](StateMachine)), and `C::LAYERS`, the most layers, the base
+/// included.
 ///
 /// # Examples
 ///
@@ -278,9 +280,14 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Layered
 /// use sinew::math::SoaTransform;
 /// use sinew::skeleton::Skeleton;
 ///
+/// sinew::capacity! {
+///     /// 24 joints, 2 slots per layer, 2 layers, 1 parameter.
+///     pub struct Pumper { joints: 24, slots: 2, layers: 2, params: 1 }
+/// }
+///
 /// # let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
 /// let asset = Asset::parse(bytes)?;
-/// let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+/// let skeleton: Skeleton<f32, { Pumper::SOA }> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
 /// let clips = [ClipEntry::new(asset.clip_by_name("walk").ok_or("no walk")?),
 ///              ClipEntry::new(asset.clip_by_name("run").ok_or("no run")?)];
 ///
@@ -294,10 +301,9 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Layered
 /// let layers = [upper];
 /// let graph = LayeredGraph { base, layers: &layers };
 ///
-/// // 6 SoA elements (24 joints), 2 slots and 72 tracks per layer, 1 parameter, 2 layers.
-/// let mut character = LayeredStateMachine::<f32, 6, 2, 72, 1, 2>::new(graph, &clips)?;
+/// let mut character = LayeredStateMachine::<f32, Pumper>::new(graph, &clips)?;
 /// let mut scratch = LayeredScratch::new(); // shared by the characters updated in turn
-/// let mut pose = [SoaTransform::IDENTITY; 6];
+/// let mut pose = [SoaTransform::IDENTITY; Pumper::SOA];
 /// character.fade_layer(1, 1.0, 0.25, FadeCurve::SmoothStep)?;
 /// for _ in 0..30 {
 ///     character.update(1.0 / 60.0, &clips, skeleton.view(), &mut scratch, &mut pose, |e| {
@@ -309,31 +315,16 @@ impl<R: Real, const SOA: usize, const SLOTS: usize, const LAYERS: usize> Layered
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct LayeredStateMachine<
-    'g,
-    R: Real,
-    const SOA: usize,
-    const SLOTS: usize,
-    const TRACKS: usize,
-    const PARAMS: usize,
-    const LAYERS: usize,
-> {
+pub struct LayeredStateMachine<'g, R: Real, C: Capacity> {
     graph: LayeredGraph<'g, R>,
-    machines: heapless::Vec<StateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS>, LAYERS>,
-    weights: [R; LAYERS],
-    fades: [Option<Fade<R>>; LAYERS],
+    /// One per layer; the first `count` are the graph's.
+    machines: C::PerLayer<StateMachine<'g, R, OneLayer<C>>>,
+    count: usize,
+    weights: C::PerLayer<R>,
+    fades: C::PerLayer<Option<Fade<R>>>,
 }
 
-impl<
-        'g,
-        R: Real,
-        const SOA: usize,
-        const SLOTS: usize,
-        const TRACKS: usize,
-        const PARAMS: usize,
-        const LAYERS: usize,
-    > LayeredStateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS, LAYERS>
-{
+impl<'g, R: Real, C: Capacity> LayeredStateMachine<'g, R, C> {
     /// A layered state machine for `graph` over `clips` (the same list every update takes):
     /// every layer in its initial state at its initial weight, every parameter at its default.
     ///
@@ -342,22 +333,23 @@ impl<
     /// What [`LayeredGraph::validate`] finds, [`GraphError::TooManyLayers`] (layer: the first
     /// past the capacity), or what [`StateMachine::new`] refuses for a layer.
     pub fn new(graph: LayeredGraph<'g, R>, clips: &[ClipEntry<'_, R>]) -> Result<Self, LayerError> {
-        const { assert!(LAYERS >= 1, "a layered state machine needs at least one layer") };
+        const { check::<C>() };
         graph.validate(clips.len())?;
         let count = graph.num_layers();
-        if count > LAYERS {
-            return Err(LayerError { layer: LAYERS, error: GraphError::TooManyLayers { count, capacity: LAYERS } });
+        if count > C::LAYERS {
+            return Err(LayerError {
+                layer: C::LAYERS,
+                error: GraphError::TooManyLayers { count, capacity: C::LAYERS },
+            });
         }
-        let mut machines = heapless::Vec::new();
-        let mut weights = [R::ZERO; LAYERS];
+        let mut machines: C::PerLayer<StateMachine<'g, R, OneLayer<C>>> = Element::INIT;
+        let mut weights: C::PerLayer<R> = Element::INIT;
         for layer in 0..count {
             let Some(g) = graph.graph(layer) else { break };
-            let m = StateMachine::new(g, clips).map_err(|error| LayerError { layer, error })?;
-            // At most LAYERS machines: the push cannot fail.
-            let _ = machines.push(m);
-            weights[layer] = if layer == 0 { R::ONE } else { graph.layers[layer - 1].weight };
+            machines.as_mut()[layer].reset(g, clips).map_err(|error| LayerError { layer, error })?;
+            weights.as_mut()[layer] = if layer == 0 { R::ONE } else { graph.layers[layer - 1].weight };
         }
-        Ok(LayeredStateMachine { graph, machines, weights, fades: [None; LAYERS] })
+        Ok(LayeredStateMachine { graph, machines, count, weights, fades: Element::INIT })
     }
 
     /// The graph.
@@ -369,26 +361,36 @@ impl<
     /// Number of layers, the base included.
     #[must_use]
     pub fn num_layers(&self) -> usize {
-        self.machines.len()
+        self.count
+    }
+
+    /// The graph's layers' machines.
+    fn machines(&self) -> &[StateMachine<'g, R, OneLayer<C>>] {
+        &self.machines.as_ref()[..self.count]
+    }
+
+    /// The graph's layers' machines, mutable.
+    fn machines_mut(&mut self) -> &mut [StateMachine<'g, R, OneLayer<C>>] {
+        &mut self.machines.as_mut()[..self.count]
     }
 
     /// Layer `layer`'s state machine (0: the base), to read its current state, its transition
     /// in progress, its controller…
     #[must_use]
-    pub fn machine(&self, layer: usize) -> Option<&StateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS>> {
-        self.machines.get(layer)
+    pub fn machine(&self, layer: usize) -> Option<&StateMachine<'g, R, OneLayer<C>>> {
+        self.machines().get(layer)
     }
 
     /// Layer `layer`'s current weight (the base's is 1).
     #[must_use]
     pub fn layer_weight(&self, layer: usize) -> Option<R> {
-        (layer < self.machines.len()).then(|| self.weights[layer])
+        (layer < self.count).then(|| self.weights.as_ref()[layer])
     }
 
     /// True while layer `layer`'s weight fades.
     #[must_use]
     pub fn is_layer_fading(&self, layer: usize) -> bool {
-        self.fades.get(layer).is_some_and(Option::is_some)
+        self.fades.as_ref().get(layer).is_some_and(Option::is_some)
     }
 
     /// Sets layer `layer`'s weight at once (clamped into `[0, 1]`), cancelling its fade.
@@ -409,7 +411,7 @@ impl<
     /// layers, [`GraphError::NonFiniteValue`] for a non-finite target or duration or a
     /// negative duration.
     pub fn fade_layer(&mut self, layer: usize, target: R, duration: R, curve: FadeCurve) -> Result<(), GraphError> {
-        if layer == 0 || layer >= self.machines.len() {
+        if layer == 0 || layer >= self.count {
             return Err(GraphError::UnknownLayer);
         }
         if !(target.is_finite() && duration.is_finite() && duration >= R::ZERO) {
@@ -417,10 +419,11 @@ impl<
         }
         let to = target.clamp(R::ZERO, R::ONE);
         if duration > R::ZERO {
-            self.fades[layer] = Some(Fade { from: self.weights[layer], to, duration, elapsed: R::ZERO, curve });
+            let from = self.weights.as_ref()[layer];
+            self.fades.as_mut()[layer] = Some(Fade { from, to, duration, elapsed: R::ZERO, curve });
         } else {
-            self.weights[layer] = to;
-            self.fades[layer] = None;
+            self.weights.as_mut()[layer] = to;
+            self.fades.as_mut()[layer] = None;
         }
         Ok(())
     }
@@ -428,7 +431,7 @@ impl<
     /// Parameter `parameter`'s value (see [`StateMachine::value`]).
     #[must_use]
     pub fn value(&self, parameter: usize) -> Option<R> {
-        self.machines.first().and_then(|m| m.value(parameter))
+        self.machines().first().and_then(|m| m.value(parameter))
     }
 
     /// Sets float parameter `parameter`, for every layer.
@@ -463,9 +466,9 @@ impl<
     /// passes for them too) to the other layers.
     fn for_all(
         &mut self,
-        mut f: impl FnMut(&mut StateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS>) -> Result<(), GraphError>,
+        mut f: impl FnMut(&mut StateMachine<'g, R, OneLayer<C>>) -> Result<(), GraphError>,
     ) -> Result<(), GraphError> {
-        let (base, rest) = self.machines.split_first_mut().ok_or(GraphError::UnknownParameter)?;
+        let (base, rest) = self.machines_mut().split_first_mut().ok_or(GraphError::UnknownParameter)?;
         f(base)?;
         for m in rest {
             f(m)?;
@@ -476,7 +479,7 @@ impl<
     /// Turns root-motion extraction on or off for every layer (see
     /// [`StateMachine::set_root_motion`]); the displacement reported is the base's.
     pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) {
-        for m in &mut self.machines {
+        for m in self.machines_mut() {
             m.set_root_motion(settings);
         }
     }
@@ -484,13 +487,13 @@ impl<
     /// The base layer's root displacement of the last update.
     #[must_use]
     pub fn root_motion_delta(&self) -> Motion<R> {
-        self.machines.first().map_or(Motion::IDENTITY, StateMachine::root_motion_delta)
+        self.machines().first().map_or(Motion::IDENTITY, StateMachine::root_motion_delta)
     }
 
     /// The base layer's root displacement accumulated since creation.
     #[must_use]
     pub fn root_motion_total(&self) -> Motion<R> {
-        self.machines.first().map_or(Motion::IDENTITY, StateMachine::root_motion_total)
+        self.machines().first().map_or(Motion::IDENTITY, StateMachine::root_motion_total)
     }
 
     /// Runs one frame of `dt` seconds: the layers' weight fades progress, every layer's state
@@ -509,23 +512,24 @@ impl<
         dt: R,
         clips: &[ClipEntry<'_, R>],
         skeleton: SkeletonView<'_, R>,
-        scratch: &mut LayeredScratch<R, SOA, SLOTS, LAYERS>,
+        scratch: &mut LayeredScratch<R, C>,
         output: &mut [SoaTransform<R>],
         mut on_event: impl FnMut(LayerEvent<R>),
     ) -> Result<(), GraphError> {
-        for m in &self.machines {
+        for m in self.machines() {
             m.check(dt, clips, skeleton, output.len())?;
         }
         let n = skeleton.num_soa_joints();
         let joints = skeleton.num_joints();
-        for (i, l) in self.graph.layers.iter().enumerate().take(self.machines.len().saturating_sub(1)) {
+        for (i, l) in self.graph.layers.iter().enumerate().take(self.count.saturating_sub(1)) {
             if l.mask.iter().any(|c| c.start >= joints || c.end.is_some_and(|e| e >= joints || e < c.start)) {
                 return Err(GraphError::LayerMask { layer: i + 1 });
             }
         }
         self.progress_fades(dt);
-        for (layer, m) in self.machines.iter_mut().enumerate() {
-            let pose = &mut scratch.poses[layer][..n];
+        let count = self.count;
+        for (layer, m) in self.machines.as_mut()[..count].iter_mut().enumerate() {
+            let pose = &mut scratch.poses.as_mut()[layer].as_mut()[..n];
             m.update(dt, clips, skeleton, &mut scratch.machine, pose, |event| on_event(LayerEvent { layer, event }))?;
         }
         self.share_triggers();
@@ -535,7 +539,7 @@ impl<
     /// Layer fades move on by `dt` seconds (a fade that reached its duration ends at its
     /// target).
     fn progress_fades(&mut self, dt: R) {
-        for (w, fade) in self.weights.iter_mut().zip(&mut self.fades) {
+        for (w, fade) in self.weights.as_mut().iter_mut().zip(self.fades.as_mut()) {
             if let Some(f) = fade {
                 f.elapsed += dt.max(R::ZERO);
                 *w = f.weight();
@@ -550,8 +554,8 @@ impl<
     /// A trigger some layer consumed in this update is cleared for every layer.
     fn share_triggers(&mut self) {
         for (p, param) in self.graph.base.parameters.iter().enumerate() {
-            if param.kind == ParameterKind::Trigger && self.machines.iter().any(|m| m.value(p) == Some(R::ZERO)) {
-                for m in &mut self.machines {
+            if param.kind == ParameterKind::Trigger && self.machines().iter().any(|m| m.value(p) == Some(R::ZERO)) {
+                for m in self.machines_mut() {
                     let _ = m.fire(p, false);
                 }
             }
@@ -565,29 +569,32 @@ impl<
         &self,
         n: usize,
         skeleton: SkeletonView<'_, R>,
-        scratch: &mut LayeredScratch<R, SOA, SLOTS, LAYERS>,
+        scratch: &mut LayeredScratch<R, C>,
         output: &mut [SoaTransform<R>],
     ) -> Result<(), JobError> {
-        let count = self.machines.len();
-        let modes: [LayerMode; LAYERS] = core::array::from_fn(|l| match l {
+        let count = self.count;
+        let weights = self.weights.as_ref();
+        let modes: C::PerLayer<LayerMode> = Buf::from_fn(|l| match l {
             0 => LayerMode::Override,
             l => self.graph.layers.get(l - 1).map_or(LayerMode::Override, |g| g.mode),
         });
-        let active = |l: usize| l < count && (l == 0 || self.weights[l] > R::ZERO);
+        let modes = modes.as_ref();
+        let active = |l: usize| l < count && (l == 0 || weights[l] > R::ZERO);
         if !(1..count).any(active) {
-            output[..n].copy_from_slice(&scratch.poses[0][..n]);
+            output[..n].copy_from_slice(&scratch.poses.as_ref()[0].as_ref()[..n]);
             return Ok(());
         }
         let rest = skeleton.rest_pose();
-        let mut masked = [false; LAYERS];
+        let mut masked_layers: C::PerLayer<bool> = Element::INIT;
+        let masked = masked_layers.as_mut();
         for l in (1..count).filter(|&l| active(l)) {
             let channels = self.graph.layers.get(l - 1).map_or(&[][..], |g| g.mask);
             if !channels.is_empty() {
-                MaskJob { skeleton, channels, invert: false, output: &mut scratch.masks[l] }.run()?;
+                MaskJob { skeleton, channels, invert: false, output: scratch.masks.as_mut()[l].as_mut() }.run()?;
                 masked[l] = true;
             }
             if modes[l] == LayerMode::Additive(AdditiveReference::RestPose) {
-                for (p, r) in scratch.poses[l][..n].iter_mut().zip(rest) {
+                for (p, r) in scratch.poses.as_mut()[l].as_mut()[..n].iter_mut().zip(rest) {
                     for k in 0..4 {
                         p.set_lane(k, &make_additive(&p.lane(k), &r.lane(k)));
                     }
@@ -595,37 +602,46 @@ impl<
             }
         }
         let overrides = (1..count).any(|l| active(l) && modes[l] == LayerMode::Override);
-        let masks = &scratch.masks;
-        let terms: [ShareTerms<'_, R>; LAYERS] = core::array::from_fn(|l| {
-            let w = if active(l) { self.weights[l] } else { R::ZERO };
+        let masks = scratch.masks.as_ref();
+        let terms: C::PerLayer<ShareTerms<'_, R>> = Buf::from_fn(|l| {
+            let w = if active(l) { weights[l] } else { R::ZERO };
             ShareTerms {
                 covers: active(l) && modes[l] == LayerMode::Override,
                 cover: w,
                 factor: w,
-                mask: masked[l].then(|| &masks[l][..]),
+                mask: masked[l].then(|| masks[l].as_ref()),
             }
         });
         if overrides {
-            override_shares(n, &terms[..count], &mut scratch.shares[..count]);
+            override_shares(n, &terms.as_ref()[..count], &mut scratch.shares.as_mut()[..count]);
         }
-        let mut normal: heapless::Vec<Layer<'_, R>, LAYERS> = heapless::Vec::new();
-        let mut additive: heapless::Vec<Layer<'_, R>, LAYERS> = heapless::Vec::new();
+        // Each list holds at most one layer per layer of the graph.
+        let mut normal: C::PerLayer<Layer<'_, R>> = Element::INIT;
+        let mut additive: C::PerLayer<Layer<'_, R>> = Element::INIT;
+        let (mut normals, mut additives) = (0, 0);
+        let (poses, shares, terms) = (scratch.poses.as_ref(), scratch.shares.as_ref(), terms.as_ref());
         for l in (0..count).filter(|&l| active(l)) {
-            let transform = &scratch.poses[l][..n];
-            // Both vectors hold at most LAYERS layers: pushes cannot fail.
-            let _ = match modes[l] {
-                LayerMode::Override => normal.push(Layer {
-                    transform,
-                    weight: R::ONE,
-                    joint_weights: overrides.then(|| &scratch.shares[l][..n]),
-                }),
-                LayerMode::Additive(_) => additive.push(Layer {
-                    transform,
-                    weight: self.weights[l],
-                    joint_weights: terms[l].mask.map(|m| &m[..n]),
-                }),
-            };
+            let transform = &poses[l].as_ref()[..n];
+            match modes[l] {
+                LayerMode::Override => {
+                    normal.as_mut()[normals] =
+                        Layer { transform, weight: R::ONE, joint_weights: overrides.then(|| &shares[l].as_ref()[..n]) };
+                    normals += 1;
+                }
+                LayerMode::Additive(_) => {
+                    additive.as_mut()[additives] =
+                        Layer { transform, weight: weights[l], joint_weights: terms[l].mask.map(|m| &m[..n]) };
+                    additives += 1;
+                }
+            }
         }
-        BlendingJob { layers: &normal, additive: &additive, rest_pose: rest, threshold: R::ONE, output }.run()
+        BlendingJob {
+            layers: &normal.as_ref()[..normals],
+            additive: &additive.as_ref()[..additives],
+            rest_pose: rest,
+            threshold: R::ONE,
+            output,
+        }
+        .run()
     }
 }

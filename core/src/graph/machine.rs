@@ -5,7 +5,10 @@
 use super::inertia::Inertia;
 use super::space::{weights_1d, weights_2d, MAX_BLEND_POINTS};
 use super::{Graph, GraphError, ParameterKind, StateKind, Test, TransitionBlend};
-use crate::controller::{ClipEntry, Controller, ControllerError, ControllerScratch, FadeCurve};
+use crate::capacity::{Capacity, Element};
+use crate::controller::{
+    ClipEntry, ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId,
+};
 use crate::job::JobError;
 use crate::math::SoaTransform;
 use crate::player::{Event, LoopMode, Player, PlayerError};
@@ -75,10 +78,12 @@ fn slots_needed<R: Real>(graph: &Graph<'_, R>) -> usize {
 
 /// A character driven by a [`Graph`]. See the [module documentation](super).
 ///
-/// - `SOA`: pose capacity in SoA elements; `SLOTS`: clip slots (the most clips of a state,
-///   and for each crossfade the clips of its two states, which play together; an inertialized
-///   transition plays its destination alone); `TRACKS`: the most tracks of a clip; `PARAMS`:
-///   the most parameters.
+/// Its sizes are those of the [`Capacity`] `C`: `C::SOA`, the pose capacity in SoA elements;
+/// `C::SLOTS`, the clip slots (the most clips of a state, and for each crossfade the clips of
+/// its two states, which play together; an inertialized transition plays its destination
+/// alone); `C::TRACKS`, the most tracks of a clip; `C::PARAMS`, the most parameters. The
+/// machine plays on its controller's base layer: a `C` with more than one layer (the
+/// [`capacity!`](crate::capacity!) default is one) leaves the others unused.
 ///
 /// # Examples
 ///
@@ -91,9 +96,14 @@ fn slots_needed<R: Real>(graph: &Graph<'_, R>) -> usize {
 /// use sinew::math::SoaTransform;
 /// use sinew::skeleton::Skeleton;
 ///
+/// sinew::capacity! {
+///     /// 24 joints, 2 slots (a crossfade's two clips), 1 parameter.
+///     pub struct Walker { joints: 24, slots: 2, params: 1 }
+/// }
+///
 /// # let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
 /// let asset = Asset::parse(bytes)?;
-/// let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
+/// let skeleton: Skeleton<f32, { Walker::SOA }> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
 /// let clips = [ClipEntry::new(asset.clip_by_name("walk").ok_or("no walk")?),
 ///              ClipEntry::new(asset.clip_by_name("run").ok_or("no run")?)];
 ///
@@ -106,9 +116,9 @@ fn slots_needed<R: Real>(graph: &Graph<'_, R>) -> usize {
 /// let graph = Graph { parameters: &parameters, states: &states, transitions: &transitions,
 ///                     points: &[], conditions: &conditions, initial: 0 };
 ///
-/// let mut character = StateMachine::<f32, 6, 2, 72, 1>::new(graph, &clips)?;
+/// let mut character = StateMachine::<f32, Walker>::new(graph, &clips)?;
 /// let mut scratch = ControllerScratch::new();
-/// let mut pose = [SoaTransform::IDENTITY; 6];
+/// let mut pose = [SoaTransform::IDENTITY; Walker::SOA];
 /// for frame in 0..40 {
 ///     if frame == 30 {
 ///         character.set_float(0, 3.0)?;
@@ -120,20 +130,23 @@ fn slots_needed<R: Real>(graph: &Graph<'_, R>) -> usize {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct StateMachine<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, const PARAMS: usize> {
+pub struct StateMachine<'g, R: Real, C: Capacity> {
     graph: Graph<'g, R>,
-    controller: Controller<R, SOA, SLOTS, 1, TRACKS>,
-    values: [R; PARAMS],
+    controller: Controller<R, C>,
+    values: C::PerParam<R>,
     current: usize,
     running: Option<Running<R>>,
-    owner: [Option<Owner>; SLOTS],
-    inertia: Inertia<R, SOA>,
+    owner: C::PerSlot<Option<Owner>>,
+    inertia: Inertia<R, C>,
     root: Option<RootMotionSettings>,
 }
 
-impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, const PARAMS: usize>
-    StateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS>
-{
+/// [`StateMachine::empty`].
+impl<R: Real, C: Capacity> Element for StateMachine<'_, R, C> {
+    const INIT: Self = Self::empty();
+}
+
+impl<'g, R: Real, C: Capacity> StateMachine<'g, R, C> {
     /// A state machine for `graph` over `clips` (the same list every update takes), in its
     /// initial state with every parameter at its default.
     ///
@@ -141,7 +154,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     ///
     /// What [`Graph::validate`] finds, [`GraphError::TooManyParameters`],
     /// [`GraphError::TooManySlots`], or [`GraphError::Controller`] with
-    /// [`ControllerError::TooManyTracks`] for a clip of the graph with more than `TRACKS`.
+    /// [`ControllerError::TooManyTracks`] for a clip of the graph with more than `C::TRACKS`.
     pub fn new(graph: Graph<'g, R>, clips: &[ClipEntry<'_, R>]) -> Result<Self, GraphError> {
         let mut m = Self::empty();
         m.reset(graph, clips)?;
@@ -157,10 +170,10 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         StateMachine {
             graph: Graph { parameters: &[], states: &[], transitions: &[], points: &[], conditions: &[], initial: 0 },
             controller: Controller::new(),
-            values: [R::ZERO; PARAMS],
+            values: Element::INIT,
             current: 0,
             running: None,
-            owner: [None; SLOTS],
+            owner: Element::INIT,
             inertia: Inertia::new(),
             root: None,
         }
@@ -174,24 +187,24 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     /// Those of [`StateMachine::new`].
     pub fn reset(&mut self, graph: Graph<'g, R>, clips: &[ClipEntry<'_, R>]) -> Result<(), GraphError> {
         graph.validate(clips.len())?;
-        if graph.parameters.len() > PARAMS {
-            return Err(GraphError::TooManyParameters { count: graph.parameters.len(), capacity: PARAMS });
+        if graph.parameters.len() > C::PARAMS {
+            return Err(GraphError::TooManyParameters { count: graph.parameters.len(), capacity: C::PARAMS });
         }
         let needed = slots_needed(&graph);
-        if needed > SLOTS {
-            return Err(GraphError::TooManySlots { needed, capacity: SLOTS });
+        if needed > C::SLOTS {
+            return Err(GraphError::TooManySlots { needed, capacity: C::SLOTS });
         }
         for s in 0..graph.states.len() {
             let Some(c) = graph.clips_of(s) else { continue };
             for k in 0..c.len() {
                 let tracks = c.clip(k).and_then(|i| clips.get(i)).map_or(0, |e| e.clip.num_tracks());
-                if tracks > TRACKS {
-                    return Err(ControllerError::TooManyTracks { tracks, capacity: TRACKS }.into());
+                if tracks > C::TRACKS {
+                    return Err(ControllerError::TooManyTracks { tracks, capacity: C::TRACKS }.into());
                 }
             }
         }
-        self.values = [R::ZERO; PARAMS];
-        for (v, p) in self.values.iter_mut().zip(graph.parameters) {
+        self.values = Element::INIT;
+        for (v, p) in self.values.as_mut().iter_mut().zip(graph.parameters) {
             *v = match p.kind {
                 ParameterKind::Float(x) => x,
                 ParameterKind::Bool(b) => {
@@ -205,11 +218,11 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
             };
         }
         self.graph = graph;
-        self.controller = Controller::new();
+        self.controller.reset();
         self.current = graph.initial;
         self.running = None;
-        self.owner = [None; SLOTS];
-        self.inertia = Inertia::new();
+        self.owner = Element::INIT;
+        self.inertia.reset();
         self.root = None;
         self.enter(graph.initial, clips);
         // The initial state plays at full weight from the first update.
@@ -225,7 +238,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
 
     /// The controller underneath (its slots, players and weights, read-only).
     #[must_use]
-    pub fn controller(&self) -> &Controller<R, SOA, SLOTS, 1, TRACKS> {
+    pub fn controller(&self) -> &Controller<R, C> {
         &self.controller
     }
 
@@ -251,7 +264,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     #[must_use]
     pub fn state_time(&self) -> R {
         let mut best: Option<(usize, R)> = None;
-        for (i, o) in self.owner.iter().enumerate() {
+        for (i, o) in self.owner.as_ref().iter().enumerate() {
             if o.is_some_and(|o| o.state == self.current) {
                 let w = self.controller.weight(i).unwrap_or(R::ZERO);
                 if best.is_none_or(|(_, b)| w > b) {
@@ -266,7 +279,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     /// Parameter `parameter`'s value: the number of a float, 1 or 0 for a bool or a trigger.
     #[must_use]
     pub fn value(&self, parameter: usize) -> Option<R> {
-        self.values.get(parameter).copied().filter(|_| parameter < self.graph.parameters.len())
+        self.values.as_ref().get(parameter).copied().filter(|_| parameter < self.graph.parameters.len())
     }
 
     fn kind(&self, parameter: usize) -> Result<ParameterKind<R>, GraphError> {
@@ -286,7 +299,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         if !value.is_finite() {
             return Err(GraphError::NonFiniteValue);
         }
-        self.values[parameter] = value;
+        self.values.as_mut()[parameter] = value;
         Ok(())
     }
 
@@ -299,7 +312,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         if !matches!(self.kind(parameter)?, ParameterKind::Bool(_)) {
             return Err(GraphError::ParameterKind { parameter });
         }
-        self.values[parameter] = if value { R::ONE } else { R::ZERO };
+        self.values.as_mut()[parameter] = if value { R::ONE } else { R::ZERO };
         Ok(())
     }
 
@@ -313,7 +326,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         if !matches!(self.kind(parameter)?, ParameterKind::Trigger) {
             return Err(GraphError::ParameterKind { parameter });
         }
-        self.values[parameter] = if set { R::ONE } else { R::ZERO };
+        self.values.as_mut()[parameter] = if set { R::ONE } else { R::ZERO };
         Ok(())
     }
 
@@ -346,7 +359,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     ///
     /// [`GraphError::NegativeStep`], [`GraphError::Clip`] (a clip of the graph missing from
     /// `clips`), or [`GraphError::Controller`]: a non-finite or too long step, a skeleton
-    /// beyond `SOA`, a short output, a clip with more than `TRACKS` tracks or animating joints
+    /// beyond `C::SOA`, a short output, a clip with more than `C::TRACKS` tracks or animating joints
     /// past the skeleton, a root-motion joint past it. All are checked before anything
     /// changes: on error the state machine and `output` are untouched and no event is reported.
     pub fn update(
@@ -354,7 +367,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         dt: R,
         clips: &[ClipEntry<'_, R>],
         skeleton: SkeletonView<'_, R>,
-        scratch: &mut ControllerScratch<R, SOA, SLOTS, 1>,
+        scratch: &mut ControllerScratch<R, C>,
         output: &mut [SoaTransform<R>],
         mut on_event: impl FnMut(GraphEvent<R>),
     ) -> Result<(), GraphError> {
@@ -373,7 +386,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
             }
         }
         self.set_weights();
-        let owner = self.owner;
+        let owner = self.owner.as_ref();
         self.controller.update(dt, clips, skeleton, scratch, output, |e| {
             if let Some(Some(o)) = owner.get(e.slot) {
                 on_event(GraphEvent { state: o.state, clip: e.clip, weight: e.weight, event: e.event });
@@ -415,7 +428,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
             return Err(GraphError::NegativeStep);
         }
         let n = skeleton.num_soa_joints();
-        if n > SOA {
+        if n > C::SOA {
             return Err(ControllerError::SkeletonTooLarge.into());
         }
         if output_len < n {
@@ -432,8 +445,8 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
             for k in 0..c.len() {
                 let entry = c.clip(k).and_then(|i| clips.get(i)).ok_or(GraphError::Clip { state: s })?;
                 let tracks = entry.clip.num_tracks();
-                if tracks > TRACKS {
-                    return Err(ControllerError::TooManyTracks { tracks, capacity: TRACKS }.into());
+                if tracks > C::TRACKS {
+                    return Err(ControllerError::TooManyTracks { tracks, capacity: C::TRACKS }.into());
                 }
                 if entry.clip.joint_bound() > skeleton.num_joints() {
                     return Err(ControllerError::Job(JobError::JointIndexOutOfRange).into());
@@ -462,7 +475,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
                 && t.exit_time.is_none_or(|e| time >= e)
                 && t.conditions.of(self.graph.conditions).is_some_and(|cs| {
                     cs.iter().all(|c| {
-                        let v = self.values.get(c.parameter).copied().unwrap_or(R::ZERO);
+                        let v = self.values.as_ref().get(c.parameter).copied().unwrap_or(R::ZERO);
                         match c.test {
                             Test::Greater(x) => v > x,
                             Test::Less(x) => v < x,
@@ -481,7 +494,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         let Some(t) = self.graph.transitions.get(index).copied() else { return };
         for c in t.conditions.of(self.graph.conditions).unwrap_or(&[]) {
             if c.test == Test::Triggered {
-                if let Some(v) = self.values.get_mut(c.parameter) {
+                if let Some(v) = self.values.as_mut().get_mut(c.parameter) {
                     *v = R::ZERO;
                 }
             }
@@ -502,24 +515,25 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         let looping = self.graph.states.get(state).is_none_or(|s| s.looping);
         let mut slot = 0;
         for point in 0..c.len() {
-            while slot < SLOTS && self.owner[slot].is_some() {
+            while slot < C::SLOTS && self.owner.as_ref()[slot].is_some() {
                 slot += 1;
             }
-            let (Some(ci), true) = (c.clip(point), slot < SLOTS) else { return };
-            let Some(entry) = clips.get(ci) else { continue };
-            // Checked in `new` and `check`: within SLOTS, TRACKS and the layer count.
-            if self.controller.assign(slot, 0, ci, &entry.clip).is_ok() {
+            let (Some(ci), true) = (c.clip(point), slot < C::SLOTS) else { return };
+            // Checked in `new` and `check`: a clip given, within SLOTS, TRACKS and the layers.
+            if self.controller.assign(SlotId(slot), LayerId(0), ClipId(ci), clips).is_ok() {
                 if let Some(p) = self.controller.player_mut(slot) {
                     p.set_mode(if looping { LoopMode::Loop } else { LoopMode::Once });
                 }
-                self.owner[slot] = Some(Owner { state, point });
+                self.owner.as_mut()[slot] = Some(Owner { state, point });
             }
         }
     }
 
-    /// Empties the slots of state `state`.
+    /// Empties the slots of state `state`. Runs once per transition: kept out of line, out of
+    /// the per-frame update's code.
+    #[inline(never)]
     fn release(&mut self, state: usize) {
-        for (i, o) in self.owner.iter_mut().enumerate() {
+        for (i, o) in self.owner.as_mut().iter_mut().enumerate() {
             if o.is_some_and(|o| o.state == state) {
                 *o = None;
                 let _ = self.controller.clear(i);
@@ -530,7 +544,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     /// The blend weights of state `state`'s points.
     fn point_weights(&self, state: usize) -> [R; MAX_BLEND_POINTS] {
         let mut w = [R::ZERO; MAX_BLEND_POINTS];
-        let value = |p: usize| self.values.get(p).copied().unwrap_or(R::ZERO);
+        let value = |p: usize| self.values.as_ref().get(p).copied().unwrap_or(R::ZERO);
         match self.graph.states.get(state).map(|s| s.kind) {
             Some(StateKind::Clip(_)) => w[0] = R::ONE,
             Some(StateKind::Blend1d { parameter, points, .. }) => {
@@ -572,11 +586,13 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
         };
         let current_w = self.point_weights(self.current);
         let from_w = from.map(|f| self.point_weights(f));
-        let mut new = [R::ZERO; SLOTS];
+        let mut new_weights: C::PerSlot<R> = Element::INIT;
+        let new = new_weights.as_mut();
         // Sync group per slot: 1 = the current state's, 2 = the source's (the same as the
         // current's in a synced crossfade), 0 = none.
-        let mut group = [0u8; SLOTS];
-        for (i, o) in self.owner.iter().enumerate() {
+        let mut groups: C::PerSlot<u8> = Element::INIT;
+        let group = groups.as_mut();
+        for (i, o) in self.owner.as_ref().iter().enumerate() {
             let Some(o) = o else { continue };
             if o.state == self.current {
                 new[i] = incoming * current_w.get(o.point).copied().unwrap_or(R::ZERO);
@@ -594,10 +610,10 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
             }
         }
         for g in [1u8, 2] {
-            self.sync_group(g, &group, &new);
+            self.sync_group(g, group, new);
         }
-        for i in 0..SLOTS {
-            if self.owner[i].is_some() {
+        for i in 0..C::SLOTS {
+            if self.owner.as_ref()[i].is_some() {
                 let _ = self.controller.set_weight(i, new[i]);
                 if group[i] == 0 {
                     if let Some(p) = self.controller.player_mut(i) {
@@ -611,10 +627,10 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
     /// Phase sync of the slots of group `g`: a slot rising from weight zero jumps to the
     /// normalized phase of the group's heaviest playing slot; all advance at the weighted mean
     /// of their normalized rates.
-    fn sync_group(&mut self, g: u8, group: &[u8; SLOTS], new: &[R; SLOTS]) {
+    fn sync_group(&mut self, g: u8, group: &[u8], new: &[R]) {
         let mut leader: Option<(usize, R)> = None;
         let (mut rate, mut total) = (R::ZERO, R::ZERO);
-        for i in 0..SLOTS {
+        for i in 0..C::SLOTS {
             if group[i] != g {
                 continue;
             }
@@ -632,7 +648,7 @@ impl<'g, R: Real, const SOA: usize, const SLOTS: usize, const TRACKS: usize, con
             rate = rate / total;
         }
         let phase = leader.and_then(|(l, _)| self.controller.player(l)).map(Player::normalized);
-        for i in 0..SLOTS {
+        for i in 0..C::SLOTS {
             if group[i] != g {
                 continue;
             }

@@ -58,8 +58,13 @@ fn asset_bytes() -> Vec<u8> {
     )
 }
 
-type Sm<'g> = StateMachine<'g, f32, 2, 6, 9, 4>;
-type Scratch = ControllerScratch<f32, 2, 6, 1>;
+crate::capacity! {
+    /// The test skeleton (6 joints in 2 SoA elements), 6 slots, 9 tracks, 4 parameters.
+    pub struct Rig { joints: 8, slots: 6, tracks: 9, params: 4 }
+}
+
+type Sm<'g> = StateMachine<'g, f32, Rig>;
+type Scratch = ControllerScratch<f32, Rig>;
 
 struct Fix<'a> {
     skel: Skeleton<f32, 2>,
@@ -258,19 +263,35 @@ fn validation_names_what_is_wrong() {
     let bytes = asset_bytes();
     let asset = Asset::parse(&bytes).unwrap();
     let f = fix(&asset, &[]);
+    crate::capacity! {
+        /// One parameter short.
+        pub struct ThreeParams { joints: 8, slots: 6, tracks: 9, params: 3 }
+    }
+    crate::capacity! {
+        /// One slot short.
+        pub struct ThreeSlots { joints: 8, slots: 3, tracks: 9, params: 4 }
+    }
+    crate::capacity! {
+        /// Just enough slots.
+        pub struct FourSlots { joints: 8, slots: 4, tracks: 9, params: 4 }
+    }
+    crate::capacity! {
+        /// Too few tracks.
+        pub struct TwoTracks { joints: 8, slots: 6, tracks: 2, params: 4 }
+    }
     assert_eq!(
-        StateMachine::<f32, 2, 6, 9, 3>::new(g, &f.clips).err(),
+        StateMachine::<f32, ThreeParams>::new(g, &f.clips).err(),
         Some(GraphError::TooManyParameters { count: 4, capacity: 3 })
     );
     // Move's 3 clips and idle's or jump's during a crossfade (the inertialized switch to move
     // plays move alone).
     assert_eq!(
-        StateMachine::<f32, 2, 3, 9, 4>::new(g, &f.clips).err(),
+        StateMachine::<f32, ThreeSlots>::new(g, &f.clips).err(),
         Some(GraphError::TooManySlots { needed: 4, capacity: 3 })
     );
-    assert!(StateMachine::<f32, 2, 4, 9, 4>::new(g, &f.clips).is_ok());
+    assert!(StateMachine::<f32, FourSlots>::new(g, &f.clips).is_ok());
     assert_eq!(
-        StateMachine::<f32, 2, 6, 2, 4>::new(g, &f.clips).err(),
+        StateMachine::<f32, TwoTracks>::new(g, &f.clips).err(),
         Some(GraphError::Controller(ControllerError::TooManyTracks { tracks: 3, capacity: 2 }))
     );
 }
@@ -624,7 +645,11 @@ fn second_diff(a: &[SoaTransform<f32>], b: &[SoaTransform<f32>], c: &[SoaTransfo
 
 #[test]
 fn inertial_curve_starts_at_the_offset_and_its_velocity_and_ends_flat() {
-    let mut i = super::inertia::Inertia::<f32, 1>::new();
+    crate::capacity! {
+        /// One SoA element.
+        pub struct One { joints: 4, slots: 1 }
+    }
+    let mut i = super::inertia::Inertia::<f32, One>::new();
     let a = Transform { translation: Vec3::new(0.0, 0.0, 0.0), ..Transform::IDENTITY };
     let b = Transform {
         translation: Vec3::new(0.1, 0.0, 0.0),
@@ -825,8 +850,8 @@ fn soak<R: crate::Real>(frames: usize, seed: u64) -> (usize, f32) {
         conditions: &conditions,
         initial: 0,
     };
-    let mut m = StateMachine::<R, 2, 6, 9, 4>::new(g, &clips).unwrap();
-    let mut scratch = ControllerScratch::<R, 2, 6, 1>::new();
+    let mut m = StateMachine::<R, Rig>::new(g, &clips).unwrap();
+    let mut scratch = ControllerScratch::<R, Rig>::new();
     let mut out = [SoaTransform::IDENTITY; 2];
     let mut rng = Rng(seed);
     let mut transitions_run = 0;
@@ -870,14 +895,31 @@ fn soak_random_parameters_f32_and_q16() {
 
 #[test]
 fn memory_per_character() {
+    use crate::controller::Controller;
     use core::mem::size_of;
-    let m24 = size_of::<StateMachine<f32, 6, 4, 72, 4>>();
-    let q24 = size_of::<StateMachine<Q16, 6, 4, 72, 4>>();
-    let c24 = size_of::<crate::controller::Controller<f32, 6, 4, 1, 72>>();
-    let m67 = size_of::<StateMachine<f32, 17, 6, 201, 8>>();
-    let c67 = size_of::<crate::controller::Controller<f32, 17, 6, 1, 201>>();
-    std::println!("StateMachine<f32, 6, 4, 72, 4> (24 joints): {m24} bytes (Q16: {q24}), of which controller {c24}");
-    std::println!("StateMachine<f32, 17, 6, 201, 8> (67 joints): {m67} bytes, of which controller {c67}");
+    crate::capacity! {
+        /// 24 joints, 4 slots, 4 parameters.
+        pub struct Hero24 { joints: 24, slots: 4, params: 4 }
+    }
+    crate::capacity! {
+        /// 67 joints, 6 slots, 8 parameters.
+        pub struct Rig67 { joints: 67, slots: 6, params: 8 }
+    }
+    crate::capacity! {
+        /// Hero24 with a base and an upper-body layer.
+        pub struct Hero24Layered { joints: 24, slots: 4, layers: 2, params: 4 }
+    }
+    crate::capacity! {
+        /// Rig67 with a base and two more layers.
+        pub struct Rig67Layered { joints: 67, slots: 6, layers: 3, params: 8 }
+    }
+    let m24 = size_of::<StateMachine<f32, Hero24>>();
+    let q24 = size_of::<StateMachine<Q16, Hero24>>();
+    let c24 = size_of::<Controller<f32, Hero24>>();
+    let m67 = size_of::<StateMachine<f32, Rig67>>();
+    let c67 = size_of::<Controller<f32, Rig67>>();
+    std::println!("StateMachine<f32, Hero24> (24 joints): {m24} bytes (Q16: {q24}), of which controller {c24}");
+    std::println!("StateMachine<f32, Rig67> (67 joints): {m67} bytes, of which controller {c67}");
     // Besides the controller: the last output pose (160 bytes per SoA element) and the store
     // holding the pose before it or the offset and its velocity (288), the parameters and the
     // slot owners.
@@ -887,15 +929,15 @@ fn memory_per_character() {
     assert_eq!(m24, q24);
     // Layered: one state machine per layer, plus a weight and a fade per layer; the scratch
     // (shared) holds a controller scratch and a pose, a mask and shares per layer.
-    let l24 = size_of::<LayeredStateMachine<f32, 6, 4, 72, 4, 2>>();
-    let lq24 = size_of::<LayeredStateMachine<Q16, 6, 4, 72, 4, 2>>();
-    let s24 = size_of::<LayeredScratch<f32, 6, 4, 2>>();
-    let l67 = size_of::<LayeredStateMachine<f32, 17, 6, 201, 8, 3>>();
-    let s67 = size_of::<LayeredScratch<f32, 17, 6, 3>>();
-    std::println!("LayeredStateMachine<f32, 6, 4, 72, 4, 2> (24 joints, base + 1 layer): {l24} bytes (Q16: {lq24}), scratch {s24}");
-    std::println!(
-        "LayeredStateMachine<f32, 17, 6, 201, 8, 3> (67 joints, base + 2 layers): {l67} bytes, scratch {s67}"
-    );
+    let l24 = size_of::<LayeredStateMachine<f32, Hero24Layered>>();
+    let lq24 = size_of::<LayeredStateMachine<Q16, Hero24Layered>>();
+    let s24 = size_of::<LayeredScratch<f32, Hero24Layered>>();
+    let l67 = size_of::<LayeredStateMachine<f32, Rig67Layered>>();
+    let s67 = size_of::<LayeredScratch<f32, Rig67Layered>>();
+    std::println!("LayeredStateMachine<f32, Hero24Layered> (base + 1 layer): {l24} bytes (Q16: {lq24}), scratch {s24}");
+    std::println!("LayeredStateMachine<f32, Rig67Layered> (base + 2 layers): {l67} bytes, scratch {s67}");
+    // Each layer's machine has one layer whatever the capacity's count.
+    assert_eq!(size_of::<StateMachine<f32, crate::capacity::OneLayer<Hero24Layered>>>(), m24);
     let per_layer = 32 + size_of::<crate::controller::FadeCurve>();
     assert!(l24 <= 2 * m24 + 2 * per_layer + 256, "{l24}");
     assert!(l67 <= 3 * m67 + 3 * per_layer + 256, "{l67}");

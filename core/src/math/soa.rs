@@ -162,6 +162,11 @@ impl<R: Real> SoaTransform<R> {
     }
 }
 
+/// Fixed-capacity buffers of SoA transforms start at the identity.
+impl<R: Real> crate::capacity::Element for SoaTransform<R> {
+    const INIT: Self = SoaTransform::IDENTITY;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -236,3 +236,8 @@ pub trait Lanes<R: Real>:
     /// Bit `i` set where lane `i` of `self` is below that of `other` (clear for NaN).
     fn mask_lt(self, other: Self) -> u32;
 }
+
+/// Fixed-capacity buffers of a scalar start at 0.
+impl<R: Real> crate::capacity::Element for R {
+    const INIT: Self = R::ZERO;
+}

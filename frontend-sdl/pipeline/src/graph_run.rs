@@ -1,29 +1,25 @@
 //! Runs an animation graph file on a model from time 0, in steps of 1/60 s, with parameter
 //! changes at given times: the work of `sinew dump --graph`.
 
+use sinew::capacity::OneLayer;
 use sinew::controller::ClipEntry;
 use sinew::graph::{Graph, LayeredGraph, LayeredScratch, LayeredStateMachine, ParameterKind, StateMachine};
 use sinew::math::SoaTransform;
 
 use crate::model::Model;
 
-/// Pose capacity of the host's state machine, in SoA elements (256 joints).
-pub const SOA: usize = 64;
-/// Clip slots: two states of up to eight clips each.
-pub const SLOTS: usize = 2 * sinew::graph::MAX_BLEND_POINTS;
-/// Tracks per clip: three per joint.
-pub const TRACKS: usize = 3 * 4 * SOA;
-/// Parameters.
-pub const PARAMS: usize = 32;
-
-/// Layers, the base included.
-pub const LAYERS: usize = 4;
+sinew::capacity! {
+    /// The capacities the host runs graphs with: 256 joints; two states of up to eight clips
+    /// each (the slots of a crossfade between blend spaces); 4 layers, the base included; three
+    /// tracks per joint; 32 parameters.
+    pub struct Host { joints: 256, slots: 2 * sinew::graph::MAX_BLEND_POINTS, layers: 4, params: 32 }
+}
 
 /// The state machine the host runs graphs with (one layer's).
-pub type HostMachine<'g> = StateMachine<'g, f32, SOA, SLOTS, TRACKS, PARAMS>;
+pub type HostMachine<'g> = StateMachine<'g, f32, OneLayer<Host>>;
 
 /// The layered state machine the host runs graphs with layers with.
-pub type HostLayered<'g> = LayeredStateMachine<'g, f32, SOA, SLOTS, TRACKS, PARAMS, LAYERS>;
+pub type HostLayered<'g> = LayeredStateMachine<'g, f32, Host>;
 
 /// The step of a run: 1/60 s.
 pub const STEP: f64 = 1.0 / 60.0;
@@ -177,8 +173,8 @@ pub fn run_graph(
 ///
 /// # Errors
 ///
-/// A message for a model with more joints than [`SOA`] holds, a graph with more than
-/// [`LAYERS`] layers, a change naming an unknown parameter or a value of the wrong kind, or a
+/// A message for a model with more joints than [`Host::SOA`] holds, a graph with more than
+/// [`Host::LAYERS`] layers, a change naming an unknown parameter or a value of the wrong kind, or a
 /// state-machine error.
 pub fn run_layered(
     model: &Model,
@@ -191,8 +187,8 @@ pub fn run_layered(
     let clips: Vec<ClipEntry<'_, f32>> =
         (0..asset.num_clips()).filter_map(|i| asset.clip(i)).map(ClipEntry::new).collect();
     let skeleton = model.skeleton();
-    if skeleton.num_soa_joints() > SOA {
-        return Err(format!("the model has {} joints; graphs run on at most {}", skeleton.num_joints(), 4 * SOA));
+    if skeleton.num_soa_joints() > Host::SOA {
+        return Err(format!("the model has {} joints; graphs run on at most {}", skeleton.num_joints(), 4 * Host::SOA));
     }
     if !(time.is_finite() && (0.0..=MAX_GRAPH_TIME).contains(&time)) {
         return Err(format!(
@@ -212,7 +208,7 @@ pub fn run_layered(
     for s in sets {
         apply(&mut machine.clone(), &graph.base, s)?;
     }
-    let mut scratch = Box::new(LayeredScratch::<f32, SOA, SLOTS, LAYERS>::new());
+    let mut scratch = Box::new(LayeredScratch::<f32, Host>::new());
     let mut pose = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
     let mut applied = vec![false; sets.len()];
     let end = f64::from(time);

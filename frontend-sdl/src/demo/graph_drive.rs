@@ -6,11 +6,12 @@
 use std::path::Path;
 
 use self_cell::self_cell;
+use sinew::capacity::OneLayer;
 use sinew::controller::{ClipEntry, ControllerScratch};
 use sinew::graph::ParameterKind;
 use sinew::math::SoaTransform;
 use sinew_pipeline::graph_file::{GraphFile, GraphParts};
-use sinew_pipeline::graph_run::{HostMachine, SetSpec, SLOTS, SOA, STEP};
+use sinew_pipeline::graph_run::{Host, HostMachine, SetSpec, STEP};
 use sinew_pipeline::model::Model;
 
 /// The change of a float parameter per Up/Down press (ten times that with Shift).
@@ -57,7 +58,7 @@ pub struct ParameterView {
 /// A model's pose driven by an animation graph. See the [module documentation](self).
 pub struct GraphDrive {
     machine: OwnedMachine,
-    scratch: Box<ControllerScratch<f32, SOA, SLOTS, 1>>,
+    scratch: Box<ControllerScratch<f32, OneLayer<Host>>>,
     pose: Vec<SoaTransform<f32>>,
     /// The graph file's name, for the HUD.
     name: String,
@@ -107,13 +108,17 @@ impl GraphDrive {
     ///
     /// One line naming what is wrong: an unreadable file, what [`GraphFile::parse`] finds (an
     /// unknown clip, state or parameter, a malformed condition…), a model with more joints
-    /// than [`SOA`] holds, a change naming an unknown parameter or a value of the wrong kind.
+    /// than [`Host::SOA`] holds, a change naming an unknown parameter or a value of the wrong kind.
     pub fn load(model: &Model, path: &Path, sets: &[SetSpec]) -> Result<GraphDrive, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
         let file = GraphFile::parse(&text, |key| model.find_clip(key), model.asset().num_clips())?;
         let skeleton = model.skeleton();
-        if skeleton.num_soa_joints() > SOA {
-            return Err(format!("the model has {} joints; graphs run on at most {}", skeleton.num_joints(), 4 * SOA));
+        if skeleton.num_soa_joints() > Host::SOA {
+            return Err(format!(
+                "the model has {} joints; graphs run on at most {}",
+                skeleton.num_joints(),
+                4 * Host::SOA
+            ));
         }
         let clips = clip_entries(model);
         let parts = OwnedParts::new(file, GraphFile::parts);

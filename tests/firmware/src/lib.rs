@@ -57,7 +57,6 @@ use sinew::asset::{Asset, GraphBuffers, GraphData, MeshData, ParseError, SkinDat
 use sinew::controller::{ClipEntry, ControllerError, ControllerScratch};
 use sinew::graph::{BlendPoint, Condition, Graph, GraphError, Parameter, State, StateMachine, Transition};
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
-use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew::raster::{
     BandBuffer, CachedVertex, Depth16, Draw, Indices, Light, Mesh, PixelFormat, RasterError, Renderer, Rgb, Rgb565,
@@ -70,15 +69,14 @@ use sinew::{Real, Q16};
 /// The baked character: `core/fixtures/character.sinew`.
 pub static FIXTURE: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
 
-/// Most joints the probe's buffers hold.
-pub const JOINT_CAPACITY: usize = 24;
-/// SoA elements of the skeleton and poses.
-pub const SOA: usize = soa_count(JOINT_CAPACITY);
-/// Clip slots of the state machine's controller: `stride`'s two clips and `walk`'s during the
-/// crossfade back (the inertialized switch to `stride` plays `stride` alone).
-pub const SLOTS: usize = 3;
-/// Most graph parameters (the fixture's graph has `speed` and `stop`).
-pub const PARAMS: usize = 2;
+sinew::capacity! {
+    /// The character's capacities: 24 joints (the probe's buffers: skeleton, poses, matrices);
+    /// 3 clip slots, `stride`'s two clips and `walk`'s during the crossfade back (the
+    /// inertialized switch to `stride` plays `stride` alone); one layer; 16 tracks a clip (the
+    /// fixture's clips have 16); 2 graph parameters (the fixture's graph has `speed` and
+    /// `stop`).
+    pub struct Probe { joints: 24, slots: 3, tracks: 16, params: 2 }
+}
 /// Most graph states.
 pub const MAX_STATES: usize = 2;
 /// Most graph transitions.
@@ -89,8 +87,6 @@ pub const MAX_POINTS: usize = 2;
 pub const MAX_CONDITIONS: usize = 2;
 /// The graph section the probe runs.
 pub const GRAPH: &str = "character";
-/// Most tracks a clip may have (the fixture's clips have 16).
-pub const TRACKS: usize = 16;
 /// Most mesh vertices.
 pub const MAX_VERTICES: usize = 126;
 /// Most triangle indices.
@@ -138,9 +134,9 @@ pub fn speed<R: Real>(frame: usize) -> R {
 }
 
 /// The state machine of one character, over the graph's lists borrowed for `'g`.
-pub type CharacterMachine<'g, R> = StateMachine<'g, R, SOA, SLOTS, TRACKS, PARAMS>;
+pub type CharacterMachine<'g, R> = StateMachine<'g, R, Probe>;
 /// The working memory of a state-machine update (one per thread, not per character).
-pub type CharacterScratch<R> = ControllerScratch<R, SOA, SLOTS, 1>;
+pub type CharacterScratch<R> = ControllerScratch<R, Probe>;
 
 /// A scalar the probe can run in and hash.
 pub trait Scalar: Real {
@@ -221,7 +217,7 @@ pub enum ProbeError {
     /// The asset has no skeleton, skin, skinned mesh or graph [`GRAPH`], or its clips are not
     /// [`CLIPS`].
     Incomplete,
-    /// The skeleton was refused, or is larger than [`JOINT_CAPACITY`].
+    /// The skeleton was refused, or is larger than [`Probe::JOINTS`].
     Skeleton(SkeletonError),
     /// The skin's joints are not the skeleton's joints in order (the palette is built in
     /// place over the model matrices, which needs skin joint `i` to be joint `i`).
@@ -337,7 +333,7 @@ impl<'a, R: Scalar> Scene<'a, R> {
     /// # Errors
     ///
     /// [`ProbeError::Asset`], [`ProbeError::Incomplete`], [`ProbeError::Skeleton`] (more than
-    /// [`JOINT_CAPACITY`] joints), [`ProbeError::SkinOrder`] or [`ProbeError::MeshTooLarge`].
+    /// [`Probe::JOINTS`] joints), [`ProbeError::SkinOrder`] or [`ProbeError::MeshTooLarge`].
     #[inline(never)]
     pub fn new(bytes: &'a [u8]) -> Result<Self, ProbeError> {
         let asset = Asset::parse(bytes)?;
@@ -354,8 +350,8 @@ impl<'a, R: Scalar> Scene<'a, R> {
         let mesh = mesh.ok_or(ProbeError::Incomplete)?;
         let skin = mesh.skin().and_then(|s| asset.skin(s)).ok_or(ProbeError::Incomplete)?;
         let joints = asset.skeleton().ok_or(ProbeError::Incomplete)?.num_joints();
-        if joints > JOINT_CAPACITY {
-            return Err(SkeletonError::TooManyJoints { count: joints, capacity: JOINT_CAPACITY }.into());
+        if joints > Probe::JOINTS {
+            return Err(SkeletonError::TooManyJoints { count: joints, capacity: Probe::JOINTS }.into());
         }
         // The parser checked every skin joint is a skeleton joint, so this also bounds the
         // skin's length by the skeleton's.
@@ -391,9 +387,9 @@ impl<'a, R: Scalar> Scene<'a, R> {
     /// # Errors
     ///
     /// [`ProbeError::Incomplete`] without a skeleton, [`ProbeError::Skeleton`] when it does not
-    /// fit [`JOINT_CAPACITY`].
+    /// fit [`Probe::JOINTS`].
     #[inline(never)]
-    pub fn skeleton(&self) -> Result<sinew::skeleton::Skeleton<R, SOA>, ProbeError> {
+    pub fn skeleton(&self) -> Result<sinew::skeleton::Skeleton<R, { Probe::SOA }>, ProbeError> {
         Ok(self.asset.skeleton().ok_or(ProbeError::Incomplete)?.to_skeleton()?)
     }
 }
@@ -419,7 +415,7 @@ pub fn light<R: Real>() -> Light<R> {
 /// the state machine's [`Graph`] borrows, for as long as the machine lives.
 #[derive(Debug, Clone)]
 pub struct GraphStorage<'a, R> {
-    parameters: [Parameter<'a, R>; PARAMS],
+    parameters: [Parameter<'a, R>; Probe::PARAMS],
     states: [State<'a>; MAX_STATES],
     transitions: [Transition<R>; MAX_TRANSITIONS],
     points: [BlendPoint<R>; MAX_POINTS],
@@ -437,7 +433,7 @@ impl<'a, R: Scalar> GraphStorage<'a, R> {
     #[must_use]
     pub fn new() -> Self {
         GraphStorage {
-            parameters: [Parameter::default(); PARAMS],
+            parameters: [Parameter::default(); Probe::PARAMS],
             states: [State::default(); MAX_STATES],
             transitions: [Transition::default(); MAX_TRANSITIONS],
             points: [BlendPoint::default(); MAX_POINTS],
@@ -471,8 +467,8 @@ impl<'a, R: Scalar> GraphStorage<'a, R> {
 ///
 /// # Errors
 ///
-/// [`ProbeError::Graph`]: the graph needs more than [`SLOTS`] slots or [`PARAMS`] parameters,
-/// or a clip has more than [`TRACKS`] tracks (`machine` is then unchanged).
+/// [`ProbeError::Graph`]: the graph needs more than [`Probe::SLOTS`] slots or [`Probe::PARAMS`] parameters,
+/// or a clip has more than [`Probe::TRACKS`] tracks (`machine` is then unchanged).
 #[inline(never)]
 pub fn start<'g, R: Scalar>(
     machine: &mut CharacterMachine<'g, R>,
@@ -740,7 +736,7 @@ pub fn animate<R: Scalar>(
     mesh: &mut MeshBuffers<R>,
     frame: usize,
 ) -> Result<PoseSums, ProbeError> {
-    let mut pose = [SoaTransform::IDENTITY; SOA];
+    let mut pose = [SoaTransform::IDENTITY; Probe::SOA];
     update(machine, scene, skeleton, frame, &mut pose)?;
     let [pose, skin] = pose_and_skin(scene, skeleton, &pose, mesh)?;
     let permille = |w: R| (w * R::from_i32(1000) + R::HALF).trunc_i32();
@@ -758,7 +754,7 @@ pub fn animate<R: Scalar>(
     let root = h.finish();
     let controller = machine.controller();
     let mut weights = [R::ZERO; 2];
-    for slot in 0..SLOTS {
+    for slot in 0..Probe::SLOTS {
         if let (Some(w), Some(c)) = (controller.weight(slot), controller.clip_of(slot)) {
             if let Some(sum) = weights.get_mut(c) {
                 *sum += w;
@@ -792,7 +788,7 @@ pub fn pose_and_skin<R: Scalar>(
     pose: &[SoaTransform<R>],
     mesh: &mut MeshBuffers<R>,
 ) -> Result<[u32; 2], ProbeError> {
-    let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
+    let mut model = [Mat4::IDENTITY; Probe::JOINTS];
     local_to_model(skeleton, pose, &mut model)?;
     let mut h = Fnv1a::new();
     model.iter().take(skeleton.num_joints()).for_each(|m| h.mat4(m));

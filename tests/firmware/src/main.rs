@@ -33,8 +33,8 @@ mod firmware {
     use sinew::raster::CachedVertex;
     use sinew::skeleton::Skeleton;
     use sinew_firmware::{
-        report, start, CharacterMachine, CharacterScratch, GraphStorage, MeshBuffers, ProbeError, Scene, BAND_LEN,
-        FIXTURE, JOINT_CAPACITY, MAX_VERTICES, SOA,
+        report, start, CharacterMachine, CharacterScratch, GraphStorage, MeshBuffers, Probe, ProbeError, Scene,
+        BAND_LEN, FIXTURE, MAX_VERTICES,
     };
 
     use super::Scalar;
@@ -96,8 +96,8 @@ mod firmware {
     #[inline(never)]
     fn build_skeleton(
         scene: &Scene<'_, Scalar>,
-        slot: &'static mut MaybeUninit<Skeleton<Scalar, SOA>>,
-    ) -> Result<&'static Skeleton<Scalar, SOA>, ProbeError> {
+        slot: &'static mut MaybeUninit<Skeleton<Scalar, { Probe::SOA }>>,
+    ) -> Result<&'static Skeleton<Scalar, { Probe::SOA }>, ProbeError> {
         Ok(slot.write(scene.skeleton()?))
     }
 
@@ -150,7 +150,7 @@ mod firmware {
     fn run(
         out: &mut hio::HostStream,
         scene: &Scene<'_, Scalar>,
-        skeleton: &Skeleton<Scalar, SOA>,
+        skeleton: &Skeleton<Scalar, { Probe::SOA }>,
         machine: &mut CharacterMachine<'_, Scalar>,
         mesh: &mut MeshBuffers<Scalar>,
         setup: usize,
@@ -160,15 +160,15 @@ mod firmware {
         // Target-specific figures: run.sh leaves these lines out of the comparison.
         let (machine, pose, palette) = (
             size_of::<CharacterMachine<'_, Scalar>>(),
-            size_of::<[SoaTransform<Scalar>; SOA]>(),
-            size_of::<[Mat4<Scalar>; JOINT_CAPACITY]>(),
+            size_of::<[SoaTransform<Scalar>; Probe::SOA]>(),
+            size_of::<[Mat4<Scalar>; Probe::JOINTS]>(),
         );
         writeln!(
             out,
             "memory character {machine} = state machine {machine}; per frame (shared): pose {pose}, palette \
              {palette}; statics: skeleton {}, graph {}, state machine {machine}, mesh {}; update stack: controller \
              scratch {}; draw stack: vertex scratch {}, band {}",
-            size_of::<Skeleton<Scalar, SOA>>(),
+            size_of::<Skeleton<Scalar, { Probe::SOA }>>(),
             size_of::<GraphStorage<'_, Scalar>>(),
             size_of::<MeshBuffers<Scalar>>(),
             size_of::<CharacterScratch<Scalar>>(),
@@ -187,7 +187,7 @@ mod firmware {
     fn main() -> ! {
         // Every buffer lives in .bss; cortex-m-rt turns these into `&'static mut` references
         // that only `main` holds.
-        static mut SKELETON: MaybeUninit<Skeleton<Scalar, SOA>> = MaybeUninit::uninit();
+        static mut SKELETON: MaybeUninit<Skeleton<Scalar, { Probe::SOA }>> = MaybeUninit::uninit();
         static mut GRAPH: MaybeUninit<GraphStorage<'static, Scalar>> = MaybeUninit::uninit();
         static mut MACHINE: CharacterMachine<'static, Scalar> = CharacterMachine::empty();
         static mut MESH: MeshBuffers<Scalar> = MeshBuffers::ZERO;

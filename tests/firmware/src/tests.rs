@@ -16,7 +16,7 @@ use super::*;
 /// One character run frame by frame through the probe's stages.
 struct Run<'a, R: Scalar> {
     scene: Scene<'a, R>,
-    skeleton: sinew::skeleton::Skeleton<R, SOA>,
+    skeleton: sinew::skeleton::Skeleton<R, { Probe::SOA }>,
     machine: Box<CharacterMachine<'a, R>>,
     mesh: Box<MeshBuffers<R>>,
 }
@@ -49,8 +49,8 @@ impl<R: Scalar> Run<'static, R> {
 
     fn frame(&mut self, f: usize) -> Frame<R> {
         let view = self.skeleton.view();
-        let mut pose = [SoaTransform::IDENTITY; SOA];
-        let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
+        let mut pose = [SoaTransform::IDENTITY; Probe::SOA];
+        let mut model = [Mat4::IDENTITY; Probe::JOINTS];
         update(&mut self.machine, &self.scene, view, f, &mut pose).unwrap();
         local_to_model(view, &pose, &mut model).unwrap();
         let joints = view.num_joints();
@@ -80,11 +80,11 @@ fn full_frame<R: Scalar>(run: &Run<'_, R>) -> Vec<u16> {
 #[test]
 fn the_fixture_fits_the_buffers() {
     let scene = Scene::<f32>::new(FIXTURE).unwrap();
-    assert!(scene.asset.skeleton().unwrap().num_joints() <= JOINT_CAPACITY);
+    assert!(scene.asset.skeleton().unwrap().num_joints() <= Probe::JOINTS);
     assert!(scene.vertices <= MAX_VERTICES && scene.indices <= MAX_INDICES);
     assert!(scene.influences <= MAX_INFLUENCES);
     // Both clips fit the controller's cursors.
-    assert!(scene.clips.iter().all(|c| c.clip.num_tracks() <= TRACKS));
+    assert!(scene.clips.iter().all(|c| c.clip.num_tracks() <= Probe::TRACKS));
     // A damaged asset is refused with a typed error.
     let mut bad = FIXTURE.to_vec();
     let last = bad.len() - 1;
@@ -141,7 +141,7 @@ fn in_place_palette_equals_the_skin_matrix_job() {
 fn the_rest_pose_skins_to_the_bind_mesh() {
     let run = Run::<f32>::new();
     let view = run.skeleton.view();
-    let mut model = [Mat4::IDENTITY; JOINT_CAPACITY];
+    let mut model = [Mat4::IDENTITY; Probe::JOINTS];
     local_to_model(view, view.rest_pose(), &mut model).unwrap();
     let palette = palette_in_place(&mut model, &run.scene.skin).unwrap();
     let mut positions = [Vec3::ZERO; MAX_VERTICES];
@@ -171,7 +171,7 @@ fn trace<R: Scalar>() -> Vec<Step> {
             let frame = run.frame(f);
             let m = &run.machine;
             let mut weights = [0.0; 2];
-            for slot in 0..SLOTS {
+            for slot in 0..Probe::SLOTS {
                 if let Some(c) = m.controller().clip_of(slot) {
                     weights[c] += m.controller().weight(slot).unwrap().to_f32();
                 }

@@ -580,7 +580,11 @@ pub fn graph_bytes(data: &[u8]) {
     let parts = file.parts();
     let file_layers = parts.layers();
     let graph = LayeredGraph { base: parts.graph(), layers: &file_layers };
-    type Machine<'g, R> = LayeredStateMachine<'g, R, 6, 16, 72, 32, 4>;
+    sinew::capacity! {
+        /// The fixture's 24 joints, 16 slots per layer, 4 layers, 72 tracks, 32 parameters.
+        pub struct Fuzzed { joints: 24, slots: 16, layers: 4, params: 32 }
+    }
+    type Machine<'g, R> = LayeredStateMachine<'g, R, Fuzzed>;
     let mut machine = match Machine::<f32>::new(graph, &clips) {
         Ok(m) => m,
         // Capacities the fuzzer may exceed: more parameters than 32, more layers than 4.
@@ -626,8 +630,8 @@ pub fn graph_bytes(data: &[u8]) {
         .and_then(|g| Machine::<Q16>::new(g, &q_clips).ok());
     let Ok(q_skeleton) = view.to_skeleton::<Q16, 6>() else { panic!("the fixture's skeleton") };
 
-    let mut scratch = Box::new(LayeredScratch::<f32, 6, 16, 4>::new());
-    let mut q_scratch = Box::new(LayeredScratch::<Q16, 6, 16, 4>::new());
+    let mut scratch = Box::new(LayeredScratch::<f32, Fuzzed>::new());
+    let mut q_scratch = Box::new(LayeredScratch::<Q16, Fuzzed>::new());
     let (mut pose, mut baked_pose) = ([SoaTransform::IDENTITY; 6], [SoaTransform::IDENTITY; 6]);
     let mut q_pose = [SoaTransform::<Q16>::IDENTITY; 6];
     let parameters = graph.base.parameters;

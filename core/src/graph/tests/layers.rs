@@ -9,8 +9,13 @@ use crate::job::blending::make_additive;
 use crate::mask::Channel;
 use crate::root_motion::RootMotionSettings;
 
-type Lsm<'g, R> = LayeredStateMachine<'g, R, 2, 6, 9, 4, 3>;
-type LScratch<R> = LayeredScratch<R, 2, 6, 3>;
+crate::capacity! {
+    /// `Rig` with a base and up to two more layers.
+    pub struct Layered { joints: 8, slots: 6, layers: 3, tracks: 9, params: 4 }
+}
+
+type Lsm<'g, R> = LayeredStateMachine<'g, R, Layered>;
+type LScratch<R> = LayeredScratch<R, Layered>;
 
 /// The shared parameters: `speed` (float) and `jump` (trigger).
 fn params<R: crate::Real>() -> [Parameter<'static, R>; 2] {
@@ -129,10 +134,10 @@ fn run_beside<R: crate::Real>(
     let layers = [layer];
     let g = LayeredGraph { base: d.base(), layers: &layers };
     let mut m = Lsm::<R>::new(g, &f.clips).unwrap();
-    let mut base = StateMachine::<R, 2, 6, 9, 4>::new(d.base(), &f.clips).unwrap();
-    let mut upper = StateMachine::<R, 2, 6, 9, 4>::new(layer.graph(&d.params), &f.clips).unwrap();
+    let mut base = StateMachine::<R, Rig>::new(d.base(), &f.clips).unwrap();
+    let mut upper = StateMachine::<R, Rig>::new(layer.graph(&d.params), &f.clips).unwrap();
     let mut scratch = LScratch::new();
-    let mut plain = ControllerScratch::<R, 2, 6, 1>::new();
+    let mut plain = ControllerScratch::<R, Rig>::new();
     let dt = R::ratio(1, 60);
     let mut out = Vec::new();
     for frame in 0..frames {
@@ -308,7 +313,7 @@ fn layer_weights_fade_and_a_silent_layer_keeps_running() {
     // The layer ran from the start: its transition fired on the first update, at weight 0.
     assert_eq!(m.machine(1).unwrap().current_state(), 1);
     // A full-weight unmasked override layer is the whole pose.
-    let mut upper = StateMachine::<f32, 2, 6, 9, 4>::new(layers[0].graph(&d.params), &f.clips).unwrap();
+    let mut upper = StateMachine::<f32, Rig>::new(layers[0].graph(&d.params), &f.clips).unwrap();
     upper.fire(1, true).unwrap();
     let mut u = [SoaTransform::IDENTITY; 2];
     for _ in 0..31 {
@@ -376,7 +381,7 @@ fn root_motion_comes_from_the_base() {
     // The clips bob the hips up and down: that is the motion.
     let settings = Some(RootMotionSettings { joint: 0, translation: [true; 3], yaw: false });
     let mut m = Lsm::new(LayeredGraph { base: d.base(), layers: &layers }, &f.clips).unwrap();
-    let mut base = StateMachine::<f32, 2, 6, 9, 4>::new(d.base(), &f.clips).unwrap();
+    let mut base = StateMachine::<f32, Rig>::new(d.base(), &f.clips).unwrap();
     m.set_root_motion(settings);
     base.set_root_motion(settings);
     let (mut scratch, mut out, mut b) = (LScratch::new(), [SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);

@@ -56,7 +56,7 @@ fn a_baked_layered_graph_reads_back_and_runs_as_its_file_through_transitions_and
     use sinew::controller::ClipEntry;
     use sinew::graph::{FadeCurve, LayeredGraph, LayeredScratch};
 
-    use crate::graph_run::{HostLayered, LAYERS, SLOTS, SOA};
+    use crate::graph_run::{Host, HostLayered};
 
     let model = fox();
     let joint = |name: &str| model.skeleton().find(name);
@@ -81,7 +81,7 @@ fn a_baked_layered_graph_reads_back_and_runs_as_its_file_through_transitions_and
     let (clips, baked_clips) = (clips_of(&model), clips_of(&baked_model));
     let mut a = Box::new(HostLayered::new(from_file, &clips).unwrap());
     let mut b = Box::new(HostLayered::new(from_bake, &baked_clips).unwrap());
-    let mut scratch = Box::new(LayeredScratch::<f32, SOA, SLOTS, LAYERS>::new());
+    let mut scratch = Box::new(LayeredScratch::<f32, Host>::new());
     let n = model.skeleton().num_soa_joints();
     let (mut pa, mut pb) = (vec![SoaTransform::IDENTITY; n], vec![SoaTransform::IDENTITY; n]);
     let (mut fading, mut crossing) = (0, 0);

@@ -3,6 +3,7 @@
 //! upper-body layer masked by [`WAVE_MASK`]), and the schedule that sets the parameters and
 //! fades the wave layer, repeating every [`SCHEDULE_PERIOD`].
 
+use sinew::capacity::OneLayer;
 use sinew::controller::LayerMode;
 use sinew::graph::{
     BlendPoint, Condition, FadeCurve, Graph, GraphError, GraphLayer, LayerError, LayeredGraph, LayeredScratch,
@@ -151,18 +152,20 @@ const WAVE_LAYER_GRAPH: GraphLayer<'static, f32> = GraphLayer {
     initial: 0,
 };
 
-/// SoA elements of the humanoid's 22 joints.
-const SOA: usize = sinew::limits::soa_count(humanoid::COUNT);
+sinew::capacity! {
+    /// The character's capacities: the humanoid's 22 joints; per layer two states of up to two
+    /// clips (4 slots), cursors for any clip; two layers; two parameters.
+    pub(super) struct Character { joints: humanoid::COUNT, slots: 4, layers: 2, params: 2 }
+}
 
-/// The character's layered state machine: 22 joints, per layer two states of up to two clips,
-/// cursors for any clip; two parameters, two layers.
-pub(super) type CharacterMachine = LayeredStateMachine<'static, f32, SOA, 4, { 3 * humanoid::COUNT }, 2, 2>;
+/// The character's layered state machine.
+pub(super) type CharacterMachine = LayeredStateMachine<'static, f32, Character>;
 
 /// One layer's state machine in [`CharacterMachine`].
-pub(super) type LayerMachine = StateMachine<'static, f32, SOA, 4, { 3 * humanoid::COUNT }, 2>;
+pub(super) type LayerMachine = StateMachine<'static, f32, OneLayer<Character>>;
 
 /// The working memory of the character's updates.
-pub(super) type CharacterScratch = LayeredScratch<f32, SOA, 4, 2>;
+pub(super) type CharacterScratch = LayeredScratch<f32, Character>;
 
 /// What the schedule does.
 #[derive(Debug, Clone, Copy, PartialEq)]
