@@ -160,69 +160,78 @@ fn generate(command: &str) -> (String, Vec<&'static str>) {
     }
 }
 
-/// The memory table of `core/docs/graphs.md`: `size_of` of state machines, their controllers
-/// and the scratch they share, for two characters.
-fn graph_memory_table() -> String {
+sinew::capacity! {
+    /// The fixture's character under a graph: 24 joints, 4 slots, 4 parameters.
+    struct Character { joints: 24, slots: 4, params: 4 }
+}
+sinew::capacity! {
+    /// The same character with two graph layers.
+    struct CharacterLayered { joints: 24, slots: 4, layers: 2, params: 4 }
+}
+sinew::capacity! {
+    /// Fox under a graph: 67 joints, 6 slots, 8 parameters.
+    struct FoxGraph { joints: 67, slots: 6, params: 8 }
+}
+sinew::capacity! {
+    /// Fox with three graph layers.
+    struct FoxLayered { joints: 67, slots: 6, layers: 3, params: 8 }
+}
+
+/// One row of the memory table: a state machine of capacity `C` (`layered`: a
+/// `LayeredStateMachine`, whose layers each hold a one-layer controller).
+fn graph_memory_row<C: sinew::capacity::Capacity>(name: &str, layered: bool) -> String {
+    use sinew::capacity::OneLayer;
     use sinew::controller::{Controller, ControllerScratch};
     use sinew::graph::{LayeredScratch, LayeredStateMachine, StateMachine};
     use sinew::Q16;
     use sinew_pipeline::compression::thousands;
     use std::mem::size_of;
-    let rows: [(&str, [usize; 5], [usize; 4]); 4] = [
+    let (machine, [f, q, controllers, scratch]) = if layered {
         (
-            "`StateMachine<R, 6, 4, 72, 4>`",
-            [24, 4, 72, 4, 1],
+            format!("`LayeredStateMachine<R, {name}>`"),
             [
-                size_of::<StateMachine<f32, 6, 4, 72, 4>>(),
-                size_of::<StateMachine<Q16, 6, 4, 72, 4>>(),
-                size_of::<Controller<f32, 6, 4, 1, 72>>(),
-                size_of::<ControllerScratch<f32, 6, 4, 1>>(),
+                size_of::<LayeredStateMachine<f32, C>>(),
+                size_of::<LayeredStateMachine<Q16, C>>(),
+                C::LAYERS * size_of::<Controller<f32, OneLayer<C>>>(),
+                size_of::<LayeredScratch<f32, C>>(),
             ],
-        ),
+        )
+    } else {
         (
-            "`StateMachine<R, 17, 6, 201, 8>`",
-            [67, 6, 201, 8, 1],
+            format!("`StateMachine<R, {name}>`"),
             [
-                size_of::<StateMachine<f32, 17, 6, 201, 8>>(),
-                size_of::<StateMachine<Q16, 17, 6, 201, 8>>(),
-                size_of::<Controller<f32, 17, 6, 1, 201>>(),
-                size_of::<ControllerScratch<f32, 17, 6, 1>>(),
+                size_of::<StateMachine<f32, C>>(),
+                size_of::<StateMachine<Q16, C>>(),
+                size_of::<Controller<f32, C>>(),
+                size_of::<ControllerScratch<f32, C>>(),
             ],
-        ),
-        (
-            "`LayeredStateMachine<R, 6, 4, 72, 4, 2>`",
-            [24, 4, 72, 4, 2],
-            [
-                size_of::<LayeredStateMachine<f32, 6, 4, 72, 4, 2>>(),
-                size_of::<LayeredStateMachine<Q16, 6, 4, 72, 4, 2>>(),
-                2 * size_of::<Controller<f32, 6, 4, 1, 72>>(),
-                size_of::<LayeredScratch<f32, 6, 4, 2>>(),
-            ],
-        ),
-        (
-            "`LayeredStateMachine<R, 17, 6, 201, 8, 3>`",
-            [67, 6, 201, 8, 3],
-            [
-                size_of::<LayeredStateMachine<f32, 17, 6, 201, 8, 3>>(),
-                size_of::<LayeredStateMachine<Q16, 17, 6, 201, 8, 3>>(),
-                3 * size_of::<Controller<f32, 17, 6, 1, 201>>(),
-                size_of::<LayeredScratch<f32, 17, 6, 3>>(),
-            ],
-        ),
-    ];
+        )
+    };
+    format!(
+        "| {machine} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        C::JOINTS,
+        C::SLOTS,
+        C::TRACKS,
+        C::PARAMS,
+        C::LAYERS,
+        thousands(f),
+        thousands(q),
+        thousands(controllers),
+        thousands(scratch)
+    )
+}
+
+/// The memory table of `core/docs/graphs.md`: `size_of` of state machines, their controllers
+/// and the scratch they share, for two characters.
+fn graph_memory_table() -> String {
     let mut s = String::from(
         "| machine | joints | slots | tracks | parameters | layers | bytes (`f32`) | bytes (`Q16`) | of which controllers | shared scratch |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    for (name, [joints, slots, tracks, params, layers], [f, q, controllers, scratch]) in rows {
-        s += &format!(
-            "| {name} | {joints} | {slots} | {tracks} | {params} | {layers} | {} | {} | {} | {} |\n",
-            thousands(f),
-            thousands(q),
-            thousands(controllers),
-            thousands(scratch)
-        );
-    }
+    s += &graph_memory_row::<Character>("Character", false);
+    s += &graph_memory_row::<FoxGraph>("FoxGraph", false);
+    s += &graph_memory_row::<CharacterLayered>("CharacterLayered", true);
+    s += &graph_memory_row::<FoxLayered>("FoxLayered", true);
     s
 }
 
