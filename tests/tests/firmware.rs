@@ -6,7 +6,15 @@
 
 use std::process::Command;
 
-#[test]
+/// The slow tier (`cargo test -- --skip slow::` leaves it out; see the README's Tests table).
+mod slow {
+    #[test]
+    fn firmware_images_match_the_host_under_qemu() {
+        super::firmware_images_match_the_host_under_qemu();
+    }
+}
+
+/// Builds and runs every image, and compares their reports with the host's.
 fn firmware_images_match_the_host_under_qemu() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/firmware/run.sh");
     let out = Command::new("bash")

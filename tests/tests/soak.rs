@@ -33,7 +33,8 @@
 //! time, the weights (exactly 0 or 1 after a fade) and the clip, with the key cursor only a
 //! search hint.
 //!
-//! `cargo test -p sinew-tests --test soak -- --nocapture` prints a summary line.
+//! `cargo test -p sinew-tests --test soak -- --nocapture` prints a summary line. The test is
+//! `slow::controller_soak_24_hours`: the fast tier (`--skip slow::`) leaves it out.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -472,7 +473,15 @@ fn smoothstep(s: f32) -> f32 {
 // The soak
 // ------------------------------------------------------------------------------------------
 
-#[test]
+/// The slow tier (`cargo test -- --skip slow::` leaves it out; see the README's Tests table).
+mod slow {
+    #[test]
+    fn controller_soak_24_hours() {
+        super::controller_soak_24_hours();
+    }
+}
+
+/// 24 simulated hours of the controller's schedule, checked as the module documentation says.
 fn controller_soak_24_hours() {
     let rig = humanoid_rig();
     let bytes = bake(&rig, &BakeOptions::default()).unwrap().0;
