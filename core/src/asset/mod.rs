@@ -26,17 +26,23 @@ mod report;
 mod skeleton;
 mod skin;
 mod texture;
+#[cfg(any(test, feature = "writer"))]
+mod write;
 
 // The byte layout's paths as other crates use them: `sinew::asset::format::*`,
 // `sinew::asset::writer::Writer`, `sinew::asset::{crc32, ParseError}`.
-pub use crate::format::{self, crc32, writer, ParseError};
-pub use graph::{write_graph, GraphBuffers, GraphData};
-pub use graph_layers::{write_layered_graph, GraphLayerData, LayerBuffers};
+#[cfg(any(test, feature = "writer"))]
+pub use crate::format::writer;
+pub use crate::format::{self, crc32, ParseError};
+pub use graph::{GraphBuffers, GraphData};
+pub use graph_layers::{GraphLayerData, LayerBuffers};
 pub use mesh::{MeshData, MeshPart};
-pub use report::{write_clip_report, ClipReport};
+pub use report::ClipReport;
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
 pub use texture::{MaterialData, TextureData};
+#[cfg(any(test, feature = "writer"))]
+pub use write::{write_clip_report, write_graph, write_layered_graph};
 
 /// Turns [`ParseError::Truncated`] from inside section `section` (the file and its table were
 /// checked before) into [`ParseError::SectionOverrun`].
