@@ -6,6 +6,7 @@
 
 use core::fmt;
 
+pub mod additive;
 pub mod blending;
 pub mod local_to_model;
 pub mod morph;
@@ -13,7 +14,8 @@ pub mod sampling;
 pub mod skin_matrix;
 pub mod skinning;
 
-pub use blending::{BlendingJob, Layer, MakeAdditiveJob};
+pub use additive::MakeAdditiveJob;
+pub use blending::{BlendingJob, Layer};
 pub use local_to_model::LocalToModelJob;
 pub use morph::{MorphJob, MorphWeightsJob};
 pub use sampling::SamplingJob;
