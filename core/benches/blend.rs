@@ -12,8 +12,8 @@ use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 use sinew::asset::Asset;
 use sinew::controller::{AdditiveReference, ClipEntry, Controller, ControllerScratch, LayerMode};
+use sinew::job::mask::Channel;
 use sinew::job::{BlendingJob, Layer};
-use sinew::mask::Channel;
 use sinew::math::{Quat, SoaTransform, Transform, Vec3};
 use sinew::skeleton::Skeleton;
 

@@ -24,7 +24,7 @@ use sinew::asset::writer::Writer;
 use sinew::asset::{write_layered_graph, Asset, GraphBuffers, LayerBuffers};
 use sinew::controller::{ClipEntry, ControllerScratch, LayerMode};
 use sinew::graph::*;
-use sinew::mask::Channel;
+use sinew::job::mask::Channel;
 use sinew::math::SoaTransform;
 use sinew::skeleton::Skeleton;
 

@@ -8,7 +8,7 @@
 //! into the clips passed to [`Controller::update`]), its [`Player`], its weight, an optional fade
 //! and its own sampling cursor (`TRACKS` entries: the most tracks a clip may have, at most
 //! 3 × joints). A layer has a [`LayerMode`], a weight in `[0, 1]` and an optional mask
-//! ([`crate::mask`]).
+//! ([`crate::job::mask`]).
 //!
 //! # Update
 //!
@@ -89,8 +89,8 @@ pub(crate) use update::{override_shares, ShareTerms};
 use state::{LayerState, Slot};
 
 use crate::clip::{Clip, RotationInterpolation};
+use crate::job::mask::{Channel, MaskJob};
 use crate::limits::MAX_SOA_JOINTS;
-use crate::mask::{Channel, MaskJob};
 use crate::player::{Event, Marker, Player};
 use crate::real::Real;
 use crate::root_motion::{Motion, RootMotionSettings};

@@ -44,9 +44,9 @@ use sinew::clip::RotationInterpolation;
 use sinew::controller::{
     AdditiveReference, ClipEntry, Controller, ControllerEvent, ControllerScratch, FadeCurve, LayerMode,
 };
+use sinew::job::mask::Channel;
 use sinew::job::{LocalToModelJob, SamplingJob};
 use sinew::limits::soa_count;
-use sinew::mask::Channel;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::player::Marker;
 use sinew::skeleton::{Skeleton, SkeletonView};

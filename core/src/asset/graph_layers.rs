@@ -6,7 +6,7 @@ use crate::controller::{AdditiveReference, LayerMode};
 use crate::format::reader::{is_finite_bits, le_u16, ordered_bits, Reader};
 use crate::format::*;
 use crate::graph::{Graph, GraphError, GraphLayer, LayerError, LayeredGraph, Parameter};
-use crate::mask::Channel;
+use crate::job::mask::Channel;
 use crate::real::Real;
 
 use super::graph::{GraphBuffers, GraphData, LENS};

@@ -37,10 +37,9 @@
 //! the tests state).
 
 use crate::job::JobError;
-use crate::lanes::Lanes;
 use crate::math::{Quat, SoaTransform, Vec3};
 use crate::platform::{AVX2, HOST_KERNELS};
-use crate::real::Real;
+use crate::real::{Lanes, Real};
 
 // The delta an additive layer applies; made with `MakeAdditiveJob`, in `additive.rs`.
 pub use super::additive::make_additive;

@@ -8,7 +8,9 @@ use core::fmt;
 
 pub mod additive;
 pub mod blending;
+pub mod ik;
 pub mod local_to_model;
+pub mod mask;
 pub mod morph;
 pub mod sampling;
 pub mod skin_matrix;
@@ -16,7 +18,9 @@ pub mod skinning;
 
 pub use additive::MakeAdditiveJob;
 pub use blending::{BlendingJob, Layer};
+pub use ik::{IkAimJob, IkTwoBoneJob};
 pub use local_to_model::LocalToModelJob;
+pub use mask::MaskJob;
 pub use morph::{MorphJob, MorphWeightsJob};
 pub use sampling::SamplingJob;
 pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
