@@ -70,7 +70,7 @@ classify() {
       name = substr($0, index($0, $4)); size = $2 + 0; group = "runtime"
       if (name ~ /^sinew::graph::Graph<.*>::validate|^sinew_firmware::GraphStorage/) group = "setup"
       else if (name ~ /^sinew::graph::/) group = "graph"
-      else if (name ~ /^sinew_firmware::update|^sinew::controller::|^sinew::job::blending|^sinew::job::mask::/) group = "controller"
+      else if (name ~ /^sinew_firmware::update|^sinew::controller::|^sinew::job::blending|^sinew::job::additive::|^sinew::job::mask::/) group = "controller"
       else if (name ~ /^sinew::clip::|^sinew::job::sampling|^sinew::format::unpack_rotation/) group = "sampling"
       else if (name ~ /^sinew::player::|^sinew::real::q32::/) group = "player"
       else if (name ~ /^sinew::root_motion::|^sinew::math::ops::atan2/) group = "root_motion"
