@@ -10,7 +10,7 @@
 //! `dqs.rs` and `scaled.rs` (dual quaternions, without and with scale), `blended.rs` (a blended
 //! matrix as lane vectors, shared by both methods), `vertex.rs` (vertex streams, unit length).
 
-use crate::job::JobError;
+use crate::job::{check_streams, JobError};
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, SymMat3, Vec3, Vec4};
 use crate::platform::HOST_KERNELS;
@@ -247,20 +247,13 @@ impl<R: Real> SkinningJob<'_, R> {
         if self.joint_indices.len() < nk || self.joint_weights.len() < nk {
             return Err(JobError::InputTooSmall);
         }
-        if self.normals.is_some() != self.out_normals.is_some()
-            || self.tangents.is_some() != self.out_tangents.is_some()
-        {
-            return Err(JobError::MismatchedStreams);
-        }
-        if self.normals.is_some_and(|s| s.len() < n) || self.tangents.is_some_and(|s| s.len() < n) {
-            return Err(JobError::InputTooSmall);
-        }
-        if self.out_positions.len() < n
-            || self.out_normals.as_ref().is_some_and(|s| s.len() < n)
-            || self.out_tangents.as_ref().is_some_and(|s| s.len() < n)
-        {
-            return Err(JobError::OutputTooSmall);
-        }
+        check_streams(
+            n,
+            false,
+            (self.normals, self.out_normals.as_deref()),
+            (self.tangents, self.out_tangents.as_deref()),
+            self.out_positions,
+        )?;
         if let Palette::ScaledDualQuats { dual_quats, scales } = self.palette {
             if dual_quats.len() != scales.len() {
                 return Err(JobError::LengthMismatch);
