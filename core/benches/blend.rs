@@ -14,8 +14,8 @@ use sinew::asset::Asset;
 use sinew::controller::{
     AdditiveReference, ClipEntry, ClipId, Controller, ControllerScratch, LayerId, LayerMode, SlotId,
 };
+use sinew::job::mask::Channel;
 use sinew::job::{BlendingJob, Layer};
-use sinew::mask::Channel;
 use sinew::math::{Quat, SoaTransform, Transform, Vec3};
 use sinew::skeleton::Skeleton;
 

@@ -25,7 +25,7 @@ use sinew::asset::{write_layered_graph, Asset, GraphBuffers, LayerBuffers};
 use sinew::capacity::OneLayer;
 use sinew::controller::{ClipEntry, ControllerScratch, LayerMode};
 use sinew::graph::*;
-use sinew::mask::Channel;
+use sinew::job::mask::Channel;
 use sinew::math::SoaTransform;
 use sinew::skeleton::Skeleton;
 

@@ -14,14 +14,13 @@
 //!   once ([`capacity!`]), the sizes of its controller and state machines. **`platform`** (internal): the host/microcontroller
 //!   split by name — which kernels this build compiles (see `core/ARCHITECTURE.md`).
 //! - **[`real`]**: the scalar trait and its four-lane form, implemented for `f32` (lanes in one
-//!   SIMD register where the target has one) and [`Q16`]. ([`lanes`] re-exports the lane
-//!   types.)
+//!   SIMD register where the target has one) and [`Q16`]; the Q32.32 time base of players.
 //! - **[`math`]**: vectors, quaternions, matrices, dual quaternions, and their
 //!   structure-of-arrays forms (four joints per [`math::SoaTransform`]). Transcendental
 //!   functions are written once in [`math::ops`] and measured against `f64`.
 //! - **[`skeleton`]**: a validated, parents-first joint hierarchy with its rest pose and names.
 //! - **[`format`]**: the `.sinew` byte layout — constants, key codecs, little-endian reading
-//!   and writing, CRC-32, [`format::ParseError`].
+//!   (and writing, with the `writer` feature), CRC-32, [`format::ParseError`].
 //! - **[`clip`]**: clips read in place — STEP / LINEAR / CUBICSPLINE tracks, lossless or
 //!   quantized keys, key cursors and sampling caches.
 //! - **[`morph`]** (beside [`clip`]): morph targets (sparse per-vertex deltas) and
@@ -33,11 +32,12 @@
 //!   [`job::LocalToModelJob`] walks the hierarchy, [`job::SkinMatrixJob`] and
 //!   [`job::SkinDualQuatJob`] build skin palettes, [`job::SkinningJob`] skins vertices (linear
 //!   blend or dual quaternion), [`job::SamplingJob`] evaluates clips, [`job::BlendingJob`]
-//!   mixes poses.
-//! - **[`mask`], [`player`], [`ik`], [`root_motion`], then [`controller`]**: the animation
-//!   system a game drives each frame — partial-skeleton channels with fade-in, drift-free
-//!   playback with events, two-bone and aim IK, root-motion extraction and path following, and
-//!   a fixed-memory controller with crossfades and layers.
+//!   mixes poses ([`job::MakeAdditiveJob`] makes additive deltas), [`job::MaskJob`] weights
+//!   partial-skeleton channels with fade-in, [`job::IkTwoBoneJob`] and [`job::IkAimJob`] bend
+//!   and aim chains.
+//! - **[`player`], [`root_motion`], then [`controller`]**: the animation system a game drives
+//!   each frame — drift-free playback with events, root-motion extraction and path following,
+//!   and a fixed-memory controller with crossfades and layers.
 //! - **[`graph`]**: animation state machines on a controller — float, bool and trigger
 //!   parameters, clip and 1D / 2D blend-space states, transitions with conditions and exit
 //!   times, crossfaded or inertialized.
@@ -120,11 +120,8 @@ pub mod clip;
 pub mod controller;
 pub mod format;
 pub mod graph;
-pub mod ik;
 pub mod job;
-pub mod lanes;
 pub mod limits;
-pub mod mask;
 pub mod math;
 pub mod morph;
 mod platform;

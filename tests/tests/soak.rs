@@ -46,8 +46,9 @@ use sinew::controller::{
     AdditiveReference, ClipEntry, ClipId, Controller, ControllerEvent, ControllerScratch, FadeCurve, LayerId,
     LayerMode, SlotId,
 };
+use sinew::job::mask::Channel;
 use sinew::job::{LocalToModelJob, SamplingJob};
-use sinew::mask::Channel;
+use sinew::job::mask::Channel;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::player::Marker;
 use sinew::skeleton::{Skeleton, SkeletonView};

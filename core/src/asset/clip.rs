@@ -1,6 +1,7 @@
 //! The clip section: the header, the track directory and every track's keys, validated (clips
 //! are decoded in [`crate::clip`]).
 
+use super::key_times;
 use crate::format::packed::Packed;
 use crate::format::reader::{byte, is_finite_bits, le_u16, le_u32, ordered_bits, Reader};
 use crate::format::*;
@@ -74,18 +75,7 @@ pub(super) fn parse(body: &[u8], sec: u16, joints: usize) -> Result<(), ParseErr
             off.checked_add(len).and_then(|end| body.get(off..end)).ok_or(ParseError::BadSection { section: sec })?;
         covered_end = covered_end.max(off + len);
         if cfg!(feature = "clip-f32") && format == FORMAT_F32 {
-            let mut prev = i32::MIN;
-            for k in 0..keys {
-                let b = le_u32(data, k * 4);
-                if !is_finite_bits(b) {
-                    return Err(ParseError::NonFinite { section: sec });
-                }
-                let o = ordered_bits(b);
-                if (k > 0 && o <= prev) || o < lo || o > hi {
-                    return Err(ParseError::UnsortedKeys { section: sec, track });
-                }
-                prev = o;
-            }
+            key_times(data, keys, lo..=hi, sec, track)?;
             let values = &data[keys * 4..];
             if !(0..values.len() / 4).all(|k| is_finite_bits(le_u32(values, k * 4))) {
                 return Err(ParseError::NonFinite { section: sec });

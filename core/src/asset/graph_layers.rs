@@ -1,16 +1,15 @@
 //! The layers of a graph section: [`GraphLayerData`] (one layer read in place), their
 //! validation, [`GraphData::to_layered`], which fills caller buffers with the
-//! [`LayeredGraph`] a [`LayeredStateMachine`](crate::graph::LayeredStateMachine) runs, and
-//! [`write_layered_graph`].
+//! [`LayeredGraph`] a [`LayeredStateMachine`](crate::graph::LayeredStateMachine) runs.
 
 use crate::controller::{AdditiveReference, LayerMode};
 use crate::format::reader::{is_finite_bits, le_u16, ordered_bits, Reader};
 use crate::format::*;
 use crate::graph::{Graph, GraphError, GraphLayer, LayerError, LayeredGraph, Parameter};
-use crate::mask::Channel;
+use crate::job::mask::Channel;
 use crate::real::Real;
 
-use super::graph::{index, limit, write_records, GraphBuffers, GraphData, LENS};
+use super::graph::{GraphBuffers, GraphData, LENS};
 
 /// A layer of a graph section, read in place: its name, mode, weight, mask and state machine
 /// (a [`GraphData`] over the base graph's parameters).
@@ -267,66 +266,4 @@ fn carve<'s, T>(rest: &mut &'s mut [T], n: usize) -> Option<&'s mut [T]> {
     let (head, tail) = core::mem::take(rest).split_at_mut(n);
     *rest = tail;
     Some(head)
-}
-
-/// Writes `graph` (a base graph and its layers) as the body of a graph section called `name`
-/// (see [`write_graph`](super::write_graph); a graph without layers is written as it writes
-/// it). The graph's clip indices must be the file's.
-///
-/// # Errors
-///
-/// As [`write_graph`](super::write_graph), and [`GraphError::Storage`] for more than
-/// [`MAX_GRAPH_LAYERS`] layers, a layer with more than [`MAX_GRAPH_STATES`] states or a list
-/// or mask joint over 65,534, or a layer name over 255 bytes. Every count and name is checked
-/// before anything is written.
-pub fn write_layered_graph(
-    w: &mut crate::format::writer::Writer<'_>,
-    name: &str,
-    graph: &LayeredGraph<'_, f32>,
-) -> Result<(), GraphError> {
-    let big = NONE as usize - 1;
-    limit("layers", graph.layers.len(), MAX_GRAPH_LAYERS)?;
-    for l in graph.layers {
-        limit("states", l.states.len(), MAX_GRAPH_STATES)?;
-        limit("channels", l.mask.len(), big)?;
-        limit("transitions", l.transitions.len(), big)?;
-        limit("points", l.points.len(), big)?;
-        limit("conditions", l.conditions.len(), big)?;
-        for n in l.states.iter().map(|s| s.name).chain([l.name]) {
-            limit("name bytes", n.len(), 255)?;
-        }
-        for c in l.mask {
-            limit("index", c.start.max(c.end.unwrap_or(0)), big)?;
-        }
-    }
-    super::write_graph(w, name, &graph.base)?;
-    if graph.layers.is_empty() {
-        return Ok(());
-    }
-    w.u16(graph.layers.len() as u16);
-    for l in graph.layers {
-        w.str(l.name);
-        let (mode, reference) = match l.mode {
-            LayerMode::Override => (LAYER_OVERRIDE, 0),
-            LayerMode::Additive(AdditiveReference::RestPose) => (LAYER_ADDITIVE, REFERENCE_REST),
-            LayerMode::Additive(AdditiveReference::Baked) => (LAYER_ADDITIVE, REFERENCE_BAKED),
-        };
-        w.bytes(&[mode, reference]);
-        w.u16(index(l.initial)?);
-        w.f32(l.weight);
-        for n in [l.mask.len(), l.states.len(), l.transitions.len(), l.points.len(), l.conditions.len()] {
-            w.u16(n as u16);
-        }
-        for c in l.mask {
-            w.u16(index(c.start)?);
-            w.u16(c.end.map_or(Ok(NONE), index)?);
-            w.u16(c.fade_in);
-            w.u16(0);
-        }
-        write_records(w, l.states, l.transitions, l.points, l.conditions)?;
-        for s in l.states {
-            w.str(s.name);
-        }
-    }
-    Ok(())
 }

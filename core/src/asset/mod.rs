@@ -13,7 +13,7 @@
 //! the optional clip-report sections, the baker's [`ClipReport`]s).
 
 use crate::clip::Clip;
-use crate::format::reader::{le_u16, Reader};
+use crate::format::reader::{le_u16, le_u32, Reader};
 use crate::format::*;
 use crate::morph::{MorphTargets, WeightTracks};
 
@@ -26,22 +26,53 @@ mod report;
 mod skeleton;
 mod skin;
 mod texture;
+#[cfg(any(test, feature = "writer"))]
+mod write;
 
 // The byte layout's paths as other crates use them: `sinew::asset::format::*`,
 // `sinew::asset::writer::Writer`, `sinew::asset::{crc32, ParseError}`.
-pub use crate::format::{self, crc32, writer, ParseError};
-pub use graph::{write_graph, GraphBuffers, GraphData};
-pub use graph_layers::{write_layered_graph, GraphLayerData, LayerBuffers};
+#[cfg(any(test, feature = "writer"))]
+pub use crate::format::writer;
+pub use crate::format::{self, crc32, ParseError};
+pub use graph::{GraphBuffers, GraphData};
+pub use graph_layers::{GraphLayerData, LayerBuffers};
 pub use mesh::{MeshData, MeshPart};
-pub use report::{write_clip_report, ClipReport};
+pub use report::ClipReport;
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
 pub use texture::{MaterialData, TextureData};
+#[cfg(any(test, feature = "writer"))]
+pub use write::{write_clip_report, write_graph, write_layered_graph};
 
 /// Turns [`ParseError::Truncated`] from inside section `section` (the file and its table were
 /// checked before) into [`ParseError::SectionOverrun`].
 fn overrun(section: u16) -> impl Fn(ParseError) -> ParseError {
     move |e| if e == ParseError::Truncated { ParseError::SectionOverrun { section } } else { e }
+}
+
+/// Checks the `keys` f32 key times at the start of `data` (a track's, which holds them): finite
+/// ([`ParseError::NonFinite`]), strictly increasing and inside `range` as ordered bits
+/// ([`ParseError::UnsortedKeys`] naming `track`).
+fn key_times(
+    data: &[u8],
+    keys: usize,
+    range: core::ops::RangeInclusive<i32>,
+    sec: u16,
+    track: u16,
+) -> Result<(), ParseError> {
+    let mut prev = i32::MIN;
+    for k in 0..keys {
+        let b = le_u32(data, k * 4);
+        if !format::reader::is_finite_bits(b) {
+            return Err(ParseError::NonFinite { section: sec });
+        }
+        let o = format::reader::ordered_bits(b);
+        if (k > 0 && o <= prev) || !range.contains(&o) {
+            return Err(ParseError::UnsortedKeys { section: sec, track });
+        }
+        prev = o;
+    }
+    Ok(())
 }
 
 /// A validated `.sinew` file, borrowing its bytes.
@@ -84,6 +115,41 @@ impl KindRun {
 }
 
 impl<'a> Asset<'a> {
+    /// An asset over `data` with no section found yet (what `parse` and `reopen` fill in).
+    fn unread(data: &'a [u8]) -> Self {
+        let empty = KindRun::default();
+        Asset {
+            data,
+            skeleton: None,
+            skins: empty,
+            meshes: empty,
+            clips: empty,
+            textures: empty,
+            morphs: empty,
+            weights: empty,
+            graphs: empty,
+            reports: empty,
+        }
+    }
+
+    /// Adds table entry `i`, of kind `kind`, to its kind's run ([`KindRun::push`]); false when
+    /// it does not directly follow that kind's last entry. Kinds without runs (the skeleton,
+    /// unknown kinds) are left alone: true.
+    fn group(&mut self, kind: [u8; 4], i: usize) -> bool {
+        let run = match kind {
+            KIND_SKIN => &mut self.skins,
+            KIND_MESH => &mut self.meshes,
+            KIND_CLIP => &mut self.clips,
+            KIND_TEXTURE => &mut self.textures,
+            KIND_MORPH => &mut self.morphs,
+            KIND_WEIGHTS => &mut self.weights,
+            KIND_GRAPH => &mut self.graphs,
+            KIND_CLIP_REPORT => &mut self.reports,
+            _ => return true,
+        };
+        run.push(i)
+    }
+
     /// Parses and validates a `.sinew` file. Runs in time linear in the file size (sections
     /// follow the table in table order without overlapping, so no byte is validated twice) and
     /// reads nothing outside `data`. Sections of one kind are consecutive in the table, so the
@@ -160,19 +226,7 @@ impl<'a> Asset<'a> {
         // The table must fit in the file.
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN).ok_or(ParseError::Truncated)?)?;
 
-        let empty = KindRun::default();
-        let mut asset = Asset {
-            data,
-            skeleton: None,
-            skins: empty,
-            meshes: empty,
-            clips: empty,
-            textures: empty,
-            morphs: empty,
-            weights: empty,
-            graphs: empty,
-            reports: empty,
-        };
+        let mut asset = Asset::unread(data);
         // Bodies in table order, after the table, disjoint; each known kind in one run.
         let mut end = HEADER_LEN + section_count * SECTION_ENTRY_LEN;
         for i in 0..section_count {
@@ -182,18 +236,7 @@ impl<'a> Asset<'a> {
                 return Err(bad);
             }
             end = off + len;
-            let grouped = match kind {
-                KIND_SKIN => asset.skins.push(i),
-                KIND_MESH => asset.meshes.push(i),
-                KIND_CLIP => asset.clips.push(i),
-                KIND_TEXTURE => asset.textures.push(i),
-                KIND_MORPH => asset.morphs.push(i),
-                KIND_WEIGHTS => asset.weights.push(i),
-                KIND_GRAPH => asset.graphs.push(i),
-                KIND_CLIP_REPORT => asset.reports.push(i),
-                _ => true,
-            };
-            if !grouped {
+            if !asset.group(kind, i) {
                 return Err(bad);
             }
         }
@@ -271,52 +314,14 @@ impl<'a> Asset<'a> {
         r.bytes(12).ok()?;
         let section_count = r.u32().ok()? as usize;
         r.bytes(section_count.checked_mul(SECTION_ENTRY_LEN)?).ok()?;
-        let empty = KindRun::default();
-        let mut asset = Asset {
-            data,
-            skeleton: None,
-            skins: empty,
-            meshes: empty,
-            clips: empty,
-            textures: empty,
-            morphs: empty,
-            weights: empty,
-            graphs: empty,
-            reports: empty,
-        };
+        let mut asset = Asset::unread(data);
         for i in 0..section_count {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
-            match kind {
-                KIND_SKELETON if asset.skeleton.is_none() => {
-                    asset.skeleton = Some(SkeletonData::view(body));
-                }
-                // A kind that is not in one run keeps its first run (bytes `parse` rejected).
-                KIND_SKIN => {
-                    asset.skins.push(i);
-                }
-                KIND_MESH => {
-                    asset.meshes.push(i);
-                }
-                KIND_CLIP => {
-                    asset.clips.push(i);
-                }
-                KIND_TEXTURE => {
-                    asset.textures.push(i);
-                }
-                KIND_MORPH => {
-                    asset.morphs.push(i);
-                }
-                KIND_WEIGHTS => {
-                    asset.weights.push(i);
-                }
-                KIND_GRAPH => {
-                    asset.graphs.push(i);
-                }
-                KIND_CLIP_REPORT => {
-                    asset.reports.push(i);
-                }
-                _ => {}
+            if kind == KIND_SKELETON && asset.skeleton.is_none() {
+                asset.skeleton = Some(SkeletonData::view(body));
             }
+            // A kind that is not in one run keeps its first run (bytes `parse` rejected).
+            asset.group(kind, i);
         }
         Some(asset)
     }

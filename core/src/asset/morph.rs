@@ -1,7 +1,7 @@
 //! The morph sections, validated: MRPH (the morph targets of one mesh) and MWGT (the
 //! morph-weight tracks of one clip); their views are [`crate::morph`]'s.
 
-use super::Asset;
+use super::{key_times, Asset};
 use crate::format::reader::{is_finite_bits, le_u16, le_u32, ordered_bits, Reader};
 use crate::format::*;
 use crate::limits::MAX_MORPH_TARGETS;
@@ -132,18 +132,7 @@ pub(super) fn parse_weights(
             off.checked_add(len).and_then(|end| body.get(off..end)).ok_or(ParseError::BadSection { section: sec })?;
         covered_end = covered_end.max(off + len);
         if format == FORMAT_F32 {
-            let mut prev = i32::MIN;
-            for k in 0..keys {
-                let b = le_u32(data, k * 4);
-                if !is_finite_bits(b) {
-                    return Err(ParseError::NonFinite { section: sec });
-                }
-                let o = ordered_bits(b);
-                if (k > 0 && o <= prev) || o < lo || o > hi {
-                    return Err(ParseError::UnsortedKeys { section: sec, track });
-                }
-                prev = o;
-            }
+            key_times(data, keys, lo..=hi, sec, track)?;
             if !all_finite(data.get(keys * 4..).unwrap_or(&[])) {
                 return Err(ParseError::NonFinite { section: sec });
             }

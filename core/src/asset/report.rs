@@ -1,9 +1,8 @@
 //! The clip-report section (`CREP`): [`ClipReport`], what the baker measured for one clip
 //! (the error bound, the shell distance, its largest shell error with the joint and time),
-//! its validation and [`write_clip_report`]. Tools read it; the runtime never needs it.
+//! and its validation (`write_clip_report`, in `write.rs`, writes it). Tools read it; the runtime never needs it.
 
 use crate::format::reader::{is_finite_bits, le_u16, le_u32, ordered_bits};
-use crate::format::writer::Writer;
 use crate::format::*;
 
 use super::Asset;
@@ -104,24 +103,4 @@ pub(super) fn parse(
         return Err(bad(ReportField::Time));
     }
     Ok(clip)
-}
-
-/// Writes `report` as the body of a clip-report section (the values as given: the file's
-/// parser checks them).
-pub fn write_clip_report(w: &mut Writer<'_>, report: &ClipReport) {
-    w.u16(report.clip as u16);
-    let mut flags = 0;
-    if report.shell_from_mesh {
-        flags |= REPORT_FLAG_SHELL_FROM_MESH;
-    }
-    if !report.measured {
-        flags |= REPORT_FLAG_UNMEASURED;
-    }
-    w.bytes(&[flags, 0]);
-    w.f32(report.bound);
-    w.f32(report.shell);
-    w.f32(report.error);
-    w.u16(report.joint.map_or(NONE, |j| j as u16));
-    w.u16(0);
-    w.f32(report.time);
 }

@@ -895,7 +895,7 @@ mod graph_section {
         BlendPoint, Condition, FadeCurve, Graph, GraphError, GraphLayer, LayeredGraph, LayeredScratch,
         LayeredStateMachine, Parameter, ParameterKind, Span, State, StateKind, Test, Transition, TransitionBlend,
     };
-    use crate::mask::Channel;
+    use crate::job::mask::Channel;
     use crate::real::Q16;
 
     const PARAMETERS: [Parameter<'static, f32>; 4] = [

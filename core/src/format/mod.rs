@@ -1,6 +1,6 @@
 //! The `.sinew` byte layout, the bottom layer of asset reading: the layout's constants, the
 //! key codecs shared by the baker (host) and the runtime, little-endian reading (the crate's
-//! `reader`) and writing ([`writer`]), the file's [`crc32`], and [`ParseError`]. Everything is
+//! `reader`) and writing (`writer`, with the `writer` feature), the file's [`crc32`], and [`ParseError`]. Everything is
 //! little-endian with no alignment requirement. The sections are parsed and validated in
 //! [`crate::asset`]; clips are decoded in [`crate::clip`]. Other crates also reach this module
 //! as `sinew::asset::format`.
@@ -155,6 +155,7 @@ mod error;
 mod material;
 pub(crate) mod packed;
 pub(crate) mod reader;
+#[cfg(any(test, feature = "writer"))]
 pub mod writer;
 
 pub use crc::crc32;

@@ -6,7 +6,7 @@
 //!
 //! Layer 0 is the base graph; layers 1… are [`GraphLayer`]s, each a sub-graph (its own states,
 //! transitions, blend points, conditions and initial state) with a [`LayerMode`], a weight in
-//! `[0, 1]` and a mask ([`Channel`]s of [`crate::mask`]: joint subtrees or index ranges, with
+//! `[0, 1]` and a mask ([`Channel`]s of [`crate::job::mask`]: joint subtrees or index ranges, with
 //! their fade-in ramp of per-joint weights; no channel: every joint).
 //!
 //! **One parameter set.** Every layer's conditions and blend spaces read the base graph's
@@ -66,8 +66,8 @@ use crate::controller::{
     ShareTerms,
 };
 use crate::job::blending::{make_additive, BlendingJob, Layer};
+use crate::job::mask::{Channel, MaskJob};
 use crate::job::JobError;
-use crate::mask::{Channel, MaskJob};
 use crate::math::SoaTransform;
 use crate::real::Real;
 use crate::root_motion::{Motion, RootMotionSettings};
@@ -83,7 +83,7 @@ pub struct GraphLayer<'a, R> {
     pub mode: LayerMode,
     /// Its initial weight, in `[0, 1]`.
     pub weight: R,
-    /// The joints it covers, with their per-joint weights (see [`crate::mask`]); empty: every
+    /// The joints it covers, with their per-joint weights (see [`crate::job::mask`]); empty: every
     /// joint.
     pub mask: &'a [Channel],
     /// Its states.
@@ -276,7 +276,7 @@ impl<R: Real, C: Capacity> LayeredScratch<R, C> {
 /// use sinew::asset::Asset;
 /// use sinew::controller::{ClipEntry, LayerMode};
 /// use sinew::graph::*;
-/// use sinew::mask::Channel;
+/// use sinew::job::mask::Channel;
 /// use sinew::math::SoaTransform;
 /// use sinew::skeleton::Skeleton;
 ///

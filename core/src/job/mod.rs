@@ -6,15 +6,23 @@
 
 use core::fmt;
 
+use crate::math::{Vec3, Vec4};
+
+pub mod additive;
 pub mod blending;
+pub mod ik;
 pub mod local_to_model;
+pub mod mask;
 pub mod morph;
 pub mod sampling;
 pub mod skin_matrix;
 pub mod skinning;
 
-pub use blending::{BlendingJob, Layer, MakeAdditiveJob};
+pub use additive::MakeAdditiveJob;
+pub use blending::{BlendingJob, Layer};
+pub use ik::{IkAimJob, IkTwoBoneJob};
 pub use local_to_model::LocalToModelJob;
+pub use mask::MaskJob;
 pub use morph::{MorphJob, MorphWeightsJob};
 pub use sampling::SamplingJob;
 pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
@@ -70,3 +78,31 @@ impl fmt::Display for JobError {
 }
 
 impl core::error::Error for JobError {}
+
+/// An optional input stream and its optional output, as [`check_streams`] reads them.
+type StreamPair<'s, T> = (Option<&'s [T]>, Option<&'s [T]>);
+
+/// The vertex-stream checks that skinning and morphing share, for `n` vertices, in this order:
+/// [`JobError::MismatchedStreams`] when normals or tangents come without their output or the
+/// reverse; [`JobError::InputTooSmall`] when `short` (the caller's own inputs) or an input
+/// stream holds fewer than `n`; [`JobError::OutputTooSmall`] when an output does.
+#[inline(always)]
+pub(crate) fn check_streams<R>(
+    n: usize,
+    short: bool,
+    (normals, out_normals): StreamPair<'_, Vec3<R>>,
+    (tangents, out_tangents): StreamPair<'_, Vec4<R>>,
+    out_positions: &[Vec3<R>],
+) -> Result<(), JobError> {
+    if normals.is_some() != out_normals.is_some() || tangents.is_some() != out_tangents.is_some() {
+        return Err(JobError::MismatchedStreams);
+    }
+    if short || normals.is_some_and(|s| s.len() < n) || tangents.is_some_and(|s| s.len() < n) {
+        return Err(JobError::InputTooSmall);
+    }
+    if out_positions.len() < n || out_normals.is_some_and(|s| s.len() < n) || out_tangents.is_some_and(|s| s.len() < n)
+    {
+        return Err(JobError::OutputTooSmall);
+    }
+    Ok(())
+}

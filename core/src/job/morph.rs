@@ -9,7 +9,7 @@
 //! attributes (a plain weighted sum); skinning and shaders normalize as they do for unmorphed
 //! normals.
 
-use crate::job::JobError;
+use crate::job::{check_streams, JobError};
 use crate::math::{Vec3, Vec4};
 use crate::morph::{MorphPart, MorphTargets, WeightTracks};
 use crate::real::Real;
@@ -187,24 +187,14 @@ impl<R: Real> MorphJob<'_, R> {
     /// [`JobError::InvalidWeight`] when a weight is NaN or infinite.
     pub fn validate(&self) -> Result<(), JobError> {
         let n = self.part.num_vertices();
-        if self.normals.is_some() != self.out_normals.is_some()
-            || self.tangents.is_some() != self.out_tangents.is_some()
-        {
-            return Err(JobError::MismatchedStreams);
-        }
-        if self.weights.len() < self.part.num_targets()
-            || self.positions.len() < n
-            || self.normals.is_some_and(|s| s.len() < n)
-            || self.tangents.is_some_and(|s| s.len() < n)
-        {
-            return Err(JobError::InputTooSmall);
-        }
-        if self.out_positions.len() < n
-            || self.out_normals.as_ref().is_some_and(|s| s.len() < n)
-            || self.out_tangents.as_ref().is_some_and(|s| s.len() < n)
-        {
-            return Err(JobError::OutputTooSmall);
-        }
+        let short = self.weights.len() < self.part.num_targets() || self.positions.len() < n;
+        check_streams(
+            n,
+            short,
+            (self.normals, self.out_normals.as_deref()),
+            (self.tangents, self.out_tangents.as_deref()),
+            self.out_positions,
+        )?;
         if !self.weights[..self.part.num_targets()].iter().all(|w| w.is_finite()) {
             return Err(JobError::InvalidWeight);
         }

@@ -75,6 +75,18 @@ fn required_len(width: u32, height: u32, stride: usize) -> Result<usize, RasterE
         .ok_or(RasterError::InvalidDimensions)
 }
 
+/// [`RasterError::ColorBufferTooSmall`] or [`RasterError::DepthBufferTooSmall`] when `color`,
+/// or `depth` where there is one, holds fewer than `need` elements.
+fn buffers_hold<C, D>(color: &[C], depth: Option<&[D]>, need: usize) -> Result<(), RasterError> {
+    if color.len() < need {
+        return Err(RasterError::ColorBufferTooSmall);
+    }
+    if depth.is_some_and(|d| d.len() < need) {
+        return Err(RasterError::DepthBufferTooSmall);
+    }
+    Ok(())
+}
+
 /// A color buffer, an optional depth buffer, and their geometry: what the renderer draws into.
 ///
 /// Pixel `(x, y)` is element `y × stride + x` of both buffers (row 0 at the top). Drawing
@@ -123,12 +135,7 @@ impl<'a, C: PixelFormat, D: DepthFormat> Target<'a, C, D> {
         stride: usize,
     ) -> Result<Self, RasterError> {
         let need = required_len(width, height, stride)?;
-        if color.len() < need {
-            return Err(RasterError::ColorBufferTooSmall);
-        }
-        if depth.as_ref().is_some_and(|d| d.len() < need) {
-            return Err(RasterError::DepthBufferTooSmall);
-        }
+        buffers_hold(color, depth.as_deref(), need)?;
         Ok(Target { color, depth, width, height, stride, y0: 0, y1: height as i32, _format: PhantomData })
     }
 
@@ -391,12 +398,7 @@ impl<'a, C: PixelFormat, D: DepthFormat> BandBuffer<'a, C, D> {
         let rows = rows.min(height);
         let need = required_len(width, rows.max(1), width as usize)?;
         required_len(width, height, width as usize)?;
-        if color.len() < need {
-            return Err(RasterError::ColorBufferTooSmall);
-        }
-        if depth.as_ref().is_some_and(|d| d.len() < need) {
-            return Err(RasterError::DepthBufferTooSmall);
-        }
+        buffers_hold(color, depth.as_deref(), need)?;
         Ok(BandBuffer { color, depth, width, height, rows, _format: PhantomData })
     }
 

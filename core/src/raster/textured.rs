@@ -27,7 +27,7 @@ use super::fixed::to_fixed;
 use super::mesh::{face_shade, light_in_model, CachedVertex, Light, Mesh, Shading};
 use super::target::Sink;
 use super::texture::{modulate, Sampler, Texture, Wrap, TEXEL_FRAC_BITS};
-use super::triangle::{area2, pixel_bounds, Coverage, Cull, ScreenVertex, SUBPIXEL_BITS};
+use super::triangle::{area2, orient_by, pixel_bounds, Coverage, Cull, ScreenVertex, SUBPIXEL_BITS};
 use crate::math::{Mat4, Vec3};
 use crate::real::Real;
 
@@ -269,14 +269,7 @@ fn fill_textured<R: Real, S: Sink>(
 /// Culls and orders a textured triangle like [`orient`](super::triangle::orient).
 #[inline]
 fn orient_textured<R: Copy>(v: [TexVertex<R>; 3], cull: Cull) -> Option<[TexVertex<R>; 3]> {
-    let a = area2(&[v[0].sv, v[1].sv, v[2].sv]);
-    let flipped = [v[0], v[2], v[1]];
-    match cull {
-        _ if a == 0 => None,
-        Cull::Back => (a < 0).then_some(flipped),
-        Cull::Front => (a > 0).then_some(v),
-        Cull::None => Some(if a > 0 { v } else { flipped }),
-    }
+    orient_by(v, area2(&[v[0].sv, v[1].sv, v[2].sv]), cull)
 }
 
 /// The clip-space `w` of model-space point `p`.

@@ -53,7 +53,12 @@ pub(crate) fn area2(v: &[ScreenVertex; 3]) -> i64 {
 /// (positive [`area2`]); `None` for culled or zero-area triangles.
 #[inline(always)]
 pub(crate) fn orient(v: [ScreenVertex; 3], cull: Cull) -> Option<[ScreenVertex; 3]> {
-    let a = area2(&v);
+    orient_by(v, area2(&v), cull)
+}
+
+/// [`orient`] of any vertex type, given the triangle's [`area2`] `a`.
+#[inline(always)]
+pub(crate) fn orient_by<T: Copy>(v: [T; 3], a: i64, cull: Cull) -> Option<[T; 3]> {
     let flipped = [v[0], v[2], v[1]];
     match cull {
         _ if a == 0 => None,

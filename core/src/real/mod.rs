@@ -27,6 +27,7 @@ use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
 
 mod f32;
 mod q16;
+pub(crate) mod q32;
 
 pub use self::f32::F32x4;
 pub use self::q16::{Q16x4, Q16};

@@ -19,7 +19,7 @@
 //!   clip sampled at the same time covers `WEIGHT × mask(j)` of what the layers below give at
 //!   joint `j` (the last layer first: a layer of weight 1 without mask replaces everything
 //!   below it, weight 0 changes nothing). The mask is the subtree of the joint called
-//!   `MASK_JOINT` with a fade-in ramp over `FADE_IN` levels ([`sinew::mask`]); no mask covers
+//!   `MASK_JOINT` with a fade-in ramp over `FADE_IN` levels ([`sinew::job::mask`]); no mask covers
 //!   the whole body. The per-joint shares go to one [`BlendingJob`].
 //! - **additive layers** (`--additive CLIP:WEIGHT`, in order): the clip at the time made a
 //!   delta from the clip's **first frame** (its pose at its start time, so a clip that starts
@@ -29,8 +29,9 @@
 use std::fmt::Write as _;
 
 use sinew::clip::RotationInterpolation;
-use sinew::job::blending::{BlendingJob, Layer, MakeAdditiveJob};
-use sinew::mask::{Channel, MaskJob};
+use sinew::job::additive::MakeAdditiveJob;
+use sinew::job::blending::{BlendingJob, Layer};
+use sinew::job::mask::{Channel, MaskJob};
 use sinew::math::{Mat4, SoaTransform};
 
 use crate::model::{Model, Skinning};

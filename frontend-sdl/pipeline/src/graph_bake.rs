@@ -7,7 +7,7 @@ use sinew::asset::writer::Writer;
 use sinew::asset::{write_layered_graph, Asset, GraphBuffers, GraphData, LayerBuffers};
 use sinew::controller::LayerMode;
 use sinew::graph::{BlendPoint, Condition, Graph, GraphLayer, LayeredGraph, Parameter, State, Transition};
-use sinew::mask::Channel;
+use sinew::job::mask::Channel;
 
 use crate::graph_file::GraphFile;
 

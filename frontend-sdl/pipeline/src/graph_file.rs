@@ -57,7 +57,7 @@ use sinew::graph::{
     BlendPoint, Condition, FadeCurve, Graph, GraphLayer, LayerError, LayeredGraph, Parameter, ParameterKind, Span,
     State, StateKind, Test, Transition, TransitionBlend, MAX_BLEND_POINTS,
 };
-use sinew::mask::Channel;
+use sinew::job::mask::Channel;
 
 /// Default transition duration, seconds.
 pub const DEFAULT_DURATION: f32 = 0.2;

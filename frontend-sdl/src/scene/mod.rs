@@ -30,8 +30,8 @@
 //!
 //! [`LayeredStateMachine`]: sinew::graph::LayeredStateMachine
 //! [`PathFollower`]: sinew::root_motion::PathFollower
-//! [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
-//! [`IkAimJob`]: sinew::ik::IkAimJob
+//! [`IkTwoBoneJob`]: sinew::job::ik::IkTwoBoneJob
+//! [`IkAimJob`]: sinew::job::ik::IkAimJob
 
 mod camera;
 mod character;
@@ -173,8 +173,8 @@ impl Scene {
     ///
     /// [`LayeredStateMachine`]: sinew::graph::LayeredStateMachine
     /// [`PathFollower`]: sinew::root_motion::PathFollower
-    /// [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
-    /// [`IkAimJob`]: sinew::ik::IkAimJob
+    /// [`IkTwoBoneJob`]: sinew::job::ik::IkTwoBoneJob
+    /// [`IkAimJob`]: sinew::job::ik::IkAimJob
     pub fn character(&self, t: f32) -> Result<CharacterFrame, SceneError> {
         self.character.at(&self.models[CHARACTER], t, self.params.look_ray)
     }

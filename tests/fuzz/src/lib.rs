@@ -210,7 +210,7 @@ pub fn exercise_asset(data: &[u8], times: &[f32]) {
 fn check_graphs(asset: &Asset<'_>) {
     use sinew::asset::{GraphBuffers, GraphData, LayerBuffers};
     use sinew::graph::{BlendPoint, Condition, GraphLayer, LayerError, Parameter, State, Transition};
-    use sinew::mask::Channel;
+    use sinew::job::mask::Channel;
     fn build<R: Real>(g: &GraphData<'_>, clips: usize) -> Result<(), LayerError> {
         let machines =
             || (0..=g.num_layers()).filter_map(|l| if l == 0 { Some(*g) } else { g.layer(l).map(|d| d.machine()) });
@@ -557,7 +557,7 @@ pub fn graph_bytes(data: &[u8]) {
         BlendPoint, Condition, FadeCurve, GraphError, GraphLayer, LayeredGraph, LayeredScratch, LayeredStateMachine,
         Parameter, ParameterKind, State, Transition,
     };
-    use sinew::mask::Channel;
+    use sinew::job::mask::Channel;
     use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
     use sinew_pipeline::graph_file::GraphFile;
 

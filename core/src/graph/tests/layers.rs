@@ -6,7 +6,7 @@
 use super::*;
 use crate::controller::{AdditiveReference, LayerMode};
 use crate::job::blending::make_additive;
-use crate::mask::Channel;
+use crate::job::mask::Channel;
 use crate::root_motion::RootMotionSettings;
 
 crate::capacity! {
@@ -171,7 +171,7 @@ fn same_joint<R: crate::Real>(a: &[SoaTransform<R>], b: &[SoaTransform<R>], j: u
 }
 
 /// The mask of `Channel::subtree(Spine, 1)`: Spine ½, Chest, Head and Arm 1, by the formula
-/// of `crate::mask`.
+/// of `crate::job::mask`.
 fn spine_mask<R: crate::Real>() -> [[R; 4]; 2] {
     let (z, h, o) = (R::ZERO, R::HALF, R::ONE);
     [[z, z, h, o], [o, o, z, z]]

@@ -6,7 +6,8 @@ extern crate std;
 use std::vec::Vec;
 
 use super::*;
-use crate::math::SoaVec3;
+use crate::job::MakeAdditiveJob;
+use crate::math::{SoaVec3, Transform};
 use crate::real::Q16;
 
 /// xorshift32 in [0, 1).

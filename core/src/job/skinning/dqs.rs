@@ -4,7 +4,9 @@
 
 use core::ops::{Add, Mul, Sub};
 
-use super::{affine_linear, affine_point, directions, map_vertex, Blended, SkinningJob, V};
+use super::blended::{affine_linear, affine_point, Blended, V};
+use super::vertex::{directions, map_vertex};
+use super::SkinningJob;
 use crate::math::{DualQuat, Vec3, Vec4};
 use crate::platform::HOST_KERNELS;
 use crate::real::{Lanes, Real};

@@ -2,8 +2,10 @@
 //! vertex is scaled and sheared by its blended `P` first, then moved by its blended dual
 //! quaternion.
 
+use super::blended::Blended;
 use super::dqs::blend_dual_quats;
-use super::{directions, map_vertex, unit, Blended, SkinningJob};
+use super::vertex::{directions, map_vertex, unit};
+use super::SkinningJob;
 use crate::math::{DualQuat, SymMat3, Vec3};
 use crate::real::Real;
 

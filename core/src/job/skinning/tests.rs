@@ -1,6 +1,7 @@
 //! Tests of the skinning job: validity, LBS against direct matrix sums, every influence count
 //! and kernel (direct, packed palette, narrow) agreeing bit for bit, and DQS keeping volume.
 
+use super::lbs::{blend_matrices, blend_packed, pack, PackedJoint, PACKED_JOINTS};
 use super::*;
 use crate::math::Quat;
 

@@ -229,7 +229,7 @@ fn parse_layered(json: &str) -> Result<GraphFile, String> {
 #[test]
 fn layers_are_read_with_their_masks_modes_and_machines() {
     use sinew::controller::{AdditiveReference, LayerMode};
-    use sinew::mask::Channel;
+    use sinew::job::mask::Channel;
     let g = parse_layered(LAYERED).unwrap();
     assert_eq!(
         (g.num_layers(), g.layer_name(1), g.layer_name(2), g.layer_name(0)),

@@ -2,7 +2,7 @@
 //! landed ([`FootLock`]), held by two-bone IK ([`plant_foot`]) until it lifts, then eased back
 //! to the animation.
 
-use sinew::ik::{apply_correction, IkTwoBoneJob};
+use sinew::job::ik::{apply_correction, IkTwoBoneJob};
 use sinew::job::{JobError, LocalToModelJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew_pipeline::builtin::{smoothstep, ANKLE_HEIGHT, RUN_GAIT, SHIN_LENGTH, THIGH_LENGTH, WALK_GAIT};

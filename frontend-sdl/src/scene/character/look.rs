@@ -4,7 +4,7 @@
 
 use std::f32::consts::PI;
 
-use sinew::ik::{apply_correction, IkAimJob};
+use sinew::job::ik::{apply_correction, IkAimJob};
 use sinew::job::{JobError, LocalToModelJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew_pipeline::builtin::{humanoid, smoothstep};

@@ -68,7 +68,7 @@ pub struct CharacterFrame {
     /// Whether the left and right feet are planted: held where they touched down by
     /// [`IkTwoBoneJob`] (a lifted foot's target then returns to the animation over 0.15 s).
     ///
-    /// [`IkTwoBoneJob`]: sinew::ik::IkTwoBoneJob
+    /// [`IkTwoBoneJob`]: sinew::job::ik::IkTwoBoneJob
     pub feet_locked: [bool; 2],
     /// What the head looks at, in world space.
     pub look_target: Vec3<f32>,

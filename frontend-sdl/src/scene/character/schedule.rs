@@ -43,7 +43,7 @@ pub const SLOT_CLIPS: [&str; 4] = ["idle", "walk", "run", "wave"];
 /// hand) with a fade-in of one level, so the clavicle takes half of `wave` and the arm from
 /// the shoulder joint down all of it. The legs, spine, head and left arm keep the graph's
 /// locomotion.
-pub const WAVE_MASK: sinew::mask::Channel = sinew::mask::Channel::subtree(humanoid::R_CLAVICLE, 1);
+pub const WAVE_MASK: sinew::job::mask::Channel = sinew::job::mask::Channel::subtree(humanoid::R_CLAVICLE, 1);
 
 /// The graph's `speed` parameter (index 0): the speed the character is asked to move at, in
 /// meters per second.

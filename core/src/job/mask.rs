@@ -106,7 +106,7 @@ impl Channel {
 /// An upper-body mask from the spine up, ramping in over one level, and its complement:
 ///
 /// ```
-/// use sinew::mask::{Channel, MaskJob};
+/// use sinew::job::mask::{Channel, MaskJob};
 /// use sinew::math::Transform;
 /// use sinew::skeleton::{Skeleton, NO_PARENT};
 ///

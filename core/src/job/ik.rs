@@ -110,7 +110,7 @@ pub const REACH_TOLERANCE_RATIO: i32 = 10_000;
 /// pointing up:
 ///
 /// ```
-/// use sinew::ik::{apply_correction, IkTwoBoneJob};
+/// use sinew::job::ik::{apply_correction, IkTwoBoneJob};
 /// use sinew::job::LocalToModelJob;
 /// use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
 /// use sinew::skeleton::{Skeleton, NO_PARENT};
@@ -299,7 +299,7 @@ impl<R: Real> IkTwoBoneJob<'_, R> {
 /// A head looking along +Z turns to a target on its +X side:
 ///
 /// ```
-/// use sinew::ik::IkAimJob;
+/// use sinew::job::ik::IkAimJob;
 /// use sinew::math::{Mat4, Quat, Vec3};
 ///
 /// let head = Mat4::from_translation(Vec3::new(0.0, 1.6, 0.0)); // the joint's model matrix

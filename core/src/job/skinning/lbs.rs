@@ -1,0 +1,347 @@
+//! Linear blend skinning ([`Palette::Matrices`](super::Palette)): the job's LBS loops and their
+//! lane kernels — each vertex's influences blended into one matrix ([`Blended`]), from the
+//! palette or, on hosts skinning many vertices, from a [`PackedPalette`] copied on the stack;
+//! out-of-line loops for positions with normals (and tangents) that store four lanes at a time.
+
+use core::cell::Cell;
+
+use super::blended::{Blended, V};
+use super::vertex::{directions, renormalize, renormalize_xyz, unit};
+use super::SkinningJob;
+use crate::math::{Mat4, Vec3, Vec4};
+use crate::platform::{AVX2, HOST_KERNELS};
+use crate::real::{Lanes, Real};
+
+impl<R: Real> SkinningJob<'_, R> {
+    /// Linear blend skinning with `K` influences (`K = 0`: `self.influences`), directions
+    /// renormalized when `UNIT`.
+    ///
+    /// Hosts skinning enough vertices first copy the palette into a [`PackedPalette`] on the
+    /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
+    // Out of line on hosts: inside `run_with`, among all the other loops, the skinning loop's
+    // iterators were not inlined and the influence count `K` became a value read from memory.
+    #[cfg_attr(sinew_host_kernels, inline(never))]
+    pub(super) fn lbs<const K: usize, const UNIT: bool>(&mut self, palette: &[Mat4<R>]) {
+        if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
+            let mut table = [PackedJoint([[R::ZERO; 4]; 4]); PACKED_JOINTS];
+            pack(&mut table, palette);
+            // Each index as its two bytes in memory order: a table index is the low byte
+            // (validated indices are below PACKED_JOINTS), read by one byte load.
+            if let Ok(idx) = bytemuck::try_cast_slice::<u16, [u8; 2]>(self.joint_indices) {
+                return self.lbs_with::<K, UNIT, _>(idx, |idx, w| blend_packed::<R, K>(&table, idx, w));
+            }
+        }
+        let idx = self.joint_indices;
+        self.lbs_with::<K, UNIT, _>(idx, |idx, w| blend_matrices::<R, K>(palette, idx, w));
+    }
+
+    /// Linear blend skinning with `blend` turning a vertex's indices (`k` of `idx`'s entries,
+    /// [`joint_indices`](Self::joint_indices) as `blend` reads them) and weights into its matrix,
+    /// directions renormalized when `UNIT`.
+    ///
+    /// With positions and normals, and tangents or not, in floating point on hosts, the
+    /// skinning loop leaves the directions as the matrices map them and [`renormalize`] scales
+    /// them afterwards, four at a time (the same bits as [`unit`] in the loop).
+    #[inline(always)]
+    pub(super) fn lbs_with<const K: usize, const UNIT: bool, I>(
+        &mut self,
+        idx: &[I],
+        blend: impl Fn(&[I], &[R]) -> Blended<R>,
+    ) {
+        let k = if K == 0 { self.influences } else { K };
+        let n = self.positions.len();
+        let idx = &idx[..n * k];
+        let wts = &self.joint_weights[..n * k];
+        let pos = self.positions;
+        let out_p = &mut self.out_positions[..n];
+        let dir = |d: Vec3<R>| if UNIT { unit(d) } else { d };
+        match (self.normals, self.out_normals.as_deref_mut(), self.tangents, self.out_tangents.as_deref_mut()) {
+            (Some(nrm), Some(out_n), None, _) => {
+                let (nrm, out_n) = (&nrm[..n], &mut out_n[..n]);
+                // In floating point on hosts, the normals are renormalized in a second pass, four
+                // at a time.
+                if UNIT && HOST_KERNELS && !R::FIXED_POINT {
+                    points_and_normals::<R, I, false>(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n));
+                    renormalize(out_n);
+                } else {
+                    points_and_normals::<R, I, UNIT>(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+                }
+            }
+            (Some(nrm), Some(out_n), Some(tan), Some(out_t)) if HOST_KERNELS && !R::FIXED_POINT => {
+                let (nrm, out_n, tan, out_t) = (&nrm[..n], &mut out_n[..n], &tan[..n], &mut out_t[..n]);
+                points_normals_tangents(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n), (tan, &mut *out_t));
+                if UNIT {
+                    renormalize(out_n);
+                    renormalize_xyz(out_t);
+                }
+            }
+            (nrm, mut out_n, tan, mut out_t) => {
+                for (v, ((idx, w), (p, op))) in
+                    idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut())).enumerate()
+                {
+                    let m = blend(idx, w);
+                    *op = m.point(*p);
+                    directions(v, (nrm, out_n.as_deref_mut()), (tan, out_t.as_deref_mut()), |d| dir(m.direction(d)));
+                }
+            }
+        }
+    }
+}
+
+/// The skinning loop of positions and normals: `blend` turns each vertex's `k` indices and
+/// weights into its matrix, which moves the position and the normal (scaled to unit length
+/// when `UNIT`).
+///
+/// A function of its own, out of line on hosts: only the loop's own pointers are live in it,
+/// so they stay in registers (inside the job's method, beside the other loops, they were
+/// reloaded from the stack every vertex).
+///
+/// In floating point on hosts, every vertex but the last writes its results with
+/// [`store_over`]: one four-lane store each, instead of two stores and a lane extraction; and
+/// the loop takes two vertices an iteration, which share its counters and its exit test.
+#[cfg_attr(sinew_host_kernels, inline(never))]
+pub(super) fn points_and_normals<R: Real, I, const UNIT: bool>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[I], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+) {
+    let n = pos.len().saturating_sub(1);
+    let heads =
+        (idx.split_at_checked(n * k), wts.split_at_checked(n * k), pos.split_at_checked(n), nrm.split_at_checked(n));
+    if let (true, Some((idx, last_idx)), Some((wts, last_w)), Some((pos, last_p)), Some((nrm, last_n))) =
+        (HOST_KERNELS && !R::FIXED_POINT && !UNIT, heads.0, heads.1, heads.2, heads.3)
+    {
+        let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
+        // Two vertices an iteration (one set of loop counters for both), while a pair's stores
+        // have a next pair to run over; then the one or two vertices left before the last.
+        let pairs = cells_p.len().saturating_sub(2) / 2;
+        let (i2, i1) = idx.split_at(pairs * 2 * k);
+        let (w2, w1) = wts.split_at(pairs * 2 * k);
+        let (p2, p1) = pos.split_at(pairs * 2);
+        let (n2, n1) = nrm.split_at(pairs * 2);
+        let it = i2.chunks_exact(2 * k).zip(w2.chunks_exact(2 * k)).zip(p2.chunks_exact(2).zip(n2.chunks_exact(2)));
+        for (((i, w), (p, nv)), ((cp, np), (cn, nn))) in it.zip(pair_cells(cells_p).zip(pair_cells(cells_n))) {
+            if let ([pa, pb], [na, nb], [ca, cb], [da, db], [np, _], [nn, _]) = (p, nv, cp, cn, np, nn) {
+                let ((ia, ib), (wa, wb)) = (i.split_at(k), w.split_at(k));
+                skin_over(blend, (ia, wa), (pa, na), ([ca, cb], [da, db]));
+                skin_over(blend, (ib, wb), (pb, nb), ([cb, np], [db, nn]));
+            }
+        }
+        let at = pairs * 2;
+        let (tail_p, tail_n) = (cells_p.get(at..).unwrap_or(&[]), cells_n.get(at..).unwrap_or(&[]));
+        let it = i1.chunks_exact(k).zip(w1.chunks_exact(k)).zip(p1.iter().zip(n1.iter()));
+        for (((i, w), (p, nv)), (cp, cn)) in it.zip(tail_p.windows(2).zip(tail_n.windows(2))) {
+            if let ([ca, cb], [da, db]) = (cp, cn) {
+                skin_over(blend, (i, w), (p, nv), ([ca, cb], [da, db]));
+            }
+        }
+        if let ([p], [nv], Some(op), Some(on)) = (last_p, last_n, cells_p.last(), cells_n.last()) {
+            let m = blend(last_idx, last_w);
+            op.set(m.point(*p));
+            on.set(m.direction(*nv));
+        }
+        return;
+    }
+    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
+    for (((idx, w), (p, nv)), (op, on)) in it.zip(out_p.iter_mut().zip(out_n.iter_mut())) {
+        let m = blend(idx, w);
+        *op = m.point(*p);
+        *on = if UNIT { unit(m.direction(*nv)) } else { m.direction(*nv) };
+    }
+}
+
+/// The skinning loop of positions, normals and tangents in floating point on hosts: `blend`
+/// turns each vertex's `k` indices and weights into its matrix, which moves the position and
+/// maps the normal and the tangent's xyz (its w kept), none of them renormalized. Every vertex
+/// but the last writes its position and its normal with [`store_over`], and every tangent is
+/// one four-lane store.
+#[cfg_attr(sinew_host_kernels, inline(never))]
+pub(super) fn points_normals_tangents<R: Real, I>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[I], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+    (tan, out_t): (&[Vec4<R>], &mut [Vec4<R>]),
+) {
+    let tangent = |m: &Blended<R>, t: &Vec4<R>| {
+        let a = m.linear(t.truncate()).to_array();
+        Vec4::new(a[0], a[1], a[2], t.w)
+    };
+    let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
+    let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()).zip(tan.iter().zip(out_t)));
+    let mut it = it.zip(cells_p.iter().zip(cells_n.iter()));
+    // Each vertex but the last, with the next one's cells for `store_over`.
+    let Some(mut cur) = it.next() else { return };
+    for next in it {
+        let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
+        let m = blend(i, w);
+        store_over([cp, next.1 .0], m.point_lanes(*p));
+        store_over([cn, next.1 .1], m.linear(*nv));
+        *ot = tangent(&m, t);
+        cur = next;
+    }
+    let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
+    let m = blend(i, w);
+    cp.set(m.point(*p));
+    cn.set(m.direction(*nv));
+    *ot = tangent(&m, t);
+}
+
+/// One vertex of [`points_and_normals`]' four-lane path: its matrix from its indices and
+/// weights, then its position and normal each [`store_over`] its output cell and the next one.
+#[inline(always)]
+pub(super) fn skin_over<R: Real, I>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    (idx, w): (&[I], &[R]),
+    (p, nv): (&Vec3<R>, &Vec3<R>),
+    (cp, cn): (Over<'_, R>, Over<'_, R>),
+) {
+    let m = blend(idx, w);
+    store_over(cp, m.point_lanes(*p));
+    store_over(cn, m.linear(*nv));
+}
+
+/// An output cell and the next one, which a [`store_over`] into the first runs over.
+pub(super) type Over<'c, R> = [&'c Cell<Vec3<R>>; 2];
+
+/// Each pair of `c`'s elements with the pair after it (for two vertices' [`store_over`]).
+#[inline(always)]
+pub(super) fn pair_cells<T>(c: &[T]) -> impl Iterator<Item = (&[T], &[T])> {
+    c.chunks_exact(2).zip(c.chunks_exact(2).skip(1))
+}
+
+/// Lanes 0 to 2 of `v` into `cur`, and lane 3 into `next.x`, which the next vertex's results
+/// overwrite: the four lanes are one store.
+#[inline(always)]
+pub(super) fn store_over<R: Real>([cur, next]: Over<'_, R>, v: V<R>) {
+    let a = v.to_array();
+    cur.set(Vec3::new(a[0], a[1], a[2]));
+    let mut n = next.get();
+    n.x = a[3];
+    next.set(n);
+}
+
+/// Palette entries the packed table holds: one per value of a byte, so that validated indices,
+/// all below the palette length, index it by their low byte without a bounds check.
+pub(super) const PACKED_JOINTS: usize = 1 << u8::BITS;
+
+/// Fewest vertices for which packing the palette (a 16 KiB table for `f32`) pays off.
+pub(super) const PACKED_MIN_VERTICES: usize = 256;
+
+/// A palette without its matrices' last rows, which only reach the discarded fourth output
+/// lane, one 64-byte entry per joint (an entry's address is the joint index shifted). Without
+/// AVX2, `table[j]` holds, for joint `j`, the first three rows of each of its columns 0 to 2
+/// and, in their fourth lanes, the rows of its translation (three lane vectors per joint
+/// instead of four). With AVX2 it holds the four columns as they are: eight lanes hold two
+/// columns, so columns 0 and 1, then column 2 and the translation, are two eight-lane
+/// operations, and the translation needs no gathering from the fourth lanes.
+pub(super) type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
+
+/// One joint of a [`PackedPalette`] on a 64-byte boundary (one cache line; SSE and AVX
+/// arithmetic read the columns from memory directly).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(super) struct PackedJoint<R>(pub(super) [[R; 4]; 4]);
+
+/// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries.
+pub(super) fn pack<R: Real>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
+    for (entry, m) in table.iter_mut().zip(palette) {
+        if AVX2 {
+            entry.0 = m.cols;
+        } else {
+            let t = m.cols[3];
+            for (c, col) in entry.0.iter_mut().take(3).enumerate() {
+                *col = [m.cols[c][0], m.cols[c][1], m.cols[c][2], t[c]];
+            }
+        }
+    }
+}
+
+/// `Σ wᵢ·vᵢ` over the influences, accumulated in order from the first product: the same
+/// lane-wise sums whatever lane vectors `load` gives for a palette entry (validated indices:
+/// a missing entry, or an empty influence list, reads as zero instead of panicking).
+///
+/// Every influence is added, zero weights included: the multiply-adds cost less than the
+/// mispredicted branch that skipping them would take on meshes with mixed influence counts.
+/// A zero weight adds exact zeros, so it leaves every sum unchanged.
+#[inline(always)]
+pub(super) fn blend_with<R: Real, const K: usize, const C: usize, I: Copy>(
+    idx: &[I],
+    w: &[R],
+    load: impl Fn(I) -> Option<[V<R>; C]>,
+) -> [V<R>; C] {
+    let k = if K == 0 { idx.len().min(w.len()) } else { K };
+    let (Some(idx), Some(w)) = (idx.get(..k), w.get(..k)) else { return [V::<R>::splat(R::ZERO); C] };
+    // Four weights: one load, then a broadcast of each lane.
+    let w4 = <&[R; 4]>::try_from(w).ok().map(|a| V::<R>::load(a).to_array());
+    let mut sum = [V::<R>::splat(R::ZERO); C];
+    for (i, (&j, &wj)) in idx.iter().zip(w.iter()).enumerate() {
+        let Some(m) = load(j) else { continue };
+        let ws = V::<R>::splat(match w4 {
+            Some(a) if K == 4 => a[i & 3],
+            _ => wj,
+        });
+        for c in 0..C {
+            sum[c] = if i == 0 { m[c] * ws } else { m[c].mul_add(ws, sum[c]) };
+        }
+    }
+    sum
+}
+
+/// The weighted sum of the influences' matrices.
+#[inline(always)]
+pub(super) fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> Blended<R> {
+    let [c0, c1, c2, t] =
+        blend_with::<R, K, 4, _>(idx, w, |j| palette.get(usize::from(j)).map(|m| m.cols.map(|c| V::<R>::load(&c))));
+    Blended { cols: [c0, c1, c2], translation: t }
+}
+
+/// The weighted sum of the influences' [`PackedPalette`] entries. Without AVX2, three columns
+/// with the translation in their fourth lanes, moved out afterwards; with AVX2, columns 0 and 1
+/// and column 2 and the translation as two pairs of lanes ([`Lanes::mul_add_pair`]): the same
+/// operations in the same order for every lane that matters, so the same bits.
+#[inline(always)]
+pub(super) fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[[u8; 2]], w: &[R]) -> Blended<R> {
+    // Validated indices are below the palette length, at most PACKED_JOINTS (256): the low
+    // byte is the index, and a byte indexes the table without a bounds check.
+    const LOW: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
+    let entry = |j: [u8; 2]| &table[usize::from(j[LOW])].0;
+    if AVX2 {
+        let k = if K == 0 { idx.len().min(w.len()) } else { K };
+        let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
+        let [c0, c1, c2, t] = blend_pairs(idx.iter().map(|&j| entry(j)), w);
+        return Blended { cols: [c0, c1, c2], translation: t };
+    }
+    let cols = blend_with::<R, K, 3, _>(idx, w, |j| {
+        let e = entry(j);
+        Some([V::<R>::load(&e[0]), V::<R>::load(&e[1]), V::<R>::load(&e[2])])
+    });
+    let [c0, c1, c2] = cols;
+    let (t0, t1, t2) = (c0.to_array()[3], c1.to_array()[3], c2.to_array()[3]);
+    // Lane 3 is never read as a result; [`store_over`] stores it, and t2 there takes one
+    // shuffle less than a zero would.
+    Blended { cols, translation: V::<R>::load(&[t0, t1, t2, t2]) }
+}
+
+/// [`blend_with`] of four columns as two pairs of lanes: `Σ wᵢ·vᵢ`, accumulated in order from
+/// the first product, for each column of the `entries`, one per weight.
+#[inline(always)]
+pub(super) fn blend_pairs<'t, R: Real + 't>(entries: impl Iterator<Item = &'t [[R; 4]; 4]>, w: &[R]) -> [V<R>; 4] {
+    let zero = V::<R>::splat(R::ZERO);
+    let (mut s01, mut s23) = ([zero; 2], [zero; 2]);
+    for (i, (e, &wj)) in entries.zip(w.iter()).enumerate() {
+        let [c0, c1, c2, c3] = e;
+        let (c01, c23) = ([V::<R>::load(c0), V::<R>::load(c1)], [V::<R>::load(c2), V::<R>::load(c3)]);
+        if i == 0 {
+            s01 = V::<R>::mul_pair(c01, wj);
+            s23 = V::<R>::mul_pair(c23, wj);
+        } else {
+            s01 = V::<R>::mul_add_pair(c01, wj, s01);
+            s23 = V::<R>::mul_add_pair(c23, wj, s23);
+        }
+    }
+    [s01[0], s01[1], s23[0], s23[1]]
+}
