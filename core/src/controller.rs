@@ -4,7 +4,21 @@
 //!
 //! # Structure
 //!
-use crate::job::mask::{Channel, MaskJob};
+//! A [`Controller<R, C>`](Controller) takes its sizes from a [`Capacity`] `C` (declared once
+//! with [`capacity!`](crate::capacity!)): it has `C::SLOTS` clip slots and `C::LAYERS` layers.
+//! A slot holds a clip (a [`ClipId`], an index into the clips passed to
+//! [`Controller::update`]), its [`Player`], its weight, an optional fade and its own sampling
+//! cursor (`C::TRACKS` entries: the most tracks a clip may have, at most 3 × joints). A layer
+//! has a [`LayerMode`], a weight in `[0, 1]` and an optional mask ([`crate::job::mask`]).
+//!
+//! # Indices
+//!
+//! A call taking several indices takes them typed: [`Controller::assign`]`(`[`SlotId`]`,
+//! `[`LayerId`]`, `[`ClipId`]`, clips)`, so that swapping two is a type error, not a
+//! character playing the wrong clip on the wrong layer. Calls taking one index (`weight(slot)`,
+//! `set_layer_weight(layer, w)`, `crossfade(to, …)`) take a plain `usize`: the method's name
+//! says what it indexes and there is no second index to confuse it with; an id's `.0` (or
+//! `usize::from`) passes one there.
 //!
 //! # Update
 //!

@@ -48,7 +48,6 @@ use sinew::controller::{
 };
 use sinew::job::mask::Channel;
 use sinew::job::{LocalToModelJob, SamplingJob};
-use sinew::job::mask::Channel;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::player::Marker;
 use sinew::skeleton::{Skeleton, SkeletonView};
