@@ -1,6 +1,6 @@
 //! sinew's viewers behind the `sinew` command line: the SDL2 window with an OpenGL ES 2 context
 //! ([`demo`]), the software rasterizer in a minifb window ([`soft`]) and the built-in scene both
-//! draw ([`scene`]). The offline pipeline they load models through is [`sinew_pipeline`].
+//! draw ([`scene`]). The offline pipeline they load models through is [`sinew_offline`].
 
 pub mod demo;
 pub mod scene;

@@ -17,8 +17,8 @@ use sinew::raster::{
 use crate::demo::graph_drive::FLOAT_STEP;
 use crate::demo::viewer::Viewer;
 use crate::scene::{default_camera, Camera, Frame, Scene, SceneLight};
-use sinew_pipeline::graph_run::SetSpec;
-use sinew_pipeline::model::Skinning;
+use sinew_offline::graph_run::SetSpec;
+use sinew_offline::model::Skinning;
 
 /// Background color (the GL demo's clear color).
 pub const BACKGROUND: Rgb = Rgb::new(31, 33, 41);

@@ -388,11 +388,11 @@ fn morph_targets_in_info_and_dump() {
 fn info_prints_the_stored_bake_report() {
     use sinew::asset::Asset;
     use sinew::clip::KeyFormat;
-    use sinew_pipeline::bake::{bake, BakeOptions};
+    use sinew_offline::bake::{bake, BakeOptions};
 
     let dir = scratch("report");
     let src = gltf_asset("RiggedFigure");
-    let rig = sinew_pipeline::import::load(&src, None).expect("RiggedFigure imports");
+    let rig = sinew_offline::import::load(&src, None).expect("RiggedFigure imports");
     for from_mesh in [false, true] {
         let baked = dir.join(format!("RiggedFigure-{from_mesh}.sinew"));
         let mut args = vec!["bake", p(&src), "-o", p(&baked)];
@@ -405,7 +405,7 @@ fn info_prints_the_stored_bake_report() {
         let asset = Asset::parse(&bytes).expect("the baked file parses");
         let opts = BakeOptions { shell_from_mesh: from_mesh, ..BakeOptions::default() };
         let (_, report) = bake(&rig, &opts).expect("RiggedFigure bakes");
-        let unit = sinew_pipeline::shells::meters_per_unit(&rig);
+        let unit = sinew_offline::shells::meters_per_unit(&rig);
         assert_eq!(asset.num_clips(), report.clips.len());
         for (i, r) in report.clips.iter().enumerate() {
             let c = asset.clip(i).expect("clip");
@@ -424,7 +424,7 @@ fn info_prints_the_stored_bake_report() {
             assert!(clip_line.contains(&storage), "{clip_line} lacks {storage}");
             assert!(count(KeyFormat::Packed) + count(KeyFormat::Quantized) > 0, "{clip_line}: nothing compressed");
             let shell = if from_mesh {
-                let farthest = sinew_pipeline::shells::shells_from_mesh(&rig).expect("mesh shells");
+                let farthest = sinew_offline::shells::shells_from_mesh(&rig).expect("mesh shells");
                 format!("shells from the mesh (up to {:.3} m)", farthest.iter().copied().fold(0.0, f64::max) * unit)
             } else {
                 "a 0.03 m shell".to_owned()

@@ -12,10 +12,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::import::md5;
-use sinew_pipeline::import::{gltf, ImportError};
-use sinew_pipeline::model::{Model, ModelError};
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::import::md5;
+use sinew_offline::import::{gltf, ImportError};
+use sinew_offline::model::{Model, ModelError};
 use sinew_tests::corpus::gltf::{gltf_cases, hostile_chain, SmallGltf};
 use sinew_tests::corpus::md5::md5_cases;
 use sinew_tests::corpus::morph::morph_cases;

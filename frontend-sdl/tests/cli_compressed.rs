@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use sinew_tests::corpus::gltf::glb_from;
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("pipeline/tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("offline/tests/data").join(name)
 }
 
 fn sinew(args: &[&str]) -> Output {

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 /// The minimal graph for Fox (idle, and a synced walk/run blend space), shared by the graph tests.
-const GRAPH: &str = include_str!("../pipeline/tests/data/fox_graph.json");
+const GRAPH: &str = include_str!("../offline/tests/data/fox_graph.json");
 
 fn fox() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/Fox/Fox.glb")
@@ -172,7 +172,7 @@ fn layers_run_and_report_their_state() {
 }
 
 /// Fox's graph with an upper-body override layer and an additive layer.
-const TWO_LAYERS: &str = include_str!("../pipeline/tests/data/fox_layered_graph.json");
+const TWO_LAYERS: &str = include_str!("../offline/tests/data/fox_layered_graph.json");
 
 #[test]
 fn a_baked_layered_graph_dumps_as_its_file_through_layer_transitions() {

@@ -127,9 +127,9 @@ fn viewer_shows_gltf_and_md5_models() {
 
 #[test]
 fn baked_humanoid_views_on_gpu_and_with_a_palette_too_small_for_its_parts() {
-    use sinew_pipeline::bake::{bake, BakeOptions};
+    use sinew_offline::bake::{bake, BakeOptions};
     let d = Display::get();
-    let (bytes, _) = bake(&sinew_pipeline::builtin::humanoid_rig(), &BakeOptions::default()).unwrap();
+    let (bytes, _) = bake(&sinew_offline::builtin::humanoid_rig(), &BakeOptions::default()).unwrap();
     let file = tmp("humanoid.sinew");
     std::fs::write(&file, bytes).unwrap();
     let f = file.to_str().unwrap();

@@ -14,7 +14,7 @@ use sinew_frontend::demo::gl::{check_skin_shaders, dq_rows, lbs_rows, mat_from_r
 use sinew_frontend::demo::shaders::palette_capacity;
 use sinew_frontend::demo::{GlRequest, Headless, Layers};
 use sinew_frontend::scene::{self, CHARACTER, TENTACLE, TWIST};
-use sinew_pipeline::model::{Model, Skinning};
+use sinew_offline::model::{Model, Skinning};
 
 /// The character's local pose at `t`, sampled independently of the scene code: walk clip at
 /// `t` (the palette comparison needs any valid pose).

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use common::{coverage, read_png, Display};
 
 /// The minimal graph for Fox (idle, and a synced walk/run blend space), shared by the graph tests.
-const GRAPH: &str = include_str!("../pipeline/tests/data/fox_graph.json");
+const GRAPH: &str = include_str!("../offline/tests/data/fox_graph.json");
 
 fn fox() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/Fox/Fox.glb").display().to_string()

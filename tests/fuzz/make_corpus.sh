@@ -40,7 +40,7 @@ bake "$assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb" --lossless -o "$corp
 # An animation graph section (the issue's minimal graph on Fox).
 bake "$assets/gltf/Fox/Fox.glb" --graph "$seeds/graph/fox.json" -o "$corpus/asset_parse/Fox-graph.sinew"
 # A graph with an override and an additive layer (its layer table).
-bake "$assets/gltf/Fox/Fox.glb" --graph "$root/frontend-sdl/pipeline/tests/data/fox_layered_graph.json" \
+bake "$assets/gltf/Fox/Fox.glb" --graph "$root/frontend-sdl/offline/tests/data/fox_layered_graph.json" \
     -o "$corpus/asset_parse/Fox-layered-graph.sinew"
 
 # md5 text: the hand-written arm and Bob, alone and paired.
@@ -58,8 +58,8 @@ for m in RiggedSimple/RiggedSimple.glb SimpleSkin/SimpleSkin.gltf BoxAnimated/Bo
   InterpolationTest/InterpolationTest.glb AnimatedMorphCube/AnimatedMorphCube.glb; do
   cp "$assets/gltf/$m" "$corpus/gltf_import/"
 done
-# Quantized and meshopt-compressed (EXT and KHR) RiggedFigure, kept with the pipeline's tests.
-cp "$root"/frontend-sdl/pipeline/tests/data/RiggedFigure-*.glb "$corpus/gltf_import/"
+# Quantized and meshopt-compressed (EXT and KHR) RiggedFigure, kept with sinew-offline's tests.
+cp "$root"/frontend-sdl/offline/tests/data/RiggedFigure-*.glb "$corpus/gltf_import/"
 
 # Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid, truncated,
 # oversized and corrupt images kept there as its seeds).

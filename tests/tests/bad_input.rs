@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sinew::asset::Asset;
-use sinew_pipeline::bake::{bake, BakeOptions, MAX_BAKE_WORK};
-use sinew_pipeline::import::gltf::{self, GltfError};
-use sinew_pipeline::import::md5::{self, Md5Error};
-use sinew_pipeline::import::{AssetCache, ImportError};
-use sinew_pipeline::rig::Rig;
+use sinew_offline::bake::{bake, BakeOptions, MAX_BAKE_WORK};
+use sinew_offline::import::gltf::{self, GltfError};
+use sinew_offline::import::md5::{self, Md5Error};
+use sinew_offline::import::{AssetCache, ImportError};
+use sinew_offline::rig::Rig;
 use sinew_tests::corpus::gltf::{chain_glb, gltf_cases, hostile_chain, SmallGltf};
 use sinew_tests::corpus::md5::{edited, md5_cases, SMALL_ANIM, SMALL_MESH};
 use sinew_tests::corpus::sinew::{sinew_cases, SmallSinew};
@@ -211,7 +211,7 @@ fn baker_drops_degenerate_triangles() {
 
 #[test]
 fn baker_rejects_weights_and_bind_matrices_the_format_rejects() {
-    use sinew_pipeline::bake::BakeError;
+    use sinew_offline::bake::BakeError;
     let rig = gltf::load_bytes(&SmallGltf::new().gltf(), None, "small").expect("imports");
     let with = |f: &dyn Fn(&mut Rig)| {
         let mut r = rig.clone();

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::bench;
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::bench;
+use sinew_offline::model::Model;
 
 fn load(rel: &str) -> Model {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel);

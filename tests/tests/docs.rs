@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sinew_pipeline::bake::BakeOptions;
+use sinew_offline::bake::BakeOptions;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -151,9 +151,9 @@ fn assets() -> PathBuf {
 fn generate(command: &str) -> (String, Vec<&'static str>) {
     match command {
         "sinew bench --compression ../shared/assets --markdown" => {
-            let rows = sinew_pipeline::compression::run_shared(&assets(), &BakeOptions::default(), |_| {})
+            let rows = sinew_offline::compression::run_shared(&assets(), &BakeOptions::default(), |_| {})
                 .unwrap_or_else(|(path, e)| panic!("{}: {e}", path.display()));
-            (sinew_pipeline::compression::markdown(&rows), sinew_pipeline::compression::TIMING_COLUMNS.to_vec())
+            (sinew_offline::compression::markdown(&rows), sinew_offline::compression::TIMING_COLUMNS.to_vec())
         }
         "cargo test -p sinew-tests --test docs graph_memory -- --nocapture" => (graph_memory_table(), Vec::new()),
         _ => panic!("no generator for `{command}`: add it to tests/tests/docs.rs"),
@@ -184,7 +184,7 @@ fn graph_memory_row<C: sinew::capacity::Capacity>(name: &str, layered: bool) -> 
     use sinew::controller::{Controller, ControllerScratch};
     use sinew::graph::{LayeredScratch, LayeredStateMachine, StateMachine};
     use sinew::Q16;
-    use sinew_pipeline::compression::thousands;
+    use sinew_offline::compression::thousands;
     use std::mem::size_of;
     let (machine, [f, q, controllers, scratch]) = if layered {
         (

@@ -5,10 +5,10 @@
 //! `root`, `hips`, `spine`, …, `r_clavicle`, `r_upper_arm`, …).
 
 use sinew::math::{Quat, SoaTransform, Transform};
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::builtin::humanoid_rig;
-use sinew_pipeline::dump::{blended_pose, dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::builtin::humanoid_rig;
+use sinew_offline::dump::{blended_pose, dump, parse_additive, parse_layer, AdditiveSpec, DumpOptions, LayerSpec};
+use sinew_offline::model::Model;
 
 fn humanoid() -> Model {
     Model::from_rig(&humanoid_rig(), &BakeOptions::default()).expect("bake the humanoid")

@@ -1,7 +1,7 @@
 //! The character the firmware embeds, `core/fixtures/character.sinew`, and the test
 //! that keeps it in step with its source.
 //!
-//! The fixture is the built-in procedural humanoid (`sinew_pipeline::builtin::humanoid_rig`)
+//! The fixture is the built-in procedural humanoid (`sinew_offline::builtin::humanoid_rig`)
 //! reduced to what a microcontroller with 16 KiB of RAM can animate, skin and draw:
 //!
 //! - its clips `walk` and `run` only, baked with quantized keys (1 mm tolerance);
@@ -25,11 +25,11 @@
 use std::path::{Path, PathBuf};
 
 use sinew::asset::Asset;
-use sinew_pipeline::bake::{bake, BakeOptions};
-use sinew_pipeline::builtin::humanoid_rig;
-use sinew_pipeline::graph_bake::bake_graph;
-use sinew_pipeline::graph_file::GraphFile;
-use sinew_pipeline::rig::{Rig, RigPrimitive};
+use sinew_offline::bake::{bake, BakeOptions};
+use sinew_offline::builtin::humanoid_rig;
+use sinew_offline::graph_bake::bake_graph;
+use sinew_offline::graph_file::GraphFile;
+use sinew_offline::rig::{Rig, RigPrimitive};
 
 /// The clips kept, in this order (the firmware plays clip 0 and crossfades to clip 1).
 const CLIPS: [&str; 2] = ["walk", "run"];

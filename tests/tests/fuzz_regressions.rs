@@ -82,7 +82,7 @@ fn image_decode_regressions() {
 #[test]
 fn image_target_wraps_a_valid_png() {
     let png = std::fs::read(fuzz_dir().join("regressions/image_decode/tiny.png")).unwrap();
-    let rig = sinew_pipeline::import::gltf::load_bytes(&fuzz::image_glb(&png), None, "f").unwrap();
+    let rig = sinew_offline::import::gltf::load_bytes(&fuzz::image_glb(&png), None, "f").unwrap();
     assert_eq!((rig.images.len(), rig.images[0].width, rig.images[0].height), (1, 2, 2));
 }
 
@@ -95,7 +95,7 @@ fn graph_file_regressions() {
 /// starts from layers that bake and run.
 #[test]
 fn the_layered_graph_seed_is_accepted() {
-    use sinew_pipeline::graph_file::GraphFile;
+    use sinew_offline::graph_file::GraphFile;
     let text = std::fs::read_to_string(fuzz_dir().join("seeds/graph/layers.json")).unwrap();
     let regression = std::fs::read_to_string(fuzz_dir().join("regressions/graph_file/layers.json")).unwrap();
     assert_eq!(text, regression);
@@ -121,8 +121,8 @@ fn sinew_seeds_parse_and_run() {
         "AnimatedMorphCube/AnimatedMorphCube.glb",
     ] {
         let path = assets.join(m);
-        let rig = sinew_pipeline::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let (data, _) = sinew_pipeline::bake::bake(&rig, &sinew_pipeline::bake::BakeOptions::default())
+        let rig = sinew_offline::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (data, _) = sinew_offline::bake::bake(&rig, &sinew_offline::bake::BakeOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let asset = Asset::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(asset.skeleton().is_some(), "{}", path.display());
@@ -139,7 +139,7 @@ fn morph_seeds_import_and_run() {
     let cube = std::fs::read(&cube).expect("AnimatedMorphCube");
     let morph = sinew_tests::corpus::morph::MorphGltf::new().gltf();
     for data in [&cube, &morph] {
-        assert!(sinew_pipeline::import::gltf::load_bytes(data, None, "seed").is_ok());
+        assert!(sinew_offline::import::gltf::load_bytes(data, None, "seed").is_ok());
         fuzz::gltf_bytes(data);
         fuzz::gltf_bytes(&data[..data.len() / 2]);
     }
@@ -150,10 +150,10 @@ fn morph_seeds_import_and_run() {
 /// import, bake and run, the rest are refused, none panics.
 #[test]
 fn compressed_and_image_seeds_import_and_run() {
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontend-sdl/pipeline/tests/data");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontend-sdl/offline/tests/data");
     for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb", "RiggedFigure-meshopt-khr.glb"] {
         let bytes = std::fs::read(data.join(name)).expect("compressed model");
-        assert!(sinew_pipeline::import::gltf::load_bytes(&bytes, None, "seed").is_ok(), "{name}");
+        assert!(sinew_offline::import::gltf::load_bytes(&bytes, None, "seed").is_ok(), "{name}");
         fuzz::gltf_bytes(&bytes);
     }
     let mut cases = sinew_tests::corpus::gltf::image_cases();
@@ -173,7 +173,7 @@ fn md5_seeds_load() {
     let dir = fuzz_dir().join("seeds/md5");
     let mesh = std::fs::read_to_string(dir.join("arm.md5mesh")).unwrap();
     let anim = std::fs::read_to_string(dir.join("arm.md5anim")).unwrap();
-    let rig = sinew_pipeline::import::md5::load(&mesh, Some(&anim), "arm").unwrap();
+    let rig = sinew_offline::import::md5::load(&mesh, Some(&anim), "arm").unwrap();
     assert_eq!(rig.joints.len(), 3);
     assert_eq!(rig.meshes.len(), 2);
     assert_eq!(rig.clips.len(), 1);
@@ -364,7 +364,7 @@ fn duplicate_name_check_is_quadratic_at_most() {
 /// vertices (24 MB) of `regressions/gltf_import/sparse-2M-vertices.gltf` are refused.
 #[test]
 fn sparse_accessor_counts_are_bounded_by_the_input_size() {
-    use sinew_pipeline::import::gltf::{load_bytes, GltfError};
+    use sinew_offline::import::gltf::{load_bytes, GltfError};
     let path = fuzz_dir().join("regressions/gltf_import/sparse-2M-vertices.gltf");
     let data = std::fs::read(path).unwrap();
     assert!(data.len() < 1000);
@@ -379,8 +379,8 @@ fn sparse_accessor_counts_are_bounded_by_the_input_size() {
 #[test]
 fn key_reduction_of_a_straight_track_is_not_quadratic() {
     use sinew::math::Transform;
-    use sinew_pipeline::bake::{bake, BakeOptions};
-    use sinew_pipeline::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip, RigJoint};
+    use sinew_offline::bake::{bake, BakeOptions};
+    use sinew_offline::rig::{ChannelTarget, Interpolation, Rig, RigChannel, RigClip, RigJoint};
     let n = 30_000;
     let times: Vec<f32> = (0..n).map(|i| i as f32 / 30.0).collect();
     let values: Vec<f32> = (0..n).flat_map(|i| [i as f32 * 1.0e-3, 0.0, 0.0]).collect();

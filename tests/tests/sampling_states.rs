@@ -17,8 +17,8 @@ use sinew::job::SamplingJob;
 use sinew::math::SoaTransform;
 use sinew::skeleton::Skeleton;
 use sinew::{Real, Q16};
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::model::Model;
 
 fn asset(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel)

@@ -1,6 +1,6 @@
 //! Soak test of [`sinew::controller::Controller`]: 24 simulated hours at 60 Hz.
 //!
-//! The character is the built-in procedural humanoid (`sinew_pipeline::builtin::humanoid_rig`),
+//! The character is the built-in procedural humanoid (`sinew_offline::builtin::humanoid_rig`),
 //! baked in memory with the default (quantized) options. Its controller plays, on a repeating
 //! schedule:
 //!
@@ -51,8 +51,8 @@ use sinew::job::{LocalToModelJob, SamplingJob};
 use sinew::math::{Mat4, SoaTransform};
 use sinew::player::Marker;
 use sinew::skeleton::{Skeleton, SkeletonView};
-use sinew_pipeline::bake::{bake, BakeOptions};
-use sinew_pipeline::builtin::{humanoid, humanoid_rig};
+use sinew_offline::bake::{bake, BakeOptions};
+use sinew_offline::builtin::{humanoid, humanoid_rig};
 
 // ------------------------------------------------------------------------------------------
 // Allocation counting

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sinew_frontend::demo::GlRequest;
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
-use sinew_pipeline::dump::{parse_additive, parse_layer, AdditiveSpec, LayerSpec};
-use sinew_pipeline::graph_run::{parse_set, SetSpec};
-use sinew_pipeline::model::Skinning;
+use sinew_offline::dump::{parse_additive, parse_layer, AdditiveSpec, LayerSpec};
+use sinew_offline::graph_run::{parse_set, SetSpec};
+use sinew_offline::model::Skinning;
 
 use super::output::{error, Failure};
 
@@ -95,11 +95,11 @@ pub struct BakeArgs {
     pub lossless: bool,
     /// Most work steps for key reduction and error measurement (keys checked, joints and
     /// tracks evaluated); clips that need more are stored lossless.
-    #[arg(long, default_value_t = sinew_pipeline::bake::MAX_BAKE_WORK)]
+    #[arg(long, default_value_t = sinew_offline::bake::MAX_BAKE_WORK)]
     pub max_work: u64,
     /// Largest texture side in texels: larger images are scaled down to fit (aspect kept;
     /// 1 to 4096).
-    #[arg(long, default_value_t = sinew_pipeline::bake::DEFAULT_TEXTURE_SIZE)]
+    #[arg(long, default_value_t = sinew_offline::bake::DEFAULT_TEXTURE_SIZE)]
     pub texture_size: u32,
     /// How texels are stored: rgba8, or rgb565 (half the bytes, no alpha).
     #[arg(long, value_enum, default_value_t = TexelArg::Rgba8)]

@@ -1,10 +1,10 @@
 //! `sinew bake`: a model baked into a `.sinew` file (with an animation graph when asked), its
 //! contents on standard output and the bake's report on standard error.
 
-use sinew_pipeline::bake::{BakeOptions, BakeReport};
-use sinew_pipeline::graph_bake::bake_graph;
-use sinew_pipeline::graph_file::GraphFile;
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::{BakeOptions, BakeReport};
+use sinew_offline::graph_bake::bake_graph;
+use sinew_offline::graph_file::GraphFile;
+use sinew_offline::model::Model;
 
 use super::args::{check_bound, BakeArgs};
 use super::info::print_info;

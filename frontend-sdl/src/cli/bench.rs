@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::model::Model;
 
 use super::args::{check_bound, BenchArgs};
 use super::output::{fail, Failure, Out};
@@ -20,7 +20,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     let model = Model::load(&path, anim.as_deref(), &BakeOptions::default()).map_err(|e| fail(&path, e))?;
     let mut out = Out::new();
     if let Some(n) = crowd {
-        for r in sinew_pipeline::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
+        for r in sinew_offline::bench::crowd(&model, n.max(1)).map_err(|e| fail(&path, e))? {
             out.line(format_args!(
                 "crowd {} characters, {} thread(s): {:.3} ms per frame, {:.0} characters per 16.6 ms frame",
                 r.characters, r.threads, r.ms_per_frame, r.per_60hz_frame
@@ -42,24 +42,24 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         );
     }
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
-    for m in sinew_pipeline::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
+    for m in sinew_offline::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
         out.line(format_args!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count))?;
         eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
     }
     Ok(())
 }
 
-/// `sinew bench --compression`: the table of `sinew_pipeline::compression` on the shared
+/// `sinew bench --compression`: the table of `sinew_offline::compression` on the shared
 /// models under `assets` (`markdown`: the documentation's form of it).
 fn bench_compression(assets: &Path, tolerance: f64, shell: f64, markdown: bool, out: &mut Out) -> Result<(), Failure> {
     check_bound(tolerance, shell)?;
     let opts = BakeOptions { tolerance, shell, ..BakeOptions::default() };
-    let rows = sinew_pipeline::compression::run_shared(assets, &opts, |row| {
+    let rows = sinew_offline::compression::run_shared(assets, &opts, |row| {
         eprintln!("{} '{}': {} bytes in {:.0} ms", row.model, row.clip, row.sinew_bytes, row.bake_ms);
     })
     .map_err(|(path, e)| fail(&path, e))?;
     let table =
-        if markdown { sinew_pipeline::compression::markdown(&rows) } else { sinew_pipeline::compression::table(&rows) };
+        if markdown { sinew_offline::compression::markdown(&rows) } else { sinew_offline::compression::table(&rows) };
     for l in table.lines() {
         out.line(format_args!("{l}"))?;
     }

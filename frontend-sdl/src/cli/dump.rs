@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use sinew::clip::RotationInterpolation;
 use sinew::graph::LayeredGraph;
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::dump::{dump, dump_pose, DumpOptions};
-use sinew_pipeline::graph_bake::baked_graph;
-use sinew_pipeline::graph_file::GraphFile;
-use sinew_pipeline::graph_run::{run_layered, SetSpec};
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::dump::{dump, dump_pose, DumpOptions};
+use sinew_offline::graph_bake::baked_graph;
+use sinew_offline::graph_file::GraphFile;
+use sinew_offline::graph_run::{run_layered, SetSpec};
+use sinew_offline::model::Model;
 
 use super::args::DumpArgs;
 use super::output::{error, fail, Failure, Out};

@@ -1,7 +1,7 @@
 //! `sinew info`: what a model holds, line by line, and how far its clips are from their source.
 
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::model::Model;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::model::Model;
 
 use super::args::{check_bound, InfoArgs};
 use super::measure::{load_with_rig, print_clip_errors};
@@ -18,7 +18,7 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
     print_info(&model, &mut out)?;
     let (rig, measured) = match (rig, source) {
         (Some(rig), _) => (rig, file),
-        (None, Some(src)) => (sinew_pipeline::import::load(&src, anim.as_deref()).map_err(|e| fail(&src, e))?, src),
+        (None, Some(src)) => (sinew_offline::import::load(&src, anim.as_deref()).map_err(|e| fail(&src, e))?, src),
         (None, None) => return Ok(()),
     };
     print_clip_errors(&rig, &model, &opts, &measured, &mut |l| out.line(format_args!("{l}")))

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::clip_error::measure_clips;
-use sinew_pipeline::model::Model;
-use sinew_pipeline::rig::Rig;
-use sinew_pipeline::shells::{shells_from_mesh, uniform_shells};
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::clip_error::measure_clips;
+use sinew_offline::model::Model;
+use sinew_offline::rig::Rig;
+use sinew_offline::shells::{shells_from_mesh, uniform_shells};
 
 use super::output::{fail, Failure};
 
@@ -16,12 +16,12 @@ pub fn load_with_rig(path: &Path, anim: Option<&Path>, opts: &BakeOptions) -> Re
     if path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("sinew")) {
         return Ok((Model::load(path, anim, opts).map_err(|e| fail(path, e))?, None));
     }
-    let rig = sinew_pipeline::import::load(path, anim).map_err(|e| fail(path, e))?;
+    let rig = sinew_offline::import::load(path, anim).map_err(|e| fail(path, e))?;
     let model = Model::from_rig(&rig, opts).map_err(|e| fail(path, e))?;
     Ok((model, Some(rig)))
 }
 
-/// Measures the clips of `model` against `rig` (see `sinew_pipeline::clip_error`) and writes
+/// Measures the clips of `model` against `rig` (see `sinew_offline::clip_error`) and writes
 /// one line per clip: the bound, the largest shell error and the largest vertex error.
 pub fn print_clip_errors(
     rig: &Rig,

@@ -10,8 +10,8 @@ use super::hud::{Mouse, Ui};
 use super::options::{DemoError, DemoOptions};
 use super::viewer::Viewer;
 use crate::scene::{default_camera, Camera, Scene};
-use sinew_pipeline::graph_run::SetSpec;
-use sinew_pipeline::model::Skinning;
+use sinew_offline::graph_run::SetSpec;
+use sinew_offline::model::Skinning;
 
 /// What a mouse drag does to the camera.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

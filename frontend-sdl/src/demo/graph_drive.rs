@@ -10,9 +10,9 @@ use sinew::capacity::OneLayer;
 use sinew::controller::{ClipEntry, ControllerScratch};
 use sinew::graph::ParameterKind;
 use sinew::math::SoaTransform;
-use sinew_pipeline::graph_file::{GraphFile, GraphParts};
-use sinew_pipeline::graph_run::{Host, HostMachine, SetSpec, STEP};
-use sinew_pipeline::model::Model;
+use sinew_offline::graph_file::{GraphFile, GraphParts};
+use sinew_offline::graph_run::{Host, HostMachine, SetSpec, STEP};
+use sinew_offline::model::Model;
 
 /// The change of a float parameter per Up/Down press (ten times that with Shift).
 pub const FLOAT_STEP: f32 = 0.1;
@@ -319,9 +319,9 @@ impl GraphDrive {
 mod tests {
     use super::*;
 
-    use sinew_pipeline::bake::{bake, BakeOptions};
-    use sinew_pipeline::builtin::humanoid_rig;
-    use sinew_pipeline::graph_run::{parse_set, run_graph};
+    use sinew_offline::bake::{bake, BakeOptions};
+    use sinew_offline::builtin::humanoid_rig;
+    use sinew_offline::graph_run::{parse_set, run_graph};
 
     fn humanoid() -> Model {
         let (bytes, _) = bake(&humanoid_rig(), &BakeOptions::default()).unwrap();

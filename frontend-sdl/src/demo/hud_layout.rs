@@ -15,7 +15,7 @@ use super::gl::GlInfo;
 use super::hud::{color, Hud, Rect};
 use super::viewer::loop_mode_name;
 use crate::scene::{IDLE, RUN, TENTACLE_AMPLITUDE_RANGE, TENTACLE_SPEED_RANGE, WALK, WAVE};
-use sinew_pipeline::model::Skinning;
+use sinew_offline::model::Skinning;
 
 /// How long a message stays on the HUD, in seconds.
 const MESSAGE_SECONDS: f32 = 8.0;

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use sinew::job::JobError;
-use sinew_pipeline::graph_run::SetSpec;
-use sinew_pipeline::model::Skinning;
+use sinew_offline::graph_run::SetSpec;
+use sinew_offline::model::Skinning;
 
 use super::gl::GlError;
 use super::window::GlRequest;

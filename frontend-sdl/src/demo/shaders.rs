@@ -16,7 +16,7 @@
 //! and `a_color` on to the fragment shader, which multiplies the base color, the vertex color
 //! and the base-color texture (`u_texture`).
 
-use sinew_pipeline::model::Skinning;
+use sinew_offline::model::Skinning;
 
 /// Vertex attribute locations, bound before linking.
 pub mod attrib {

@@ -15,10 +15,10 @@ use sinew::player::Player;
 
 use super::graph_drive::GraphDrive;
 use crate::scene::{ground_grid, push_model, Frame};
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::graph_run::SetSpec;
-use sinew_pipeline::model::{Model, ModelError, Skinning};
-use sinew_pipeline::morph::sample_weights;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::graph_run::SetSpec;
+use sinew_offline::model::{Model, ModelError, Skinning};
+use sinew_offline::morph::sample_weights;
 
 /// The loop mode after `mode` (Loop → Once → PingPong → Loop).
 #[must_use]
@@ -461,8 +461,8 @@ pub fn grid_step(radius: f32) -> f32 {
 mod tests {
     use super::*;
 
-    use sinew_pipeline::bake::bake;
-    use sinew_pipeline::builtin::humanoid_rig;
+    use sinew_offline::bake::bake;
+    use sinew_offline::builtin::humanoid_rig;
 
     /// A viewer on the built-in humanoid (clips idle 3 s, walk 1 s, run 0.7 s, wave 1.2 s).
     fn humanoid(tag: &str) -> Viewer {

@@ -2,7 +2,7 @@
 
 use sinew::graph::{GraphError, LayerError};
 use sinew::job::JobError;
-use sinew_pipeline::model::ModelError;
+use sinew_offline::model::ModelError;
 
 /// Why the scene could not be built.
 #[derive(Debug)]

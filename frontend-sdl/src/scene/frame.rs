@@ -4,8 +4,8 @@
 
 use sinew::job::JobError;
 use sinew::math::{Mat4, SoaTransform, Vec3};
-use sinew_pipeline::model::{DqPalette, Model, SkinnedPart, Skinning};
-use sinew_pipeline::morph::sample_weights;
+use sinew_offline::model::{DqPalette, Model, SkinnedPart, Skinning};
+use sinew_offline::morph::sample_weights;
 
 /// One skinned mesh to draw.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! The built-in default scene of `sinew demo`, independent of any renderer.
 //!
-//! Three rigs are built in code as [`Rig`]s ([`sinew_pipeline::builtin`]) and baked to
+//! Three rigs are built in code as [`Rig`]s ([`sinew_offline::builtin`]) and baked to
 //! [`Model`]s (no files):
 //!
 //! - the **tentacle**: a box strip on a 4-joint chain, its joint angles driven by `sin()` of
@@ -43,10 +43,10 @@ mod props;
 mod tests;
 
 use sinew::math::{Mat4, Vec3};
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::builtin::{humanoid_rig, tentacle_rig, twist_rig, TWIST_LENGTH};
-use sinew_pipeline::model::{Model, Skinning};
-use sinew_pipeline::rig::Rig;
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::builtin::{humanoid_rig, tentacle_rig, twist_rig, TWIST_LENGTH};
+use sinew_offline::model::{Model, Skinning};
+use sinew_offline::rig::Rig;
 
 pub use camera::{default_camera, Camera, SceneLight};
 use character::Character;

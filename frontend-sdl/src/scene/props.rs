@@ -5,8 +5,8 @@
 use std::f32::consts::{PI, TAU};
 
 use sinew::math::{SoaTransform, Transform, Vec3};
-use sinew_pipeline::builtin::{rx, ry, rz, TENTACLE_JOINTS, TWIST_PERIOD};
-use sinew_pipeline::model::Model;
+use sinew_offline::builtin::{rx, ry, rz, TENTACLE_JOINTS, TWIST_PERIOD};
+use sinew_offline::model::Model;
 
 /// The tentacle's local pose at time `t`: joint `i` swings `amplitude · sin(2π·speed·t − 0.9 i)`
 /// about Z (half as much at the base) and a third of that, slower, about X.

@@ -1,23 +1,23 @@
 //! Tests of the scene: baking with palette limits, the candy wrapper's LBS and DQS, the
 //! character's feet, path, blend space, graph transitions, wave and look-at, replay from any time, the default
 //! camera's framing and frames as functions of time. The rigs' own tests are in
-//! `sinew_pipeline::builtin`.
+//! `sinew_offline::builtin`.
 
 use std::f32::consts::PI;
 
 use sinew::clip::RotationInterpolation;
 use sinew::math::{Mat4, SoaTransform, Vec3};
-use sinew_pipeline::builtin::{
+use sinew_offline::builtin::{
     humanoid, RUN_GAIT, RUN_SPEED, TWIST_LENGTH, TWIST_PERIOD, TWIST_RADIUS, WALK_GAIT, WALK_SPEED,
 };
-use sinew_pipeline::model::Skinning;
+use sinew_offline::model::Skinning;
 
 use super::character::EYES;
 use super::*;
 
 #[test]
 fn rigs_bake_into_parts_that_fit_the_palette() {
-    // The rigs themselves are checked in `sinew_pipeline::builtin`'s tests.
+    // The rigs themselves are checked in `sinew_offline::builtin`'s tests.
     let scene = Scene::new(None).unwrap();
     let parts = |s: &Scene, m: usize| -> Vec<usize> {
         let a = s.models()[m].asset();

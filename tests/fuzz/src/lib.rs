@@ -18,9 +18,9 @@ use sinew::limits::{MAX_INFLUENCES, MAX_SOA_JOINTS};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
 use sinew::skeleton::Skeleton;
 use sinew::{Real, Q16};
-use sinew_pipeline::bake::{bake, BakeOptions};
-use sinew_pipeline::import::{gltf, md5};
-use sinew_pipeline::rig::Rig;
+use sinew_offline::bake::{bake, BakeOptions};
+use sinew_offline::import::{gltf, md5};
+use sinew_offline::rig::Rig;
 
 /// Fuzz target `asset_parse`: the bytes as given, then the same bytes with the header's length
 /// and checksum made to match (so mutations get past the CRC and reach the section checks).
@@ -558,8 +558,8 @@ pub fn graph_bytes(data: &[u8]) {
         Parameter, ParameterKind, State, Transition,
     };
     use sinew::job::mask::Channel;
-    use sinew_pipeline::graph_bake::{bake_graph, baked_graph};
-    use sinew_pipeline::graph_file::GraphFile;
+    use sinew_offline::graph_bake::{bake_graph, baked_graph};
+    use sinew_offline::graph_file::GraphFile;
 
     static CHARACTER: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
     let Ok(asset) = Asset::parse(CHARACTER) else { panic!("the fixture parses") };

@@ -4,9 +4,9 @@
 //! [`chain_glb`], the long animated chains of the baker's work-budget tests.
 
 use base64::Engine as _;
-use sinew_pipeline::bake::MAX_BAKE_WORK;
-use sinew_pipeline::import::gltf::{GltfError, MAX_NODES, MIN_DECODE_BUDGET};
-use sinew_pipeline::rig::Rig;
+use sinew_offline::bake::MAX_BAKE_WORK;
+use sinew_offline::import::gltf::{GltfError, MAX_NODES, MIN_DECODE_BUDGET};
+use sinew_offline::rig::Rig;
 
 use super::sinew::SmallSinew;
 use super::Category::*;

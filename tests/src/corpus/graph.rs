@@ -5,8 +5,8 @@
 
 use sinew::asset::format::*;
 use sinew::asset::{Asset, ParseError};
-use sinew_pipeline::graph_bake::bake_graph;
-use sinew_pipeline::graph_file::GraphFile;
+use sinew_offline::graph_bake::bake_graph;
+use sinew_offline::graph_file::GraphFile;
 
 use super::sinew::SmallSinew;
 use super::sinew_layout::{patched, section_of};

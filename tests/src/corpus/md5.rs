@@ -3,8 +3,8 @@
 //! (the small files) at every byte; [`md5_cases`] gives each with the [`Md5Error`] the importer
 //! must give.
 
-use sinew_pipeline::import::md5::{self, Location, Md5Error, Md5File, TokenKind};
-use sinew_pipeline::rig::Rig;
+use sinew_offline::import::md5::{self, Location, Md5Error, Md5File, TokenKind};
+use sinew_offline::rig::Rig;
 
 use super::gltf::SmallGltf;
 use super::Category::{self, *};

@@ -1,13 +1,13 @@
 //! Meshopt-compressed glTF (`EXT_meshopt_compression` and `KHR_meshopt_compression`) broken in
 //! its streams and its extension objects: [`meshopt_glb`], the bases (RiggedFigure repacked by
-//! gltfpack, kept with the pipeline's tests), and [`meshopt_cases`] (part of
+//! gltfpack, kept with sinew-offline's tests), and [`meshopt_cases`] (part of
 //! [`gltf_cases`](super::gltf::gltf_cases)), each refused as a [`GltfError::Meshopt`] naming the
 //! buffer view, the extension and what is wrong.
 
 use std::path::Path;
 
 use serde_json::Value;
-use sinew_pipeline::import::gltf::GltfError;
+use sinew_offline::import::gltf::GltfError;
 
 use super::gltf::{glb_json_edit, glb_parts, GltfCase};
 use super::read;
@@ -17,12 +17,12 @@ const EXT: &str = "EXT_meshopt_compression";
 const KHR: &str = "KHR_meshopt_compression";
 
 /// RiggedFigure, quantized and meshopt-compressed with filters by gltfpack
-/// (`frontend-sdl/pipeline/tests/data/make_compressed.sh`) under `extension` (`EXT_…` or
+/// (`frontend-sdl/offline/tests/data/make_compressed.sh`) under `extension` (`EXT_…` or
 /// `KHR_…`, whose vertex streams are codec version 1): eight compressed views, the streams one
 /// after another at the start of the BIN chunk (buffer 0), decoded into the fallback buffer 1.
 pub fn meshopt_glb(extension: &str) -> Vec<u8> {
     let name = if extension == KHR { "RiggedFigure-meshopt-khr.glb" } else { "RiggedFigure-meshopt.glb" };
-    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontend-sdl/pipeline/tests/data").join(name))
+    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontend-sdl/offline/tests/data").join(name))
 }
 
 /// The compression object of buffer view `view` in a GLB's JSON.

@@ -13,7 +13,7 @@
 //! weights channel on it, from 0.25 s to 2 s).
 
 use base64::Engine as _;
-use sinew_pipeline::import::gltf::GltfError;
+use sinew_offline::import::gltf::GltfError;
 
 use super::gltf::GltfCase;
 use super::Category::*;

@@ -9,8 +9,8 @@ use sinew::asset::format::*;
 use sinew::asset::writer::Writer;
 use sinew::asset::{crc32, Asset, ParseError};
 use sinew::skeleton::SkeletonError;
-use sinew_pipeline::bake::{bake, BakeOptions};
-use sinew_pipeline::import::gltf;
+use sinew_offline::bake::{bake, BakeOptions};
+use sinew_offline::import::gltf;
 
 use super::sinew_layout::{clip_tracks, mesh_parts, patched, put_index, reheader, section_of, sections};
 use super::Category::*;

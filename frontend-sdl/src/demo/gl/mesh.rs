@@ -9,8 +9,8 @@
 use glow::HasContext;
 use sinew::asset::MeshPart;
 use sinew::math::Vec3;
-use sinew_pipeline::model::{Model, SkinnedPart};
-use sinew_pipeline::morph::MorphedPart;
+use sinew_offline::model::{Model, SkinnedPart};
+use sinew_offline::morph::MorphedPart;
 
 use super::context::GlError;
 use super::texture::{self, TextureKey};

@@ -11,7 +11,7 @@
 //! - **rigid**: no influences; drawn with one palette entry, its node's model matrix;
 //! - **skinned on the CPU**: a part the shaders cannot take (from a `.sinew` baked with a
 //!   larger palette or more influences), or every part when [`Renderer::cpu_skinning`] is
-//!   set; its vertices are skinned by [`Model::skin_mesh`](sinew_pipeline::model::Model::skin_mesh)
+//!   set; its vertices are skinned by [`Model::skin_mesh`](sinew_offline::model::Model::skin_mesh)
 //!   every frame and streamed with an identity palette.
 //!
 //! Each part is drawn with its material: base-color factor × vertex color × base-color texture

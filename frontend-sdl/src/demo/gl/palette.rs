@@ -3,7 +3,7 @@
 //! and back ([`mat_from_rows`]).
 
 use sinew::math::{DualQuat, Mat4, SymMat3};
-use sinew_pipeline::model::DqPalette;
+use sinew_offline::model::DqPalette;
 
 /// The first three rows of each skin matrix of a part's local palette, as uploaded to
 /// `u_jointMat`: entry `3i + r` is row `r` of `palette[map[i]]` (identity for an index past

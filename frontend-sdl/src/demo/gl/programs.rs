@@ -3,7 +3,7 @@
 //! ([`check_skin_shaders`] tries both), the line and HUD programs, and their uniforms.
 
 use glow::HasContext;
-use sinew_pipeline::model::Skinning;
+use sinew_offline::model::Skinning;
 
 use super::context::GlError;
 use crate::demo::shaders::{self, attrib};

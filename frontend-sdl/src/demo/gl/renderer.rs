@@ -4,8 +4,8 @@
 use glow::HasContext;
 use sinew::job::JobError;
 use sinew::math::{Mat4, Vec3};
-use sinew_pipeline::model::{Model, Skinning};
-use sinew_pipeline::morph::morphed_part;
+use sinew_offline::model::{Model, Skinning};
+use sinew_offline::morph::morphed_part;
 
 use super::context::{GlError, GlInfo};
 use super::mesh::{self, GpuModel, GpuPart, PartMode};

@@ -10,7 +10,7 @@ use glow::HasContext;
 use sinew::asset::format::{FILTER_LINEAR, FILTER_NEAREST};
 use sinew::asset::{MaterialData, TextureData};
 use sinew::raster::{PixelFormat, Rgb565, TexelFormat, Wrap};
-use sinew_pipeline::material::resize_rgba;
+use sinew_offline::material::resize_rgba;
 
 use super::context::GlError;
 

@@ -5,8 +5,8 @@
 use sinew::job::ik::{apply_correction, IkTwoBoneJob};
 use sinew::job::{JobError, LocalToModelJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
-use sinew_pipeline::builtin::{smoothstep, ANKLE_HEIGHT, RUN_GAIT, SHIN_LENGTH, THIGH_LENGTH, WALK_GAIT};
-use sinew_pipeline::model::Model;
+use sinew_offline::builtin::{smoothstep, ANKLE_HEIGHT, RUN_GAIT, SHIN_LENGTH, THIGH_LENGTH, WALK_GAIT};
+use sinew_offline::model::Model;
 
 use super::clip_info;
 use super::schedule::{CharacterMachine, RUN, WALK};

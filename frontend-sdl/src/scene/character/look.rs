@@ -7,8 +7,8 @@ use std::f32::consts::PI;
 use sinew::job::ik::{apply_correction, IkAimJob};
 use sinew::job::{JobError, LocalToModelJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
-use sinew_pipeline::builtin::{humanoid, smoothstep};
-use sinew_pipeline::model::Model;
+use sinew_offline::builtin::{humanoid, smoothstep};
+use sinew_offline::model::Model;
 
 use super::path::PATH_CENTER;
 use crate::scene::error::SceneError;

@@ -15,8 +15,8 @@ use sinew::controller::ClipEntry;
 use sinew::job::JobError;
 use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew::root_motion::{Motion, PathEnd, PathFollower, Segment};
-use sinew_pipeline::builtin::{humanoid, ry};
-use sinew_pipeline::model::Model;
+use sinew_offline::builtin::{humanoid, ry};
+use sinew_offline::model::Model;
 
 use crate::scene::error::SceneError;
 use feet::{foot_planted, plant_foot, FootLock};

@@ -11,7 +11,7 @@ use sinew::graph::{
     TransitionBlend,
 };
 use sinew::root_motion::RootMotionSettings;
-use sinew_pipeline::builtin::{humanoid, smoothstep, RUN_SPEED, WALK_SPEED};
+use sinew_offline::builtin::{humanoid, smoothstep, RUN_SPEED, WALK_SPEED};
 
 /// The character's simulation step, in seconds: [`Scene::character`] replays the graph from
 /// t = 0 in steps of this length (cached), then one partial step to the asked time.

@@ -299,7 +299,7 @@ fn every_model_is_parents_first_and_consistent() {
 
 #[test]
 fn print_model_figures() {
-    // `cargo test -p sinew-pipeline gltf::tests::samples::print_model_figures -- --nocapture`
+    // `cargo test -p sinew-offline gltf::tests::samples::print_model_figures -- --nocapture`
     let mut paths: Vec<(String, PathBuf)> = MODELS.iter().map(|m| (m.to_string(), sample(m))).collect();
     paths.push(("pab_crossarms".into(), asset("ozz/pab_crossarms.glb")));
     for (name, path) in paths {

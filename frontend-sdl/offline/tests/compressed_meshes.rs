@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use sinew::math::{Mat4, Vec3};
-use sinew_pipeline::bake::BakeOptions;
-use sinew_pipeline::import::gltf::{load_bytes, GltfError};
-use sinew_pipeline::model::{Model, Skinning};
+use sinew_offline::bake::BakeOptions;
+use sinew_offline::import::gltf::{load_bytes, GltfError};
+use sinew_offline::model::{Model, Skinning};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)

@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use sinew_pipeline::bake::{bake, BakeOptions, BakeReport};
-use sinew_pipeline::clip_error::{measure_clips, ClipError, MeasureError};
-use sinew_pipeline::import;
-use sinew_pipeline::model::Model;
-use sinew_pipeline::rig::Rig;
-use sinew_pipeline::shells::{shells_from_mesh, uniform_shells};
+use sinew_offline::bake::{bake, BakeOptions, BakeReport};
+use sinew_offline::clip_error::{measure_clips, ClipError, MeasureError};
+use sinew_offline::import;
+use sinew_offline::model::Model;
+use sinew_offline::rig::Rig;
+use sinew_offline::shells::{shells_from_mesh, uniform_shells};
 
 fn asset(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/gltf").join(rel)
