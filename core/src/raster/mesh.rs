@@ -43,6 +43,20 @@ impl Indices<'_> {
             Indices::U32(s) => s.get(i).map(|&v| v as usize),
         }
     }
+    /// Triangle `tri`'s three vertex indices and their cached vertices, or `None` when an
+    /// index is past the list or the cache.
+    #[inline(always)]
+    pub(crate) fn cached_triangle<'c>(
+        &self,
+        tri: usize,
+        cache: &'c [CachedVertex],
+    ) -> Option<([usize; 3], [&'c CachedVertex; 3])> {
+        let (Some(i0), Some(i1), Some(i2)) = (self.get(3 * tri), self.get(3 * tri + 1), self.get(3 * tri + 2)) else {
+            return None;
+        };
+        let (Some(a), Some(b), Some(c)) = (cache.get(i0), cache.get(i1), cache.get(i2)) else { return None };
+        Some(([i0, i1, i2], [a, b, c]))
+    }
     /// The largest index, or `None` when empty.
     #[must_use]
     pub fn max(&self) -> Option<usize> {
@@ -257,12 +271,7 @@ pub(crate) fn draw_mesh<R: Real, S: Sink>(
     };
     let flat = mesh.shading == Shading::Flat;
     for tri in 0..mesh.indices.len() / 3 {
-        let (Some(i0), Some(i1), Some(i2)) =
-            (mesh.indices.get(3 * tri), mesh.indices.get(3 * tri + 1), mesh.indices.get(3 * tri + 2))
-        else {
-            continue;
-        };
-        let (Some(a), Some(b), Some(c)) = (cache.get(i0), cache.get(i1), cache.get(i2)) else { continue };
+        let Some(([i0, i1, i2], [a, b, c])) = mesh.indices.cached_triangle(tri, cache) else { continue };
         if a.out & b.out & c.out != 0 || (a.out | b.out | c.out) & super::clip::OUT_INVALID != 0 {
             continue;
         }

@@ -310,12 +310,7 @@ pub(crate) fn draw_textured<R: Real, S: Sink>(
         rgb: vertex_rgb(tm, i),
     };
     for tri in 0..mesh.indices.len() / 3 {
-        let (Some(i0), Some(i1), Some(i2)) =
-            (mesh.indices.get(3 * tri), mesh.indices.get(3 * tri + 1), mesh.indices.get(3 * tri + 2))
-        else {
-            continue;
-        };
-        let (Some(a), Some(b), Some(c)) = (cache.get(i0), cache.get(i1), cache.get(i2)) else { continue };
+        let Some(([i0, i1, i2], [a, b, c])) = mesh.indices.cached_triangle(tri, cache) else { continue };
         let (oa, ob, oc) = (a.outcode(), b.outcode(), c.outcode());
         if oa & ob & oc != 0 || (oa | ob | oc) & OUT_INVALID != 0 {
             continue;
