@@ -146,7 +146,7 @@ fn geometry<'a>(frame: &Frame<'a>, overlays: Overlays) -> Result<Geometry<'a>, S
                 rgb(o.color)
             };
             let n = part.num_vertices();
-            let texture = material.texture.and_then(|t| asset.texture(t)).and_then(|t| t.to_texture().ok());
+            let texture = material.texture.and_then(|t| asset.texture(t)).map(|t| t.texture());
             let texture = texture.filter(|_| part.has_texcoords());
             let texcoords = if texture.is_some() { (0..n).map(|v| part.texcoord(v)).collect() } else { Vec::new() };
             let colors = (material.vertex_colors && part.has_colors()).then(|| (0..n).map(|v| part.color(v)).collect());

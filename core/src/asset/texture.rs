@@ -3,16 +3,13 @@
 
 use crate::format::reader::{le_u16, Reader};
 use crate::format::*;
-use crate::raster::{Filter, RasterError, Sampler, TexelFormat, Texture, Wrap, MAX_TEXTURE_DIMENSION};
+use crate::raster::{Filter, Sampler, TexelFormat, Texture, Wrap, MAX_TEXTURE_DIMENSION};
 
-/// A texture section: its name, size and texels, read in place.
+/// A texture section: its name and its texture (size, format and texels), read in place.
 #[derive(Debug, Clone, Copy)]
 pub struct TextureData<'a> {
     name: &'a str,
-    format: TexelFormat,
-    width: u32,
-    height: u32,
-    texels: &'a [u8],
+    texture: Texture<'a>,
 }
 
 impl<'a> TextureData<'a> {
@@ -35,7 +32,8 @@ impl<'a> TextureData<'a> {
             return Err(bad);
         }
         let format = if format == TEXEL_RGB565 { TexelFormat::Rgb565 } else { TexelFormat::Rgba8 };
-        Ok(TextureData { name, format, width, height, texels })
+        let texture = Texture::new(texels, width, height, format).map_err(|_| bad)?;
+        Ok(TextureData { name, texture })
     }
     pub(super) fn parse(body: &'a [u8], sec: u16) -> Result<(), ParseError> {
         Self::read(body, sec).map(|_| ())
@@ -48,33 +46,11 @@ impl<'a> TextureData<'a> {
     pub fn name(&self) -> &'a str {
         self.name
     }
-    /// Texel format.
+    /// The texture for the rasterizer (its size, format and texels), reading the section's
+    /// bytes in place.
     #[must_use]
-    pub fn format(&self) -> TexelFormat {
-        self.format
-    }
-    /// Width in texels.
-    #[must_use]
-    pub fn width(&self) -> u32 {
-        self.width
-    }
-    /// Height in texels.
-    #[must_use]
-    pub fn height(&self) -> u32 {
-        self.height
-    }
-    /// The texels, rows from the top, in [`TextureData::format`].
-    #[must_use]
-    pub fn texels(&self) -> &'a [u8] {
-        self.texels
-    }
-    /// The texture for the rasterizer, reading these bytes in place.
-    ///
-    /// # Errors
-    ///
-    /// None for a validated section (the `Result` is [`Texture::new`]'s).
-    pub fn to_texture(&self) -> Result<Texture<'a>, RasterError> {
-        Texture::new(self.texels, self.width, self.height, self.format)
+    pub fn texture(&self) -> Texture<'a> {
+        self.texture
     }
 }
 

@@ -190,7 +190,9 @@ impl<R: Real> SoaTrackCache<R> {
         }
         for target in 0..3 {
             for l in lanes_of(u32::from(self.direct[target])) {
-                let v = self.evaluate_direct(clip, target, l, t, time, rot);
+                // A direct lane is evaluated from its track.
+                let tv = clip.track_view(self.track[target][l] as usize);
+                let v = tv.evaluate(t, time, &mut self.key[target][l], rot);
                 match target {
                     0 => out.translation.set_lane(l, crate::math::Vec3::new(v[0], v[1], v[2])),
                     1 => out.rotation.set_lane(l, Quat::from_array(v)),
@@ -438,20 +440,6 @@ impl<R: Real> SoaTrackCache<R> {
                 out.set_lane(l, v);
             }
         }
-    }
-
-    /// Evaluates a direct lane (a cubic spline) at `t` from its track.
-    fn evaluate_direct(
-        &mut self,
-        clip: &Clip<'_>,
-        target: usize,
-        l: usize,
-        t: R,
-        time: &ClipTime<R>,
-        rot: RotationInterpolation,
-    ) -> [R; 4] {
-        let tv = clip.track_view(self.track[target][l] as usize);
-        tv.evaluate(t, time, &mut self.key[target][l], rot)
     }
 }
 

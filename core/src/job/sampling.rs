@@ -22,34 +22,28 @@ mod sealed {
 ///   (decodes keys only when playback crosses one and interpolates four joints per
 ///   operation; about 580 bytes per four joints for `f32`). The fastest.
 pub trait TrackState<R: Real>: sealed::Sealed + Copy + core::fmt::Debug {
-    /// Entries needed to sample `clip` into a pose of `soa_len` elements.
+    /// Entries needed to sample `clip` into a pose of `soa_len` elements: one per track
+    /// unless the state says otherwise.
     #[doc(hidden)]
-    fn needed(clip: &Clip<'_>, soa_len: usize) -> usize;
+    fn needed(clip: &Clip<'_>, _soa_len: usize) -> usize {
+        clip.num_tracks()
+    }
 
-    /// Samples `clip` at `t` (already clamped) into `out` (as long as `rest`); `states` has at
-    /// least [`needed`](Self::needed) entries.
+    /// Samples `job.clip` at `t` (already clamped) into `job.output` (as long as
+    /// `job.rest_pose`); `job.cursor` has at least [`needed`](Self::needed) entries.
     #[doc(hidden)]
-    fn sample_pose(
-        states: &mut [Self],
-        clip: &Clip<'_>,
-        t: R,
-        rot: RotationInterpolation,
-        rest: &[SoaTransform<R>],
-        out: &mut [SoaTransform<R>],
-    );
+    fn sample_pose(job: &mut SamplingJob<'_, R, Self>, t: R);
 }
 
 /// The per-track loop shared by cursors and per-track caches.
 #[inline(always)]
-fn sample_tracks<R: Real, C>(
-    states: &mut [C],
-    clip: &Clip<'_>,
+fn sample_tracks<R: Real, C: TrackState<R>>(
+    job: &mut SamplingJob<'_, R, C>,
     t: R,
-    rot: RotationInterpolation,
-    rest: &[SoaTransform<R>],
-    out: &mut [SoaTransform<R>],
     sample: impl Fn(&mut C, &Clip<'_>, usize, R, &ClipTime<R>, RotationInterpolation) -> (usize, u8, [R; 4]),
 ) {
+    let SamplingJob { clip, rotation: rot, rest_pose: rest, cursor: states, output: out, .. } = job;
+    let (rot, rest) = (*rot, *rest);
     let n = rest.len();
     out[..n].copy_from_slice(rest);
     let time = ClipTime::new(clip);
@@ -75,38 +69,14 @@ fn sample_tracks<R: Real, C>(
 }
 
 impl<R: Real> TrackState<R> for u16 {
-    fn needed(clip: &Clip<'_>, _soa_len: usize) -> usize {
-        clip.num_tracks()
-    }
-    fn sample_pose(
-        states: &mut [Self],
-        clip: &Clip<'_>,
-        t: R,
-        rot: RotationInterpolation,
-        rest: &[SoaTransform<R>],
-        out: &mut [SoaTransform<R>],
-    ) {
-        sample_tracks(states, clip, t, rot, rest, out, |c, clip, i, t, time, rot| {
-            clip.sample_track(i, t, time, c, rot)
-        });
+    fn sample_pose(job: &mut SamplingJob<'_, R, Self>, t: R) {
+        sample_tracks(job, t, |c, clip, i, t, time, rot| clip.sample_track(i, t, time, c, rot));
     }
 }
 
 impl<R: Real> TrackState<R> for TrackCache<R> {
-    fn needed(clip: &Clip<'_>, _soa_len: usize) -> usize {
-        clip.num_tracks()
-    }
-    fn sample_pose(
-        states: &mut [Self],
-        clip: &Clip<'_>,
-        t: R,
-        rot: RotationInterpolation,
-        rest: &[SoaTransform<R>],
-        out: &mut [SoaTransform<R>],
-    ) {
-        sample_tracks(states, clip, t, rot, rest, out, |c, clip, i, t, time, rot| {
-            clip.sample_track_cached(i, t, time, c, rot)
-        });
+    fn sample_pose(job: &mut SamplingJob<'_, R, Self>, t: R) {
+        sample_tracks(job, t, |c, clip, i, t, time, rot| clip.sample_track_cached(i, t, time, c, rot));
     }
 }
 
@@ -114,19 +84,13 @@ impl<R: Real> TrackState<R> for SoaTrackCache<R> {
     fn needed(_clip: &Clip<'_>, soa_len: usize) -> usize {
         soa_len
     }
-    fn sample_pose(
-        states: &mut [Self],
-        clip: &Clip<'_>,
-        t: R,
-        rot: RotationInterpolation,
-        rest: &[SoaTransform<R>],
-        out: &mut [SoaTransform<R>],
-    ) {
+    fn sample_pose(job: &mut SamplingJob<'_, R, Self>, t: R) {
+        let SamplingJob { clip, rotation: rot, rest_pose: rest, cursor: states, output: out, .. } = job;
         let time = ClipTime::new(clip);
         let base = SoaTrackCache::tag_base(&time, rest);
-        for (g, ((state, rest_g), out_g)) in states.iter_mut().zip(rest).zip(out.iter_mut()).enumerate() {
+        for (g, ((state, rest_g), out_g)) in states.iter_mut().zip(rest.iter()).zip(out.iter_mut()).enumerate() {
             let tag = SoaTrackCache::<R>::tag_of(base, g);
-            state.sample(clip, g, tag, t, &time, rot, rest_g, out_g);
+            state.sample(clip, g, tag, t, &time, *rot, rest_g, out_g);
         }
     }
 }
@@ -250,7 +214,7 @@ impl<R: Real, C: TrackState<R>> SamplingJob<'_, R, C> {
         let end = R::from_f32(self.clip.end());
         // max/min in this order map NaN to the start for f32.
         let t = self.time.max(start).min(end);
-        C::sample_pose(self.cursor, &self.clip, t, self.rotation, self.rest_pose, self.output);
+        C::sample_pose(self, t);
         Ok(())
     }
 }

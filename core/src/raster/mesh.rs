@@ -5,8 +5,9 @@ use super::clip::{clip_triangle, to_clip, ClipVertex, Viewport};
 use super::color::{Rgb, ShadeTable};
 use super::error::RasterError;
 use super::fixed::to_fixed;
+use super::renderer::Renderer;
 use super::target::Sink;
-use super::triangle::{fill_triangle, orient, pixel_bounds, Cull, ScreenVertex, SUBPIXEL_BITS};
+use super::triangle::{fill_triangle, orient, pixel_bounds, ScreenVertex, SUBPIXEL_BITS};
 use crate::math::{Mat4, Vec3};
 use crate::real::Real;
 
@@ -41,6 +42,20 @@ impl Indices<'_> {
             Indices::U16(s) => s.get(i).map(|&v| v as usize),
             Indices::U32(s) => s.get(i).map(|&v| v as usize),
         }
+    }
+    /// Triangle `tri`'s three vertex indices and their cached vertices, or `None` when an
+    /// index is past the list or the cache.
+    #[inline(always)]
+    pub(crate) fn cached_triangle<'c>(
+        &self,
+        tri: usize,
+        cache: &'c [CachedVertex],
+    ) -> Option<([usize; 3], [&'c CachedVertex; 3])> {
+        let (Some(i0), Some(i1), Some(i2)) = (self.get(3 * tri), self.get(3 * tri + 1), self.get(3 * tri + 2)) else {
+            return None;
+        };
+        let (Some(a), Some(b), Some(c)) = (cache.get(i0), cache.get(i1), cache.get(i2)) else { return None };
+        Some(([i0, i1, i2], [a, b, c]))
     }
     /// The largest index, or `None` when empty.
     #[must_use]
@@ -241,29 +256,22 @@ pub(crate) fn project_mesh<R: Real>(
 pub(crate) fn draw_mesh<R: Real, S: Sink>(
     sink: &mut S,
     mesh: &Mesh<'_, R>,
-    view_proj: &Mat4<R>,
-    light: &Light<R>,
-    cull: Cull,
+    renderer: &Renderer<R>,
     vp: &Viewport<R>,
     cache: &[CachedVertex],
 ) {
     let table: ShadeTable<S::Raw> = S::shade_table(mesh.color);
-    let l = light_in_model(&mesh.model, light);
+    let l = light_in_model(&mesh.model, &renderer.light);
     let mut mvp = None;
     let (r0, r1) = sink.rows();
     let (band_top, band_bottom) = ((r0 as i64) << SUBPIXEL_BITS, (r1 as i64) << SUBPIXEL_BITS);
     let face = |t: [usize; 3]| -> u16 {
         let p = |i: usize| mesh.positions.get(i).copied().unwrap_or(Vec3::ZERO);
-        face_shade(light, l, p(t[0]), p(t[1]), p(t[2]))
+        face_shade(&renderer.light, l, p(t[0]), p(t[1]), p(t[2]))
     };
     let flat = mesh.shading == Shading::Flat;
     for tri in 0..mesh.indices.len() / 3 {
-        let (Some(i0), Some(i1), Some(i2)) =
-            (mesh.indices.get(3 * tri), mesh.indices.get(3 * tri + 1), mesh.indices.get(3 * tri + 2))
-        else {
-            continue;
-        };
-        let (Some(a), Some(b), Some(c)) = (cache.get(i0), cache.get(i1), cache.get(i2)) else { continue };
+        let Some(([i0, i1, i2], [a, b, c])) = mesh.indices.cached_triangle(tri, cache) else { continue };
         if a.out & b.out & c.out != 0 || (a.out | b.out | c.out) & super::clip::OUT_INVALID != 0 {
             continue;
         }
@@ -273,7 +281,7 @@ pub(crate) fn draw_mesh<R: Real, S: Sink>(
             if ymax < band_top || ymin >= band_bottom {
                 continue;
             }
-            let Some(mut v) = orient([a.screen(), b.screen(), c.screen()], cull) else { continue };
+            let Some(mut v) = orient([a.screen(), b.screen(), c.screen()], renderer.cull) else { continue };
             if pixel_bounds(sink, &v).is_none() {
                 continue;
             }
@@ -284,7 +292,7 @@ pub(crate) fn draw_mesh<R: Real, S: Sink>(
             fill_triangle(sink, &v, &table);
         } else {
             // Crosses a clip plane: recompute clip coordinates and clip.
-            let m = *mvp.get_or_insert_with(|| *view_proj * mesh.model);
+            let m = *mvp.get_or_insert_with(|| renderer.view_proj * mesh.model);
             let pos = |i: usize| mesh.positions.get(i).copied().unwrap_or(Vec3::ZERO);
             let tri = [
                 ClipVertex { c: to_clip(&m, pos(i0)), s: a.shade as i32, a: () },
@@ -298,7 +306,7 @@ pub(crate) fn draw_mesh<R: Real, S: Sink>(
             let mut flat_shade = None;
             for pair in verts.get(1..).unwrap_or(&[]).windows(2) {
                 let v = [p0, vp.project(&pair[0].c, pair[0].s), vp.project(&pair[1].c, pair[1].s)];
-                let Some(mut v) = orient(v, cull) else { continue };
+                let Some(mut v) = orient(v, renderer.cull) else { continue };
                 if pixel_bounds(sink, &v).is_none() {
                     continue;
                 }

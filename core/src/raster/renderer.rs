@@ -287,13 +287,13 @@ impl<R: Real> Renderer<R> {
             match d {
                 Draw::Mesh(m) => {
                     let (cache, tail) = rest.split_at(m.positions.len().min(rest.len()));
-                    draw_mesh(sink, m, &self.view_proj, &self.light, self.cull, vp, cache);
+                    draw_mesh(sink, m, self, vp, cache);
                     rest = tail;
                 }
                 #[cfg(feature = "texture")]
                 Draw::Textured(t) => {
                     let (cache, tail) = rest.split_at(t.mesh.positions.len().min(rest.len()));
-                    super::textured::draw_textured(sink, t, &self.view_proj, &self.light, self.cull, vp, cache);
+                    super::textured::draw_textured(sink, t, self, vp, cache);
                     rest = tail;
                 }
                 Draw::Lines(l) => draw_lines(sink, l, &self.view_proj, vp),

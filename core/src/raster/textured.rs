@@ -24,7 +24,8 @@ use super::clip::{clip_triangle, to_clip, Attributes, ClipVertex, Viewport, OUT_
 use super::color::Rgb;
 use super::error::RasterError;
 use super::fixed::to_fixed;
-use super::mesh::{face_shade, light_in_model, CachedVertex, Light, Mesh, Shading};
+use super::mesh::{face_shade, light_in_model, CachedVertex, Mesh, Shading};
+use super::renderer::Renderer;
 use super::target::Sink;
 use super::texture::{modulate, Sampler, Texture, Wrap, TEXEL_FRAC_BITS};
 use super::triangle::{area2, orient_by, pixel_bounds, Coverage, Cull, ScreenVertex, SUBPIXEL_BITS};
@@ -292,15 +293,13 @@ fn vertex_rgb<R>(m: &TexturedMesh<'_, R>, i: usize) -> [i32; 3] {
 pub(crate) fn draw_textured<R: Real, S: Sink>(
     sink: &mut S,
     tm: &TexturedMesh<'_, R>,
-    view_proj: &Mat4<R>,
-    light: &Light<R>,
-    cull: Cull,
+    renderer: &Renderer<R>,
     vp: &Viewport<R>,
     cache: &[CachedVertex],
 ) {
     let mesh = &tm.mesh;
-    let mvp = *view_proj * mesh.model;
-    let l = light_in_model(&mesh.model, light);
+    let mvp = renderer.view_proj * mesh.model;
+    let l = light_in_model(&mesh.model, &renderer.light);
     let (r0, r1) = sink.rows();
     let (band_top, band_bottom) = ((r0 as i64) << SUBPIXEL_BITS, (r1 as i64) << SUBPIXEL_BITS);
     let pos = |i: usize| mesh.positions.get(i).copied().unwrap_or(Vec3::ZERO);
@@ -311,18 +310,13 @@ pub(crate) fn draw_textured<R: Real, S: Sink>(
         rgb: vertex_rgb(tm, i),
     };
     for tri in 0..mesh.indices.len() / 3 {
-        let (Some(i0), Some(i1), Some(i2)) =
-            (mesh.indices.get(3 * tri), mesh.indices.get(3 * tri + 1), mesh.indices.get(3 * tri + 2))
-        else {
-            continue;
-        };
-        let (Some(a), Some(b), Some(c)) = (cache.get(i0), cache.get(i1), cache.get(i2)) else { continue };
+        let Some(([i0, i1, i2], [a, b, c])) = mesh.indices.cached_triangle(tri, cache) else { continue };
         let (oa, ob, oc) = (a.outcode(), b.outcode(), c.outcode());
         if oa & ob & oc != 0 || (oa | ob | oc) & OUT_INVALID != 0 {
             continue;
         }
         let idx = [i0, i1, i2];
-        let face = || face_shade(light, l, pos(i0), pos(i1), pos(i2)) as i32;
+        let face = || face_shade(&renderer.light, l, pos(i0), pos(i1), pos(i2)) as i32;
         if (oa | ob | oc) == 0 {
             let (ymin, ymax) = (a.y().min(b.y()).min(c.y()) as i64, a.y().max(b.y()).max(c.y()) as i64);
             if ymax < band_top || ymin >= band_bottom {
@@ -331,7 +325,7 @@ pub(crate) fn draw_textured<R: Real, S: Sink>(
             let cached = [a, b, c];
             let v =
                 [0, 1, 2].map(|k| TexVertex { sv: cached[k].screen(), w: clip_w(&mvp, pos(idx[k])), a: attr(idx[k]) });
-            let Some(mut v) = orient_textured(v, cull) else { continue };
+            let Some(mut v) = orient_textured(v, renderer.cull) else { continue };
             if pixel_bounds(sink, &[v[0].sv, v[1].sv, v[2].sv]).is_none() {
                 continue;
             }
@@ -351,7 +345,9 @@ pub(crate) fn draw_textured<R: Real, S: Sink>(
             let p0 = proj(first);
             let mut flat_shade = None;
             for pair in verts.get(1..).unwrap_or(&[]).windows(2) {
-                let Some(mut v) = orient_textured([p0, proj(&pair[0]), proj(&pair[1])], cull) else { continue };
+                let Some(mut v) = orient_textured([p0, proj(&pair[0]), proj(&pair[1])], renderer.cull) else {
+                    continue;
+                };
                 if pixel_bounds(sink, &[v[0].sv, v[1].sv, v[2].sv]).is_none() {
                     continue;
                 }

@@ -72,13 +72,14 @@ pub fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
     }
     for i in 0..a.num_textures() {
         if let Some(t) = a.texture(i) {
+            let texture = t.texture();
             out.line(format_args!(
                 "texture {i} '{}': {}x{} {:?}, {} bytes",
                 t.name(),
-                t.width(),
-                t.height(),
-                t.format(),
-                t.texels().len()
+                texture.width(),
+                texture.height(),
+                texture.format(),
+                texture.texels().len()
             ))?;
         }
     }

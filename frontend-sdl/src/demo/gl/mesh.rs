@@ -238,7 +238,7 @@ pub(super) fn upload(
                     Some(&(_, t)) => Some(t),
                     None => match asset.texture(key.texture) {
                         Some(data) => {
-                            let (t, _) = texture::upload(gl, &data, &key, max_size)?;
+                            let (t, _) = texture::upload(gl, &data.texture(), &key, max_size)?;
                             textures.push((key, t));
                             Some(t)
                         }

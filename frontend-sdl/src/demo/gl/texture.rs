@@ -8,8 +8,8 @@
 
 use glow::HasContext;
 use sinew::asset::format::{FILTER_LINEAR, FILTER_NEAREST};
-use sinew::asset::{MaterialData, TextureData};
-use sinew::raster::{PixelFormat, Rgb565, TexelFormat, Wrap};
+use sinew::asset::MaterialData;
+use sinew::raster::{PixelFormat, Rgb565, TexelFormat, Texture, Wrap};
 use sinew_offline::material::resize_rgba;
 
 use super::context::GlError;
@@ -45,7 +45,7 @@ impl TextureKey {
 }
 
 /// The texels of `t` as RGBA8.
-fn rgba_of(t: &TextureData<'_>) -> Vec<u8> {
+fn rgba_of(t: &Texture<'_>) -> Vec<u8> {
     match t.format() {
         TexelFormat::Rgba8 => t.texels().to_vec(),
         TexelFormat::Rgb565 => t
@@ -149,7 +149,7 @@ pub(super) fn white(gl: &glow::Context) -> Result<glow::Texture, GlError> {
 /// says. Returns the texture and its uploaded size.
 pub(super) fn upload(
     gl: &glow::Context,
-    t: &TextureData<'_>,
+    t: &Texture<'_>,
     key: &TextureKey,
     max_size: u32,
 ) -> Result<(glow::Texture, (u32, u32)), GlError> {

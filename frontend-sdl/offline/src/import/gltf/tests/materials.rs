@@ -146,8 +146,9 @@ fn each_primitive_keeps_its_material_through_the_baker() {
         let asset = Asset::parse(&bytes).unwrap();
         assert_eq!(asset.num_textures(), 1);
         let t = asset.texture(0).unwrap();
-        assert_eq!((t.name(), t.width(), t.height(), t.format()), ("i", 2, 2, format));
-        assert_eq!(t.texels(), texels.as_slice());
+        let texture = t.texture();
+        assert_eq!((t.name(), texture.width(), texture.height(), texture.format()), ("i", 2, 2, format));
+        assert_eq!(texture.texels(), texels.as_slice());
         assert_eq!(report.textures.len(), 1);
         let parts: Vec<_> = asset.mesh(0).unwrap().parts().collect();
         assert_eq!(parts.len(), 2);
@@ -161,7 +162,7 @@ fn each_primitive_keeps_its_material_through_the_baker() {
     // Textures larger than the size asked for are scaled down.
     let opts = BakeOptions { texture_size: 1, ..BakeOptions::default() };
     let (bytes, report) = bake(&rig, &opts).unwrap();
-    let t = Asset::parse(&bytes).unwrap().texture(0).unwrap();
+    let t = Asset::parse(&bytes).unwrap().texture(0).unwrap().texture();
     assert_eq!((t.width(), t.height(), report.textures[0].source), (1, 1, (2, 2)));
 }
 
