@@ -9,7 +9,7 @@ use sinew::controller::LayerMode;
 use sinew::graph::{BlendPoint, Condition, Graph, GraphLayer, LayeredGraph, Parameter, State, Transition};
 use sinew::job::mask::Channel;
 
-use crate::graph_file::GraphFile;
+use crate::graph_file::{GraphFile, MachineLinks};
 
 /// The name a graph baked from a file gets when none is given.
 pub const DEFAULT_GRAPH_NAME: &str = "graph";
@@ -73,10 +73,7 @@ pub struct BakedGraph<'a> {
 #[derive(Debug, Clone)]
 struct BakedMachine<'a> {
     states: Vec<State<'a>>,
-    transitions: Vec<Transition<f32>>,
-    points: Vec<BlendPoint<f32>>,
-    conditions: Vec<Condition<f32>>,
-    initial: usize,
+    links: MachineLinks,
 }
 
 /// A layer's header and state machine.
@@ -93,15 +90,7 @@ impl BakedGraph<'_> {
     /// The core graph (the base graph of a graph with layers).
     #[must_use]
     pub fn graph(&self) -> Graph<'_, f32> {
-        let m = &self.base;
-        Graph {
-            parameters: &self.parameters,
-            states: &m.states,
-            transitions: &m.transitions,
-            points: &m.points,
-            conditions: &m.conditions,
-            initial: m.initial,
-        }
+        self.base.links.graph(&self.parameters, &self.base.states)
     }
 
     /// The layers, for a [`LayeredGraph`] with [`graph`](Self::graph) as its base:
@@ -110,17 +99,7 @@ impl BakedGraph<'_> {
     pub fn layers(&self) -> Vec<GraphLayer<'_, f32>> {
         self.layers
             .iter()
-            .map(|l| GraphLayer {
-                name: l.name,
-                mode: l.mode,
-                weight: l.weight,
-                mask: &l.mask,
-                states: &l.machine.states,
-                transitions: &l.machine.transitions,
-                points: &l.machine.points,
-                conditions: &l.machine.conditions,
-                initial: l.machine.initial,
-            })
+            .map(|l| l.machine.links.layer(l.name, l.mode, l.weight, &l.mask, &l.machine.states))
             .collect()
     }
 }
@@ -169,10 +148,12 @@ pub fn baked_graph<'a>(asset: &Asset<'a>, name: Option<&str>) -> Result<BakedGra
     let mut mask = mask.into_iter();
     let mut machine = |m: &GraphData<'a>| BakedMachine {
         states: st.by_ref().take(m.num_states()).collect(),
-        transitions: tr.by_ref().take(m.num_transitions()).collect(),
-        points: pt.by_ref().take(m.num_points()).collect(),
-        conditions: co.by_ref().take(m.num_conditions()).collect(),
-        initial: m.initial(),
+        links: MachineLinks {
+            transitions: tr.by_ref().take(m.num_transitions()).collect(),
+            points: pt.by_ref().take(m.num_points()).collect(),
+            conditions: co.by_ref().take(m.num_conditions()).collect(),
+            initial: m.initial(),
+        },
     };
     let base = machine(&data);
     let layers = (1..=data.num_layers())

@@ -76,10 +76,55 @@ pub struct GraphFile {
 struct Machine {
     state_names: Vec<String>,
     state_kinds: Vec<(StateKind, bool)>,
-    points: Vec<BlendPoint<f32>>,
-    conditions: Vec<Condition<f32>>,
-    transitions: Vec<Transition<f32>>,
-    initial: usize,
+    links: MachineLinks,
+}
+
+/// The lists of a state machine that refer to its states, parameters and clips by index: its
+/// transitions, blend points and conditions, and its initial state. A graph read from a file
+/// and one read from a `.sinew` file keep them alike.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct MachineLinks {
+    pub(crate) transitions: Vec<Transition<f32>>,
+    pub(crate) points: Vec<BlendPoint<f32>>,
+    pub(crate) conditions: Vec<Condition<f32>>,
+    pub(crate) initial: usize,
+}
+
+impl MachineLinks {
+    /// The core graph of these lists with `parameters` and `states`.
+    pub(crate) fn graph<'a>(&'a self, parameters: &'a [Parameter<'a, f32>], states: &'a [State<'a>]) -> Graph<'a, f32> {
+        Graph {
+            parameters,
+            states,
+            transitions: &self.transitions,
+            points: &self.points,
+            conditions: &self.conditions,
+            initial: self.initial,
+        }
+    }
+
+    /// The core layer of these lists with `states`, called `name`, blending by `mode` at
+    /// `weight` over `mask`.
+    pub(crate) fn layer<'a>(
+        &'a self,
+        name: &'a str,
+        mode: LayerMode,
+        weight: f32,
+        mask: &'a [Channel],
+        states: &'a [State<'a>],
+    ) -> GraphLayer<'a, f32> {
+        GraphLayer {
+            name,
+            mode,
+            weight,
+            mask,
+            states,
+            transitions: &self.transitions,
+            points: &self.points,
+            conditions: &self.conditions,
+            initial: self.initial,
+        }
+    }
 }
 
 /// A layer read from a file.
@@ -105,15 +150,7 @@ impl GraphParts<'_> {
     /// The core graph (the base graph of a graph with layers).
     #[must_use]
     pub fn graph(&self) -> Graph<'_, f32> {
-        let m = &self.file.base;
-        Graph {
-            parameters: &self.parameters,
-            states: &self.states,
-            transitions: &m.transitions,
-            points: &m.points,
-            conditions: &m.conditions,
-            initial: m.initial,
-        }
+        self.file.base.links.graph(&self.parameters, &self.states)
     }
 
     /// The layers, for a [`LayeredGraph`] with [`graph`](Self::graph) as its base:
@@ -124,17 +161,7 @@ impl GraphParts<'_> {
             .layers
             .iter()
             .zip(&self.layer_states)
-            .map(|(l, states)| GraphLayer {
-                name: &l.name,
-                mode: l.mode,
-                weight: l.weight,
-                mask: &l.mask,
-                states,
-                transitions: &l.machine.transitions,
-                points: &l.machine.points,
-                conditions: &l.machine.conditions,
-                initial: l.machine.initial,
-            })
+            .map(|(l, states)| l.machine.links.layer(&l.name, l.mode, l.weight, &l.mask, states))
             .collect()
     }
 }
@@ -273,11 +300,11 @@ impl GraphFile {
             for (i, t) in t.iter().enumerate() {
                 let o = t.as_object().ok_or_else(|| format!("{prefix}transitions[{i}]: expected an object"))?;
                 let tr = self.read_transition(&mut m, o, &format!("{prefix}transitions[{i}]"))?;
-                m.transitions.push(tr);
+                m.links.transitions.push(tr);
             }
         }
         let initial = text(obj.get("initial"), &format!("{prefix}initial"))?;
-        m.initial = m.state(initial).ok_or_else(|| format!("{prefix}initial: unknown state '{initial}'"))?;
+        m.links.initial = m.state(initial).ok_or_else(|| format!("{prefix}initial: unknown state '{initial}'"))?;
         Ok(m)
     }
 
@@ -448,7 +475,7 @@ impl GraphFile {
         if clips.is_empty() || clips.len() > MAX_BLEND_POINTS {
             return Err(format!("{what}: a blend space has 1 to {MAX_BLEND_POINTS} clips"));
         }
-        let start = m.points.len();
+        let start = m.links.points.len();
         for c in clips {
             let pair = c.as_array().filter(|p| p.len() == 2);
             let pair = pair.ok_or_else(|| format!("{what}: each clip is [clip, position], found {c}"))?;
@@ -459,7 +486,7 @@ impl GraphFile {
             } else {
                 [finite(&pair[1], &what)?, 0.0]
             };
-            m.points.push(BlendPoint { clip: find_clip(&pair[0])?, position });
+            m.links.points.push(BlendPoint { clip: find_clip(&pair[0])?, position });
         }
         let points = span(start, clips.len()).ok_or_else(|| format!("{what}: the graph has too many blend points"))?;
         let kind = if two {
@@ -492,15 +519,15 @@ impl GraphFile {
             _ => Some(state("from")?),
         };
         let to = state("to")?;
-        let start = m.conditions.len();
+        let start = m.links.conditions.len();
         if let Some(when) = obj.get("when") {
             let when = when.as_str().ok_or_else(|| format!("{what}: when must be a string"))?;
             for term in when.split("&&") {
                 let c = self.condition(term.trim()).map_err(|e| format!("{what}: {e}"))?;
-                m.conditions.push(c);
+                m.links.conditions.push(c);
             }
         }
-        let conditions = span(start, m.conditions.len() - start)
+        let conditions = span(start, m.links.conditions.len() - start)
             .ok_or_else(|| format!("{what}: the graph has too many conditions"))?;
         let number = |key: &str| obj.get(key).map(|v| finite(v, &format!("{what}.{key}"))).transpose();
         let exit_time = number("exit_time")?;

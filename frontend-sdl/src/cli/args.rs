@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sinew_frontend::demo::GlRequest;
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
+use sinew_offline::bake::BakeOptions;
 use sinew_offline::dump::{parse_additive, parse_layer, AdditiveSpec, LayerSpec};
 use sinew_offline::graph_run::{parse_set, SetSpec};
 use sinew_offline::model::Skinning;
@@ -74,16 +75,8 @@ pub struct BakeArgs {
     /// md5 animation to include (for .md5mesh inputs).
     #[arg(long)]
     pub anim: Option<PathBuf>,
-    /// Largest virtual-vertex error, in meters (0.0001 = 0.01 cm).
-    #[arg(long, default_value_t = 1.0e-4)]
-    pub tolerance: f64,
-    /// Distance of the virtual vertices from each joint, in meters.
-    #[arg(long, default_value_t = 0.03)]
-    pub shell: f64,
-    /// Set each joint's shell distance to its farthest mesh vertex (weight > 0) instead of
-    /// --shell, so the bound holds on the mesh's vertices.
-    #[arg(long)]
-    pub shell_from_mesh: bool,
+    #[command(flatten)]
+    pub bound: BoundArgs,
     /// Split meshes into parts whose bone palettes hold at most N joints.
     #[arg(long)]
     pub palette: Option<usize>,
@@ -126,15 +119,8 @@ pub struct InfoArgs {
     /// vertices). Imported files are always measured against themselves.
     #[arg(long)]
     pub source: Option<PathBuf>,
-    /// The bound the errors are compared with, in meters.
-    #[arg(long, default_value_t = 1.0e-4)]
-    pub tolerance: f64,
-    /// Shell distance of the measurement, in meters.
-    #[arg(long, default_value_t = 0.03)]
-    pub shell: f64,
-    /// Measure at each joint's farthest mesh vertex instead of --shell.
-    #[arg(long)]
-    pub shell_from_mesh: bool,
+    #[command(flatten)]
+    pub bound: BoundArgs,
 }
 
 /// The arguments of `sinew bench`.
@@ -174,11 +160,8 @@ pub struct BenchArgs {
 /// The arguments of `sinew soft`.
 #[derive(Args)]
 pub struct SoftArgs {
-    /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
-    pub model: Option<PathBuf>,
-    /// md5 animation (for .md5mesh inputs).
-    #[arg(long)]
-    pub anim: Option<PathBuf>,
+    #[command(flatten)]
+    pub view: ViewedModel,
     /// Render without a window.
     #[arg(long)]
     pub headless: bool,
@@ -191,12 +174,8 @@ pub struct SoftArgs {
     /// Headless: write the last frame to this PNG.
     #[arg(long)]
     pub screenshot: Option<PathBuf>,
-    /// Width in pixels.
-    #[arg(long, default_value_t = DEFAULT_WIDTH)]
-    pub width: u32,
-    /// Height in pixels.
-    #[arg(long, default_value_t = DEFAULT_HEIGHT)]
-    pub height: u32,
+    #[command(flatten)]
+    pub size: ImageSize,
     /// Draw the bone overlay.
     #[arg(long)]
     pub bones: bool,
@@ -205,9 +184,8 @@ pub struct SoftArgs {
     /// trigger, P pauses.
     #[arg(long)]
     pub graph: Option<PathBuf>,
-    /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph).
-    #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
-    pub sets: Vec<SetSpec>,
+    #[command(flatten)]
+    pub sets: GraphSets,
 }
 
 /// The arguments of `sinew dump`.
@@ -266,11 +244,8 @@ pub struct DumpArgs {
 /// The arguments of `sinew demo`.
 #[derive(Args)]
 pub struct DemoArgs {
-    /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
-    pub model: Option<PathBuf>,
-    /// md5 animation (for .md5mesh models).
-    #[arg(long)]
-    pub anim: Option<PathBuf>,
+    #[command(flatten)]
+    pub view: ViewedModel,
     /// The viewer's first clip, by name or index.
     #[arg(long, conflicts_with = "graph")]
     pub clip: Option<String>,
@@ -279,10 +254,8 @@ pub struct DemoArgs {
     /// trigger, P pauses; the HUD shows the state, the transition and the parameters.
     #[arg(long)]
     pub graph: Option<PathBuf>,
-    /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph):
-    /// applies before the first 1/60 s step starting at or after SECONDS.
-    #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
-    pub sets: Vec<SetSpec>,
+    #[command(flatten)]
+    pub sets: GraphSets,
     /// Render N frames headless, then exit (non-zero on GL errors).
     #[arg(long)]
     pub frames: Option<u64>,
@@ -292,12 +265,8 @@ pub struct DemoArgs {
     /// Scene time of the last frame, in seconds (default: frames / 60).
     #[arg(long)]
     pub time: Option<f32>,
-    /// Width in pixels.
-    #[arg(long, default_value_t = DEFAULT_WIDTH)]
-    pub width: u32,
-    /// Height in pixels.
-    #[arg(long, default_value_t = DEFAULT_HEIGHT)]
-    pub height: u32,
+    #[command(flatten)]
+    pub size: ImageSize,
     /// Largest bone palette of the skinning shaders (default: what GL_MAX_VERTEX_UNIFORM_VECTORS
     /// allows); smaller palettes split meshes into more parts.
     #[arg(long)]
@@ -314,6 +283,65 @@ pub struct DemoArgs {
     /// GL context: OpenGL ES 2.0 with a desktop OpenGL 2.1 fallback, or only one of them.
     #[arg(long, value_enum, default_value_t = GlArg::Auto)]
     pub gl: GlArg,
+}
+
+/// The error bound of `sinew bake` and `sinew info`: the largest virtual-vertex error a bake
+/// allows, and the errors a measurement compares with it.
+#[derive(Args)]
+pub struct BoundArgs {
+    /// Largest virtual-vertex error, in meters (0.0001 = 0.01 cm).
+    #[arg(long, default_value_t = 1.0e-4)]
+    pub tolerance: f64,
+    /// Distance of the virtual vertices from each joint, in meters.
+    #[arg(long, default_value_t = 0.03)]
+    pub shell: f64,
+    /// Set each joint's shell distance to its farthest mesh vertex (weight > 0) instead of
+    /// --shell, so the bound holds on the mesh's vertices.
+    #[arg(long)]
+    pub shell_from_mesh: bool,
+}
+
+impl BoundArgs {
+    /// The default bake options with this bound, once [`check_bound`] accepts it.
+    pub fn bake_options(&self) -> Result<BakeOptions, Failure> {
+        check_bound(self.tolerance, self.shell)?;
+        Ok(BakeOptions {
+            tolerance: self.tolerance,
+            shell: self.shell,
+            shell_from_mesh: self.shell_from_mesh,
+            ..BakeOptions::default()
+        })
+    }
+}
+
+/// The model a viewer (`sinew soft`, `sinew demo`) shows, with its md5 animation.
+#[derive(Args)]
+pub struct ViewedModel {
+    /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
+    pub model: Option<PathBuf>,
+    /// md5 animation (for .md5mesh models).
+    #[arg(long)]
+    pub anim: Option<PathBuf>,
+}
+
+/// A viewer's image size.
+#[derive(Args)]
+pub struct ImageSize {
+    /// Width in pixels.
+    #[arg(long, default_value_t = DEFAULT_WIDTH)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = DEFAULT_HEIGHT)]
+    pub height: u32,
+}
+
+/// A viewer's `--set`: the parameter changes of its `--graph`.
+#[derive(Args)]
+pub struct GraphSets {
+    /// Graph parameter change NAME=VALUE@SECONDS of graph time (repeatable, with --graph):
+    /// applies before the first 1/60 s step starting at or after SECONDS.
+    #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
+    pub sets: Vec<SetSpec>,
 }
 
 /// `sinew demo --gl`: which GL context to ask for.

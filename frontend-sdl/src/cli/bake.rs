@@ -6,7 +6,7 @@ use sinew_offline::graph_bake::bake_graph;
 use sinew_offline::graph_file::GraphFile;
 use sinew_offline::model::Model;
 
-use super::args::{check_bound, BakeArgs};
+use super::args::BakeArgs;
 use super::info::print_info;
 use super::measure::{load_with_rig, print_clip_errors};
 use super::output::{error, fail, Failure, Out};
@@ -15,7 +15,7 @@ use super::output::{error, fail, Failure, Out};
 /// what it holds, then reports each clip's keys and errors, the work spent, the textures and
 /// what the bake changed.
 pub fn run(args: BakeArgs) -> Result<(), Failure> {
-    check_bound(args.tolerance, args.shell)?;
+    let bound = args.bound.bake_options()?;
     if !(1..=sinew::limits::MAX_INFLUENCES).contains(&args.influences) {
         return Err(error("--influences must be 1 to 8"));
     }
@@ -23,15 +23,13 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
         return Err(error("--texture-size must be 1 to 4096"));
     }
     let opts = BakeOptions {
-        tolerance: args.tolerance,
-        shell: args.shell,
-        shell_from_mesh: args.shell_from_mesh,
         palette: args.palette,
         max_influences: args.influences,
         lossless: args.lossless,
         max_work: args.max_work,
         texture_size: args.texture_size,
         texture_format: args.texture_format.into(),
+        ..bound
     };
     let (mut model, rig) = load_with_rig(&args.input, args.anim.as_deref(), &opts)?;
     if let Some(graph_path) = &args.graph {

@@ -9,16 +9,16 @@ use super::output::{error, Failure};
 /// graph's last state, the screenshot written) on standard error.
 pub fn run(args: DemoArgs) -> Result<(), Failure> {
     let opts = DemoOptions {
-        model: args.model,
-        anim: args.anim,
+        model: args.view.model,
+        anim: args.view.anim,
         clip: args.clip,
         graph: args.graph,
-        sets: args.sets,
+        sets: args.sets.sets,
         frames: args.frames,
         screenshot: args.screenshot,
         time: args.time,
-        width: args.width,
-        height: args.height,
+        width: args.size.width,
+        height: args.size.height,
         palette: args.palette,
         skinning: args.skinning.into(),
         bones: args.bones,

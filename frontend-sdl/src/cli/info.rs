@@ -1,18 +1,16 @@
 //! `sinew info`: what a model holds, line by line, and how far its clips are from their source.
 
-use sinew_offline::bake::BakeOptions;
 use sinew_offline::model::Model;
 
-use super::args::{check_bound, InfoArgs};
+use super::args::InfoArgs;
 use super::measure::{load_with_rig, print_clip_errors};
 use super::output::{fail, Failure, Out};
 
 /// `sinew info`: [`print_info`], then the clips' errors against the imported file (or
 /// `--source` for a `.sinew` file).
 pub fn run(args: InfoArgs) -> Result<(), Failure> {
-    let InfoArgs { file, anim, source, tolerance, shell, shell_from_mesh } = args;
-    check_bound(tolerance, shell)?;
-    let opts = BakeOptions { tolerance, shell, shell_from_mesh, ..BakeOptions::default() };
+    let InfoArgs { file, anim, source, bound } = args;
+    let opts = bound.bake_options()?;
     let (model, rig) = load_with_rig(&file, anim.as_deref(), &opts)?;
     let mut out = Out::new();
     print_info(&model, &mut out)?;

@@ -11,10 +11,10 @@ pub fn run(args: SoftArgs) -> Result<(), Failure> {
     if args.time.is_some_and(|t| !t.is_finite()) {
         return Err(error("--time must be finite"));
     }
-    let (width, height) = (args.width, args.height);
+    let (width, height) = (args.size.width, args.size.height);
     let opts = SoftOptions {
-        model: args.model,
-        anim: args.anim,
+        model: args.view.model,
+        anim: args.view.anim,
         headless: args.headless,
         frames: args.frames,
         time: args.time,
@@ -23,7 +23,7 @@ pub fn run(args: SoftArgs) -> Result<(), Failure> {
         height,
         bones: args.bones,
         graph: args.graph,
-        sets: args.sets,
+        sets: args.sets.sets,
     };
     let report = soft::run(&opts).map_err(error)?;
     eprintln!(

@@ -80,7 +80,7 @@ use mesh::bake_mesh;
 use skeleton::skeleton_of;
 use texture::bake_textures;
 use work::Work;
-use write::{write_file_with_morphs, EncClip};
+use write::{write_file_with_morphs, EncClip, EncFile};
 
 use crate::rig::Rig;
 
@@ -157,7 +157,15 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
         // unreported rather than failing the bake.
         .filter(|r| r.bound > 0.0 && [r.bound, r.shell, r.error].iter().all(|v| v.is_finite()))
         .collect();
-    let bytes = write_file_with_morphs(&skel, &skins, &meshes, &refs, (&morphs, &weights), &textures, &reports);
+    let bytes = write_file_with_morphs(&EncFile {
+        skel: &skel,
+        skins: &skins,
+        meshes: &meshes,
+        clips: &refs,
+        morphs: (&morphs, &weights),
+        textures: &textures,
+        reports: &reports,
+    });
     Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     // Section sizes for the report.
     if let Ok(a) = Asset::parse(&bytes) {

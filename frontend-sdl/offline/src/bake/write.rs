@@ -69,17 +69,19 @@ pub(super) struct EncSkeleton {
 /// The morph sections: MRPH per morphed mesh, MWGT per clip with weight tracks.
 pub(super) type EncMorphs<'a> = (&'a [EncMorph], &'a [EncWeights]);
 
-#[allow(clippy::too_many_arguments)]
-fn emit(
-    w: &mut Writer,
-    skel: &EncSkeleton,
-    skins: &[EncSkin],
-    meshes: &[EncMesh],
-    clips: &[&EncClip],
-    morphs: EncMorphs<'_>,
-    textures: &[EncTexture],
-    reports: &[ClipReport],
-) {
+/// The sections of a `.sinew` file as written (the clip reports in increasing clip order).
+pub(super) struct EncFile<'a> {
+    pub(super) skel: &'a EncSkeleton,
+    pub(super) skins: &'a [EncSkin],
+    pub(super) meshes: &'a [EncMesh],
+    pub(super) clips: &'a [&'a EncClip],
+    pub(super) morphs: EncMorphs<'a>,
+    pub(super) textures: &'a [EncTexture],
+    pub(super) reports: &'a [ClipReport],
+}
+
+fn emit(w: &mut Writer, file: &EncFile<'_>) {
+    let EncFile { skel, skins, meshes, clips, morphs, textures, reports } = *file;
     let count =
         1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len() + textures.len() + reports.len();
     let table = w.begin_file(count as u32);
@@ -226,24 +228,15 @@ fn emit(
 /// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
 /// written).
 pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
-    write_file_with_morphs(skel, skins, meshes, clips, (&[], &[]), &[], &[])
+    write_file_with_morphs(&EncFile { skel, skins, meshes, clips, morphs: (&[], &[]), textures: &[], reports: &[] })
 }
 
-/// As [`write_file`], with the morph, texture and clip-report sections (the reports in
-/// increasing clip order).
-pub(super) fn write_file_with_morphs(
-    skel: &EncSkeleton,
-    skins: &[EncSkin],
-    meshes: &[EncMesh],
-    clips: &[&EncClip],
-    morphs: EncMorphs<'_>,
-    textures: &[EncTexture],
-    reports: &[ClipReport],
-) -> Vec<u8> {
+/// As [`write_file`], with the morph, texture and clip-report sections.
+pub(super) fn write_file_with_morphs(file: &EncFile<'_>) -> Vec<u8> {
     let mut w = Writer::new(&mut []);
-    emit(&mut w, skel, skins, meshes, clips, morphs, textures, reports);
+    emit(&mut w, file);
     let mut buf = vec![0u8; w.len()];
     let mut w = Writer::new(&mut buf);
-    emit(&mut w, skel, skins, meshes, clips, morphs, textures, reports);
+    emit(&mut w, file);
     buf
 }

@@ -87,24 +87,10 @@ const BASE_GRAPH: Graph<'static, f32> = Graph {
             looping: true,
         },
     ],
-    transitions: &[
-        Transition {
-            from: Some(0),
-            to: 1,
-            conditions: Span::new(0, 1),
-            exit_time: None,
-            duration: 0.4,
-            blend: TransitionBlend::Inertialize,
-        },
-        Transition {
-            from: Some(1),
-            to: 0,
-            conditions: Span::new(1, 1),
-            exit_time: None,
-            duration: 0.8,
-            blend: TransitionBlend::Crossfade { curve: FadeCurve::SmoothStep, sync: false },
-        },
-    ],
+    transitions: &there_and_back(
+        (0.4, TransitionBlend::Inertialize),
+        (0.8, TransitionBlend::Crossfade { curve: FadeCurve::SmoothStep, sync: false }),
+    ),
     points: &[
         BlendPoint { clip: WALK, position: [WALK_SPEED, 0.0] },
         BlendPoint { clip: RUN, position: [RUN_SPEED, 0.0] },
@@ -126,24 +112,10 @@ const WAVE_LAYER_GRAPH: GraphLayer<'static, f32> = GraphLayer {
         State { name: "rest", kind: StateKind::Clip(IDLE), looping: true },
         State { name: "wave", kind: StateKind::Clip(WAVE), looping: true },
     ],
-    transitions: &[
-        Transition {
-            from: Some(0),
-            to: 1,
-            conditions: Span::new(0, 1),
-            exit_time: None,
-            duration: 0.0,
-            blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false },
-        },
-        Transition {
-            from: Some(1),
-            to: 0,
-            conditions: Span::new(1, 1),
-            exit_time: None,
-            duration: 0.0,
-            blend: TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false },
-        },
-    ],
+    transitions: &there_and_back(
+        (0.0, TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false }),
+        (0.0, TransitionBlend::Crossfade { curve: FadeCurve::Linear, sync: false }),
+    ),
     points: &[],
     conditions: &[
         Condition { parameter: WAVING, test: Test::True },
@@ -151,6 +123,30 @@ const WAVE_LAYER_GRAPH: GraphLayer<'static, f32> = GraphLayer {
     ],
     initial: 0,
 };
+
+/// The transitions of a two-state graph or layer, neither with an exit time: state 0 → 1 when
+/// condition 0 holds, then 1 → 0 when condition 1 holds, each with its duration (seconds) and
+/// blend.
+const fn there_and_back(there: (f32, TransitionBlend), back: (f32, TransitionBlend)) -> [Transition<f32>; 2] {
+    [
+        Transition {
+            from: Some(0),
+            to: 1,
+            conditions: Span::new(0, 1),
+            exit_time: None,
+            duration: there.0,
+            blend: there.1,
+        },
+        Transition {
+            from: Some(1),
+            to: 0,
+            conditions: Span::new(1, 1),
+            exit_time: None,
+            duration: back.0,
+            blend: back.1,
+        },
+    ]
+}
 
 sinew::capacity! {
     /// The character's capacities: the humanoid's 22 joints; per layer two states of up to two
