@@ -1,0 +1,306 @@
+// sinew's runtime in the browser: the wasm module (sinew_web.wasm, built from
+// frontend-sdl/web/src) behind a small API. A `.sinew` file is handed over as bytes and read in
+// place; characters play, blend and crossfade clips or run the file's graphs; what a renderer
+// needs each frame (joint matrices, skin palettes, shader rows, morphed vertices) is read as
+// Float32Array views of the module's memory, without copies.
+//
+//   import { Sinew } from './sinew.js';
+//   const sinew = await Sinew.load();                      // fetches sinew_web.wasm beside this file
+//   const model = sinew.open(new Uint8Array(await (await fetch('Fox.sinew')).arrayBuffer()));
+//   const fox = model.character();
+//   fox.play('Walk').blend('Run', 0.5);
+//   fox.advance(1 / 60).update();
+//   const palette = fox.palette(0);                        // 16 floats per skin joint
+//
+// Errors are thrown as `SinewError`s carrying the command line's one-line message.
+
+/** What `Character.update` computes besides the pose and the joints' model matrices. */
+export const Outputs = Object.freeze({ PALETTES: 1, LBS_ROWS: 2, DQS_ROWS: 4, MORPHS: 8 });
+
+/** Loop modes of `Character.loop`. */
+const LOOP_MODES = { loop: 0, once: 1, 'ping-pong': 2 };
+
+/** An error from the runtime: the message is the command line's line for the same failure. */
+export class SinewError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'SinewError';
+  }
+}
+
+const utf8 = new TextDecoder();
+
+/** The loaded wasm module: its exports and views of its memory. */
+export class Sinew {
+  /**
+   * Instantiates the module from `url` (default: sinew_web.wasm next to this script).
+   * @param {string|URL} [url]
+   * @returns {Promise<Sinew>}
+   */
+  static async load(url = new URL('sinew_web.wasm', import.meta.url)) {
+    const response = fetch(url);
+    let instance;
+    try {
+      ({ instance } = await WebAssembly.instantiateStreaming(response, {}));
+    } catch (e) {
+      // Servers that do not send application/wasm: instantiate from the bytes.
+      const bytes = await (await fetch(url)).arrayBuffer();
+      ({ instance } = await WebAssembly.instantiate(bytes, {}));
+    }
+    return new Sinew(instance.exports);
+  }
+
+  /** @param {WebAssembly.Exports} exports */
+  constructor(exports) {
+    /** The module's exports (the C ABI of frontend-sdl/web/src/abi.rs). */
+    this.wasm = exports;
+  }
+
+  /** The module's memory as bytes (a new view after the memory grew). */
+  bytes() {
+    return new Uint8Array(this.wasm.memory.buffer);
+  }
+
+  /** @returns {string} the module's last text (an error message or a description). */
+  text() {
+    const w = this.wasm;
+    return utf8.decode(new Uint8Array(w.memory.buffer, w.sinew_text_ptr(), w.sinew_text_len()));
+  }
+
+  /** Throws the module's last message when `ok` is 0. */
+  check(ok) {
+    if (!ok) throw new SinewError(this.text());
+    return ok;
+  }
+
+  /** `length` floats at `address` of the module's memory, viewed in place. */
+  floats(address, length) {
+    return new Float32Array(this.wasm.memory.buffer, address, length);
+  }
+
+  /**
+   * Opens a `.sinew` file: its bytes are copied once into the module's memory, which owns
+   * them from then on and reads everything in place.
+   * @param {Uint8Array|ArrayBuffer} bytes
+   * @param {{palette?: number}} [options] joints per draw part at most (parts with more are
+   *   split): what the page's uniform budget holds; no limit by default.
+   * @returns {Model}
+   */
+  open(bytes, { palette = 0xffff } = {}) {
+    const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    if (data.length === 0) throw new SinewError('the file is empty');
+    const ptr = this.wasm.sinew_alloc(data.length);
+    if (!ptr) throw new SinewError(`cannot reserve ${data.length} bytes`);
+    this.bytes().set(data, ptr);
+    const id = this.check(this.wasm.sinew_model_open(ptr, data.length, palette));
+    return new Model(this, id);
+  }
+}
+
+/** Reads the floats a description stores as their bits (`{"f": bits}` is not used: plain numbers are). */
+function describe(sinew, id) {
+  sinew.check(sinew.wasm.sinew_model_describe(id));
+  return JSON.parse(sinew.text());
+}
+
+/** A loaded model: its skeleton, clips, graphs, meshes and textures. */
+export class Model {
+  constructor(sinew, id) {
+    this.sinew = sinew;
+    this.id = id;
+    const d = describe(sinew, id);
+    /** Number of joints. */
+    this.joints = d.joints;
+    /** Joint names. */
+    this.jointNames = d.jointNames;
+    /** Joints per draw part's palette at most. */
+    this.palette = d.palette;
+    /** Skins: `{joints}` each. */
+    this.skins = d.skins;
+    /** Clips: `{name, start, end}` each (seconds). */
+    this.clips = d.clips;
+    /** Graphs: `{name, states, parameters: [{name, kind, value}]}` each. */
+    this.graphs = d.graphs;
+    /**
+     * Meshes: `{name, skin, node, morph, parts}`; each part `{source, vertices, vertexCount,
+     * indices, indexCount, joints, rigid, color, texture, wrapS, wrapT, mag, min}` where
+     * `vertices` and `indices` are addresses (see `vertexData` and `indexData`).
+     */
+    this.meshes = d.meshes;
+    /** Textures: `{name, width, height, format ('rgba8' or 'rgb565'), texels, length}`. */
+    this.textures = d.textures;
+    /** Bind-pose bounds: `{center: [x, y, z], radius, floor}`. */
+    this.bounds = d.bounds;
+  }
+
+  /** Index of a clip by name or decimal index; throws for neither. */
+  clipIndex(key) {
+    if (typeof key === 'number' && Number.isInteger(key) && key >= 0 && key < this.clips.length) return key;
+    const i = this.clips.findIndex((c) => c.name === key);
+    if (i >= 0) return i;
+    const n = Number(key);
+    if (String(key).trim() !== '' && Number.isInteger(n) && n >= 0 && n < this.clips.length) return n;
+    throw new SinewError(`no clip named or numbered '${key}'`);
+  }
+
+  /** Index of a graph by name or index; throws for neither. */
+  graphIndex(key) {
+    if (typeof key === 'number' && key >= 0 && key < this.graphs.length) return key;
+    const i = this.graphs.findIndex((g) => g.name === key);
+    if (i < 0) throw new SinewError(`no graph named '${key}'`);
+    return i;
+  }
+
+  /** A draw part's interleaved vertices (20 floats each: position, normal, joints, weights, uv, color), in place. */
+  vertexData(part) {
+    return this.sinew.floats(part.vertices, part.vertexCount * 20);
+  }
+
+  /** A draw part's 16-bit triangle indices, in place. */
+  indexData(part) {
+    return new Uint16Array(this.sinew.wasm.memory.buffer, part.indices, part.indexCount);
+  }
+
+  /** A texture's texels, in place (RGBA8, or RGB565 little-endian). */
+  texels(texture) {
+    return new Uint8Array(this.sinew.wasm.memory.buffer, texture.texels, texture.length);
+  }
+
+  /** A new character of this model, playing its first clip. */
+  character() {
+    return new Character(this, this.sinew.check(this.sinew.wasm.sinew_character_new(this.id)));
+  }
+
+  /** Releases the model (its characters keep it until they are freed). */
+  close() {
+    this.sinew.wasm.sinew_model_close(this.id);
+  }
+}
+
+/** One animated instance of a model. Methods that change playback return the character. */
+export class Character {
+  constructor(model, id) {
+    this.model = model;
+    this.sinew = model.sinew;
+    this.id = id;
+  }
+
+  /** Plays a clip (name or index) alone, from its start; a running graph stops. */
+  play(clip) {
+    this.sinew.check(this.sinew.wasm.sinew_character_play(this.id, this.model.clipIndex(clip)));
+    return this;
+  }
+
+  /** Blends a second clip in at `weight` (0 to 1) over the playing one. */
+  blend(clip, weight) {
+    this.sinew.check(this.sinew.wasm.sinew_character_blend(this.id, this.model.clipIndex(clip), weight));
+    return this;
+  }
+
+  /** Crossfades to a clip over `seconds` (0.5 by default). */
+  crossfade(clip, seconds = 0.5) {
+    this.sinew.check(this.sinew.wasm.sinew_character_crossfade(this.id, this.model.clipIndex(clip), seconds));
+    return this;
+  }
+
+  /** Moves the playing clip to `time` seconds (on the clip's timeline). */
+  seek(time) {
+    this.sinew.wasm.sinew_character_seek(this.id, time);
+    return this;
+  }
+
+  /** Plays or pauses. */
+  set playing(on) {
+    this.sinew.wasm.sinew_character_set_playing(this.id, on ? 1 : 0);
+  }
+
+  /** Speed factor of the clips. */
+  set speed(s) {
+    this.sinew.wasm.sinew_character_set_speed(this.id, s);
+  }
+
+  /** Loop mode: 'loop', 'once' or 'ping-pong'. */
+  set loop(mode) {
+    if (!(mode in LOOP_MODES)) throw new SinewError(`no loop mode '${mode}' (loop, once, ping-pong)`);
+    this.sinew.wasm.sinew_character_set_loop(this.id, LOOP_MODES[mode]);
+  }
+
+  /** Index of the playing clip (-1: none, or a graph runs). */
+  get clip() {
+    return this.sinew.wasm.sinew_character_clip(this.id);
+  }
+
+  /** The playing clip's time, in seconds. */
+  get time() {
+    return this.sinew.wasm.sinew_character_time(this.id);
+  }
+
+  /** The second clip's weight. */
+  get weight() {
+    return this.sinew.wasm.sinew_character_weight(this.id);
+  }
+
+  /** Runs one of the file's graphs (name or index) from its initial state; `null` stops it. */
+  useGraph(graph) {
+    const i = graph === null ? -1 : this.model.graphIndex(graph);
+    this.sinew.check(this.sinew.wasm.sinew_character_use_graph(this.id, i));
+    this.graphIndex = i;
+    return this;
+  }
+
+  /** Sets a parameter of the running graph (name or index): a number, or a boolean for flags and triggers. */
+  set(parameter, value) {
+    const g = this.model.graphs[this.graphIndex ?? -1];
+    if (!g) throw new SinewError('no graph is running');
+    const p = typeof parameter === 'number' ? parameter : g.parameters.findIndex((x) => x.name === parameter);
+    if (p < 0 || p >= g.parameters.length) throw new SinewError(`unknown parameter '${parameter}'`);
+    this.sinew.check(this.sinew.wasm.sinew_character_set_parameter(this.id, p, Number(value)));
+    return this;
+  }
+
+  /** A parameter's current value in the running graph (NaN without one). */
+  parameter(p) {
+    return this.sinew.wasm.sinew_character_parameter(this.id, p);
+  }
+
+  /** The running graph's current state index (-1 without a graph). */
+  get graphState() {
+    return this.sinew.wasm.sinew_character_graph_state(this.id);
+  }
+
+  /** Advances time by `dt` seconds. */
+  advance(dt) {
+    this.sinew.check(this.sinew.wasm.sinew_character_advance(this.id, dt));
+    return this;
+  }
+
+  /** Computes the pose, the joints' model matrices and `outputs` (flags of `Outputs`; palettes by default). */
+  update(outputs = Outputs.PALETTES) {
+    this.sinew.check(this.sinew.wasm.sinew_character_update(this.id, outputs));
+    return this;
+  }
+
+  /** The joints' model matrices: 16 floats each, column-major, in place. */
+  jointMatrices() {
+    return this.sinew.floats(this.sinew.wasm.sinew_character_joints(this.id), this.model.joints * 16);
+  }
+
+  /** Skin `skin`'s palette (model × inverse bind): 16 floats per skin joint, column-major, in place. */
+  palette(skin = 0) {
+    const s = this.model.skins[skin];
+    if (!s) throw new SinewError(`no skin ${skin}`);
+    return this.sinew.floats(this.sinew.wasm.sinew_character_palette(this.id, skin), s.joints * 16);
+  }
+
+  /** A draw part's output `what` (0 LBS rows, 1 DQS rows, 2 morphed vertices), in place. */
+  partData(mesh, part, what) {
+    const w = this.sinew.wasm;
+    const len = w.sinew_character_part_len(this.id, mesh, part, what);
+    return len ? this.sinew.floats(w.sinew_character_part_ptr(this.id, mesh, part, what), len) : null;
+  }
+
+  /** Frees the character. */
+  free() {
+    this.sinew.wasm.sinew_character_free(this.id);
+  }
+}

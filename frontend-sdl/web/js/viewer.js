@@ -1,0 +1,502 @@
+// The WebGL 1 viewer: the desktop demo's model view in a page. It runs the same GLSL ES 1.00
+// shaders (frontend-sdl/shaders, copied beside the page by build.sh), sizes the palette from
+// MAX_VERTEX_UNIFORM_VECTORS (parts with more joints are split by the runtime at load), frames
+// the model as `sinew demo` does, and plays it with sinew's runtime in wasm.
+//
+// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N
+// Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
+// dataset.parts and dataset.joints, and window.sinewViewer.
+
+import { Sinew, Outputs } from './sinew.js';
+import { framing, viewProj, gridLines } from './camera.js';
+
+const params = new URLSearchParams(location.search);
+const canvas = document.getElementById('view');
+const hud = document.getElementById('hud');
+const message = document.getElementById('message');
+
+/** Uniform vectors the skinning shaders use besides the palette (shaders.rs RESERVED_VERTEX_VECTORS). */
+const RESERVED_VECTORS = 16;
+/** Uniform vectors per joint: the dual quaternion and its scale factor (4) bound both shaders. */
+const VECTORS_PER_JOINT = 4;
+/** The runtime's largest skeleton. */
+const MAX_JOINTS = 1024;
+/** The fewest joints a palette may hold (parts.rs MIN_PALETTE). */
+const MIN_PALETTE = 12;
+const ATTRIBUTES = ['a_position', 'a_normal', 'a_jointIndices', 'a_jointWeights', 'a_uv', 'a_color'];
+const CLEAR = [0.12, 0.13, 0.16, 1];
+const GRID_COLOR = [0.42, 0.45, 0.52, 0.55];
+const LIGHT = { direction: normalize3([-1, 1, 1]), ambient: 0.25, diffuse: 0.75 };
+
+function normalize3(v) {
+  const l = Math.hypot(...v);
+  return v.map((x) => x / l);
+}
+
+function setState(state) {
+  document.body.dataset.state = state;
+}
+
+function say(text, error = false) {
+  message.textContent = text;
+  message.className = error ? 'error' : '';
+}
+
+async function shaderSources() {
+  const names = ['skin_common.vert', 'skin_lbs.vert', 'skin_dqs.vert', 'mesh.frag', 'line.vert', 'line.frag'];
+  const base = new URL('shaders/', import.meta.url);
+  const texts = await Promise.all(
+    names.map(async (n) => {
+      const r = await fetch(new URL(`${n}.glsl`, base));
+      if (!r.ok) throw new Error(`shaders/${n}.glsl: HTTP ${r.status}`);
+      return r.text();
+    }),
+  );
+  return Object.fromEntries(names.map((n, i) => [n, texts[i]]));
+}
+
+function compile(gl, type, source) {
+  const s = gl.createShader(type);
+  gl.shaderSource(s, source);
+  gl.compileShader(s);
+  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(`shader: ${gl.getShaderInfoLog(s)}`);
+  return s;
+}
+
+function program(gl, vertex, fragment, uniforms) {
+  const p = gl.createProgram();
+  gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, `#version 100\n${vertex}`));
+  gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, `#version 100\nprecision mediump float;\n${fragment}`));
+  ATTRIBUTES.forEach((a, i) => gl.bindAttribLocation(p, i, a));
+  gl.linkProgram(p);
+  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`link: ${gl.getProgramInfoLog(p)}`);
+  const u = { program: p };
+  for (const name of uniforms) u[name] = gl.getUniformLocation(p, name);
+  return u;
+}
+
+/** The GL renderer: programs, the model's buffers and textures, and the frame's draws. */
+class Renderer {
+  constructor(gl, sources, maxVectors) {
+    this.gl = gl;
+    const budget = Math.min(gl.getParameter(gl.MAX_VERTEX_UNIFORM_VECTORS), maxVectors || Infinity);
+    this.joints = Math.min(Math.floor((budget - RESERVED_VECTORS) / VECTORS_PER_JOINT), MAX_JOINTS);
+    if (this.joints < MIN_PALETTE) {
+      throw new Error(`${budget} vertex uniform vectors leave room for ${this.joints} joints; at least ${MIN_PALETTE} are needed`);
+    }
+    const skin = `#define JOINTS ${this.joints}\n${sources['skin_common.vert']}`;
+    const common = ['u_MVP', 'u_normalMat', 'u_lightDir', 'u_light', 'u_color', 'u_texture'];
+    this.lbs = program(gl, skin + sources['skin_lbs.vert'], sources['mesh.frag'], [...common, 'u_jointMat']);
+    this.dqs = program(gl, skin + sources['skin_dqs.vert'], sources['mesh.frag'], [...common, 'u_jointDQ']);
+    this.lines = program(gl, sources['line.vert'], sources['line.frag'], ['u_MVP', 'u_color']);
+    this.white = this.texture(1, 1, new Uint8Array([255, 255, 255, 255]), gl.CLAMP_TO_EDGE, gl.CLAMP_TO_EDGE, gl.NEAREST, gl.NEAREST);
+    this.stream = gl.createBuffer();
+    this.gpu = null;
+  }
+
+  texture(width, height, rgba, wrapS, wrapT, mag, min) {
+    const gl = this.gl;
+    const t = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, t);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, width, height, 0, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, wrapS);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, wrapT);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, mag);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, min);
+    if (min !== gl.NEAREST && min !== gl.LINEAR) gl.generateMipmap(gl.TEXTURE_2D);
+    gl.bindTexture(gl.TEXTURE_2D, null);
+    return t;
+  }
+
+  /** The RGBA texels of texture `t` of `model`, grown to powers of two when the sampler needs it (WebGL 1). */
+  texels(model, t, pot) {
+    const src = model.texels(t);
+    let rgba = src;
+    if (t.format === 'rgb565') {
+      rgba = new Uint8Array(t.width * t.height * 4);
+      for (let i = 0; i < t.width * t.height; i++) {
+        const c = src[2 * i] | (src[2 * i + 1] << 8);
+        rgba.set([(((c >> 11) & 31) * 255 + 15) / 31, (((c >> 5) & 63) * 255 + 31) / 63, ((c & 31) * 255 + 15) / 31, 255], 4 * i);
+      }
+    }
+    const p2 = (n) => 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
+    const [w, h] = pot ? [p2(t.width), p2(t.height)] : [t.width, t.height];
+    if (w === t.width && h === t.height) return { w, h, rgba };
+    // Resampled on a 2D canvas (bilinear) to the power-of-two size.
+    const from = document.createElement('canvas');
+    [from.width, from.height] = [t.width, t.height];
+    from.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(rgba), t.width, t.height), 0, 0);
+    const to = document.createElement('canvas');
+    [to.width, to.height] = [w, h];
+    const c = to.getContext('2d');
+    c.drawImage(from, 0, 0, w, h);
+    return { w, h, rgba: new Uint8Array(c.getImageData(0, 0, w, h).data.buffer) };
+  }
+
+  /** Uploads every draw part of `model` and its textures; frees the previous model's. */
+  upload(model) {
+    const gl = this.gl;
+    const textures = new Map();
+    const meshes = model.meshes.map((mesh) =>
+      mesh.parts.map((part) => {
+        const vbo = gl.createBuffer();
+        gl.bindBuffer(gl.ARRAY_BUFFER, vbo);
+        gl.bufferData(gl.ARRAY_BUFFER, model.vertexData(part), gl.STATIC_DRAW);
+        const ibo = gl.createBuffer();
+        gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ibo);
+        gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, model.indexData(part), gl.STATIC_DRAW);
+        let texture = null;
+        const t = part.texture === null ? null : model.textures[part.texture];
+        if (t) {
+          const key = [part.texture, part.wrapS, part.wrapT, part.mag, part.min].join();
+          if (!textures.has(key)) {
+            const mip = part.min !== gl.NEAREST && part.min !== gl.LINEAR;
+            const pot = mip || part.wrapS !== gl.CLAMP_TO_EDGE || part.wrapT !== gl.CLAMP_TO_EDGE;
+            const { w, h, rgba } = this.texels(model, t, pot);
+            textures.set(key, this.texture(w, h, rgba, part.wrapS, part.wrapT, part.mag, part.min));
+          }
+          texture = textures.get(key);
+        }
+        return { part, vbo, ibo, texture };
+      }),
+    );
+    gl.bindBuffer(gl.ARRAY_BUFFER, null);
+    gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, null);
+    this.free();
+    this.gpu = { meshes, textures: [...textures.values()] };
+    return meshes.reduce((n, m) => n + m.length, 0);
+  }
+
+  free() {
+    const gl = this.gl;
+    if (!this.gpu) return;
+    for (const p of this.gpu.meshes.flat()) {
+      gl.deleteBuffer(p.vbo);
+      gl.deleteBuffer(p.ibo);
+    }
+    this.gpu.textures.forEach((t) => gl.deleteTexture(t));
+    this.gpu = null;
+  }
+
+  bindMeshVertex() {
+    const gl = this.gl;
+    const stride = 80;
+    const layout = [[3, 0], [3, 12], [4, 24], [4, 40], [2, 56], [4, 64]];
+    layout.forEach(([n, offset], i) => {
+      gl.enableVertexAttribArray(i);
+      gl.vertexAttribPointer(i, n, gl.FLOAT, false, stride, offset);
+    });
+  }
+
+  /** Draws one frame of `character` with `method` ('lbs' or 'dqs'), from camera `cam`. */
+  draw(character, cam, method, width, height, grid) {
+    const gl = this.gl;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.viewport(0, 0, width, height);
+    gl.clearColor(...CLEAR);
+    gl.depthMask(true);
+    gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+    const vp = viewProj(cam, width / Math.max(height, 1));
+    if (grid) this.drawLines(grid, vp, GRID_COLOR);
+    if (!character || !this.gpu) return;
+    const model = character.model;
+    gl.enable(gl.DEPTH_TEST);
+    gl.depthFunc(gl.LEQUAL);
+    gl.enable(gl.CULL_FACE);
+    gl.cullFace(gl.BACK);
+    gl.disable(gl.BLEND);
+    this.gpu.meshes.forEach((parts, mi) => {
+      const morphs = model.meshes[mi].morph;
+      parts.forEach((p, pi) => {
+        const m = p.part.rigid || method === 'lbs' ? 'lbs' : 'dqs';
+        const prog = m === 'lbs' ? this.lbs : this.dqs;
+        gl.useProgram(prog.program);
+        const rows = character.partData(mi, pi, m === 'lbs' ? 0 : 1);
+        if (rows) gl.uniform4fv(m === 'lbs' ? prog.u_jointMat : prog.u_jointDQ, rows);
+        gl.uniformMatrix4fv(prog.u_MVP, false, vp);
+        gl.uniformMatrix3fv(prog.u_normalMat, false, [1, 0, 0, 0, 1, 0, 0, 0, 1]);
+        gl.uniform3fv(prog.u_lightDir, LIGHT.direction);
+        gl.uniform2f(prog.u_light, LIGHT.ambient, LIGHT.diffuse);
+        gl.uniform4fv(prog.u_color, p.part.color);
+        gl.activeTexture(gl.TEXTURE0);
+        gl.bindTexture(gl.TEXTURE_2D, p.texture || this.white);
+        gl.uniform1i(prog.u_texture, 0);
+        const morphed = morphs ? character.partData(mi, pi, 2) : null;
+        if (morphed) {
+          gl.bindBuffer(gl.ARRAY_BUFFER, this.stream);
+          gl.bufferData(gl.ARRAY_BUFFER, morphed, gl.STREAM_DRAW);
+        } else {
+          gl.bindBuffer(gl.ARRAY_BUFFER, p.vbo);
+        }
+        this.bindMeshVertex();
+        gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, p.ibo);
+        gl.drawElements(gl.TRIANGLES, p.part.indexCount, gl.UNSIGNED_SHORT, 0);
+      });
+    });
+    ATTRIBUTES.forEach((_, i) => gl.disableVertexAttribArray(i));
+    gl.bindTexture(gl.TEXTURE_2D, null);
+  }
+
+  drawLines(points, vp, color) {
+    const gl = this.gl;
+    gl.enable(gl.DEPTH_TEST);
+    gl.enable(gl.BLEND);
+    gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+    gl.useProgram(this.lines.program);
+    gl.uniformMatrix4fv(this.lines.u_MVP, false, vp);
+    gl.uniform4fv(this.lines.u_color, color);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.stream);
+    gl.bufferData(gl.ARRAY_BUFFER, points, gl.STREAM_DRAW);
+    gl.enableVertexAttribArray(0);
+    gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 12, 0);
+    gl.drawArrays(gl.LINES, 0, points.length / 3);
+    gl.disableVertexAttribArray(0);
+    gl.disable(gl.BLEND);
+  }
+}
+
+/** The viewer: runtime, renderer, the loaded model, its character and the controls. */
+class Viewer {
+  constructor(sinew, renderer) {
+    this.sinew = sinew;
+    this.renderer = renderer;
+    this.model = null;
+    this.character = null;
+    this.playing = params.get('paused') !== '1';
+    this.method = params.get('skinning') === 'dqs' ? 'dqs' : 'lbs';
+    this.speed = 1;
+    this.camera = framing([0, 0, 0], 1);
+    this.grid = null;
+    this.last = null;
+  }
+
+  /**
+   * Opens `bytes` named `name` (.sinew, or .glb/.gltf through the importer); a failure keeps
+   * the current model. `prepare(character)` runs before the first frame is drawn.
+   */
+  async loadFile(name, bytes, prepare = null) {
+    setState('loading');
+    try {
+      let data = bytes;
+      if (/\.(glb|gltf)$/i.test(name)) {
+        const { importGltf } = await import('./import.js');
+        data = await importGltf(bytes, { palette: this.renderer.joints });
+      }
+      const model = this.sinew.open(data, { palette: this.renderer.joints });
+      const character = model.character();
+      const parts = this.renderer.upload(model);
+      this.character?.free();
+      this.model?.close();
+      [this.model, this.character] = [model, character];
+      this.camera = framing(model.bounds.center, model.bounds.radius);
+      this.grid = gridLines(model.bounds);
+      document.body.dataset.parts = String(parts);
+      document.body.dataset.joints = String(this.renderer.joints);
+      this.character.playing = this.playing;
+      this.buildControls();
+      prepare?.(character);
+      const cpu = model.meshes.flatMap((m) => m.parts).length;
+      say(`loaded ${name} (${model.joints} joints, ${model.clips.length} clips, ${cpu} mesh parts)`);
+      this.frame();
+      setState('ready');
+      return true;
+    } catch (e) {
+      say(`${name}: ${e.message}`, true);
+      setState(`error: ${name}: ${e.message}`);
+      this.frame();
+      return false;
+    }
+  }
+
+  async loadUrl(url, prepare = null) {
+    const name = decodeURIComponent(url.split('/').pop().split('?')[0]);
+    let bytes;
+    try {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      bytes = new Uint8Array(await r.arrayBuffer());
+    } catch (e) {
+      say(`${name}: ${e.message}`, true);
+      setState(`error: ${name}: ${e.message}`);
+      return false;
+    }
+    return this.loadFile(name, bytes, prepare);
+  }
+
+  clipNames() {
+    return this.model ? this.model.clips.map((c) => c.name) : [];
+  }
+
+  palette(skin = 0) {
+    return this.character ? new Float32Array(this.character.palette(skin)) : new Float32Array();
+  }
+
+  /** Computes the pose and draws it. */
+  frame() {
+    const outputs = Outputs.PALETTES | (this.method === 'lbs' ? Outputs.LBS_ROWS : Outputs.DQS_ROWS | Outputs.LBS_ROWS) | Outputs.MORPHS;
+    this.character?.update(outputs);
+    this.render();
+    this.syncControls();
+  }
+
+  render() {
+    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid);
+  }
+
+  tick(now) {
+    if (this.last !== null && this.character && this.playing) {
+      const dt = Math.min((now - this.last) / 1000, 0.25);
+      try {
+        this.character.advance(dt * this.speed);
+      } catch (e) {
+        say(`graph stopped: ${e.message}`, true);
+        this.character.useGraph(null);
+      }
+      this.frame();
+    }
+    this.last = now;
+    requestAnimationFrame((t) => this.tick(t));
+  }
+
+  buildControls() {
+    const m = this.model;
+    const clips = document.getElementById('clip');
+    clips.replaceChildren(...m.clips.map((c, i) => new Option(c.name || `clip${i}`, i)));
+    const graphs = document.getElementById('graph');
+    graphs.replaceChildren(new Option('clips', -1), ...m.graphs.map((g, i) => new Option(`graph ${g.name}`, i)));
+    graphs.parentElement.hidden = m.graphs.length === 0;
+    document.getElementById('params').replaceChildren();
+  }
+
+  buildParameters(g) {
+    const box = document.getElementById('params');
+    box.replaceChildren(
+      ...(g ? g.parameters : []).map((p, i) => {
+        const label = document.createElement('label');
+        label.textContent = `${p.name} `;
+        const input = document.createElement('input');
+        if (p.kind === 'float') {
+          Object.assign(input, { type: 'number', step: 0.1, value: p.value });
+          input.oninput = () => this.set(i, Number(input.value));
+        } else if (p.kind === 'bool') {
+          Object.assign(input, { type: 'checkbox', checked: p.value !== 0 });
+          input.onchange = () => this.set(i, input.checked ? 1 : 0);
+        } else {
+          Object.assign(input, { type: 'button', value: 'fire' });
+          input.onclick = () => this.set(i, 1);
+        }
+        label.append(input);
+        return label;
+      }),
+    );
+  }
+
+  set(p, value) {
+    try {
+      this.character.set(p, value);
+    } catch (e) {
+      say(e.message, true);
+    }
+  }
+
+  syncControls() {
+    const c = this.character;
+    if (!c || hud.hidden) return;
+    const m = this.model;
+    const clip = m.clips[c.clip];
+    const scrub = document.getElementById('scrub');
+    if (clip) {
+      [scrub.min, scrub.max, scrub.disabled] = [clip.start, clip.end, false];
+      scrub.value = c.time;
+      document.getElementById('clip').value = c.clip;
+    } else {
+      scrub.disabled = true;
+    }
+    document.getElementById('time').textContent = clip ? `${c.time.toFixed(2)} s` : c.graphState >= 0 ? m.graphs[c.graphIndex].states[c.graphState] : '';
+    document.getElementById('play').textContent = this.playing ? 'pause' : 'play';
+    document.getElementById('method').textContent = this.method.toUpperCase();
+  }
+
+  wireControls() {
+    const on = (id, ev, f) => document.getElementById(id).addEventListener(ev, f);
+    const guard = (f) => () => {
+      try {
+        f();
+      } catch (e) {
+        say(e.message, true);
+      }
+      this.frame();
+    };
+    on('clip', 'change', guard(() => this.character.play(Number(document.getElementById('clip').value))));
+    on('fade', 'click', guard(() => this.character.crossfade(Number(document.getElementById('clip').value))));
+    on('play', 'click', guard(() => {
+      this.playing = !this.playing;
+      this.character.playing = this.playing;
+    }));
+    on('scrub', 'input', guard(() => this.character.seek(Number(document.getElementById('scrub').value))));
+    on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
+    on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
+    on('graph', 'change', guard(() => {
+      const i = Number(document.getElementById('graph').value);
+      this.character.useGraph(i < 0 ? null : i);
+      this.buildParameters(this.model.graphs[i]);
+    }));
+    // Drag-and-drop of .sinew, .glb and .gltf files.
+    for (const t of [canvas, document.body]) {
+      t.addEventListener('dragover', (e) => e.preventDefault());
+      t.addEventListener('drop', async (e) => {
+        e.preventDefault();
+        e.stopPropagation();
+        const file = e.dataTransfer?.files?.[0];
+        if (file) await this.loadFile(file.name, new Uint8Array(await file.arrayBuffer()));
+      });
+    }
+    // Orbit with the mouse, zoom with the wheel.
+    let drag = null;
+    canvas.addEventListener('pointerdown', (e) => (drag = [e.clientX, e.clientY]));
+    addEventListener('pointerup', () => (drag = null));
+    addEventListener('pointermove', (e) => {
+      if (!drag) return;
+      this.camera.yaw -= (e.clientX - drag[0]) * 0.01;
+      this.camera.pitch = Math.min(1.5, Math.max(-1.5, this.camera.pitch + (e.clientY - drag[1]) * 0.01));
+      drag = [e.clientX, e.clientY];
+      this.render();
+    });
+    canvas.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      this.camera.distance *= Math.exp(e.deltaY * 0.001);
+      this.render();
+    }, { passive: false });
+  }
+}
+
+async function main() {
+  const width = Number(params.get('width')) || innerWidth;
+  const height = Number(params.get('height')) || innerHeight;
+  [canvas.width, canvas.height] = [width, height];
+  hud.hidden = params.get('hud') === '0';
+  message.hidden = hud.hidden;
+  const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
+  if (!gl) throw new Error('this browser gives no WebGL 1 context');
+  const [sinew, sources] = await Promise.all([Sinew.load(), shaderSources()]);
+  const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0);
+  const viewer = new Viewer(sinew, renderer);
+  window.sinewViewer = viewer;
+  viewer.wireControls();
+  await viewer.loadUrl(params.get('model') || 'models/character.sinew', (character) => {
+    if (params.has('clip')) character.play(params.get('clip'));
+    if (params.has('time')) {
+      // As `sinew demo --time T`: the clip advanced from its start by T seconds.
+      character.playing = true;
+      character.advance(Number(params.get('time')));
+      character.playing = viewer.playing;
+    }
+  });
+  requestAnimationFrame((t) => viewer.tick(t));
+}
+
+main().catch((e) => {
+  say(e.message, true);
+  setState(`error: ${e.message}`);
+});

@@ -1,0 +1,414 @@
+//! The module's exports: a plain C ABI over numbers and addresses in linear memory, which
+//! `js/sinew.js` wraps in classes. Models and characters live in tables here and are named by
+//! handles (1 and up; 0 is "none"). A call that fails returns 0 (or a negative value, or NaN)
+//! and leaves its one-line message for [`sinew_text_ptr`] / [`sinew_text_len`]; nothing
+//! loaded before is touched by a failed call.
+//!
+//! Addresses handed out (vertex and index data, texels, palettes, rows) stay valid until the
+//! model or character is freed; JavaScript views them in place (`new Float32Array(memory.buffer,
+//! address, length)`), making the view again after any call that may grow memory.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::character::Character;
+use crate::graph::Scratch;
+use crate::model::WebModel;
+
+/// The module's state: its tables, the last text, the graphs' shared scratch.
+#[derive(Default)]
+struct State {
+    models: Vec<Option<Rc<WebModel>>>,
+    characters: Vec<Option<Box<Character>>>,
+    text: String,
+    scratch: Option<Box<Scratch>>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+fn with<T>(f: impl FnOnce(&mut State) -> T) -> T {
+    STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// Puts `value` in the first free slot of `table` and returns its handle.
+fn insert<T>(table: &mut Vec<Option<T>>, value: T) -> u32 {
+    match table.iter().position(Option::is_none) {
+        Some(i) => {
+            table[i] = Some(value);
+            i as u32 + 1
+        }
+        None => {
+            table.push(Some(value));
+            table.len() as u32
+        }
+    }
+}
+
+/// The slot of `handle` in a table.
+fn slot(handle: u32) -> usize {
+    (handle as usize).wrapping_sub(1)
+}
+
+/// Runs `f` on character `id`; a missing character or an error from `f` is reported and gives
+/// `on_error`.
+fn character<T>(id: u32, on_error: T, f: impl FnOnce(&mut Character, &mut State) -> Result<T, String>) -> T {
+    with(|s| {
+        let Some(mut c) = s.characters.get_mut(slot(id)).and_then(Option::take) else {
+            s.text = format!("no character {id}");
+            return on_error;
+        };
+        let r = f(&mut c, s);
+        if let Some(entry) = s.characters.get_mut(slot(id)) {
+            *entry = Some(c);
+        }
+        r.unwrap_or_else(|e| {
+            s.text = e;
+            on_error
+        })
+    })
+}
+
+/// Reserves `len` zeroed bytes for the caller to fill; free them with [`sinew_free`] or hand
+/// them to [`sinew_model_open`]. Null when `len` is 0.
+#[no_mangle]
+pub extern "C" fn sinew_alloc(len: usize) -> *mut u8 {
+    if len == 0 {
+        return std::ptr::null_mut();
+    }
+    Box::leak(vec![0u8; len].into_boxed_slice()).as_mut_ptr()
+}
+
+/// Frees `len` bytes at `ptr` from [`sinew_alloc`].
+///
+/// # Safety
+///
+/// `ptr` and `len` are a pair [`sinew_alloc`] returned, not freed or handed over since.
+#[no_mangle]
+pub unsafe extern "C" fn sinew_free(ptr: *mut u8, len: usize) {
+    if !ptr.is_null() && len > 0 {
+        // SAFETY: the caller's contract: the box `sinew_alloc` leaked.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) });
+    }
+}
+
+/// Address of the last text: an error message, or a model's description.
+#[no_mangle]
+pub extern "C" fn sinew_text_ptr() -> *const u8 {
+    with(|s| s.text.as_ptr())
+}
+
+/// Length in bytes (UTF-8) of the last text.
+#[no_mangle]
+pub extern "C" fn sinew_text_len() -> usize {
+    with(|s| s.text.len())
+}
+
+/// Opens the `.sinew` file in the `len` bytes at `ptr` (from [`sinew_alloc`], handed over:
+/// the model owns them from here, and frees them on failure too), its meshes prepared for
+/// palettes of at most `palette` joints. Returns the model's handle, or 0 with the message.
+///
+/// # Safety
+///
+/// As [`sinew_free`].
+#[no_mangle]
+pub unsafe extern "C" fn sinew_model_open(ptr: *mut u8, len: usize, palette: usize) -> u32 {
+    if ptr.is_null() || len == 0 {
+        with(|s| s.text = "the file is empty".into());
+        return 0;
+    }
+    // SAFETY: the caller's contract: the box `sinew_alloc` leaked, handed over.
+    let bytes = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) };
+    match WebModel::open(bytes, palette) {
+        Ok(m) => with(|s| insert(&mut s.models, Rc::new(m))),
+        Err(e) => {
+            with(|s| s.text = e.to_string());
+            0
+        }
+    }
+}
+
+/// Releases model `id`; its characters keep it alive until they are freed.
+#[no_mangle]
+pub extern "C" fn sinew_model_close(id: u32) {
+    with(|s| {
+        if let Some(m) = s.models.get_mut(slot(id)) {
+            *m = None;
+        }
+    });
+}
+
+/// Writes model `id`'s description (JSON, see `WebModel::describe`) as the last text and
+/// returns its length (0: no such model).
+#[no_mangle]
+pub extern "C" fn sinew_model_describe(id: u32) -> usize {
+    with(|s| {
+        let Some(m) = s.models.get(slot(id)).and_then(Option::as_ref) else {
+            s.text = format!("no model {id}");
+            return 0;
+        };
+        s.text = m.describe();
+        s.text.len()
+    })
+}
+
+/// A new character of model `id` playing its first clip; 0 with the message for no such
+/// model.
+#[no_mangle]
+pub extern "C" fn sinew_character_new(model: u32) -> u32 {
+    with(|s| match s.models.get(slot(model)).and_then(Option::as_ref) {
+        Some(m) => {
+            let c = Box::new(Character::new(Rc::clone(m)));
+            insert(&mut s.characters, c)
+        }
+        None => {
+            s.text = format!("no model {model}");
+            0
+        }
+    })
+}
+
+/// Frees character `id`.
+#[no_mangle]
+pub extern "C" fn sinew_character_free(id: u32) {
+    with(|s| {
+        if let Some(c) = s.characters.get_mut(slot(id)) {
+            *c = None;
+        }
+    });
+}
+
+/// Plays clip `clip` alone (see `Character::play`). 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_play(id: u32, clip: u32) -> u32 {
+    character(id, 0, |c, _| c.play(clip as usize).map(|()| 1))
+}
+
+/// Blends clip `clip` in at `weight`. 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_blend(id: u32, clip: u32, weight: f32) -> u32 {
+    character(id, 0, |c, _| c.blend(clip as usize, weight).map(|()| 1))
+}
+
+/// Crossfades to clip `clip` over `seconds`. 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_crossfade(id: u32, clip: u32, seconds: f32) -> u32 {
+    character(id, 0, |c, _| c.crossfade(clip as usize, seconds).map(|()| 1))
+}
+
+/// Moves the playing clip to time `t`.
+#[no_mangle]
+pub extern "C" fn sinew_character_seek(id: u32, t: f32) {
+    character(id, (), |c, _| {
+        c.seek(t);
+        Ok(())
+    });
+}
+
+/// Plays (non-zero) or pauses.
+#[no_mangle]
+pub extern "C" fn sinew_character_set_playing(id: u32, playing: u32) {
+    character(id, (), |c, _| {
+        c.set_playing(playing != 0);
+        Ok(())
+    });
+}
+
+/// Sets the speed factor.
+#[no_mangle]
+pub extern "C" fn sinew_character_set_speed(id: u32, speed: f32) {
+    character(id, (), |c, _| {
+        c.set_speed(speed);
+        Ok(())
+    });
+}
+
+/// Sets the loop mode: 0 loop, 1 once, 2 ping-pong.
+#[no_mangle]
+pub extern "C" fn sinew_character_set_loop(id: u32, mode: u32) {
+    use sinew::player::LoopMode;
+    let mode = match mode {
+        1 => LoopMode::Once,
+        2 => LoopMode::PingPong,
+        _ => LoopMode::Loop,
+    };
+    character(id, (), |c, _| {
+        c.set_loop_mode(mode);
+        Ok(())
+    });
+}
+
+/// Runs graph `graph` of the file (a negative index stops the graph). 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_use_graph(id: u32, graph: i32) -> u32 {
+    character(id, 0, |c, _| {
+        if graph < 0 {
+            c.stop_graph();
+            Ok(1)
+        } else {
+            c.use_graph(graph as usize).map(|()| 1)
+        }
+    })
+}
+
+/// Sets parameter `p` of the running graph. 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_set_parameter(id: u32, p: u32, value: f32) -> u32 {
+    character(id, 0, |c, _| c.set_parameter(p as usize, value).map(|()| 1))
+}
+
+/// Parameter `p`'s value in the running graph (NaN without one).
+#[no_mangle]
+pub extern "C" fn sinew_character_parameter(id: u32, p: u32) -> f32 {
+    character(id, f32::NAN, |c, _| Ok(c.graph().and_then(|g| g.value(p as usize)).unwrap_or(f32::NAN)))
+}
+
+/// The running graph's base state (-1 without a graph).
+#[no_mangle]
+pub extern "C" fn sinew_character_graph_state(id: u32) -> i32 {
+    character(id, -1, |c, _| Ok(c.graph().map_or(-1, |g| g.state() as i32)))
+}
+
+/// The playing clip (-1: none, or a graph runs).
+#[no_mangle]
+pub extern "C" fn sinew_character_clip(id: u32) -> i32 {
+    character(id, -1, |c, _| Ok(c.clip().map_or(-1, |(clip, _)| clip as i32)))
+}
+
+/// The playing clip's time.
+#[no_mangle]
+pub extern "C" fn sinew_character_time(id: u32) -> f32 {
+    character(id, 0.0, |c, _| Ok(c.time()))
+}
+
+/// The second clip's weight.
+#[no_mangle]
+pub extern "C" fn sinew_character_weight(id: u32) -> f32 {
+    character(id, 0.0, |c, _| Ok(c.weight()))
+}
+
+/// Advances time by `dt` seconds. 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_advance(id: u32, dt: f32) -> u32 {
+    character(id, 0, |c, s| {
+        let scratch = s.scratch.get_or_insert_with(|| Box::new(Scratch::new()));
+        c.advance(dt, scratch).map(|()| 1)
+    })
+}
+
+/// Computes the pose, the model matrices and `outputs` (flags of `character::outputs`). 1,
+/// or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_update(id: u32, outputs: u32) -> u32 {
+    character(id, 0, |c, _| c.update(outputs).map(|()| 1).map_err(|e| e.to_string()))
+}
+
+/// Address of the joints' model matrices (16 floats each, column-major); null for no such
+/// character.
+#[no_mangle]
+pub extern "C" fn sinew_character_joints(id: u32) -> *const f32 {
+    character(id, std::ptr::null(), |c, _| Ok(c.joints.as_ptr().cast()))
+}
+
+/// Address of skin `skin`'s palette (16 floats per skin joint, column-major model × inverse
+/// bind); null for no such skin.
+#[no_mangle]
+pub extern "C" fn sinew_character_palette(id: u32, skin: u32) -> *const f32 {
+    character(id, std::ptr::null(), |c, _| {
+        c.palettes.get(skin as usize).map(|p| p.as_ptr().cast()).ok_or_else(|| format!("no skin {skin}"))
+    })
+}
+
+/// Draw part `part` of mesh `mesh`: which output `what` names (0 linear-blend rows, 1
+/// dual-quaternion rows, 2 morphed vertices).
+fn part_output(c: &Character, mesh: u32, part: u32, what: u32) -> Result<&[f32], String> {
+    let (lbs, dqs, morphed) =
+        c.part(mesh as usize, part as usize).ok_or_else(|| format!("no part {part} of mesh {mesh}"))?;
+    Ok(match what {
+        0 => lbs,
+        1 => dqs,
+        _ => morphed,
+    })
+}
+
+/// Address of a draw part's output `what` (0 `u_jointMat` rows, 1 `u_jointDQ` rows, 2 its
+/// morphed vertices), as of the last update that computed it.
+#[no_mangle]
+pub extern "C" fn sinew_character_part_ptr(id: u32, mesh: u32, part: u32, what: u32) -> *const f32 {
+    character(id, std::ptr::null(), |c, _| part_output(c, mesh, part, what).map(<[f32]>::as_ptr))
+}
+
+/// Length in floats of a draw part's output `what` (see [`sinew_character_part_ptr`]).
+#[no_mangle]
+pub extern "C" fn sinew_character_part_len(id: u32, mesh: u32, part: u32, what: u32) -> usize {
+    character(id, 0, |c, _| part_output(c, mesh, part, what).map(<[f32]>::len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static CHARACTER: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
+
+    fn open(bytes: &[u8], palette: usize) -> u32 {
+        let p = sinew_alloc(bytes.len());
+        // SAFETY: `p` holds `bytes.len()` bytes from `sinew_alloc`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            sinew_model_open(p, bytes.len(), palette)
+        }
+    }
+
+    fn text() -> String {
+        // SAFETY: the text's own address and length.
+        let bytes = unsafe { std::slice::from_raw_parts(sinew_text_ptr(), sinew_text_len()) };
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    #[test]
+    fn bad_bytes_give_the_command_lines_message_and_keep_what_was_loaded() {
+        let good = open(CHARACTER, 64);
+        assert_ne!(good, 0);
+        assert_eq!(open(&[0x55; 64], 64), 0);
+        assert_eq!(text(), "not a .sinew file (bad magic bytes)");
+        assert_eq!(open(&CHARACTER[..2000], 64), 0);
+        assert_eq!(text(), "header declares 9378 bytes but the data length differs");
+        assert!(sinew_model_describe(good) > 0);
+        assert!(text().starts_with("{\"joints\":22,"));
+        sinew_model_close(good);
+    }
+
+    #[test]
+    fn a_character_outlives_its_model_handle_and_reports_bad_calls() {
+        let m = open(CHARACTER, 64);
+        let c = sinew_character_new(m);
+        sinew_model_close(m);
+        assert_eq!(sinew_character_play(c, 7), 0);
+        assert_eq!(text(), "no clip 7 (the file has 2)");
+        assert_eq!(sinew_character_crossfade(c, 1, 0.5), 1);
+        assert_eq!(sinew_character_advance(c, 0.25), 1);
+        assert_eq!(sinew_character_update(c, 1 | 2 | 4), 1);
+        assert!((sinew_character_weight(c) - 0.5).abs() < 1e-6);
+        assert_eq!(sinew_character_part_len(c, 0, 0, 0), 22 * 12);
+        assert_eq!(sinew_character_part_len(c, 0, 0, 1), 22 * 16);
+        assert!(!sinew_character_palette(c, 0).is_null());
+        assert!(sinew_character_palette(c, 1).is_null());
+        assert_eq!(text(), "no skin 1");
+        assert_eq!(sinew_character_set_parameter(c, 0, 1.0), 0);
+        assert_eq!(text(), "no graph is running");
+        assert_eq!(sinew_character_use_graph(c, 0), 1);
+        assert_eq!(sinew_character_graph_state(c), 0);
+        assert_eq!(sinew_character_set_parameter(c, 0, 2.0), 1);
+        assert_eq!(sinew_character_parameter(c, 0), 2.0);
+        assert_eq!(sinew_character_advance(c, 1.0 / 60.0), 1);
+        let state = sinew_character_graph_state(c);
+        assert_eq!(sinew_character_use_graph(c, 3), 0);
+        assert_eq!(text(), "no graph 3 (the file has 1)");
+        assert_eq!(sinew_character_graph_state(c), state, "a refused graph leaves the running one");
+        assert_eq!(sinew_character_parameter(c, 0), 2.0);
+        sinew_character_free(c);
+        assert_eq!(sinew_character_update(c, 1), 0);
+        assert_eq!(text(), format!("no character {c}"));
+    }
+}

@@ -1,0 +1,90 @@
+//! A small JSON writer for the descriptions the JavaScript side parses once per load (names,
+//! counts, buffer addresses): strings escaped, floats in their shortest round-trip form.
+
+use std::fmt::Write;
+
+/// JSON text under construction. Callers write the punctuation; this escapes and formats.
+#[derive(Debug, Default)]
+pub struct Json {
+    /// The text so far.
+    pub out: String,
+}
+
+impl Json {
+    /// Appends raw JSON text (punctuation, keys known to need no escaping).
+    pub fn raw(&mut self, s: &str) -> &mut Self {
+        self.out.push_str(s);
+        self
+    }
+
+    /// Appends `s` as a JSON string.
+    pub fn string(&mut self, s: &str) -> &mut Self {
+        self.out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => self.out.push_str("\\\""),
+                '\\' => self.out.push_str("\\\\"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(self.out, "\\u{:04x}", c as u32);
+                }
+                c => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+        self
+    }
+
+    /// Appends an unsigned integer.
+    pub fn uint(&mut self, v: usize) -> &mut Self {
+        let _ = write!(self.out, "{v}");
+        self
+    }
+
+    /// Appends a float (`null` when not finite: JSON has no infinities).
+    pub fn float(&mut self, v: f32) -> &mut Self {
+        if v.is_finite() {
+            let _ = write!(self.out, "{v}");
+        } else {
+            self.out.push_str("null");
+        }
+        self
+    }
+
+    /// Appends `"key":`.
+    pub fn key(&mut self, key: &str) -> &mut Self {
+        self.string(key).raw(":")
+    }
+
+    /// Appends a JSON array of floats.
+    pub fn floats(&mut self, v: &[f32]) -> &mut Self {
+        self.out.push('[');
+        for (i, &x) in v.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.float(x);
+        }
+        self.out.push(']');
+        self
+    }
+
+    /// Appends `value` or `null`.
+    pub fn opt_uint(&mut self, value: Option<usize>) -> &mut Self {
+        match value {
+            Some(v) => self.uint(v),
+            None => self.raw("null"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_escaped_and_floats_round_trip() {
+        let mut j = Json::default();
+        j.raw("{").key("a\"b").string("x\\\n").raw(",").key("f").floats(&[0.1, f32::NAN, -2.0]).raw("}");
+        assert_eq!(j.out, r#"{"a\"b":"x\\\u000a","f":[0.1,null,-2]}"#);
+    }
+}
