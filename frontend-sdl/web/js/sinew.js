@@ -123,8 +123,8 @@ export class Model {
     this.graphs = d.graphs;
     /**
      * Meshes: `{name, skin, node, morph, parts}`; each part `{source, vertices, vertexCount,
-     * indices, indexCount, joints, rigid, color, texture, wrapS, wrapT, mag, min}` where
-     * `vertices` and `indices` are addresses (see `vertexData` and `indexData`).
+     * indices, indexCount, joints, map, rigid, color, texture, wrapS, wrapT, mag, min}` where
+     * `vertices`, `indices` and `map` are addresses (see `vertexData`, `indexData`, `partMap`).
      */
     this.meshes = d.meshes;
     /** Textures: `{name, width, height, format ('rgba8' or 'rgb565'), texels, length}`. */
@@ -159,6 +159,11 @@ export class Model {
   /** A draw part's 16-bit triangle indices, in place. */
   indexData(part) {
     return new Uint16Array(this.sinew.wasm.memory.buffer, part.indices, part.indexCount);
+  }
+
+  /** A draw part's palette: the skin joint of each of its joint indices (empty for a rigid part), in place. */
+  partMap(part) {
+    return new Uint16Array(this.sinew.wasm.memory.buffer, part.map, part.rigid ? 0 : part.joints);
   }
 
   /** A texture's texels, in place (RGBA8, or RGB565 little-endian). */

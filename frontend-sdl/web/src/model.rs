@@ -268,6 +268,7 @@ impl WebModel {
                 j.raw(",").key("indices").uint(p.indices.as_ptr() as usize);
                 j.raw(",").key("indexCount").uint(p.indices.len());
                 j.raw(",").key("joints").uint(if p.is_rigid() { 1 } else { p.map.len() });
+                j.raw(",").key("map").uint(p.map.as_ptr() as usize);
                 j.raw(",").key("rigid").raw(if p.is_rigid() { "true" } else { "false" });
                 let color = m.factor.map(|c| f32::from(c) / 255.0);
                 j.raw(",").key("color").floats(&color);
