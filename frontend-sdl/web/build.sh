@@ -14,15 +14,21 @@ cd "$root"
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
+wasm="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/web"
+build() { cargo build --quiet --profile web --target wasm32-unknown-unknown "$@"; }
+mkdir -p "$out/shaders" "$out/models"
+# The runtime twice: without the graphs' state machines (what every page loads), and with them
+# (fetched when a page runs a graph).
+build -p sinew-web --no-default-features
+cp "$wasm/sinew_web.wasm" "$out/sinew_web.wasm"
 crates=(-p sinew-web)
 [ -f "$web/import/Cargo.toml" ] && crates+=(-p sinew-web-import)
-cargo build --quiet --profile web --target wasm32-unknown-unknown "${crates[@]}"
-wasm="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/web"
+build "${crates[@]}"
+cp "$wasm/sinew_web.wasm" "$out/sinew_web_graph.wasm"
+[ -f "$web/import/Cargo.toml" ] && cp "$wasm/sinew_web_import.wasm" "$out/"
 
-mkdir -p "$out/shaders" "$out/models"
 cp "$web"/site/* "$web"/js/*.js "$out/"
 cp "$root"/frontend-sdl/shaders/*.glsl "$out/shaders/"
-cp "$wasm"/sinew_web*.wasm "$out/"
 cp "$root/core/fixtures/character.sinew" "$out/models/"
 
 # three.js, for three.html and bench.html: the npm package of the lockfile.
@@ -31,9 +37,14 @@ if [ ! -d "$three" ] && [ -f "$web/package-lock.json" ] && command -v npm >/dev/
   npm ci --prefix "$web" --no-audit --no-fund --silent
 fi
 if [ -d "$three" ]; then
-  mkdir -p "$out/three"
-  cp "$three/build/three.module.min.js" "$three/build/three.core.min.js" "$out/three/" 2>/dev/null ||
-    cp "$three/build/three.module.min.js" "$out/three/"
+  # The module build (recent versions split it in two and ship no minified copy) and the addons
+  # the pages import, at their places under examples/jsm so their relative imports resolve.
+  mkdir -p "$out/three/addons/loaders" "$out/three/addons/utils"
+  cp "$three/build/three.module.js" "$out/three/"
+  [ ! -f "$three/build/three.core.js" ] || cp "$three/build/three.core.js" "$out/three/"
+  for f in loaders/GLTFLoader.js utils/BufferGeometryUtils.js utils/SkeletonUtils.js; do
+    cp "$three/examples/jsm/$f" "$out/three/addons/$f"
+  done
 else
   echo "build.sh: no npm: three.html and bench.html need three.js in $out/three" >&2
 fi

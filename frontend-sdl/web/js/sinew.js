@@ -97,10 +97,24 @@ export class Sinew {
   }
 }
 
-/** Reads the floats a description stores as their bits (`{"f": bits}` is not used: plain numbers are). */
+const bits = new Uint32Array(1);
+const asFloat = new Float32Array(bits.buffer);
+/** A float the description stores as its IEEE 754 bits. */
+function f32(b) {
+  bits[0] = b;
+  return asFloat[0];
+}
+
+/** Model `id`'s description, its floats decoded. */
 function describe(sinew, id) {
   sinew.check(sinew.wasm.sinew_model_describe(id));
-  return JSON.parse(sinew.text());
+  const d = JSON.parse(sinew.text());
+  for (const c of d.clips) [c.start, c.end] = [f32(c.start), f32(c.end)];
+  for (const g of d.graphs) for (const p of g.parameters) p.value = f32(p.value);
+  for (const m of d.meshes) for (const p of m.parts) p.color = p.color.map(f32);
+  const b = d.bounds;
+  [b.center, b.radius, b.floor] = [b.center.map(f32), f32(b.radius), f32(b.floor)];
+  return d;
 }
 
 /** A loaded model: its skeleton, clips, graphs, meshes and textures. */

@@ -284,6 +284,7 @@ class Viewer {
         data = await importGltf(bytes, { palette: this.renderer.joints });
       }
       const model = this.sinew.open(data, { palette: this.renderer.joints });
+      this.source = { name, data };
       const character = model.character();
       const parts = this.renderer.upload(model);
       this.character?.free();
@@ -307,6 +308,26 @@ class Viewer {
       this.frame();
       return false;
     }
+  }
+
+  /**
+   * Runs graph `i` of the model (-1: back to the clips). The state machines are in a second
+   * module, fetched the first time: the model is opened again in it.
+   */
+  async useGraph(i) {
+    if (i >= 0 && !this.graphRuntime) {
+      this.graphRuntime = await Sinew.load(new URL('sinew_web_graph.wasm', import.meta.url));
+    }
+    if (i >= 0 && this.sinew !== this.graphRuntime) {
+      this.character?.free();
+      this.model?.close();
+      [this.sinew, this.model, this.character] = [this.graphRuntime, null, null];
+      await this.loadFile(this.source.name, this.source.data, (c) => c.useGraph(i));
+    } else {
+      this.character.useGraph(i < 0 ? null : i);
+    }
+    document.getElementById('graph').value = i;
+    this.buildParameters(this.model.graphs[i]);
   }
 
   async loadUrl(url, prepare = null) {
@@ -437,11 +458,9 @@ class Viewer {
     on('scrub', 'input', guard(() => this.character.seek(Number(document.getElementById('scrub').value))));
     on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
     on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
-    on('graph', 'change', guard(() => {
-      const i = Number(document.getElementById('graph').value);
-      this.character.useGraph(i < 0 ? null : i);
-      this.buildParameters(this.model.graphs[i]);
-    }));
+    on('graph', 'change', () =>
+      this.useGraph(Number(document.getElementById('graph').value)).catch((e) => say(e.message, true)),
+    );
     // Drag-and-drop of .sinew, .glb and .gltf files.
     for (const t of [canvas, document.body]) {
       t.addEventListener('dragover', (e) => e.preventDefault());

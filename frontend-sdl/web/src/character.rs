@@ -170,7 +170,7 @@ impl Character {
     /// A message for a clip the model does not have or a weight outside 0 to 1.
     pub fn blend(&mut self, clip: usize, weight: f32) -> Result<(), String> {
         if !(0.0..=1.0).contains(&weight) {
-            return Err(format!("blend weight {weight} is outside 0 to 1"));
+            return Err("a blend weight is from 0 to 1".into());
         }
         if self.secondary.as_ref().is_none_or(|s| s.clip != clip) {
             self.secondary = Some(self.player(clip)?);
@@ -188,7 +188,7 @@ impl Character {
     /// A message for a clip the model does not have or a duration that is not positive.
     pub fn crossfade(&mut self, clip: usize, seconds: f32) -> Result<(), String> {
         if !(seconds.is_finite() && seconds > 0.0) {
-            return Err(format!("crossfade duration {seconds} s is not positive"));
+            return Err("a crossfade lasts a positive number of seconds".into());
         }
         self.secondary = Some(self.player(clip)?);
         self.weight = 0.0;

@@ -40,14 +40,10 @@ impl Json {
         self
     }
 
-    /// Appends a float (`null` when not finite: JSON has no infinities).
+    /// Appends a float as its IEEE 754 bits, an unsigned integer (`js/sinew.js` reads it back
+    /// exactly; printing decimals would link the float formatter, a tenth of the module).
     pub fn float(&mut self, v: f32) -> &mut Self {
-        if v.is_finite() {
-            let _ = write!(self.out, "{v}");
-        } else {
-            self.out.push_str("null");
-        }
-        self
+        self.uint(v.to_bits() as usize)
     }
 
     /// Appends `"key":`.
@@ -55,7 +51,7 @@ impl Json {
         self.string(key).raw(":")
     }
 
-    /// Appends a JSON array of floats.
+    /// Appends a JSON array of floats (as [`Json::float`] writes them).
     pub fn floats(&mut self, v: &[f32]) -> &mut Self {
         self.out.push('[');
         for (i, &x) in v.iter().enumerate() {
@@ -82,9 +78,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strings_are_escaped_and_floats_round_trip() {
+    fn strings_are_escaped_and_floats_are_their_bits() {
         let mut j = Json::default();
-        j.raw("{").key("a\"b").string("x\\\n").raw(",").key("f").floats(&[0.1, f32::NAN, -2.0]).raw("}");
-        assert_eq!(j.out, r#"{"a\"b":"x\\\u000a","f":[0.1,null,-2]}"#);
+        j.raw("{").key("a\"b").string("x\\\n").raw(",").key("f").floats(&[0.1, -2.0]).raw("}");
+        assert_eq!(j.out, r#"{"a\"b":"x\\\u000a","f":[1036831949,3221225472]}"#);
     }
 }

@@ -11,7 +11,6 @@ use sinew::asset::format::{
 use sinew::asset::{Asset, ParseError};
 use sinew::controller::ClipEntry;
 use sinew::job::{LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
-use sinew::limits::MAX_SOA_JOINTS;
 use sinew::math::{Mat4, Vec3};
 use sinew::skeleton::{Skeleton, SkeletonError};
 
@@ -59,8 +58,13 @@ pub struct Bounds {
     pub floor: f32,
 }
 
-/// The skeleton type models load into: any joint count the format allows.
-pub type WebSkeleton = Skeleton<f32, MAX_SOA_JOINTS>;
+/// The most joints a model may have here, in fours: 256 joints. A skeleton's storage is
+/// fixed, and starts as the module's initial data: the format's limit (1024) would put four
+/// times the rest pose and names there.
+pub const WEB_SOA_JOINTS: usize = 64;
+
+/// The skeleton type models load into.
+pub type WebSkeleton = Skeleton<f32, WEB_SOA_JOINTS>;
 
 /// A loaded model. Its bytes are owned here and never move; the views below borrow them for
 /// as long as the model lives.
@@ -143,7 +147,7 @@ impl WebModel {
     > {
         let asset = Asset::parse(data).map_err(LoadError::Parse)?;
         let sd = asset.skeleton().ok_or(LoadError::NoSkeleton)?;
-        let skeleton = Box::new(sd.to_skeleton::<f32, MAX_SOA_JOINTS>().map_err(LoadError::Skeleton)?);
+        let skeleton = Box::new(sd.to_skeleton::<f32, WEB_SOA_JOINTS>().map_err(LoadError::Skeleton)?);
         let skins = (0..asset.num_skins())
             .filter_map(|i| asset.skin(i))
             .map(|s| Skin {
