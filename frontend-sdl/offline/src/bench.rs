@@ -411,7 +411,8 @@ pub struct CrowdReport {
 }
 
 /// Updates `n` characters per frame — each samples two clips at its own time offset, blends
-/// them, runs local-to-model and builds its skin palette — on one thread and on a `rayon` pool.
+/// them, runs local-to-model and builds its skin palette — on one thread and (with the
+/// `threads` feature) on a `rayon` pool.
 /// What persists per character (its sampling caches) and its output (the palette) sit in two
 /// arrays, character after character; the poses and model matrices of an update are working
 /// memory shared by the characters a thread updates.
@@ -420,7 +421,6 @@ pub struct CrowdReport {
 ///
 /// A message when the model has no clip or a job fails.
 pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
-    use rayon::prelude::*;
     let asset = model.asset();
     let a = asset.clip(0).ok_or("the model has no clip")?;
     let b = asset.clip(1).unwrap_or(a);
@@ -480,23 +480,27 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     });
     let ms = med / 1e6;
     reports.push(CrowdReport { characters: n, threads: 1, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
-    let threads = rayon::current_num_threads();
-    let (med, _, _) = time_it(|| {
-        t += 1.0 / 60.0;
-        // One scratch per rayon work item (reused for every character of the item).
-        let bad = caches
-            .par_chunks_mut(per_caches)
-            .zip(palettes.par_chunks_mut(per_palette))
-            .enumerate()
-            .map_init(|| scratch.clone(), |w, (i, (c, p))| update(i, c, p, w, t).is_err())
-            .any(|bad| bad);
-        if bad {
-            err = Some(sinew::job::JobError::InputTooSmall);
-        }
-        black_box(&palettes);
-    });
-    let ms = med / 1e6;
-    reports.push(CrowdReport { characters: n, threads, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
+    #[cfg(feature = "threads")]
+    {
+        use rayon::prelude::*;
+        let threads = rayon::current_num_threads();
+        let (med, _, _) = time_it(|| {
+            t += 1.0 / 60.0;
+            // One scratch per rayon work item (reused for every character of the item).
+            let bad = caches
+                .par_chunks_mut(per_caches)
+                .zip(palettes.par_chunks_mut(per_palette))
+                .enumerate()
+                .map_init(|| scratch.clone(), |w, (i, (c, p))| update(i, c, p, w, t).is_err())
+                .any(|bad| bad);
+            if bad {
+                err = Some(sinew::job::JobError::InputTooSmall);
+            }
+            black_box(&palettes);
+        });
+        let ms = med / 1e6;
+        reports.push(CrowdReport { characters: n, threads, ms_per_frame: ms, per_60hz_frame: n as f64 * 16.6 / ms });
+    }
     match err {
         Some(e) => Err(e.to_string()),
         None => Ok(reports),

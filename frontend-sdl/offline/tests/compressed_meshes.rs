@@ -40,6 +40,7 @@ fn one_sided(a: &[Vec3<f32>], b: &[Vec3<f32>]) -> f32 {
 }
 
 #[test]
+#[cfg_attr(not(feature = "meshopt"), ignore = "needs the meshopt decoder (the `meshopt` feature)")]
 fn quantized_and_meshopt_models_match_the_original() {
     let (want, palette) = rest_pose(&original());
     // gltfpack's default: positions on a 14-bit grid over the mesh's largest extent, so each
@@ -76,6 +77,7 @@ fn bin_range(glb: &[u8]) -> std::ops::Range<usize> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "meshopt"), ignore = "needs the meshopt decoder (the `meshopt` feature)")]
 fn corrupt_meshopt_streams_are_typed_errors() {
     let good = std::fs::read(data("RiggedFigure-meshopt.glb")).unwrap();
     assert!(load_bytes(&good, None, "rf").is_ok());
@@ -119,6 +121,7 @@ fn corrupt_meshopt_streams_are_typed_errors() {
 /// version-0 streams are EXT's), the KHR file relabelled EXT is refused by its version-1
 /// streams, naming the view and the extension.
 #[test]
+#[cfg_attr(not(feature = "meshopt"), ignore = "needs the meshopt decoder (the `meshopt` feature)")]
 fn khr_and_ext_meshopt_labels() {
     let relabel = |glb: &[u8], from: &str, to: &str| {
         let bin = bin_range(glb);
@@ -142,6 +145,31 @@ fn khr_and_ext_meshopt_labels() {
 }
 
 /// A GLB of `json` and `bin`, both padded to 4 bytes.
+/// Without the decoder, a file that requires the extension, or whose compressed views have no
+/// fallback data, is refused by name.
+#[test]
+#[cfg(not(feature = "meshopt"))]
+fn meshopt_files_are_refused_without_the_decoder() {
+    for (name, extension) in [
+        ("RiggedFigure-meshopt.glb", "EXT_meshopt_compression"),
+        ("RiggedFigure-meshopt-khr.glb", "KHR_meshopt_compression"),
+    ] {
+        let bytes = std::fs::read(data(name)).unwrap();
+        let e = load_bytes(&bytes, None, "m").unwrap_err();
+        assert!(
+            matches!(e, GltfError::ExtensionNotInBuild { extension: x, feature: "meshopt" } if x == extension),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "the file requires the extension {extension}, which this build of sinew cannot decode \
+                 (built without the `meshopt` feature)"
+            )
+        );
+    }
+}
+
 fn glb_of(json: &str, bin: &[u8]) -> Vec<u8> {
     let mut j = json.trim_end().as_bytes().to_vec();
     while !j.len().is_multiple_of(4) {

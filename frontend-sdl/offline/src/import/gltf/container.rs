@@ -39,6 +39,13 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
     if !unsupported.is_empty() {
         return Err(GltfError::UnsupportedExtensions(unsupported));
     }
+    // Read, but not decoded by a build without the meshopt decoder.
+    if !cfg!(feature = "meshopt") {
+        let required = |name: &str| root.extensions_required.iter().any(|e| e == name);
+        if let Some(extension) = [KHR_MESHOPT, EXT_MESHOPT].into_iter().find(|e| required(e)) {
+            return Err(GltfError::ExtensionNotInBuild { extension, feature: "meshopt" });
+        }
+    }
 
     // `major.minor`: this importer reads 2.0 and the later 2.x that do not require more.
     let numbers = |v: &str| -> Option<(u32, u32)> {

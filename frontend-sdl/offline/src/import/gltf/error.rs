@@ -28,6 +28,16 @@ pub enum GltfError {
     /// The file's `extensionsRequired` lists extensions this importer does not read (such as
     /// `KHR_draco_mesh_compression`): their names, in the file's order.
     UnsupportedExtensions(Vec<String>),
+    /// The file needs an extension that sinew reads, but whose decoder this build leaves out: a
+    /// `KHR_meshopt_compression` or `EXT_meshopt_compression` file (one that requires the
+    /// extension, or whose compressed views have no uncompressed fallback data) when the
+    /// `meshopt` cargo feature is off, as in the WebAssembly importer.
+    ExtensionNotInBuild {
+        /// The extension's name.
+        extension: &'static str,
+        /// The cargo feature that adds its decoder.
+        feature: &'static str,
+    },
     /// The document breaks a rule of the glTF schema (a reference to a missing object, an
     /// unknown enum value, an unsupported required extension): the failing JSON paths.
     Schema(String),
@@ -260,6 +270,10 @@ impl fmt::Display for GltfError {
                 }
                 Ok(())
             }
+            GltfError::ExtensionNotInBuild { extension, feature } => write!(
+                f,
+                "the file requires the extension {extension}, which this build of sinew cannot decode (built without the `{feature}` feature)"
+            ),
             GltfError::UnsupportedVersion { version } => {
                 write!(f, "glTF version {:?} is not supported (only 2.0)", short(version))
             }

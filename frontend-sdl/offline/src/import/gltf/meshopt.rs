@@ -12,6 +12,13 @@
 //! field is checked before the decoders run (the codecs' own preconditions: a vertex stride that
 //! is a multiple of 4 up to 256, index strides of 2 or 4, whole triangles, the filters' strides),
 //! and a stream the decoders reject is a [`GltfError::Meshopt`] naming the view.
+//!
+//! Without the `meshopt` cargo feature the extension objects are still read and checked, but
+//! nothing is decoded: views whose buffer holds uncompressed fallback data are read from it,
+//! and a view whose buffer has no data is [`GltfError::ExtensionNotInBuild`].
+
+// Without the decoder, the views' codec fields are read and checked but not used.
+#![cfg_attr(not(feature = "meshopt"), allow(dead_code))]
 
 use serde_json::Value;
 
@@ -168,6 +175,7 @@ fn check(v: &CompressedView) -> Result<(), String> {
 /// [`GltfError::Meshopt`] for a view whose fields, source range or stream are bad;
 /// [`GltfError::TooLarge`]-like budget overruns are reported as [`GltfError::Meshopt`] naming
 /// the view.
+#[cfg(feature = "meshopt")]
 pub(super) fn decode(
     doc: &gltf::Document,
     meshopt: &Meshopt,
@@ -217,21 +225,48 @@ pub(super) fn decode(
     Ok(())
 }
 
+/// Without the decoder: checks that every compressed view's buffer holds data (the
+/// uncompressed fallback the view is then read from as it is).
+///
+/// # Errors
+///
+/// [`GltfError::ExtensionNotInBuild`] for the first view whose buffer has no data.
+#[cfg(not(feature = "meshopt"))]
+pub(super) fn decode(
+    doc: &gltf::Document,
+    meshopt: &Meshopt,
+    buffers: &mut [Vec<u8>],
+    _decoded: &mut usize,
+    _budget: usize,
+) -> Result<(), GltfError> {
+    for v in &meshopt.views {
+        let buffer = doc.views().nth(v.view).map(|t| t.buffer().index());
+        if buffer.and_then(|b| buffers.get(b)).is_none_or(Vec::is_empty) {
+            return Err(GltfError::ExtensionNotInBuild { extension: v.extension, feature: "meshopt" });
+        }
+    }
+    Ok(())
+}
+
 /// `N` bytes, for the vertex decoder's element type (arrays above 32 have no `Default`).
+#[cfg(feature = "meshopt")]
 #[derive(Clone, Copy)]
 struct Bytes<const N: usize>([u8; N]);
 
+#[cfg(feature = "meshopt")]
 impl<const N: usize> Default for Bytes<N> {
     fn default() -> Self {
         Bytes([0; N])
     }
 }
 
+#[cfg(feature = "meshopt")]
 fn vertices<const N: usize>(src: &[u8], count: usize) -> Result<Vec<u8>, String> {
     let v: Vec<Bytes<N>> = meshopt::decode_vertex_buffer(src, count).map_err(|e| format!("vertex stream: {e}"))?;
     Ok(v.iter().flat_map(|b| b.0).collect())
 }
 
+#[cfg(feature = "meshopt")]
 /// The vertex codec for a stride known to be a multiple of 4 in 4..=256.
 fn decode_vertices(src: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, String> {
     macro_rules! strides {
@@ -247,6 +282,7 @@ fn decode_vertices(src: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, S
         228 232 236 240 244 248 252 256)
 }
 
+#[cfg(feature = "meshopt")]
 /// One view's bytes: the codec of its mode, then its filter.
 fn decode_view(src: &[u8], v: &CompressedView) -> Result<Vec<u8>, String> {
     let le16 = |x: Vec<u16>| x.iter().flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>();
@@ -309,7 +345,7 @@ fn decode_view(src: &[u8], v: &CompressedView) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "meshopt"))]
 mod tests {
     use super::*;
 

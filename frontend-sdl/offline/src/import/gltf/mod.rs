@@ -22,7 +22,10 @@
 //!   predecessor `EXT_meshopt_compression`: compressed buffer views (ATTRIBUTES, TRIANGLES and
 //!   INDICES, filters OCTAHEDRAL, QUATERNION and EXPONENTIAL, and for KHR version-1 vertex
 //!   streams and the COLOR filter) are decoded by the `meshopt` crate into their fallback
-//!   buffer before anything reads them; a corrupt stream is a [`GltfError::Meshopt`]. Draco (`KHR_draco_mesh_compression`) is not
+//!   buffer before anything reads them; a corrupt stream is a [`GltfError::Meshopt`]. Without
+//!   the `meshopt` cargo feature ([`DECODES_MESHOPT`]) nothing is decoded: compressed views are
+//!   read from their uncompressed fallback data, and a file without it (or that requires the
+//!   extension) is [`GltfError::ExtensionNotInBuild`]. Draco (`KHR_draco_mesh_compression`) is not
 //!   read: a file that requires it is refused by name.
 //!
 //! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
@@ -80,6 +83,11 @@ pub use meshes::DEFAULT_COLOR;
 use accessors::Importer;
 use container::{parse_document, resolve_buffers};
 
+/// True when this build decodes `KHR_meshopt_compression` and `EXT_meshopt_compression` buffer
+/// views (the `meshopt` cargo feature); without it, a file that needs them is refused with
+/// [`GltfError::ExtensionNotInBuild`].
+pub const DECODES_MESHOPT: bool = cfg!(feature = "meshopt");
+
 /// Most nodes a file may have. Guards against hostile inputs; the baker applies the runtime's
 /// own joint limit later.
 pub const MAX_NODES: usize = 1 << 16;
@@ -120,6 +128,8 @@ pub fn load_file(path: &Path) -> Result<Rig, GltfError> {
 ///
 /// - [`GltfError::Container`], [`GltfError::Json`], [`GltfError::Schema`],
 ///   [`GltfError::UnsupportedVersion`]: the bytes are not a well-formed glTF 2.0 document.
+/// - [`GltfError::UnsupportedExtensions`], [`GltfError::ExtensionNotInBuild`]: the file needs an
+///   extension this importer, or this build of it, does not decode.
 /// - [`GltfError::MissingBuffer`], [`GltfError::BufferTooShort`], [`GltfError::Io`]: buffer data
 ///   is missing, unsafe to fetch (absolute or escaping paths, non-file schemes) or short.
 /// - [`GltfError::AccessorOutOfBounds`], [`GltfError::AccessorType`],
