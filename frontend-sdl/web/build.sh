@@ -14,18 +14,25 @@ cd "$root"
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
-wasm="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/web"
-build() { cargo build --quiet --profile web --target wasm32-unknown-unknown "$@"; }
+target="${CARGO_TARGET_DIR:-$root/target}"
 mkdir -p "$out/shaders" "$out/models"
-# The runtime twice: without the graphs' state machines (what every page loads), and with them
-# (fetched when a page runs a graph).
-build -p sinew-web --no-default-features
-cp "$wasm/sinew_web.wasm" "$out/sinew_web.wasm"
-crates=(-p sinew-web)
-[ -f "$web/import/Cargo.toml" ] && crates+=(-p sinew-web-import)
-build "${crates[@]}"
-cp "$wasm/sinew_web.wasm" "$out/sinew_web_graph.wasm"
-[ -f "$web/import/Cargo.toml" ] && cp "$wasm/sinew_web_import.wasm" "$out/"
+# module NAME FLAVOR RUSTFLAGS CARGO-ARGS...: builds one module into $out/NAME, in a target folder
+# per flavor (a change of RUSTFLAGS would rebuild everything in a shared one).
+module() {
+  local name="$1" dir="$target/web-$2" flags="$3"
+  shift 3
+  RUSTFLAGS="$flags" cargo build --quiet --profile web --target wasm32-unknown-unknown --target-dir "$dir" "$@"
+  cp "$dir/wasm32-unknown-unknown/web/$(sed 's/_scalar\|_graph//' <<<"$name")" "$out/$name"
+}
+simd="-C target-feature=+simd128"
+# The runtime without the graphs' state machines, the one every page loads: with SIMD
+# (simd128, in every current engine) and without, for engines that lack it.
+module sinew_web.wasm simd "$simd" -p sinew-web --no-default-features
+module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features
+# With the state machines, fetched when a page runs a graph.
+module sinew_web_graph.wasm simd-graph "$simd" -p sinew-web
+# The glTF importer, fetched when a page is given a .glb or .gltf.
+module sinew_web_import.wasm scalar "" -p sinew-web-import
 
 cp "$web"/site/* "$web"/js/*.js "$out/"
 cp "$root"/frontend-sdl/shaders/*.glsl "$out/shaders/"

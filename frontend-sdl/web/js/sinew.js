@@ -5,7 +5,7 @@
 // Float32Array views of the module's memory, without copies.
 //
 //   import { Sinew } from './sinew.js';
-//   const sinew = await Sinew.load();                      // fetches sinew_web.wasm beside this file
+//   const sinew = await Sinew.load();                      // fetches the runtime beside this file
 //   const model = sinew.open(new Uint8Array(await (await fetch('Fox.sinew')).arrayBuffer()));
 //   const fox = model.character();
 //   fox.play('Walk').blend('Run', 0.5);
@@ -30,14 +30,31 @@ export class SinewError extends Error {
 
 const utf8 = new TextDecoder();
 
+/** A module using one SIMD instruction (i8x16.popcnt): valid where the engine has simd128. */
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+/** Whether this engine runs WebAssembly SIMD (simd128). */
+export const hasSimd = WebAssembly.validate(SIMD_PROBE);
+
+/**
+ * The runtime module beside this script: `sinew_web.wasm` (simd128), or `sinew_web_scalar.wasm`
+ * where the engine has no SIMD (the same results: the core's lanes are four scalars there);
+ * with `graphs`, `sinew_web_graph.wasm`, which adds the animation graphs' state machines.
+ */
+export function moduleUrl({ graphs = false } = {}) {
+  if (graphs && !hasSimd) throw new SinewError("graphs need WebAssembly SIMD (simd128), which this browser's engine lacks");
+  const name = graphs ? 'sinew_web_graph.wasm' : hasSimd ? 'sinew_web.wasm' : 'sinew_web_scalar.wasm';
+  return new URL(name, import.meta.url);
+}
+
 /** The loaded wasm module: its exports and views of its memory. */
 export class Sinew {
   /**
-   * Instantiates the module from `url` (default: sinew_web.wasm next to this script).
+   * Instantiates the module from `url` (default: `moduleUrl()`, the runtime beside this script).
    * @param {string|URL} [url]
    * @returns {Promise<Sinew>}
    */
-  static async load(url = new URL('sinew_web.wasm', import.meta.url)) {
+  static async load(url = moduleUrl()) {
     const response = fetch(url);
     let instance;
     try {

@@ -7,7 +7,7 @@
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
 // dataset.parts and dataset.joints, and window.sinewViewer.
 
-import { Sinew, Outputs } from './sinew.js';
+import { Sinew, Outputs, moduleUrl } from './sinew.js';
 import { framing, viewProj, gridLines } from './camera.js';
 
 const params = new URLSearchParams(location.search);
@@ -316,7 +316,7 @@ class Viewer {
    */
   async useGraph(i) {
     if (i >= 0 && !this.graphRuntime) {
-      this.graphRuntime = await Sinew.load(new URL('sinew_web_graph.wasm', import.meta.url));
+      this.graphRuntime = await Sinew.load(moduleUrl({ graphs: true }));
     }
     if (i >= 0 && this.sinew !== this.graphRuntime) {
       this.character?.free();
