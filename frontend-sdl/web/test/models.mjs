@@ -32,7 +32,12 @@ export function prepareModels(site) {
     if (src.copy) {
       if (!fresh(out, input)) fs.copyFileSync(input, out);
     } else if (!fresh(out, input, SINEW)) {
-      execFileSync(SINEW, ['bake', input, '-o', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+      try {
+        execFileSync(SINEW, ['bake', input, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (e) {
+        fs.rmSync(out, { force: true });
+        throw new Error(`${SINEW} bake ${input} -o ${out} failed:\n${e.stderr ?? e.message}`);
+      }
     }
   }
   return dir;

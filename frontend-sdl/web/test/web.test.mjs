@@ -159,8 +159,8 @@ test('drag-and-drop of Fox.sinew onto #view loads it', T, async () => {
       view.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
     }
   });
-  const state = await waitForState(page);
-  assert.equal(state, 'ready');
+  const state = await waitForState(page, 30_000);
+  assert.equal(state, 'ready', 'dataset.state after the drop');
   const clips = await page.evaluate(() => window.sinewViewer.clipNames());
   checkClean(page);
   await page.context().close();
