@@ -37,6 +37,32 @@ export function silhouette(img, clear = CLEAR, threshold = THRESHOLD) {
   return m;
 }
 
+/** Morphological opening of a mask with a (2r+1)² square: erosion then dilation, which
+ * removes everything thinner than 2r+1 pixels (the ground grid's lines) and keeps solid
+ * shapes as they were. */
+export function open(mask, width, height, r = 1) {
+  const pass = (src, keep) => {
+    // keep = 1: erosion (all neighbours set), keep = 0: dilation (any neighbour set).
+    const dst = new Uint8Array(src.length);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let v = keep;
+        for (let dy = -r; dy <= r && v === keep; dy++) {
+          for (let dx = -r; dx <= r; dx++) {
+            const xx = x + dx;
+            const yy = y + dy;
+            const s = xx < 0 || yy < 0 || xx >= width || yy >= height ? 0 : src[yy * width + xx];
+            if (s !== keep) { v = 1 - keep; break; }
+          }
+        }
+        dst[y * width + x] = v;
+      }
+    }
+    return dst;
+  };
+  return pass(pass(mask, 1), 0);
+}
+
 /** The share of the image's pixels in its silhouette. */
 export function coverage(img) {
   const m = silhouette(img);
@@ -46,14 +72,19 @@ export function coverage(img) {
 }
 
 /** Intersection over union of two same-sized images' silhouettes; pixels inside any of the
- * `exclude` rectangles ({ x, y, width, height }) are left out of both. Two empty silhouettes
+ * `exclude` rectangles ({ x, y, width, height }) are left out of both; `opening: r` opens
+ * both masks first (see `open`). Two empty silhouettes
  * give 0, not 1: a comparison of nothing with nothing is no evidence. */
-export function iou(a, b, { exclude = [] } = {}) {
+export function iou(a, b, { exclude = [], opening = 0 } = {}) {
   if (a.width !== b.width || a.height !== b.height) {
     throw new Error(`image sizes differ: ${a.width}x${a.height} and ${b.width}x${b.height}`);
   }
-  const ma = silhouette(a);
-  const mb = silhouette(b);
+  let ma = silhouette(a);
+  let mb = silhouette(b);
+  if (opening) {
+    ma = open(ma, a.width, a.height, opening);
+    mb = open(mb, b.width, b.height, opening);
+  }
   const w = a.width;
   const skip = (i) => {
     const x = i % w;
