@@ -73,14 +73,17 @@ export function coverage(img) {
 
 /** Intersection over union of two same-sized images' silhouettes; pixels inside any of the
  * `exclude` rectangles ({ x, y, width, height }) are left out of both; `opening: r` opens
- * both masks first (see `open`). Two empty silhouettes
+ * both masks first (see `open`); `background: 'corner'` takes each image's top-left pixel
+ * as its background instead of CLEAR. Two empty silhouettes
  * give 0, not 1: a comparison of nothing with nothing is no evidence. */
-export function iou(a, b, { exclude = [], opening = 0 } = {}) {
+export function iou(a, b, { exclude = [], opening = 0, background = 'clear' } = {}) {
   if (a.width !== b.width || a.height !== b.height) {
     throw new Error(`image sizes differ: ${a.width}x${a.height} and ${b.width}x${b.height}`);
   }
-  let ma = silhouette(a);
-  let mb = silhouette(b);
+  // background 'corner': each image's own top-left pixel instead of the viewers' clear color.
+  const bg = (img) => (background === 'corner' ? pixel(img, 0, 0) : CLEAR);
+  let ma = silhouette(a, bg(a));
+  let mb = silhouette(b, bg(b));
   if (opening) {
     ma = open(ma, a.width, a.height, opening);
     mb = open(mb, b.width, b.height, opening);
