@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve } from './server.mjs';
-import { launch, newPage, checkClean } from './browser.mjs';
+import { launch, newPage, checkClean, benchResult } from './browser.mjs';
 import { prepareModels } from './models.mjs';
 
 export async function bench(site, n = 1000, model = 'models/Fox.sinew') {
@@ -20,8 +20,7 @@ export async function bench(site, n = 1000, model = 'models/Fox.sinew') {
     const page = await newPage(browser);
     const resp = await page.goto(`${server.url}bench.html?${new URLSearchParams({ model, n })}`);
     if (!resp.ok()) throw new Error(`bench.html: HTTP ${resp.status()}`);
-    await page.waitForFunction(() => document.body.dataset.result, null, { timeout: 600_000, polling: 200 });
-    const result = await page.evaluate(() => document.body.dataset.result);
+    const result = await benchResult(page, 600_000);
     checkClean(page);
     return result.trim().split('\n');
   } finally {

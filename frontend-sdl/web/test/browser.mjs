@@ -44,7 +44,12 @@ export async function newPage(browser, { width = 1024, height = 768 } = {}) {
   page.on('response', (r) => {
     if (r.status() >= 400 && !favicon(r.url())) page.problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
-  page.on('requestfailed', (r) => page.problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  // A request the page itself cancels (net::ERR_ABORTED: a stream reader let go, a navigation)
+  // is no failure; the others (refused, reset, ...) are.
+  page.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? '';
+    if (why !== 'net::ERR_ABORTED') page.problems.push(`request failed: ${r.url()} ${why}`);
+  });
   page.on('crash', () => page.problems.push('page crashed'));
   return page;
 }
@@ -82,4 +87,24 @@ export async function openReady(page, url, timeout = 60_000) {
   const state = await waitForState(page, timeout);
   if (state !== 'ready') throw new Error(`${url}: dataset.state = ${JSON.stringify(state)}`);
   return state;
+}
+
+/** Waits for bench.html's `dataset.result` (or an "error: ..." state) and returns the result's
+ * lines; throws with the page's state and problems otherwise. */
+export async function benchResult(page, timeout) {
+  try {
+    await page.waitForFunction(
+      () => document.body.dataset.result || /^error/.test(document.body.dataset.state || ''),
+      null,
+      { timeout, polling: 100 },
+    );
+  } catch {
+    // (the state and problems below say why)
+  }
+  const { result, state } = await page.evaluate(() => ({ result: document.body.dataset.result, state: document.body.dataset.state }));
+  if (!result) {
+    throw new Error(`bench.html wrote no dataset.result within ${timeout} ms (state: ${JSON.stringify(state)}; ` +
+      `problems: ${page.problems.join(' | ') || 'none'})`);
+  }
+  return result;
 }

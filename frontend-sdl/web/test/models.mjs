@@ -11,6 +11,8 @@ export const MODELS = {
   'character.sinew': { copy: path.join(REPO, 'core/fixtures/character.sinew') },
   'CesiumMan.glb': { copy: path.join(ASSETS, 'gltf/CesiumMan/CesiumMan.glb') },
   'Fox.sinew': { bake: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
+  // bench.html's three.js side loads the glTF beside the .sinew (models/Fox.glb).
+  'Fox.glb': { copy: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
   'pab_crossarms.glb': { copy: path.join(ASSETS, 'ozz/pab_crossarms.glb') },
 };
 

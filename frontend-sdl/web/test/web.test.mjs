@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { serve } from './server.mjs';
-import { launch, newPage, checkClean, waitForState, openReady } from './browser.mjs';
+import { launch, newPage, checkClean, waitForState, openReady, benchResult } from './browser.mjs';
 import { desktopFrame, dump } from './desktop.mjs';
 import { readPng, writePng, iou, diffImage, coverage } from './image.mjs';
 import { prepareModels } from './models.mjs';
@@ -217,8 +217,7 @@ test('bench.html smoke: Fox.sinew n=50 reports both lines', T, async () => {
   const page = await newPage(browser);
   const resp = await page.goto(`${server.url}bench.html?${query({ model: 'models/Fox.sinew', n: 50 })}`);
   assert.ok(resp.ok(), `bench.html: HTTP ${resp.status()}`);
-  await page.waitForFunction(() => document.body.dataset.result, null, { timeout: 120_000, polling: 100 });
-  const result = await page.evaluate(() => document.body.dataset.result);
+  const result = await benchResult(page, 120_000);
   checkClean(page);
   await page.context().close();
   console.log(result);
