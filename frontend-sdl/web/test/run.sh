@@ -19,14 +19,16 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 
-cargo build -p sinew-frontend
-bash frontend-sdl/web/build.sh "$site"
-
 # npm ci when node_modules is missing or older than the lockfile (npm writes its own copy of
 # the lockfile, node_modules/.package-lock.json, on every install).
 if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
   npm ci --prefix "$web" --no-audit --no-fund
 fi
+
+# The desktop viewer (reference frames, `sinew dump`, `sinew bake`) and the site, which takes
+# three.js from node_modules.
+cargo build -p sinew-frontend
+bash frontend-sdl/web/build.sh "$site"
 
 node "$web/test/models.mjs" "$site"
 SINEW_SITE="$site" node --test "$web/test/"
