@@ -98,6 +98,26 @@ function assertSameBits(got, want, what) {
   }
 }
 
+test('headless Chromium gives a WebGL 1 context', T, async () => {
+  const page = await newPage(browser);
+  const gl = await page.evaluate(() => {
+    const c = document.createElement('canvas').getContext('webgl');
+    if (!c) return null;
+    const info = c.getExtension('WEBGL_debug_renderer_info');
+    return {
+      version: c.getParameter(c.VERSION),
+      renderer: info ? c.getParameter(info.UNMASKED_RENDERER_WEBGL) : c.getParameter(c.RENDERER),
+      maxVertexUniformVectors: c.getParameter(c.MAX_VERTEX_UNIFORM_VECTORS),
+    };
+  });
+  await page.context().close();
+  assert.ok(gl, "canvas.getContext('webgl') returned null: see LAUNCH_ARGS in browser.mjs");
+  console.log(`WebGL: ${gl.version}; ${gl.renderer}; MAX_VERTEX_UNIFORM_VECTORS ${gl.maxVertexUniformVectors}`);
+  results.webgl = gl;
+  assert.match(gl.version, /^WebGL 1\.0/);
+  assert.ok(gl.maxVertexUniformVectors >= 128, `MAX_VERTEX_UNIFORM_VECTORS ${gl.maxVertexUniformVectors}`);
+});
+
 const FRAMES = [
   { name: 'character', model: 'character.sinew', clip: 'walk', time: 0.4 },
   { name: 'CesiumMan', model: 'CesiumMan.glb', clip: 'clip0', time: 0.5 },
