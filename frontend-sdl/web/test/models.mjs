@@ -1,0 +1,55 @@
+// The test models, copied (or baked) into SITE/models: they are not part of the site.
+// As a command: `node models.mjs SITE` does the same.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { REPO, SINEW, ASSETS } from './paths.mjs';
+
+/** name in models/ → where it comes from. */
+export const MODELS = {
+  'character.sinew': { copy: path.join(REPO, 'core/fixtures/character.sinew') },
+  'CesiumMan.glb': { copy: path.join(ASSETS, 'gltf/CesiumMan/CesiumMan.glb') },
+  'Fox.sinew': { bake: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
+  // bench.html's three.js side loads the glTF beside the .sinew (models/Fox.glb).
+  'Fox.glb': { copy: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
+  'pab_crossarms.glb': { copy: path.join(ASSETS, 'ozz/pab_crossarms.glb') },
+};
+
+function fresh(out, ...inputs) {
+  if (!fs.existsSync(out)) return false;
+  const t = fs.statSync(out).mtimeMs;
+  return inputs.every((i) => fs.statSync(i).mtimeMs <= t);
+}
+
+/** Copies and bakes what is missing or older than its source (or than the sinew binary, for a
+ * baked one); returns the models folder. */
+export function prepareModels(site) {
+  const dir = path.join(site, 'models');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, src] of Object.entries(MODELS)) {
+    const out = path.join(dir, name);
+    const input = src.copy ?? src.bake;
+    if (!fs.existsSync(input)) throw new Error(`${input} is missing (test model ${name})`);
+    if (src.copy) {
+      if (!fresh(out, input)) fs.copyFileSync(input, out);
+    } else if (!fresh(out, input, SINEW)) {
+      try {
+        execFileSync(SINEW, ['bake', input, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (e) {
+        fs.rmSync(out, { force: true });
+        throw new Error(`${SINEW} bake ${input} -o ${out} failed:\n${e.stderr ?? e.message}`);
+      }
+    }
+  }
+  return dir;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && !process.env.NODE_TEST_CONTEXT) {
+  const site = process.argv[2];
+  if (!site) {
+    console.error('usage: node models.mjs SITE_DIR');
+    process.exit(2);
+  }
+  console.log(prepareModels(path.resolve(site)));
+}
