@@ -40,10 +40,11 @@ export const hasSimd = WebAssembly.validate(SIMD_PROBE);
  * The runtime module beside this script: `sinew_web.wasm` (simd128), or `sinew_web_scalar.wasm`
  * where the engine has no SIMD (the same results: the core's lanes are four scalars there);
  * with `graphs`, `sinew_web_graph.wasm`, which adds the animation graphs' state machines.
+ * `simd: false` picks the scalar module anyway.
  */
-export function moduleUrl({ graphs = false } = {}) {
+export function moduleUrl({ graphs = false, simd = hasSimd } = {}) {
   if (graphs && !hasSimd) throw new SinewError("graphs need WebAssembly SIMD (simd128), which this browser's engine lacks");
-  const name = graphs ? 'sinew_web_graph.wasm' : hasSimd ? 'sinew_web.wasm' : 'sinew_web_scalar.wasm';
+  const name = graphs ? 'sinew_web_graph.wasm' : simd && hasSimd ? 'sinew_web.wasm' : 'sinew_web_scalar.wasm';
   return new URL(name, import.meta.url);
 }
 

@@ -3,7 +3,7 @@
 // MAX_VERTEX_UNIFORM_VECTORS (parts with more joints are split by the runtime at load), frames
 // the model as `sinew demo` does, and plays it with sinew's runtime in wasm.
 //
-// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N
+// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
 // dataset.parts and dataset.joints, and window.sinewViewer.
 
@@ -498,7 +498,8 @@ async function main() {
   message.hidden = hud.hidden;
   const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
-  const [sinew, sources] = await Promise.all([Sinew.load(), shaderSources()]);
+  const runtime = moduleUrl({ simd: params.get('simd') !== '0' });
+  const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
   const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0);
   const viewer = new Viewer(sinew, renderer);
   window.sinewViewer = viewer;

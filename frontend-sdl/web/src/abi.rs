@@ -379,6 +379,37 @@ mod tests {
         sinew_model_close(good);
     }
 
+    #[cfg(feature = "graph")]
+    #[test]
+    fn a_graph_takes_parameters_and_a_refused_one_leaves_it_running() {
+        let m = open(CHARACTER, 64);
+        let c = sinew_character_new(m);
+        assert_eq!(sinew_character_use_graph(c, 0), 1);
+        assert_eq!(sinew_character_graph_state(c), 0);
+        assert_eq!(sinew_character_set_parameter(c, 0, 2.0), 1);
+        assert_eq!(sinew_character_parameter(c, 0), 2.0);
+        assert_eq!(sinew_character_advance(c, 1.0 / 60.0), 1);
+        let state = sinew_character_graph_state(c);
+        assert_eq!(sinew_character_use_graph(c, 3), 0);
+        assert_eq!(text(), "no graph 3 (the file has 1)");
+        assert_eq!(sinew_character_graph_state(c), state, "a refused graph leaves the running one");
+        assert_eq!(sinew_character_parameter(c, 0), 2.0);
+        sinew_character_free(c);
+        sinew_model_close(m);
+    }
+
+    #[cfg(not(feature = "graph"))]
+    #[test]
+    fn without_the_feature_no_graph_starts() {
+        let m = open(CHARACTER, 64);
+        let c = sinew_character_new(m);
+        assert_eq!(sinew_character_use_graph(c, 0), 0);
+        assert_eq!(text(), "this module runs no graphs: load sinew_web_graph.wasm");
+        assert_eq!(sinew_character_graph_state(c), -1);
+        sinew_character_free(c);
+        sinew_model_close(m);
+    }
+
     #[test]
     fn a_character_outlives_its_model_handle_and_reports_bad_calls() {
         let m = open(CHARACTER, 64);
@@ -397,16 +428,6 @@ mod tests {
         assert_eq!(text(), "no skin 1");
         assert_eq!(sinew_character_set_parameter(c, 0, 1.0), 0);
         assert_eq!(text(), "no graph is running");
-        assert_eq!(sinew_character_use_graph(c, 0), 1);
-        assert_eq!(sinew_character_graph_state(c), 0);
-        assert_eq!(sinew_character_set_parameter(c, 0, 2.0), 1);
-        assert_eq!(sinew_character_parameter(c, 0), 2.0);
-        assert_eq!(sinew_character_advance(c, 1.0 / 60.0), 1);
-        let state = sinew_character_graph_state(c);
-        assert_eq!(sinew_character_use_graph(c, 3), 0);
-        assert_eq!(text(), "no graph 3 (the file has 1)");
-        assert_eq!(sinew_character_graph_state(c), state, "a refused graph leaves the running one");
-        assert_eq!(sinew_character_parameter(c, 0), 2.0);
         sinew_character_free(c);
         assert_eq!(sinew_character_update(c, 1), 0);
         assert_eq!(text(), format!("no character {c}"));

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
-import { SINEW } from './paths.mjs';
+import { SINEW, PALETTE } from './paths.mjs';
 import { readPng } from './image.mjs';
 
 const run = promisify(execFile);
@@ -31,4 +31,12 @@ export async function desktopFrame({ model, clip, time, width, height, palette, 
 export async function dump(model, clip, time) {
   const { stdout } = await run(SINEW, ['dump', model, '--clip', clip, '--time', String(time)], { maxBuffer: 64 << 20 });
   return JSON.parse(stdout);
+}
+
+/** The browser runtime's palette computed natively (`cargo run -p sinew-web --example palette --
+ * MODEL CLIP T`): skin 0's 16 floats per joint, shortest round-trip. */
+export async function nativePalette(model, clip, time) {
+  if (!fs.existsSync(PALETTE)) throw new Error(`${PALETTE} not found: cargo build -p sinew-web --example palette`);
+  const { stdout } = await run(PALETTE, [model, clip, String(time)], { maxBuffer: 16 << 20 });
+  return JSON.parse(stdout).palette;
 }

@@ -25,10 +25,12 @@ if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json"
   npm ci --prefix "$web" --no-audit --no-fund
 fi
 
-# The desktop viewer (reference frames, `sinew dump`, `sinew bake`) and the site, which takes
-# three.js from node_modules.
+# The desktop viewer (reference frames, `sinew dump`, `sinew bake`), the runtime's native
+# palette (the bits the wasm modules must give), and the site, which takes three.js from
+# node_modules.
 cargo build -p sinew-frontend
+cargo build -p sinew-web --example palette
 bash frontend-sdl/web/build.sh "$site"
 
 node "$web/test/models.mjs" "$site"
-SINEW_SITE="$site" node --test "$web/test/"
+SINEW_SITE="$site" node --test "$web"/test/*.test.mjs

@@ -1,31 +1,27 @@
-// Smoke test of the browser's glTF importer under Node 20 (no npm packages): bakes Fox.glb
-// through frontend-sdl/web/js/import.js and checks the .sinew magic, then checks that a
-// truncated, a glTF 1.0 and a meshopt-compressed file give the importer's messages.
-//
-//   node frontend-sdl/web/test/import.smoke.mjs [sinew_web_import.wasm] [model.glb]
-//
-// The .wasm defaults to $CARGO_TARGET_DIR (or target/) /wasm32-unknown-unknown/release/, as
-// built by `cargo build --release --target wasm32-unknown-unknown -p sinew-web-import`.
+// The browser's glTF importer module under Node (run.sh runs it with the other tests): the
+// site's sinew_web_import.wasm bakes Fox.glb through js/import.js into a .sinew file, and a
+// truncated, a glTF 1.0 and a meshopt-compressed file give the importer's one-line messages.
 
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { importGltf, importWith } from '../js/import.js';
+import { REPO, ASSETS, SITE } from './paths.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, '../../..');
-const target = process.env.CARGO_TARGET_DIR ?? resolve(root, 'target');
-const wasmPath = process.argv[2] ?? resolve(target, 'wasm32-unknown-unknown/release/sinew_web_import.wasm');
-const glbPath = process.argv[3] ?? resolve(root, '../shared/assets/gltf/Fox/Fox.glb');
+const root = REPO;
+const wasmPath = resolve(SITE, 'sinew_web_import.wasm');
+const glbPath = resolve(ASSETS, 'gltf/Fox/Fox.glb');
 
 /** `core/src/format/mod.rs` MAGIC. */
 const MAGIC = [...'SINEW\0\r\n'].map((c) => c.charCodeAt(0));
 
-let failed = false;
 function check(ok, what) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
-  failed ||= !ok;
+  console.log(what);
+  assert.ok(ok, what);
 }
+
+test('the importer module bakes glTF in the browser runtime and refuses what it cannot read with one line', async () => {
 
 const wasm = readFileSync(wasmPath);
 const glb = new Uint8Array(readFileSync(glbPath));
@@ -69,4 +65,4 @@ try {
   check(/EXT_meshopt_compression.*this build of sinew cannot decode/.test(e.message), `meshopt file: ${e.message}`);
 }
 
-process.exit(failed ? 1 : 0);
+});
