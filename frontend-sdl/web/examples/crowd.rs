@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::Instant;
 
-use sinew_web::character::{outputs, Character};
+use sinew_web::character::{outputs, Character, Work};
 use sinew_web::graph::Scratch;
 use sinew_web::model::WebModel;
 
@@ -24,6 +24,7 @@ fn run(args: &[String]) -> Result<String, String> {
     let clip = |name: &str| model.clips.iter().position(|c| c.clip.name() == name).ok_or(format!("no clip '{name}'"));
     let (a, b) = (clip(a)?, clip(b)?);
     let mut scratch = Scratch::new();
+    let mut work = Work::default();
     let mut crowd = Vec::with_capacity(n);
     for i in 0..n {
         let mut c = Character::new(Rc::clone(&model));
@@ -35,7 +36,7 @@ fn run(args: &[String]) -> Result<String, String> {
     let mut frame = |crowd: &mut Vec<Character>| -> Result<(), String> {
         for c in crowd.iter_mut() {
             c.advance(1.0 / 60.0, &mut scratch)?;
-            c.update(outputs::PALETTES).map_err(|e| e.to_string())?;
+            c.update(outputs::PALETTES, &mut work).map_err(|e| e.to_string())?;
         }
         Ok(())
     };

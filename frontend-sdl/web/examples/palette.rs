@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 use std::rc::Rc;
 
-use sinew_web::character::{outputs, Character};
+use sinew_web::character::{outputs, Character, Work};
 use sinew_web::graph::Scratch;
 use sinew_web::model::WebModel;
 
@@ -23,7 +23,8 @@ fn run(args: &[String]) -> Result<String, String> {
     let mut c = Character::new(Rc::clone(&model));
     c.play(index)?;
     c.advance(t, &mut Scratch::new())?;
-    c.update(outputs::PALETTES).map_err(|e| e.to_string())?;
+    let mut work = Work::default();
+    c.update(outputs::PALETTES, &mut work).map_err(|e| e.to_string())?;
     let floats: Vec<String> =
         c.palettes.first().into_iter().flatten().flat_map(|m| m.to_cols_array()).map(|x| x.to_string()).collect();
     Ok(format!("{{\"palette\":[{}]}}", floats.join(",")))

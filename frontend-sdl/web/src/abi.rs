@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::character::Character;
+use crate::character::{Character, Work};
 use crate::graph::Scratch;
 use crate::model::WebModel;
 
@@ -22,6 +22,7 @@ struct State {
     characters: Vec<Option<Box<Character>>>,
     text: String,
     scratch: Option<Box<Scratch>>,
+    work: Work,
 }
 
 thread_local! {
@@ -301,7 +302,7 @@ pub extern "C" fn sinew_character_advance(id: u32, dt: f32) -> u32 {
 /// or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_update(id: u32, outputs: u32) -> u32 {
-    character(id, 0, |c, _| c.update(outputs).map(|()| 1).map_err(|e| e.to_string()))
+    character(id, 0, |c, s| c.update(outputs, &mut s.work).map(|()| 1).map_err(|e| e.to_string()))
 }
 
 /// Address of the joints' model matrices (16 floats each, column-major); null for no such

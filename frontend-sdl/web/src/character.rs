@@ -33,6 +33,14 @@ pub mod outputs {
     pub const MORPHS: u32 = 8;
 }
 
+/// Buffers a character's update works in and leaves nothing in: the two clips' poses before
+/// they are blended. One serves every character updated in turn.
+#[derive(Debug, Default)]
+pub struct Work {
+    base: Vec<SoaTransform<f32>>,
+    other: Vec<SoaTransform<f32>>,
+}
+
 /// A clip playing: its index, its clock, and its sampling cache (one entry per four joints).
 #[derive(Debug, Clone)]
 struct ClipPlayer {
@@ -51,7 +59,10 @@ impl ClipPlayer {
     }
 
     fn sample(&mut self, model: &WebModel, pose: &mut [SoaTransform<f32>]) -> Result<(), JobError> {
-        let Some(entry) = model.clips.get(self.clip) else { return Ok(()) };
+        let Some(entry) = model.clips.get(self.clip) else {
+            pose.copy_from_slice(model.skeleton.rest_pose());
+            return Ok(());
+        };
         SamplingJob {
             clip: entry.clip,
             time: self.player.time(),
@@ -89,8 +100,6 @@ pub struct Character {
     speed: f32,
     mode: LoopMode,
     pose: Vec<SoaTransform<f32>>,
-    other: Vec<SoaTransform<f32>>,
-    base: Vec<SoaTransform<f32>>,
     /// Model matrices of the joints.
     pub joints: Vec<Mat4<f32>>,
     /// Palette of each skin.
@@ -127,13 +136,12 @@ impl Character {
             playing: true,
             speed: 1.0,
             mode: LoopMode::Loop,
-            pose: rest.clone(),
-            other: rest.clone(),
-            base: rest,
+            pose: rest,
             joints: vec![Mat4::IDENTITY; model.num_joints()],
             palettes: skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect(),
-            dual_quats: skins.iter().map(|s| vec![DualQuat::IDENTITY; s.joints.len()]).collect(),
-            scales: skins.iter().map(|s| vec![SymMat3::IDENTITY; s.joints.len()]).collect(),
+            // Sized by the first update that asks for dual quaternions.
+            dual_quats: vec![Vec::new(); skins.len()],
+            scales: vec![Vec::new(); skins.len()],
             morph_weights,
             parts,
             model,
@@ -142,9 +150,7 @@ impl Character {
     }
 
     fn with_pose_len(mut self, soa: usize) -> Self {
-        for p in [&mut self.pose, &mut self.other, &mut self.base] {
-            p.resize(soa, SoaTransform::IDENTITY);
-        }
+        self.pose.resize(soa, SoaTransform::IDENTITY);
         self
     }
 
@@ -316,10 +322,10 @@ impl Character {
     /// # Errors
     ///
     /// A job's message (not expected: the model's parts were checked at load).
-    pub fn update(&mut self, outputs: u32) -> Result<(), JobError> {
+    pub fn update(&mut self, outputs: u32, work: &mut Work) -> Result<(), JobError> {
         let model = Rc::clone(&self.model);
         if self.graph.is_none() {
-            self.sample_clips(&model)?;
+            self.sample_clips(&model, work)?;
         }
         LocalToModelJob::new(model.skeleton.view(), &self.pose, &mut self.joints).run()?;
         let dqs = outputs & outputs::DQS_ROWS != 0;
@@ -333,6 +339,8 @@ impl Character {
                 SkinMatrixJob::new(&self.joints, &skin.inverse_bind, out).with_joints(&skin.joints).run()?;
             }
             if dqs {
+                dq.resize(skin.joints.len(), DualQuat::IDENTITY);
+                scales.resize(skin.joints.len(), SymMat3::IDENTITY);
                 SkinDualQuatJob::new(&self.joints, &skin.inverse_bind, dq)
                     .with_joints(&skin.joints)
                     .with_scales(scales)
@@ -349,17 +357,22 @@ impl Character {
     }
 
     /// The local pose of the clips: the first sampled, the second blended in.
-    fn sample_clips(&mut self, model: &WebModel) -> Result<(), JobError> {
+    fn sample_clips(&mut self, model: &WebModel, work: &mut Work) -> Result<(), JobError> {
+        // Sampling writes every joint (the rest pose where a clip has no track).
         let rest = model.skeleton.rest_pose();
-        self.pose.copy_from_slice(rest);
-        if let Some(p) = self.primary.as_mut() {
-            p.sample(model, &mut self.pose)?;
+        let blend = self.secondary.is_some() && self.weight > 0.0;
+        let Work { base, other } = work;
+        for w in [&mut *base, &mut *other] {
+            w.resize(rest.len(), SoaTransform::IDENTITY);
         }
-        if let (Some(sec), true) = (self.secondary.as_mut(), self.weight > 0.0) {
-            self.other.copy_from_slice(rest);
-            sec.sample(model, &mut self.other)?;
-            self.base.copy_from_slice(&self.pose);
-            let layers = [Layer::new(&self.base, 1.0 - self.weight), Layer::new(&self.other, self.weight)];
+        let first = if blend { &mut *base } else { &mut self.pose };
+        match self.primary.as_mut() {
+            Some(p) => p.sample(model, first)?,
+            None => first.copy_from_slice(rest),
+        }
+        if let (Some(sec), true) = (self.secondary.as_mut(), blend) {
+            sec.sample(model, other)?;
+            let layers = [Layer::new(base, 1.0 - self.weight), Layer::new(other, self.weight)];
             // The weights sum to 1: any threshold up to 1 leaves the rest pose out.
             BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.5, output: &mut self.pose }
                 .run()?;
