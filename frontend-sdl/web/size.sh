@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What index.html downloads to show a .sinew model, from a built site (build.sh): each file's
 # size and its size gzipped (gzip -9), as a Markdown table with the total. The modules fetched
-# only on demand (graphs, glTF importer, scalar fallback) are listed below it.
+# only on demand (graphs, glTF importer, scalar fallback) are listed below it, then the peer:
+# three.js's skinned-animation subset (WebGLRenderer, SkinnedMesh, AnimationMixer) bundled and
+# minified by esbuild from the lockfile's three, and the ratio of the totals.
 #   bash frontend-sdl/web/size.sh target/site
 set -euo pipefail
 site="${1:-target/site}"
@@ -22,3 +24,20 @@ echo "|---|---|---|"
 for f in sinew_web_graph.wasm sinew_web_import.wasm import.js sinew_web_scalar.wasm; do
   [ -f "$site/$f" ] && row "$f"
 done
+
+web="$(cd "$(dirname "$0")" && pwd)"
+esbuild="$web/node_modules/.bin/esbuild"
+if [ -x "$esbuild" ]; then
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  echo "import { WebGLRenderer, SkinnedMesh, AnimationMixer } from 'three'; export { WebGLRenderer, SkinnedMesh, AnimationMixer };" >"$tmp/entry.js"
+  NODE_PATH="$web/node_modules" "$esbuild" "$tmp/entry.js" --bundle --minify --format=esm --log-level=warning \
+    --alias:three="$web/node_modules/three/build/three.module.js" --outfile="$tmp/three-subset.js"
+  three_raw=$(wc -c <"$tmp/three-subset.js")
+  three_gz=$(gzip -9 -c "$tmp/three-subset.js" | wc -c)
+  printf '\nthree.js %s subset (esbuild --minify): %d bytes, %d gzipped; sinew / three.js gzipped: %.2f\n' \
+    "$(node -p "require('$web/node_modules/three/package.json').version")" "$three_raw" "$three_gz" \
+    "$(awk -v a="$gz" -v b="$three_gz" 'BEGIN { print a / b }')"
+else
+  echo "(npm ci --prefix frontend-sdl/web for the three.js comparison)"
+fi

@@ -1,8 +1,9 @@
-//! The documentation's Rust code is the examples' code: every block of `README.md` and
-//! `core/docs/*.md` under a `<!-- core/examples/NAME.rs#REGION -->` marker must equal, line for
-//! line, the region between `// ANCHOR: REGION` and `// ANCHOR_END: REGION` of that file (less
-//! the region's indentation). The examples themselves are compiled by `cargo test -p sinew` and
-//! run by CI, so the documents show code that compiles and runs.
+//! The documentation's code is the examples' code: every block of `README.md` and
+//! `core/docs/*.md` under a `<!-- core/examples/NAME.rs#REGION -->` (or
+//! `<!-- frontend-sdl/web/js/NAME.js#REGION -->`) marker must equal, line for line, the region
+//! between `// ANCHOR: REGION` and `// ANCHOR_END: REGION` of that file (less the region's
+//! indentation). The Rust examples are compiled by `cargo test -p sinew` and run by CI, the
+//! JavaScript ones run in the browser tests, so the documents show code that runs.
 
 use std::path::Path;
 
@@ -47,15 +48,19 @@ fn documented_code_is_the_examples_code() {
     for (document, text) in documents() {
         // Markers start a line; one quoted inside a sentence is not a marker.
         let mut rest = text.as_str();
-        while let Some(at) = rest.find("\n<!-- core/examples/") {
+        let next = |rest: &str| {
+            ["\n<!-- core/examples/", "\n<!-- frontend-sdl/web/js/"].iter().filter_map(|m| rest.find(m)).min()
+        };
+        while let Some(at) = next(rest) {
             rest = &rest[at + "\n<!-- ".len()..];
             let marker = &rest[..rest.find(" -->").expect("marker ends")];
             let (file, name) = marker.split_once('#').expect("FILE#REGION");
             let after = &rest[marker.len() + " -->".len()..];
+            let fence = if file.ends_with(".js") { "```js\n" } else { "```rust\n" };
             let code = after
                 .trim_start()
-                .strip_prefix("```rust\n")
-                .unwrap_or_else(|| panic!("{document}: {marker}: no rust block"));
+                .strip_prefix(fence)
+                .unwrap_or_else(|| panic!("{document}: {marker}: no {fence} block"));
             let code = &code[..code.find("\n```").expect("block ends")];
             let source = std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
             let want = region(&source, name).unwrap_or_else(|| panic!("{file} has no region {name}"));

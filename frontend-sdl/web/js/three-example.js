@@ -88,7 +88,7 @@ async function main() {
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
 
-  // README: three.js
+  // ANCHOR: three
   const sinew = await Sinew.load(); // sinew_web.wasm, next to sinew.js
   const model = sinew.open(bytes); // a .sinew file's bytes
   const character = model.character(); // plays the first clip; .play(name), .blend(name, w)...
@@ -117,7 +117,7 @@ async function main() {
     followers.forEach((follow) => follow());
     renderer.render(scene, camera);
   }
-  // README: three.js end
+  // ANCHOR_END: three
 
   // Rigid parts follow their node's matrix; morphed parts take the morphed vertices (before skinning).
   const followers = [];

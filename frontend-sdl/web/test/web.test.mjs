@@ -165,6 +165,38 @@ test('viewer palette is the pose `sinew dump` samples (its joint_matrices within
   assert.ok(worst <= 1e-6 * radius, `largest difference ${worst} > 1e-6 x radius ${radius}`);
 });
 
+test('the viewer with its controls, as a page shows it: CesiumMan.glb through the importer (viewer.png, the README screenshot)', T, async () => {
+  const [w, h] = [640, 400];
+  const page = await newPage(browser, { width: w, height: h });
+  await openReady(page, `${server.url}index.html?${query({ model: 'models/CesiumMan.glb', clip: 'clip0', time: 0.5, paused: '1' })}`);
+  const shot = readPng(await page.screenshot());
+  writePng(path.join(OUT, 'viewer.png'), shot);
+  const text = await page.locator('#message').textContent();
+  checkClean(page);
+  await page.context().close();
+  assert.match(text, /^loaded CesiumMan\.glb \(22 joints, 1 clips, 1 mesh parts\)$/);
+  assert.ok(coverage(shot) > 0.05, `the frame is nearly empty: coverage ${coverage(shot)}`);
+});
+
+test("the character's graph runs in the graphs' module and follows its parameters", T, async () => {
+  const page = await newPage(browser);
+  await openReady(page, `${server.url}index.html?${query({ model: 'models/character.sinew', paused: '1' })}`);
+  const run = await page.evaluate(async () => {
+    const v = window.sinewViewer;
+    await v.useGraph(0);
+    const c = v.character;
+    const before = v.model.graphs[0].states[c.graphState];
+    c.playing = true;
+    c.set('speed', 2).advance(0.5);
+    return { before, after: v.model.graphs[0].states[c.graphState], speed: c.parameter(0), state: document.body.dataset.state };
+  });
+  checkClean(page);
+  await page.context().close();
+  console.log(`graph: ${run.before} -> ${run.after} at speed ${run.speed}`);
+  assert.equal(run.state, 'ready');
+  assert.deepEqual([run.before, run.after, run.speed], ['walk', 'stride', 2]);
+});
+
 test('a bad file: the state and #message give one error line, the previous model stays drawn', T, async () => {
   // With its HUD (hud=0 hides #message with the rest): as a user drops a file.
   const { page, img: before } = await stillFrame('index.html', { model: 'models/Fox.sinew', clip: 'Run', time: 0.3 },
