@@ -203,6 +203,22 @@ export class Model {
     return new Uint8Array(this.sinew.wasm.memory.buffer, texture.texels, texture.length);
   }
 
+  /**
+   * A texture's texels as RGBA8: in place for an RGBA8 texture, a widened copy for an RGB565
+   * one (each channel's bits repeated into 8, as the core's `Rgb565::unpack` does).
+   */
+  rgba(texture) {
+    const src = this.texels(texture);
+    if (texture.format !== 'rgb565') return src;
+    const out = new Uint8Array(texture.width * texture.height * 4);
+    for (let i = 0; i < texture.width * texture.height; i++) {
+      const c = src[2 * i] | (src[2 * i + 1] << 8);
+      const [r, g, b] = [(c >> 11) & 31, (c >> 5) & 63, c & 31];
+      out.set([(r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2), 255], 4 * i);
+    }
+    return out;
+  }
+
   /** A new character of this model, playing its first clip. */
   character() {
     return new Character(this, this.sinew.check(this.sinew.wasm.sinew_character_new(this.id)));

@@ -37,17 +37,9 @@ function partGeometry(model, part) {
   return geometry;
 }
 
-/** Texture `t` of `model` as a DataTexture (RGBA8; RGB565 widened), sampled as the part says. */
+/** Texture `t` of `model` as a DataTexture (RGB565 widened to RGBA8), sampled as the part says. */
 function partTexture(model, t, part) {
-  let rgba = model.texels(t).slice();
-  if (t.format === 'rgb565') {
-    const src = rgba;
-    rgba = new Uint8Array(t.width * t.height * 4);
-    for (let i = 0; i < t.width * t.height; i++) {
-      const c = src[2 * i] | (src[2 * i + 1] << 8);
-      rgba.set([((c >> 11) & 31) * 255 / 31, ((c >> 5) & 63) * 255 / 63, (c & 31) * 255 / 31, 255], 4 * i);
-    }
-  }
+  const rgba = model.rgba(t).slice();
   // glTF's uv convention (v down from the first row): flipY stays false.
   const texture = new THREE.DataTexture(rgba, t.width, t.height, THREE.RGBAFormat, THREE.UnsignedByteType);
   texture.colorSpace = THREE.SRGBColorSpace;

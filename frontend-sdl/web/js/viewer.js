@@ -111,15 +111,7 @@ class Renderer {
 
   /** The RGBA texels of texture `t` of `model`, grown to powers of two when the sampler needs it (WebGL 1). */
   texels(model, t, pot) {
-    const src = model.texels(t);
-    let rgba = src;
-    if (t.format === 'rgb565') {
-      rgba = new Uint8Array(t.width * t.height * 4);
-      for (let i = 0; i < t.width * t.height; i++) {
-        const c = src[2 * i] | (src[2 * i + 1] << 8);
-        rgba.set([(((c >> 11) & 31) * 255 + 15) / 31, (((c >> 5) & 63) * 255 + 31) / 63, ((c & 31) * 255 + 15) / 31, 255], 4 * i);
-      }
-    }
+    const rgba = model.rgba(t);
     const p2 = (n) => 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
     const [w, h] = pot ? [p2(t.width), p2(t.height)] : [t.width, t.height];
     if (w === t.width && h === t.height) return { w, h, rgba };
@@ -297,8 +289,7 @@ class Viewer {
       this.character.playing = this.playing;
       this.buildControls();
       prepare?.(character);
-      const cpu = model.meshes.flatMap((m) => m.parts).length;
-      say(`loaded ${name} (${model.joints} joints, ${model.clips.length} clips, ${cpu} mesh parts)`);
+      say(`loaded ${name} (${model.joints} joints, ${model.clips.length} clips, ${parts} mesh parts)`);
       this.frame();
       setState('ready');
       return true;
@@ -355,7 +346,9 @@ class Viewer {
 
   /** Computes the pose and draws it. */
   frame() {
-    const outputs = Outputs.PALETTES | (this.method === 'lbs' ? Outputs.LBS_ROWS : Outputs.DQS_ROWS | Outputs.LBS_ROWS) | Outputs.MORPHS;
+    // Rigid parts take linear-blend rows in either method.
+    const dqs = this.method === 'dqs' ? Outputs.DQS_ROWS : 0;
+    const outputs = Outputs.PALETTES | Outputs.LBS_ROWS | dqs | Outputs.MORPHS;
     this.character?.update(outputs);
     this.render();
     this.syncControls();
@@ -495,7 +488,6 @@ async function main() {
   const height = Number(params.get('height')) || innerHeight;
   [canvas.width, canvas.height] = [width, height];
   hud.hidden = params.get('hud') === '0';
-  message.hidden = hud.hidden;
   const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
   const runtime = moduleUrl({ simd: params.get('simd') !== '0' });
