@@ -14,6 +14,8 @@ export const MODELS = {
   // bench.html's three.js side loads the glTF beside the .sinew (models/Fox.glb).
   'Fox.glb': { copy: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
   'pab_crossarms.glb': { copy: path.join(ASSETS, 'ozz/pab_crossarms.glb') },
+  // Morph targets and their weight track, on a rigid mesh.
+  'AnimatedMorphCube.glb': { copy: path.join(ASSETS, 'gltf/AnimatedMorphCube/AnimatedMorphCube.glb') },
 };
 
 function fresh(out, ...inputs) {

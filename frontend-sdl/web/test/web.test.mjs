@@ -122,6 +122,7 @@ const FRAMES = [
   { name: 'character', model: 'character.sinew', clip: 'walk', time: 0.4 },
   { name: 'CesiumMan', model: 'CesiumMan.glb', clip: 'clip0', time: 0.5 },
   { name: 'Fox', model: 'Fox.sinew', clip: 'Run', time: 0.3 },
+  { name: 'AnimatedMorphCube', model: 'AnimatedMorphCube.glb', clip: 'Square', time: 1.3 },
 ];
 
 for (const f of FRAMES) {
