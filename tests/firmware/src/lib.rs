@@ -20,9 +20,12 @@
 //!    bind-pose inputs read from the asset;
 //! 5. draws it flat-shaded with [`sinew::raster`] into a [`WIDTH`]×[`HEIGHT`] RGB565 frame with
 //!    a 16-bit depth buffer, [`BAND_ROWS`] rows at a time ([`Renderer::render_bands`]);
+//! 6. retargets the pose with [`RetargetJob`] onto the character's own skeleton with its hips'
+//!    path scaled by 5/4 ([`retarget`]), and runs local-to-model on the result;
 //!
 //! and hashes the graph's state (current state, transition and its progress), the model
-//! matrices, the root motion, the skinned positions and each band's pixels with FNV-1a.
+//! matrices, the root motion, the skinned positions, each band's pixels and the retargeted
+//! model matrices with FNV-1a.
 //!
 //! The crate is `no_std` and allocation-free, generic over the scalar ([`Scalar`]: `f32` or
 //! [`Q16`]), so the firmware and a host build compute the same report and their outputs can be
@@ -56,8 +59,9 @@ use core::fmt;
 use sinew::asset::{Asset, GraphBuffers, GraphData, MeshData, ParseError, SkinData};
 use sinew::controller::{ClipEntry, ControllerError, ControllerScratch};
 use sinew::graph::{BlendPoint, Condition, Graph, GraphError, Parameter, State, StateMachine, Transition};
+use sinew::job::retarget::{world_rotations, RetargetJob, RetargetJoint, RetargetRoot, NO_SOURCE};
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
-use sinew::math::{Mat4, SoaTransform, Vec3};
+use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew::raster::{
     BandBuffer, CachedVertex, Depth16, Draw, Indices, Light, Mesh, PixelFormat, RasterError, Renderer, Rgb, Rgb565,
     Shading,
@@ -719,6 +723,53 @@ pub struct PoseSums {
     pub root: u32,
     /// FNV-1a over the skinned positions.
     pub skin: u32,
+    /// FNV-1a over the model matrices of the retargeted pose ([`retarget`]).
+    pub retarget: u32,
+}
+
+/// The retarget root: the character's `hips`.
+pub const RETARGET_HIPS: usize = 1;
+
+/// Retargets `pose` (the character's local pose) onto the character's own skeleton with its
+/// hips' displacement scaled by 5/4 (a user's scale, as for a taller character), every joint
+/// following the joint of the same index, and hashes the result's model matrices. The
+/// retarget's constants (rest world rotations, offsets, root) are computed here each frame, so
+/// the stage keeps nothing in statics: the Cortex-M0 has no RAM to spare. The model matrices,
+/// rotations, offsets and poses are arrays on this function's stack.
+///
+/// # Errors
+///
+/// [`ProbeError::Job`] (not expected for the fixture: a hips height ≤ 0 or a bad matrix).
+#[inline(never)]
+pub fn retarget<R: Scalar>(skeleton: SkeletonView<'_, R>, pose: &[SoaTransform<R>]) -> Result<u32, ProbeError> {
+    let n = skeleton.num_joints();
+    let mut model = [Mat4::IDENTITY; Probe::JOINTS];
+    local_to_model(skeleton, skeleton.rest_pose(), &mut model)?;
+    let mut rest = [Quat::IDENTITY; Probe::JOINTS];
+    world_rotations(&model[..n], &mut rest)?;
+    let mut map = [NO_SOURCE; Probe::JOINTS];
+    for (k, m) in map.iter_mut().enumerate().take(n) {
+        *m = k as u16;
+    }
+    let mut joints = [RetargetJoint::UNMAPPED; Probe::JOINTS];
+    RetargetJoint::offsets(&map[..n], &rest[..n], &rest[..n], &mut joints)?;
+    let root =
+        RetargetRoot::new(RETARGET_HIPS, RETARGET_HIPS, skeleton, &model[..n], &model[..n], Some(R::ratio(5, 4)))?;
+    local_to_model(skeleton, pose, &mut model)?;
+    let mut target = [SoaTransform::IDENTITY; Probe::SOA];
+    RetargetJob {
+        target: skeleton,
+        joints: &joints,
+        root: Some(root),
+        source: &model[..n],
+        world: &mut rest,
+        output: &mut target,
+    }
+    .run()?;
+    local_to_model(skeleton, &target, &mut model)?;
+    let mut h = Fnv1a::new();
+    model.iter().take(n).for_each(|m| h.mat4(m));
+    Ok(h.finish())
 }
 
 /// Poses frame `frame` (from 1), hashes the graph's state, the root motion, the model matrices
@@ -738,6 +789,7 @@ pub fn animate<R: Scalar>(
 ) -> Result<PoseSums, ProbeError> {
     let mut pose = [SoaTransform::IDENTITY; Probe::SOA];
     update(machine, scene, skeleton, frame, &mut pose)?;
+    let retarget = retarget(skeleton, &pose)?;
     let [pose, skin] = pose_and_skin(scene, skeleton, &pose, mesh)?;
     let permille = |w: R| (w * R::from_i32(1000) + R::HALF).trunc_i32();
     let status = machine.transition();
@@ -770,6 +822,7 @@ pub fn animate<R: Scalar>(
         pose,
         root,
         skin,
+        retarget,
     })
 }
 
@@ -816,7 +869,8 @@ pub fn draw<R: Scalar>(scene: &Scene<'_, R>, mesh: &MeshBuffers<R>) -> Result<Pi
 
 /// Runs every frame of the character `machine` (fresh from [`start`]) and writes the report to
 /// `out`: a header line, two lines per frame (`frame N state S transition T progress P walk W
-/// run W graph XXXXXXXX pose XXXXXXXX root XXXXXXXX skin XXXXXXXX pixels XXXXXXXX covered N`,
+/// run W graph XXXXXXXX pose XXXXXXXX root XXXXXXXX skin XXXXXXXX pixels XXXXXXXX covered N
+/// retarget XXXXXXXX`,
 /// `T` being `-` without a transition, then `bands N` and the band hashes), and `checksum
 /// 0xXXXXXXXX`, the FNV-1a of all frame checksums, which it also returns.
 ///
@@ -852,7 +906,7 @@ pub fn report<R: Scalar, W: fmt::Write>(
         }
         writeln!(
             out,
-            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {}",
+            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {} retarget {:08x}",
             s.progress,
             s.weights[0],
             s.weights[1],
@@ -861,14 +915,15 @@ pub fn report<R: Scalar, W: fmt::Write>(
             s.root,
             s.skin,
             pixels.hash(),
-            pixels.covered
+            pixels.covered,
+            s.retarget
         )?;
         write!(out, "bands {f}")?;
         for b in pixels.bands {
             write!(out, " {b:08x}")?;
         }
         writeln!(out)?;
-        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash()] {
+        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash(), s.retarget] {
             total.word(w);
         }
     }

@@ -266,6 +266,54 @@ fn bands_hash_the_full_frame_and_the_character_is_in_view() {
 }
 
 #[test]
+fn the_retarget_stage_keeps_the_pose_and_scales_the_hips_path() {
+    let (scene, _) = character::<f32>();
+    let skeleton = scene.skeleton().unwrap();
+    let n = skeleton.num_joints();
+    let mut rest = [Mat4::IDENTITY; Probe::JOINTS];
+    local_to_model(skeleton.view(), skeleton.rest_pose(), &mut rest).unwrap();
+    // The stage runs on the rest pose and on a pose with the hips moved, with other hashes.
+    let at_rest = retarget(skeleton.view(), skeleton.rest_pose()).unwrap();
+    // A pose with the hips moved: the retargeted hips move 5/4 as far (what the stage does).
+    let mut pose = [SoaTransform::IDENTITY; Probe::SOA];
+    pose[..skeleton.num_soa_joints()].copy_from_slice(skeleton.rest_pose());
+    let mut hips = pose[0].lane(RETARGET_HIPS);
+    hips.translation += Vec3::new(0.2, 0.04, -0.1);
+    pose[0].set_lane(RETARGET_HIPS, &hips);
+    let mut world = [sinew::math::Quat::IDENTITY; Probe::JOINTS];
+    let mut r = [sinew::math::Quat::IDENTITY; Probe::JOINTS];
+    world_rotations(&rest[..n], &mut r).unwrap();
+    let mut joints = [RetargetJoint::UNMAPPED; Probe::JOINTS];
+    let map: Vec<u16> = (0..n as u16).collect();
+    RetargetJoint::offsets(&map, &r[..n], &r[..n], &mut joints).unwrap();
+    let root =
+        RetargetRoot::new(RETARGET_HIPS, RETARGET_HIPS, skeleton.view(), &rest[..n], &rest[..n], Some(1.25)).unwrap();
+    let mut source = [Mat4::IDENTITY; Probe::JOINTS];
+    local_to_model(skeleton.view(), &pose, &mut source).unwrap();
+    let mut out = [SoaTransform::IDENTITY; Probe::SOA];
+    RetargetJob {
+        target: skeleton.view(),
+        joints: &joints,
+        root: Some(root),
+        source: &source[..n],
+        world: &mut world,
+        output: &mut out,
+    }
+    .run()
+    .unwrap();
+    let mut posed = [Mat4::IDENTITY; Probe::JOINTS];
+    local_to_model(skeleton.view(), &out, &mut posed).unwrap();
+    assert_ne!(retarget(skeleton.view(), &pose).unwrap(), at_rest);
+    let moved = posed[RETARGET_HIPS].translation() - rest[RETARGET_HIPS].translation();
+    let want = (source[RETARGET_HIPS].translation() - rest[RETARGET_HIPS].translation()) * 1.25;
+    assert!((moved - want).max_abs() < 1e-5, "{moved:?} {want:?}");
+    for k in 0..n {
+        let (a, b) = (out[k / 4].lane(k % 4), pose[k / 4].lane(k % 4));
+        assert!(a.rotation.angle_between(b.rotation) < 1e-3, "joint {k}");
+    }
+}
+
+#[test]
 fn frames_differ_and_a_fresh_run_repeats_the_report() {
     let mut sums = Vec::new();
     let mut reports = Vec::new();
@@ -284,11 +332,13 @@ fn frames_differ_and_a_fresh_run_repeats_the_report() {
     assert_eq!(lines[lines.len() - 1], std::format!("checksum 0x{:08x}", sums[0]));
     let frames: Vec<Vec<&str>> =
         lines.iter().filter(|l| l.starts_with("frame ")).map(|l| l.split(' ').collect::<Vec<_>>()).collect();
-    // Fields 15, 17, 19, 21: pose, root, skin and pixel hashes; all change every frame.
+    // Fields 15, 17, 19, 21, 25: pose, root, skin, pixel and retarget hashes; all change every
+    // frame.
     for (i, a) in frames.iter().enumerate() {
         assert_eq!(a[14], "pose");
+        assert_eq!(a[24], "retarget");
         for b in &frames[i + 1..] {
-            for k in [15, 17, 19, 21] {
+            for k in [15, 17, 19, 21, 25] {
                 assert_ne!(a[k], b[k], "{a:?} vs {b:?}");
             }
         }
