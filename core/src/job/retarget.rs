@@ -22,7 +22,6 @@
 //! [`LocalToModelJob`](crate::job::LocalToModelJob) on the source skeleton), the target's local
 //! pose comes out, ready to blend with the target's own clips like any other layer.
 
-use crate::math::polar::polar_decompose;
 use crate::math::{Mat4, Quat, SoaTransform, Vec3};
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
@@ -153,8 +152,11 @@ impl<R: Real> RetargetRoot<R> {
     }
 }
 
-/// The rotation part of each model matrix (its polar decomposition's: scale and shear, such as
-/// an armature's 0.01, are left out) into `out`.
+/// The rotation of each model matrix into `out`: its first column's direction, the second's
+/// part orthogonal to it, and their cross product (scale, such as an armature's 0.01, is left
+/// out; a matrix whose scale is not along its axes, which skeletons rarely give, is not
+/// rotation × scale, and this is the rotation closest to its first two axes). [`RetargetJob`]
+/// takes each frame's source rotations the same way.
 ///
 /// # Errors
 ///
@@ -169,10 +171,14 @@ pub fn world_rotations<R: Real>(model: &[Mat4<R>], out: &mut [Quat<R>]) -> Resul
     Ok(())
 }
 
-/// The rotation of a model matrix's upper 3×3.
+/// The rotation of a model matrix's upper 3×3 (Gram-Schmidt on its first two columns: a few
+/// multiplies and two square roots, where a polar decomposition iterates).
 fn rotation_of<R: Real>(m: &Mat4<R>) -> Quat<R> {
     let col = |c: usize| Vec3::new(m.cols[c][0], m.cols[c][1], m.cols[c][2]);
-    polar_decompose([col(0), col(1), col(2)]).0
+    let x = col(0).normalize_or_zero();
+    let y = col(1);
+    let y = (y - x * x.dot(y)).normalize_or_zero();
+    Quat::from_mat3_cols([x, y, x.cross(y)])
 }
 
 /// Turns a source pose into the target's local pose (see the [module](self) for the method).
@@ -221,12 +227,13 @@ impl<R: Real> RetargetJob<'_, R> {
             let parent = self.target.parent(k).and_then(|p| self.world.get(p)).copied().unwrap_or(Quat::IDENTITY);
             let joint = self.joints[k];
             let world = match self.source.get(joint.source as usize) {
+                // Products of unit quaternions: only the output is normalized again.
                 Some(m) if joint.source != NO_SOURCE => {
-                    let world = (rotation_of(m) * joint.offset).normalize();
+                    let world = rotation_of(m) * joint.offset;
                     local.rotation = (parent.conjugate() * world).normalize();
                     world
                 }
-                _ => (parent * local.rotation).normalize(),
+                _ => parent * local.rotation,
             };
             self.world[k] = world;
             if let Some(root) = self.root.filter(|r| r.target as usize == k) {

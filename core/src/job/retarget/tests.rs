@@ -19,8 +19,13 @@ fn trs<R: Real>(t: [f32; 3], axis: [f32; 3], angle: f32, s: f32) -> Transform<R>
 /// A source rig: an armature node scaled by 0.01 and turned -90° about X (a Z-up exporter's),
 /// hips 95 units up, a spine and a head.
 fn source<R: Real>() -> Skeleton<R, 1> {
+    source_scaled(0.01)
+}
+
+/// The source rig with its armature scaled by `scale`.
+fn source_scaled<R: Real>(scale: f32) -> Skeleton<R, 1> {
     let rest = [
-        trs([0.0; 3], [1.0, 0.0, 0.0], -core::f32::consts::FRAC_PI_2, 0.01),
+        trs([0.0; 3], [1.0, 0.0, 0.0], -core::f32::consts::FRAC_PI_2, scale),
         trs([0.0, 0.0, 95.0], [0.0, 0.0, 1.0], 0.3, 1.0),
         trs([0.0, 0.0, 20.0], [1.0, 0.0, 0.0], 0.1, 1.0),
         trs([0.0, 0.0, 30.0], [0.0, 1.0, 0.0], -0.2, 1.0),
@@ -73,7 +78,11 @@ struct Setup<R: Real> {
 
 /// The target's armature is left at rest; hips, spine and head follow the source's.
 fn setup<R: Real>() -> Setup<R> {
-    let (s, t) = (source::<R>(), target::<R>());
+    setup_from(source::<R>())
+}
+
+fn setup_from<R: Real>(s: Skeleton<R, 1>) -> Setup<R> {
+    let t = target::<R>();
     let (ms, mt) = (model(&s, s.rest_pose()), model(&t, t.rest_pose()));
     let mut joints = [RetargetJoint::UNMAPPED; 4];
     RetargetJoint::offsets(&[NO_SOURCE, 1, 2, 3], &rotations(&ms), &rotations(&mt), &mut joints).unwrap();
@@ -163,7 +172,9 @@ fn in_place_keeps_the_vertical_part_of_the_hips_motion() {
 
 #[test]
 fn q16_follows_f32() {
-    let (k, q) = (setup::<f32>(), setup::<Q16>());
+    // An armature scale of 0.01 leaves Q16.16 a handful of bits per axis in the model matrices;
+    // at 0.5 the two follow each other.
+    let (k, q) = (setup_from(source_scaled::<f32>(0.5)), setup_from(source_scaled::<Q16>(0.5)));
     let a = run(&k, &model(&k.source, &source_pose(&k.source)));
     let b = run(&q, &model(&q.source, &source_pose(&q.source)));
     for j in 0..4 {
