@@ -233,7 +233,7 @@ fn scale_is_the_ratio_of_hips_heights() {
     let mut low = renamed(&VRM, "", false);
     low.joints[1].rest.translation = Vec3::new(0.0, -0.2, 0.0);
     let low = model(&low);
-    let e = Retarget::new(&src, &low, None, RetargetOptions::default()).err().expect("error");
+    let e = Retarget::new(&src, &low, None, RetargetOptions::default()).expect_err("error");
     assert!(matches!(&e, RetargetError::HipsHeight { side: Side::Target, name, .. } if name == "hips"), "{e}");
     assert!(e.to_string().contains("height"), "{e}");
     assert!(Retarget::new(&low, &src, None, RetargetOptions { scale: Some(1.0), in_place: false }).is_ok());
@@ -280,7 +280,7 @@ fn explicit_maps_and_their_errors() {
     // `@hips` picks them.
     let m = map("@hips chest\nleftUpperLeg = mixamorig:LeftUpLeg\nspine = mixamorig:Spine\nchest = mixamorig:Spine1");
     assert_eq!(Retarget::new(&s, &t, Some(&m), opts).expect("retarget").hips(), (3, 3));
-    let err = |text: &str| Retarget::new(&s, &t, Some(&map(text)), opts).err().expect("an error");
+    let err = |text: &str| Retarget::new(&s, &t, Some(&map(text)), opts).expect_err("an error");
     assert_eq!(
         err("hips = mixamorig:Hips\nnope = mixamorig:Spine"),
         RetargetError::UnknownJoint { side: Side::Target, name: "nope".into() }
