@@ -425,6 +425,19 @@ impl<'a> Retarget<'a> {
         (self.hips, self.source_hips)
     }
 
+    /// The core's per-joint constants, one per target joint (for a [`RetargetJob`] run by the
+    /// caller, or baked).
+    #[must_use]
+    pub fn joints(&self) -> &[RetargetJoint<f32>] {
+        &self.joints
+    }
+
+    /// The core's hips motion (its `in_place` set from the options).
+    #[must_use]
+    pub fn root(&self) -> RetargetRoot<f32> {
+        self.root
+    }
+
     /// The factor on the hips' displacement.
     #[must_use]
     pub fn scale(&self) -> f32 {

@@ -147,6 +147,9 @@ fn mixamo_prefixes_map_automatically() {
     assert!(report[23].starts_with("scale 1"), "{}", report[23]);
     let u = model(&renamed(&MIXAMO, "mixamorig_", false));
     assert_identity_map(&Retarget::new(&u, &t, None, RetargetOptions::default()).expect("retarget"), "mixamorig_");
+    assert_eq!(r.joints().len(), 22);
+    assert!(r.joints().iter().enumerate().all(|(k, j)| usize::from(j.source) == k));
+    assert_eq!((r.root().target, r.root().source, r.root().in_place), (1, 1, false));
 }
 
 #[test]
