@@ -5,7 +5,8 @@
 //! ([`builtin`]), animation graph files ([`graph_file`], run by [`graph_run`], baked into `.sinew`
 //! files by [`graph_bake`]), the `dump` and `bench` commands' work, the independent measurement
 //! of baked clips' errors ([`clip_error`], with the shell distances of [`shells`]) and the
-//! compression benchmark ([`compression`]).
+//! compression benchmark ([`compression`]), and retargeting one model's poses onto another
+//! ([`retarget`]).
 
 pub mod bake;
 pub mod bench;
@@ -21,5 +22,6 @@ pub mod import;
 pub mod material;
 pub mod model;
 pub mod morph;
+pub mod retarget;
 pub mod rig;
 pub mod shells;

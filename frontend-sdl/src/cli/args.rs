@@ -121,6 +121,30 @@ pub struct InfoArgs {
     pub source: Option<PathBuf>,
     #[command(flatten)]
     pub bound: BoundArgs,
+    /// Instead of the model's contents, print how poses of this model (the source) retarget
+    /// onto FILE (the target): one line per target joint (`TARGET <- SOURCE` or
+    /// `TARGET at rest`), then the hips and the scale.
+    #[arg(long, value_name = "SOURCE", conflicts_with = "source")]
+    pub retarget_from: Option<PathBuf>,
+    #[command(flatten)]
+    pub retarget: RetargetArgs,
+}
+
+/// How `--retarget-from` maps and moves joints (`sinew info`, `sinew dump`).
+#[derive(Args)]
+pub struct RetargetArgs {
+    /// Joint map file for --retarget-from: one `TARGET = SOURCE` per line, `#` comments, and
+    /// optionally `@hips TARGET` (default: the automatic humanoid mapping, Mixamo, VRM,
+    /// Unreal mannequin, then equal names).
+    #[arg(long, value_name = "FILE", requires = "retarget_from")]
+    pub map: Option<PathBuf>,
+    /// With --retarget-from: the factor on the hips' displacement (default: the ratio of the
+    /// hips' rest heights, target over source).
+    #[arg(long, value_name = "S", requires = "retarget_from")]
+    pub retarget_scale: Option<f32>,
+    /// With --retarget-from: drop the horizontal part of the hips' displacement.
+    #[arg(long, requires = "retarget_from")]
+    pub in_place: bool,
 }
 
 /// The arguments of `sinew bench`.
@@ -239,6 +263,13 @@ pub struct DumpArgs {
     /// is a number, or true/false for bools and triggers.
     #[arg(long = "set", value_name = "SPEC", value_parser = parse_set)]
     pub sets: Vec<SetSpec>,
+    /// Dump the pose of this model (the source) retargeted onto MODEL: the source's clip
+    /// (--clip, default its first) sampled at --time (with --raw, from the source loaded
+    /// lossless), mapped by --map or the automatic humanoid mapping.
+    #[arg(long, value_name = "SOURCE", conflicts_with_all = ["graph", "graph_baked", "layers", "additive"])]
+    pub retarget_from: Option<PathBuf>,
+    #[command(flatten)]
+    pub retarget: RetargetArgs,
 }
 
 /// The arguments of `sinew demo`.

@@ -11,8 +11,9 @@ use sinew_offline::graph_bake::baked_graph;
 use sinew_offline::graph_file::GraphFile;
 use sinew_offline::graph_run::{run_layered, SetSpec};
 use sinew_offline::model::Model;
+use sinew_offline::retarget::{JointMap, Retarget, RetargetError, RetargetOptions, Side};
 
-use super::args::DumpArgs;
+use super::args::{DumpArgs, RetargetArgs};
 use super::output::{error, fail, Failure, Out};
 
 /// Where `sinew dump` takes its graph from.
@@ -40,6 +41,8 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         graph,
         graph_baked,
         sets,
+        retarget_from,
+        retarget: retarget_args,
     } = args;
     let opts = if raw {
         BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
@@ -47,17 +50,27 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         BakeOptions::default()
     };
     let model = Model::load(&path, anim.as_deref(), &opts).map_err(|e| fail(&path, e))?;
-    let clip = match clip {
-        Some(key) => {
-            Some(model.find_clip(&key).ok_or_else(|| fail(&path, format!("no clip named or numbered '{key}'")))?)
-        }
-        None => (model.asset().num_clips() > 0).then_some(0),
-    };
-    if skin > 0 && skin >= model.asset().num_skins() {
-        return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
-    }
     if !time.is_finite() {
         return Err(error("--time must be finite"));
+    }
+    if let Some(source_path) = retarget_from {
+        let source = Model::load(&source_path, None, &opts).map_err(|e| fail(&source_path, e))?;
+        let clip = find_clip(&source, &source_path, clip.as_deref())?;
+        let rotation = if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected };
+        let mut pose = Vec::new();
+        source.sample(clip, time, rotation, &mut Vec::new(), &mut pose).map_err(|e| fail(&source_path, e))?;
+        let r = retarget(&source, &source_path, &model, &path, &retarget_args)?;
+        let pose = r.pose(&pose).map_err(|e| fail(&path, e))?;
+        if skin > 0 && skin >= model.asset().num_skins() {
+            return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
+        }
+        let opts = DumpOptions { skin, skinning: skinning.into(), mesh_node, ..DumpOptions::default() };
+        let json = dump_pose(&model, &pose, &opts).map_err(|e| fail(&path, e))?;
+        return Out::new().line(format_args!("{json}"));
+    }
+    let clip = find_clip(&model, &path, clip.as_deref())?;
+    if skin > 0 && skin >= model.asset().num_skins() {
+        return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
     }
     let instance = DumpOptions { skin, skinning: skinning.into(), mesh_node, ..DumpOptions::default() };
     let source = match (graph, graph_baked) {
@@ -111,4 +124,47 @@ fn dump_graph(
     let json = dump_pose(model, &pose, instance).map_err(|e| fail(path, e))?;
     let body = json.strip_suffix('}').unwrap_or(&json);
     Out::new().line(format_args!("{body},\"graph_state\":{}}}", state.to_json()))
+}
+
+/// The clip `key` names (by name or index) in `model`, else its first (`None` without clips).
+fn find_clip(model: &Model, path: &Path, key: Option<&str>) -> Result<Option<usize>, Failure> {
+    match key {
+        Some(key) => {
+            Ok(Some(model.find_clip(key).ok_or_else(|| fail(path, format!("no clip named or numbered '{key}'")))?))
+        }
+        None => Ok((model.asset().num_clips() > 0).then_some(0)),
+    }
+}
+
+/// Sets up retargeting `source`'s poses onto `target` with the map file and options of `args`;
+/// a failure names the file the problem is in (the map for its own errors and the joints it
+/// names, the source for its hips' height, else the target).
+pub fn retarget<'a>(
+    source: &'a Model,
+    source_path: &Path,
+    target: &'a Model,
+    target_path: &Path,
+    args: &RetargetArgs,
+) -> Result<Retarget<'a>, Failure> {
+    let map = match &args.map {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| fail(p, e))?;
+            Some(JointMap::parse(&text).map_err(|e| fail(p, e))?)
+        }
+        None => None,
+    };
+    let options = RetargetOptions { scale: args.retarget_scale, in_place: args.in_place };
+    Retarget::new(source, target, map.as_ref(), options).map_err(|e| {
+        let file = match (&e, &args.map) {
+            (
+                RetargetError::UnknownJoint { .. }
+                | RetargetError::HipsUnmapped { .. }
+                | RetargetError::AboveSkinRoot { .. },
+                Some(m),
+            ) => m.as_path(),
+            (RetargetError::HipsHeight { side: Side::Source, .. }, _) => source_path,
+            _ => target_path,
+        };
+        fail(file, e)
+    })
 }

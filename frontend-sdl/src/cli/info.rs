@@ -7,10 +7,20 @@ use super::measure::{load_with_rig, print_clip_errors};
 use super::output::{fail, Failure, Out};
 
 /// `sinew info`: [`print_info`], then the clips' errors against the imported file (or
-/// `--source` for a `.sinew` file).
+/// `--source` for a `.sinew` file); with `--retarget-from`, the retarget mapping instead.
 pub fn run(args: InfoArgs) -> Result<(), Failure> {
-    let InfoArgs { file, anim, source, bound } = args;
+    let InfoArgs { file, anim, source, bound, retarget_from, retarget } = args;
     let opts = bound.bake_options()?;
+    if let Some(source_path) = retarget_from {
+        let target = Model::load(&file, anim.as_deref(), &opts).map_err(|e| fail(&file, e))?;
+        let source = Model::load(&source_path, None, &opts).map_err(|e| fail(&source_path, e))?;
+        let r = super::dump::retarget(&source, &source_path, &target, &file, &retarget)?;
+        let mut out = Out::new();
+        for line in r.report() {
+            out.line(format_args!("{line}"))?;
+        }
+        return Ok(());
+    }
     let (model, rig) = load_with_rig(&file, anim.as_deref(), &opts)?;
     let mut out = Out::new();
     print_info(&model, &mut out)?;
