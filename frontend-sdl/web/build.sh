@@ -30,7 +30,7 @@ simd="-C target-feature=+simd128"
 module sinew_web.wasm simd "$simd" -p sinew-web --no-default-features
 module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features
 # With the state machines, fetched when a page runs a graph.
-module sinew_web_graph.wasm simd-graph "$simd" -p sinew-web
+module sinew_web_graph.wasm simd "$simd" -p sinew-web
 # The glTF importer, fetched when a page is given a .glb or .gltf.
 module sinew_web_import.wasm scalar "" -p sinew-web-import
 
