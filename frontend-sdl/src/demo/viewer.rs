@@ -721,6 +721,49 @@ mod tests {
     }
 
     #[test]
+    fn a_retarget_source_drives_the_pose_and_stands_to_the_left() {
+        let mut v = humanoid("target");
+        let source = humanoid("source_model");
+        let path = std::env::temp_dir().join(format!("sinew_viewer_{}_source.sinew", std::process::id()));
+        let (bytes, _) = bake(&humanoid_rig(), &BakeOptions::default()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let (target_center, target_floor) = (v.center, v.floor);
+        let attached = v.attach_retarget(&path, None, RetargetOptions { scale: Some(0.5), in_place: false }, 64);
+        std::fs::remove_file(&path).unwrap();
+        attached.unwrap();
+        // The players play the source's clips: the clip list and the sampled pose are its.
+        assert_eq!(v.num_clips(), source.num_clips());
+        let walk = v.clip_model().find_clip("walk").unwrap();
+        v.select(walk);
+        v.advance(0.3).unwrap();
+        assert!(max_diff(&v.clip_pose().unwrap(), &sample(&source, walk, 0.3), 22) < 1e-6);
+        // The model's pose is the source's retargeted, as `Retarget::pose` gives it.
+        let r = setup(
+            &source.model,
+            &source.path,
+            &v.model,
+            &v.path,
+            None,
+            RetargetOptions { scale: Some(0.5), in_place: false },
+        )
+        .unwrap();
+        let want = r.pose(&v.clip_pose().unwrap()).unwrap();
+        assert!(max_diff(&v.pose().unwrap(), &want, 22) < 1e-6);
+        // The hips move by half the source's displacement: the pose is not the source's.
+        assert!(max_diff(&v.pose().unwrap(), &v.clip_pose().unwrap(), 22) > 1e-4);
+        // The source stands to the left on the same ground; the bounds hold both.
+        let d = v.retarget.as_ref().unwrap();
+        assert!(d.offset.x < -0.5 * v.radius && d.offset.y.abs() < 1e-5 && d.offset.z.abs() < 1e-5, "{:?}", d.offset);
+        assert!(v.center.x < target_center.x && (v.floor - target_floor).abs() < 1e-5);
+        // The frame holds both models while the source is shown, the target alone otherwise.
+        let f = v.frame(Skinning::Lbs, false).unwrap();
+        assert!(f.objects.iter().any(|o| o.model_index == 1) && f.objects.iter().any(|o| o.model_index == 0));
+        v.retarget.as_mut().unwrap().show_source = false;
+        let f = v.frame(Skinning::Lbs, false).unwrap();
+        assert!(f.objects.iter().all(|o| o.model_index == 0));
+    }
+
+    #[test]
     fn grid_steps_are_round() {
         assert_eq!(grid_step(5.0), 1.0);
         assert_eq!(grid_step(6.0), 2.0);
