@@ -3,6 +3,7 @@
 //! draw ([`scene`]). The offline pipeline they load models through is [`sinew_offline`].
 
 pub mod demo;
+pub mod retarget;
 pub mod scene;
 pub mod soft;
 

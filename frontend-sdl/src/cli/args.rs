@@ -287,6 +287,16 @@ pub struct DemoArgs {
     pub graph: Option<PathBuf>,
     #[command(flatten)]
     pub sets: GraphSets,
+    /// Play the clips of this model (the source) retargeted onto MODEL (the target): the clip
+    /// list, playback and crossfades are the source's, and the source is drawn to the
+    /// target's left (S shows or hides it). Mapped by --map or the automatic humanoid mapping.
+    #[arg(long, value_name = "SOURCE", requires = "model", conflicts_with = "graph")]
+    pub retarget_from: Option<PathBuf>,
+    #[command(flatten)]
+    pub retarget: RetargetArgs,
+    /// With --retarget-from: start with the source hidden.
+    #[arg(long, requires = "retarget_from")]
+    pub hide_source: bool,
     /// Render N frames headless, then exit (non-zero on GL errors).
     #[arg(long)]
     pub frames: Option<u64>,

@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use sinew::clip::RotationInterpolation;
 use sinew::graph::LayeredGraph;
+use sinew_frontend::retarget::setup;
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::dump::{dump, dump_pose, DumpOptions};
 use sinew_offline::graph_bake::baked_graph;
 use sinew_offline::graph_file::GraphFile;
 use sinew_offline::graph_run::{run_layered, SetSpec};
 use sinew_offline::model::Model;
-use sinew_offline::retarget::{JointMap, Retarget, RetargetError, RetargetOptions, Side};
+use sinew_offline::retarget::{Retarget, RetargetOptions};
 
 use super::args::{DumpArgs, RetargetArgs};
 use super::output::{error, fail, Failure, Out};
@@ -136,9 +137,8 @@ fn find_clip(model: &Model, path: &Path, key: Option<&str>) -> Result<Option<usi
     }
 }
 
-/// Sets up retargeting `source`'s poses onto `target` with the map file and options of `args`;
-/// a failure names the file the problem is in (the map for its own errors and the joints it
-/// names, the source for its hips' height, else the target).
+/// Sets up retargeting `source`'s poses onto `target` with the map file and options of `args`
+/// ([`sinew_frontend::retarget::setup`]); a failure names the file the problem is in.
 pub fn retarget<'a>(
     source: &'a Model,
     source_path: &Path,
@@ -146,25 +146,6 @@ pub fn retarget<'a>(
     target_path: &Path,
     args: &RetargetArgs,
 ) -> Result<Retarget<'a>, Failure> {
-    let map = match &args.map {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| fail(p, e))?;
-            Some(JointMap::parse(&text).map_err(|e| fail(p, e))?)
-        }
-        None => None,
-    };
     let options = RetargetOptions { scale: args.retarget_scale, in_place: args.in_place };
-    Retarget::new(source, target, map.as_ref(), options).map_err(|e| {
-        let file = match (&e, &args.map) {
-            (
-                RetargetError::UnknownJoint { .. }
-                | RetargetError::HipsUnmapped { .. }
-                | RetargetError::AboveSkinRoot { .. },
-                Some(m),
-            ) => m.as_path(),
-            (RetargetError::HipsHeight { side: Side::Source, .. }, _) => source_path,
-            _ => target_path,
-        };
-        fail(file, e)
-    })
+    setup(source, source_path, target, target_path, args.map.as_deref(), options).map_err(|e| fail(&e.file, e.message))
 }

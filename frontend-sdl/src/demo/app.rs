@@ -12,6 +12,7 @@ use super::viewer::Viewer;
 use crate::scene::{default_camera, Camera, Scene};
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
+use sinew_offline::retarget::RetargetOptions;
 
 /// What a mouse drag does to the camera.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +88,20 @@ pub(super) struct App {
     pub(super) cursor: Option<(f32, f32)>,
     /// The animation graph file (and its scheduled changes) that drives every model loaded.
     pub(super) graph: Option<(PathBuf, Vec<SetSpec>)>,
+    /// The model whose clips drive every model loaded through retargeting, with its map file.
+    pub(super) retarget: Option<RetargetSpec>,
+    /// The retarget source's GPU buffers, while the viewer has one.
+    pub(super) source_gpu: Option<GpuModel>,
+}
+
+/// What `--retarget-from` asks for: the source, its map file, its options, and whether the
+/// source starts hidden.
+#[derive(Debug, Clone)]
+pub(super) struct RetargetSpec {
+    pub(super) source: PathBuf,
+    pub(super) map: Option<PathBuf>,
+    pub(super) options: RetargetOptions,
+    pub(super) hide_source: bool,
 }
 
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -118,6 +133,13 @@ impl App {
             snapshot: false,
             cursor: None,
             graph: opts.graph.clone().map(|g| (g, opts.sets.clone())),
+            retarget: opts.retarget_from.clone().map(|source| RetargetSpec {
+                source,
+                map: opts.retarget_map.clone(),
+                options: opts.retarget,
+                hide_source: opts.hide_source,
+            }),
+            source_gpu: None,
         })
     }
 
@@ -127,8 +149,8 @@ impl App {
         self.message = Some(Message { text, error, at: Instant::now() });
     }
 
-    /// Loads a model into the viewer, driven by the demo's graph file when it has one; on
-    /// failure the current view stays and the error is shown.
+    /// Loads a model into the viewer, driven by the demo's graph file or retarget source when
+    /// it has one; on failure the current view stays and the error is shown.
     pub(super) fn load(&mut self, r: &Renderer, path: &Path, anim: Option<&Path>) -> Result<(), String> {
         let mut v = match Viewer::load(path, anim, r.palette_size) {
             Ok(v) => v,
@@ -145,9 +167,32 @@ impl App {
                 return Err(msg);
             }
         }
+        if let Some(spec) = &self.retarget {
+            let attached = v.attach_retarget(&spec.source, spec.map.as_deref(), spec.options, r.palette_size);
+            if let Err(e) = attached {
+                let msg = e.to_string();
+                self.say(msg.clone(), true);
+                return Err(msg);
+            }
+            if let Some(d) = v.retarget.as_mut() {
+                d.show_source = !spec.hide_source;
+            }
+        }
+        let source_gpu = match v.retarget.as_ref().map(|d| (r.upload(&d.source), &d.path)) {
+            Some((Ok(g), _)) => Some(g),
+            Some((Err(e), p)) => {
+                let msg = format!("cannot upload {}: {e}", p.display());
+                self.say(msg.clone(), true);
+                return Err(msg);
+            }
+            None => None,
+        };
         let gpu = match r.upload(&v.model) {
             Ok(g) => g,
             Err(e) => {
+                if let Some(g) = source_gpu {
+                    r.free(g);
+                }
                 let msg = format!("cannot upload {}: {e}", path.display());
                 self.say(msg.clone(), true);
                 return Err(msg);
@@ -169,9 +214,15 @@ impl App {
         if let Some(why) = cpu.first() {
             text.push_str(&format!("; {} parts skinned on the CPU: {why}", cpu.len()));
         }
+        if let Some(d) = &v.retarget {
+            text.push_str(&format!("; playing the clips of {} retargeted", d.path.display()));
+        }
         self.camera = Camera::framing(v.center, v.radius);
         self.camera_auto = false;
         if let Some((_, old)) = self.viewer.replace((v, gpu)) {
+            r.free(old);
+        }
+        if let Some(old) = std::mem::replace(&mut self.source_gpu, source_gpu) {
             r.free(old);
         }
         self.say(text, false);
@@ -183,6 +234,9 @@ impl App {
         if let Some((_, gpu)) = self.viewer.take() {
             r.free(gpu);
             self.camera_auto = true;
+        }
+        if let Some(gpu) = self.source_gpu.take() {
+            r.free(gpu);
         }
     }
 

@@ -90,6 +90,7 @@ impl App {
             }
             for o in &frame.objects {
                 let gpu = match &self.viewer {
+                    Some(_) if o.model_index == 1 => self.source_gpu.as_ref(),
                     Some((_, g)) => Some(g),
                     None => self.scene_gpu.get(o.model_index),
                 };

@@ -207,14 +207,21 @@ fn layout_at(content: &Content, w: f32, h: f32, scale: f32) -> Layout {
     Layout { scale, header, clips, placed, status, message, timeline, help }
 }
 
-/// The help of the scene (`viewer` false), of the model viewer, or of the viewer driven by a
-/// graph (`graph`).
-fn help_text(viewer: bool, graph: bool) -> &'static str {
+/// The help of the scene (`viewer` false), of the model viewer, of the viewer driven by a
+/// graph (`graph`), or of the viewer playing a retarget source's clips (`retarget`).
+fn help_text(viewer: bool, graph: bool, retarget: bool) -> &'static str {
     if viewer && graph {
         "Tab/Shift+Tab or 1-9 select a parameter\n\
          Up/Down change it by 0.1 (Shift 1.0)\n\
          Space/Enter flip a bool, fire a trigger\n\
          P pause   B bones   D LBS/DQS   F frame   H help\n\
+         drag orbit   wheel zoom   right-drag pan\n\
+         Backspace back to the scene   F12 screenshot   Esc quit"
+    } else if viewer && retarget {
+        "Space play/pause   Left/Right scrub   Up/Down speed\n\
+         [ ] or 1-9 clip   L loop mode   C crossfade\n\
+         Tab blend clip   -/= blend weight   Y up axis\n\
+         S source   B bones   D LBS/DQS   F frame   H help\n\
          drag orbit   wheel zoom   right-drag pan\n\
          Backspace back to the scene   F12 screenshot   Esc quit"
     } else if viewer {
@@ -254,7 +261,8 @@ impl App {
         let message =
             self.message.as_ref().filter(|m| m.at.elapsed().as_secs_f32() < MESSAGE_SECONDS).map(|m| m.text.clone());
         let graph = self.viewer.as_ref().is_some_and(|(v, _)| v.graph.is_some());
-        let help = self.help.then(|| help_text(self.viewer.is_some(), graph));
+        let retarget = self.viewer.as_ref().is_some_and(|(v, _)| v.retarget.is_some());
+        let help = self.help.then(|| help_text(self.viewer.is_some(), graph, retarget));
         let Some((v, _)) = &self.viewer else {
             let mut header = format!(
                 "sinew demo: built-in scene   {skin_name}   t {:.1} s{}\n",
@@ -291,6 +299,14 @@ impl App {
             m.asset().num_meshes(),
             if v.z_up { "  Z-up" } else { "" }
         );
+        if let Some(d) = &v.retarget {
+            header.push_str(&format!(
+                "retargeted from {} ({} joints){}\n",
+                d.source.name,
+                d.source.skeleton().num_joints(),
+                if d.show_source { ", shown on the left" } else { "" }
+            ));
+        }
         if let Some(g) = &v.graph {
             header.push_str(&format!(
                 "graph '{}'  t {:.2} s  {}\n{}",
@@ -492,7 +508,7 @@ mod tests {
             ),
             message: message.then(|| format!("cannot load /home/user/models/{long}.glb: {long}")),
             timeline: viewer,
-            help: Some(help_text(viewer, false)),
+            help: Some(help_text(viewer, false, false)),
         }
     }
 
@@ -519,7 +535,7 @@ mod tests {
                     let mut content = worst(viewer, message);
                     if viewer && message {
                         // The graph's help instead of the clips'.
-                        content.help = Some(help_text(true, true));
+                        content.help = Some(help_text(true, true, false));
                     }
                     let l = layout(&content, w, h);
                     let rects: Vec<Rect> = l.placed.rects().collect();

@@ -59,6 +59,11 @@ impl App {
                 Keycode::Minus | Keycode::KpMinus => v.nudge_weight(-0.1),
                 Keycode::Equals | Keycode::Plus | Keycode::KpPlus => v.nudge_weight(0.1),
                 Keycode::L => v.cycle_loop_mode(),
+                Keycode::S => {
+                    if let Some(d) = v.retarget.as_mut() {
+                        d.show_source = !d.show_source;
+                    }
+                }
                 Keycode::Y => {
                     v.z_up = !v.z_up;
                     v.measure_bounds();

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use sinew::job::JobError;
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
+use sinew_offline::retarget::RetargetOptions;
 
 use super::gl::GlError;
 use super::window::GlRequest;
@@ -24,6 +25,14 @@ pub struct DemoOptions {
     pub graph: Option<PathBuf>,
     /// Scheduled changes of the graph's parameters (`NAME=VALUE@SECONDS` of graph time).
     pub sets: Vec<SetSpec>,
+    /// A model (the source) whose clips drive the viewed model through retargeting.
+    pub retarget_from: Option<PathBuf>,
+    /// The joint map file of the retargeting (default: the automatic humanoid mapping).
+    pub retarget_map: Option<PathBuf>,
+    /// The retargeting's hips options.
+    pub retarget: RetargetOptions,
+    /// Start with the retarget source hidden (it is drawn beside the model otherwise).
+    pub hide_source: bool,
     /// Headless: render this many frames, then stop.
     pub frames: Option<u64>,
     /// Headless: write the last frame here (PNG).
@@ -54,6 +63,10 @@ impl Default for DemoOptions {
             clip: None,
             graph: None,
             sets: Vec::new(),
+            retarget_from: None,
+            retarget_map: None,
+            retarget: RetargetOptions::default(),
+            hide_source: false,
             frames: None,
             screenshot: None,
             time: None,
@@ -165,6 +178,12 @@ pub(super) fn validate(opts: &DemoOptions) -> Result<(), DemoError> {
     }
     if opts.graph.is_some() && opts.model.is_none() {
         return Err(DemoError::Options("--graph needs a model to drive".into()));
+    }
+    if opts.retarget_from.is_some() && opts.model.is_none() {
+        return Err(DemoError::Options("--retarget-from needs a model to drive".into()));
+    }
+    if opts.retarget_from.is_some() && opts.graph.is_some() {
+        return Err(DemoError::Options("--retarget-from and --graph cannot be used together".into()));
     }
     if !opts.sets.is_empty() && opts.graph.is_none() {
         return Err(DemoError::Options("--set needs --graph".into()));

@@ -72,7 +72,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
             return Err(DemoError::Load(e));
         }
         if let (Some(key), Some((v, _))) = (&opts.clip, app.viewer.as_mut()) {
-            match v.model.find_clip(key) {
+            match v.clip_model().find_clip(key) {
                 Some(i) => v.select(i),
                 None if headless => return Err(DemoError::Options(format!("no clip named or numbered '{key}'"))),
                 None => app.say(format!("no clip named or numbered '{key}'"), true),

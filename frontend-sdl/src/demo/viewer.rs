@@ -1,24 +1,26 @@
 //! The model viewer's state: a loaded model, its clip playback (play/pause, scrub, speed, loop
 //! mode) on the core's [`Player`], a second clip to blend with or crossfade to (mixed by
-//! [`BlendingJob`]), or an animation graph driving the pose instead ([`GraphDrive`]), and the
-//! model's framing.
+//! [`BlendingJob`]), or an animation graph driving the pose instead ([`GraphDrive`]), or
+//! another model's clips retargeted onto it ([`RetargetDrive`]), and the model's framing.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::job::blending::{BlendingJob, Layer};
-use sinew::job::{JobError, SamplingJob};
+use sinew::job::{JobError, RetargetJob, RetargetJoint, RetargetRoot, SamplingJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew::player::Player;
 
 use super::graph_drive::GraphDrive;
+use crate::retarget::{setup, SetupError};
 use crate::scene::{ground_grid, push_model, Frame};
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::{Model, ModelError, Skinning};
 use sinew_offline::morph::sample_weights;
+use sinew_offline::retarget::RetargetOptions;
 
 /// The loop mode after `mode` (Loop → Once → PingPong → Loop).
 #[must_use]
@@ -86,6 +88,90 @@ impl ClipPlayer {
     }
 }
 
+/// Another model (the source) whose clips drive the viewed model (the target) through
+/// retargeting: the viewer's players play the source's clips, the target takes the retargeted
+/// pose, and the source is drawn beside it (to its left, on the same ground) while
+/// [`RetargetDrive::show_source`].
+#[derive(Debug)]
+pub struct RetargetDrive {
+    /// The source model.
+    pub source: Model,
+    /// The file it came from.
+    pub path: PathBuf,
+    /// The source is Z-up (md5) and is turned to Y-up.
+    pub z_up: bool,
+    /// Draw the source beside the target.
+    pub show_source: bool,
+    /// Where the source stands: a translation applied after its up-axis turn.
+    pub offset: Vec3<f32>,
+    /// The core's constants of [`sinew_offline::retarget::Retarget`], one per target joint.
+    joints: Vec<RetargetJoint<f32>>,
+    /// Its hips motion.
+    root: RetargetRoot<f32>,
+}
+
+impl RetargetDrive {
+    /// The source's object-to-world matrix: its up-axis turn, then [`RetargetDrive::offset`].
+    #[must_use]
+    pub fn world(&self) -> Mat4<f32> {
+        Mat4::from_translation(self.offset) * up_axis(self.z_up)
+    }
+
+    /// The target's local pose for the source's local pose `source_pose`: what
+    /// [`sinew_offline::retarget::Retarget::pose`] gives, with the constants it computed.
+    fn pose(&self, target: &Model, source_pose: &[SoaTransform<f32>]) -> Result<Vec<SoaTransform<f32>>, JobError> {
+        let mut model = Vec::new();
+        self.source.world(source_pose, &mut model)?;
+        let tv = target.skeleton();
+        let mut world = vec![Quat::IDENTITY; tv.num_joints()];
+        let mut output = tv.rest_pose().to_vec();
+        RetargetJob {
+            target: tv,
+            joints: &self.joints,
+            root: Some(self.root),
+            source: &model,
+            world: &mut world,
+            output: &mut output,
+        }
+        .run()?;
+        Ok(output)
+    }
+}
+
+/// The Y-up turn of a Z-up model (identity otherwise).
+fn up_axis(z_up: bool) -> Mat4<f32> {
+    if z_up {
+        Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::X, -std::f32::consts::FRAC_PI_2), Vec3::ONE)
+    } else {
+        Mat4::IDENTITY
+    }
+}
+
+/// The bind-pose bounds `(low, high)` of `model` placed by `world`, in world space (its skinned
+/// vertices, else its joints); `None` when it has no finite point.
+fn bounds(model: &Model, world: Mat4<f32>) -> Option<(Vec3<f32>, Vec3<f32>)> {
+    let rest = model.skeleton().rest_pose().to_vec();
+    let mut points: Vec<Vec3<f32>> = Vec::new();
+    let mut frame = Frame::default();
+    if push_model(&mut frame, model, 0, &rest, world, Skinning::Lbs, None, true).is_ok() {
+        for o in &frame.objects {
+            for part in o.skin_cpu().unwrap_or_default() {
+                points.extend(part.positions.iter().map(|&p| world.transform_point3(p)));
+            }
+        }
+        if points.is_empty() {
+            points.extend(frame.bones.iter().flatten());
+        }
+    }
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for p in points.into_iter().filter(|p| p.is_finite()) {
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    (lo.x <= hi.x).then_some((lo, hi))
+}
+
 /// Crossfade length, in seconds.
 pub const CROSSFADE_SECONDS: f32 = 0.5;
 
@@ -122,6 +208,9 @@ pub struct Viewer {
     pub floor: f32,
     /// An animation graph driving the pose instead of the clips (see [`Viewer::attach_graph`]).
     pub graph: Option<GraphDrive>,
+    /// Another model's clips driving the pose through retargeting (see
+    /// [`Viewer::attach_retarget`]); the players then play its clips.
+    pub retarget: Option<RetargetDrive>,
 }
 
 fn is_md5(path: &Path) -> bool {
@@ -154,6 +243,7 @@ impl Viewer {
             radius: 1.0,
             floor: 0.0,
             graph: None,
+            retarget: None,
         };
         v.measure_bounds();
         Ok(v)
@@ -162,36 +252,25 @@ impl Viewer {
     /// Object-to-world matrix (Z-up models turned to Y-up).
     #[must_use]
     pub fn world(&self) -> Mat4<f32> {
-        if self.z_up {
-            Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::X, -std::f32::consts::FRAC_PI_2), Vec3::ONE)
-        } else {
-            Mat4::IDENTITY
-        }
+        up_axis(self.z_up)
     }
 
-    /// Recomputes the bind-pose bounds in world space (after a change of up axis).
+    /// Recomputes the bind-pose bounds in world space (after a change of up axis). With a
+    /// retarget source, it is placed to the target's left with a gap, its lowest point on the
+    /// target's and its center at the target's depth, and the bounds hold both models.
     pub fn measure_bounds(&mut self) {
-        let world = self.world();
-        let rest = self.model.skeleton().rest_pose().to_vec();
-        let mut points: Vec<Vec3<f32>> = Vec::new();
-        let mut frame = Frame::default();
-        if push_model(&mut frame, &self.model, 0, &rest, world, Skinning::Lbs, None, true).is_ok() {
-            for o in &frame.objects {
-                for part in o.skin_cpu().unwrap_or_default() {
-                    points.extend(part.positions.iter().map(|&p| world.transform_point3(p)));
-                }
-            }
-            if points.is_empty() {
-                points.extend(frame.bones.iter().flatten());
+        let mut both = bounds(&self.model, self.world());
+        if let Some(d) = self.retarget.as_mut() {
+            d.offset = Vec3::ZERO;
+            if let Some((slo, shi)) = bounds(&d.source, d.world()) {
+                let (tlo, thi) = both.unwrap_or((Vec3::ZERO, Vec3::ZERO));
+                let gap = 0.25 * (thi.y - tlo.y).max(shi.y - slo.y);
+                d.offset = Vec3::new(tlo.x - gap - shi.x, tlo.y - slo.y, (tlo.z + thi.z) * 0.5 - (slo.z + shi.z) * 0.5);
+                let (slo, shi) = (slo + d.offset, shi + d.offset);
+                both = Some(both.map_or((slo, shi), |(lo, hi)| (lo.min(slo), hi.max(shi))));
             }
         }
-        let mut lo = Vec3::splat(f32::INFINITY);
-        let mut hi = Vec3::splat(f32::NEG_INFINITY);
-        for p in points.into_iter().filter(|p| p.is_finite()) {
-            lo = lo.min(p);
-            hi = hi.max(p);
-        }
-        if lo.x <= hi.x {
+        if let Some((lo, hi)) = both {
             self.center = (lo + hi) * 0.5;
             self.radius = ((hi - lo).length() * 0.5).max(1.0e-3);
             self.floor = lo.y;
@@ -202,22 +281,67 @@ impl Viewer {
         }
     }
 
+    /// Drives the model by the clips of the model in `path` (the source) retargeted onto it,
+    /// with the joint map file `map` (`None`: the automatic humanoid mapping) and `options`;
+    /// the source is loaded as the viewer's model was (palettes of at most `palette` joints),
+    /// the players start on its first clip, and the source is shown beside the model.
+    ///
+    /// # Errors
+    ///
+    /// A source that cannot be loaded, or a mapping that cannot be set up (see
+    /// [`crate::retarget::setup`]), naming the file; the viewer is unchanged.
+    pub fn attach_retarget(
+        &mut self,
+        path: &Path,
+        map: Option<&Path>,
+        options: RetargetOptions,
+        palette: usize,
+    ) -> Result<(), SetupError> {
+        let opts = BakeOptions { palette: Some(palette), max_influences: 4, ..BakeOptions::default() };
+        let source = Model::load(path, None, &opts)
+            .map_err(|e| SetupError { file: path.to_path_buf(), message: e.to_string() })?;
+        let r = setup(&source, path, &self.model, &self.path, map, options)?;
+        let (joints, root) = (r.joints().to_vec(), r.root());
+        drop(r);
+        self.retarget = Some(RetargetDrive {
+            z_up: is_md5(path),
+            source,
+            path: path.to_path_buf(),
+            show_source: true,
+            offset: Vec3::ZERO,
+            joints,
+            root,
+        });
+        self.primary = self.player_for(0);
+        self.secondary = None;
+        self.weight = 0.0;
+        self.fading = false;
+        self.measure_bounds();
+        Ok(())
+    }
+
+    /// The model whose clips the players play: the retarget source, else the viewed model.
+    #[must_use]
+    pub fn clip_model(&self) -> &Model {
+        self.retarget.as_ref().map_or(&self.model, |d| &d.source)
+    }
+
     /// Number of clips.
     #[must_use]
     pub fn num_clips(&self) -> usize {
-        self.model.asset().num_clips()
+        self.clip_model().asset().num_clips()
     }
 
     /// Name of clip `i`.
     #[must_use]
     pub fn clip_name(&self, i: usize) -> String {
-        self.model.asset().clip(i).map(|c| c.name().to_string()).unwrap_or_default()
+        self.clip_model().asset().clip(i).map(|c| c.name().to_string()).unwrap_or_default()
     }
 
     /// `(start, end)` of clip `i`.
     #[must_use]
     pub fn clip_range(&self, i: usize) -> (f32, f32) {
-        self.model.asset().clip(i).map_or((0.0, 0.0), |c| (c.start(), c.end()))
+        self.clip_model().asset().clip(i).map_or((0.0, 0.0), |c| (c.start(), c.end()))
     }
 
     /// The playback speed factor.
@@ -261,7 +385,7 @@ impl Viewer {
     }
 
     fn player_for(&self, clip: usize) -> Option<ClipPlayer> {
-        ClipPlayer::new(&self.model, clip, self.loop_mode, self.speed)
+        ClipPlayer::new(self.clip_model(), clip, self.loop_mode, self.speed)
     }
 
     /// Switches the primary clip to `clip` at its start (no-op past the clip count).
@@ -374,7 +498,8 @@ impl Viewer {
     }
 
     /// The local pose now: the graph's, or the primary clip (or the rest pose) blended with
-    /// the secondary by the weight with [`BlendingJob`].
+    /// the secondary by the weight with [`BlendingJob`], retargeted from the source while a
+    /// [`RetargetDrive`] drives the model.
     ///
     /// # Errors
     ///
@@ -383,14 +508,29 @@ impl Viewer {
         if let Some(g) = &self.graph {
             return Ok(g.pose().to_vec());
         }
-        let rest = self.model.skeleton().rest_pose();
+        let pose = self.clip_pose()?;
+        match &self.retarget {
+            Some(d) => d.pose(&self.model, &pose),
+            None => Ok(pose),
+        }
+    }
+
+    /// The local pose of [`Viewer::clip_model`] now: the primary clip (or the rest pose)
+    /// blended with the secondary by the weight (the source's pose while retargeting).
+    ///
+    /// # Errors
+    ///
+    /// A [`JobError`] when a clip does not fit the skeleton.
+    pub fn clip_pose(&self) -> Result<Vec<SoaTransform<f32>>, JobError> {
+        let model = self.clip_model();
+        let rest = model.skeleton().rest_pose();
         let mut pose = rest.to_vec();
         if let Some(p) = &self.primary {
-            p.sample(&self.model, &mut pose)?;
+            p.sample(model, &mut pose)?;
         }
         if let (Some(sec), true) = (&self.secondary, self.weight > 0.0) {
             let mut other = rest.to_vec();
-            sec.sample(&self.model, &mut other)?;
+            sec.sample(model, &mut other)?;
             let base = pose.clone();
             let layers = [Layer::new(&base, 1.0 - self.weight), Layer::new(&other, self.weight)];
             // The weights sum to 1: any threshold up to 1 leaves the rest pose out.
@@ -402,16 +542,22 @@ impl Viewer {
     /// The morph weights of mesh `mesh` now: the primary clip's (the mesh's default weights
     /// without a clip or a weights track in it), mixed with the secondary clip's by
     /// [`Viewer::weight`] as the poses are; the default weights while a graph drives the
-    /// model; empty for a mesh without morph targets.
+    /// model or the clips are a retarget source's; empty for a mesh without morph targets.
     ///
     /// # Errors
     ///
     /// A [`JobError`] from [`sample_weights`] (not expected for validated files).
     pub fn morph_weights(&self, mesh: usize) -> Result<Vec<f32>, JobError> {
-        let asset = self.model.asset();
-        if self.graph.is_some() {
-            return sample_weights(&asset, mesh, None, 0.0);
+        if self.graph.is_some() || self.retarget.is_some() {
+            return sample_weights(&self.model.asset(), mesh, None, 0.0);
         }
+        self.clip_morph_weights(mesh)
+    }
+
+    /// The morph weights of mesh `mesh` of [`Viewer::clip_model`] from the clips, as
+    /// [`Viewer::morph_weights`] mixes them.
+    fn clip_morph_weights(&self, mesh: usize) -> Result<Vec<f32>, JobError> {
+        let asset = self.clip_model().asset();
         let at =
             |p: Option<&ClipPlayer>| sample_weights(&asset, mesh, p.map(|p| p.clip), p.map_or(0.0, ClipPlayer::time));
         let mut w = at(self.primary.as_ref())?;
@@ -424,18 +570,29 @@ impl Viewer {
         Ok(w)
     }
 
-    /// What to draw now: the model (as model index 0) with its morph weights, its bones when
-    /// `bones`, and a ground grid under it.
+    /// What to draw now: the model (as model index 0) with its morph weights, the retarget
+    /// source beside it (as model index 1) while it is shown, their bones when `bones`, and a
+    /// ground grid under them.
     ///
     /// # Errors
     ///
     /// As [`Viewer::pose`].
     pub fn frame(&self, skinning: Skinning, bones: bool) -> Result<Frame<'_>, JobError> {
-        let pose = self.pose()?;
         let mut f = Frame::default();
-        push_model(&mut f, &self.model, 0, &pose, self.world(), skinning, None, bones)?;
+        match (&self.retarget, &self.graph) {
+            (Some(d), None) => {
+                let source_pose = self.clip_pose()?;
+                let pose = d.pose(&self.model, &source_pose)?;
+                push_model(&mut f, &self.model, 0, &pose, self.world(), skinning, None, bones)?;
+                if d.show_source {
+                    push_model(&mut f, &d.source, 1, &source_pose, d.world(), skinning, None, bones)?;
+                }
+            }
+            _ => push_model(&mut f, &self.model, 0, &self.pose()?, self.world(), skinning, None, bones)?,
+        }
         for o in &mut f.objects {
-            o.morph_weights = self.morph_weights(o.mesh)?;
+            o.morph_weights =
+                if o.model_index == 1 { self.clip_morph_weights(o.mesh)? } else { self.morph_weights(o.mesh)? };
         }
         let step = grid_step(self.radius);
         let half = (self.radius * 1.5 / step).ceil() * step;
@@ -561,6 +718,49 @@ mod tests {
         assert_eq!((v.primary.as_ref().map(|p| p.clip), v.secondary.is_none(), v.weight), (Some(run), true, 0.0));
         // Next loop modes cycle through all three.
         assert_eq!(next_loop_mode(next_loop_mode(next_loop_mode(LoopMode::Loop))), LoopMode::Loop);
+    }
+
+    #[test]
+    fn a_retarget_source_drives_the_pose_and_stands_to_the_left() {
+        let mut v = humanoid("target");
+        let source = humanoid("source_model");
+        let path = std::env::temp_dir().join(format!("sinew_viewer_{}_source.sinew", std::process::id()));
+        let (bytes, _) = bake(&humanoid_rig(), &BakeOptions::default()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let (target_center, target_floor) = (v.center, v.floor);
+        let attached = v.attach_retarget(&path, None, RetargetOptions { scale: Some(0.5), in_place: false }, 64);
+        std::fs::remove_file(&path).unwrap();
+        attached.unwrap();
+        // The players play the source's clips: the clip list and the sampled pose are its.
+        assert_eq!(v.num_clips(), source.num_clips());
+        let walk = v.clip_model().find_clip("walk").unwrap();
+        v.select(walk);
+        v.advance(0.3).unwrap();
+        assert!(max_diff(&v.clip_pose().unwrap(), &sample(&source, walk, 0.3), 22) < 1e-6);
+        // The model's pose is the source's retargeted, as `Retarget::pose` gives it.
+        let r = setup(
+            &source.model,
+            &source.path,
+            &v.model,
+            &v.path,
+            None,
+            RetargetOptions { scale: Some(0.5), in_place: false },
+        )
+        .unwrap();
+        let want = r.pose(&v.clip_pose().unwrap()).unwrap();
+        assert!(max_diff(&v.pose().unwrap(), &want, 22) < 1e-6);
+        // The hips move by half the source's displacement: the pose is not the source's.
+        assert!(max_diff(&v.pose().unwrap(), &v.clip_pose().unwrap(), 22) > 1e-4);
+        // The source stands to the left on the same ground; the bounds hold both.
+        let d = v.retarget.as_ref().unwrap();
+        assert!(d.offset.x < -0.5 * v.radius && d.offset.y.abs() < 1e-5 && d.offset.z.abs() < 1e-5, "{:?}", d.offset);
+        assert!(v.center.x < target_center.x && (v.floor - target_floor).abs() < 1e-5);
+        // The frame holds both models while the source is shown, the target alone otherwise.
+        let f = v.frame(Skinning::Lbs, false).unwrap();
+        assert!(f.objects.iter().any(|o| o.model_index == 1) && f.objects.iter().any(|o| o.model_index == 0));
+        v.retarget.as_mut().unwrap().show_source = false;
+        let f = v.frame(Skinning::Lbs, false).unwrap();
+        assert!(f.objects.iter().all(|o| o.model_index == 0));
     }
 
     #[test]
