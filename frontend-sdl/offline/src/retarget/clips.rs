@@ -44,8 +44,8 @@ pub struct ResampleOptions {
     pub shell: f64,
     /// Longest interval between two samples, in seconds (default 1/60).
     pub max_step: f64,
-    /// Most parts one source key interval is cut into (default 64); an interval that needs more
-    /// keeps 64 parts.
+    /// Most parts the refinement cuts one source key interval into (default 64); an interval
+    /// that needs more keeps that many (or as many as `max_step` alone asks, if more).
     pub max_parts: usize,
 }
 
@@ -255,13 +255,15 @@ impl Sampler<'_, '_, '_> {
         for pair in keys.windows(2) {
             let (a, b) = (pair[0], pair[1]);
             let span = f64::from(b - a);
-            let mut parts = ((span / opts.max_step).ceil() as usize).clamp(1, opts.max_parts);
+            // Parts of at most `max_step` first, then up to `max_parts` (or those, if more).
+            let mut parts = ((span / opts.max_step).ceil() as usize).clamp(1, MAX_KEYS);
+            let cap = parts.max(opts.max_parts);
             // Cut the interval until every part's middle is within the tolerance.
             let samples = loop {
                 let samples = (1..=parts)
                     .map(|i| self.at(clip, a + (b - a) * (i as f32 / parts as f32)))
                     .collect::<Result<Vec<_>, _>>()?;
-                if parts >= opts.max_parts {
+                if parts >= cap {
                     break samples;
                 }
                 let mut ok = true;
@@ -281,7 +283,7 @@ impl Sampler<'_, '_, '_> {
                 if ok {
                     break samples;
                 }
-                parts = (parts * 2).min(opts.max_parts);
+                parts = (parts * 2).min(cap);
             };
             out.extend(samples);
         }
