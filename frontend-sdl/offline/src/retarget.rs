@@ -22,7 +22,10 @@
 //! Joints above the target skin's root joint (an armature node, say) are never mapped: they
 //! keep their rest transforms.
 
+mod clips;
 pub mod humanoid;
+
+pub use clips::{retarget_clips, ResampleOptions, RetargetClipsError};
 
 use std::fmt;
 
@@ -411,6 +414,18 @@ impl<'a> Retarget<'a> {
         let mut root = RetargetRoot::new(hips, source_hips, tv, &tgt_rest, &src_rest, options.scale)?;
         root.in_place = options.in_place;
         Ok(Retarget { source, target, sources, hips, source_hips, joints, root })
+    }
+
+    /// The source model.
+    #[must_use]
+    pub fn source(&self) -> &'a Model {
+        self.source
+    }
+
+    /// The target model.
+    #[must_use]
+    pub fn target(&self) -> &'a Model {
+        self.target
     }
 
     /// The source joint each target joint follows (`None`: it stays at its rest rotation).

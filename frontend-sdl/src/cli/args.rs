@@ -104,6 +104,17 @@ pub struct BakeArgs {
     /// Name of the baked graph (default: the graph file's stem).
     #[arg(long, requires = "graph")]
     pub graph_name: Option<String>,
+    /// Bake INPUT with this model's (the source's) clips retargeted onto it instead of its own:
+    /// each source clip (loaded lossless) sampled at its key times and between them, mapped by
+    /// --map or the automatic humanoid mapping, then compressed within the bound as usual.
+    #[arg(long, value_name = "SOURCE")]
+    pub retarget_from: Option<PathBuf>,
+    /// With --retarget-from: a source clip to retarget, by name or index (repeatable, kept in
+    /// the order given; default: every source clip).
+    #[arg(long, value_name = "CLIP", requires = "retarget_from")]
+    pub clip: Vec<String>,
+    #[command(flatten)]
+    pub retarget: RetargetArgs,
 }
 
 /// The arguments of `sinew info`.
@@ -130,7 +141,7 @@ pub struct InfoArgs {
     pub retarget: RetargetArgs,
 }
 
-/// How `--retarget-from` maps and moves joints (`sinew info`, `sinew dump`).
+/// How `--retarget-from` maps and moves joints (`sinew info`, `sinew dump`, `sinew bake`).
 #[derive(Args)]
 pub struct RetargetArgs {
     /// Joint map file for --retarget-from: one `TARGET = SOURCE` per line, `#` comments, and

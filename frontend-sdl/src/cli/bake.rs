@@ -4,7 +4,11 @@
 use sinew_offline::bake::{BakeOptions, BakeReport};
 use sinew_offline::graph_bake::bake_graph;
 use sinew_offline::graph_file::GraphFile;
+use std::path::Path;
+
 use sinew_offline::model::Model;
+use sinew_offline::retarget::{retarget_clips, ResampleOptions};
+use sinew_offline::rig::Rig;
 
 use super::args::BakeArgs;
 use super::info::print_info;
@@ -31,7 +35,10 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
         texture_format: args.texture_format.into(),
         ..bound
     };
-    let (mut model, rig) = load_with_rig(&args.input, args.anim.as_deref(), &opts)?;
+    let (mut model, rig) = match &args.retarget_from {
+        Some(source) => load_retargeted(&args, source, &opts)?,
+        None => load_with_rig(&args.input, args.anim.as_deref(), &opts)?,
+    };
     if let Some(graph_path) = &args.graph {
         let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
         let joint = |name: &str| model.skeleton().find(name);
@@ -58,6 +65,62 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
     }
     eprintln!("wrote {} ({} bytes)", output.display(), model.bytes().len());
     Ok(())
+}
+
+/// `sinew bake --retarget-from`: imports the target, loads the source lossless (as
+/// `sinew dump --raw` does), retargets the chosen source clips onto the target's rig (sampled
+/// within a tenth of the bound, see `sinew_offline::retarget::retarget_clips`) in place of its
+/// own clips, and bakes it with `opts`; the rig is returned with the retargeted clips for the
+/// error report.
+fn load_retargeted(args: &BakeArgs, source_path: &Path, opts: &BakeOptions) -> Result<(Model, Option<Rig>), Failure> {
+    let input = &args.input;
+    let is_sinew = |p: &Path| p.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("sinew"));
+    if is_sinew(input) {
+        return Err(fail(
+            input,
+            "--retarget-from needs an imported target (.glb, .gltf or .md5mesh), not a .sinew file",
+        ));
+    }
+    let mut rig = sinew_offline::import::load(input, args.anim.as_deref()).map_err(|e| fail(input, e))?;
+    // The target's skeleton and skins alone, for the retarget's rest poses.
+    let bare = Rig {
+        name: rig.name.clone(),
+        joints: rig.joints.clone(),
+        skins: rig.skins.clone(),
+        meters_per_unit: rig.meters_per_unit,
+        source_nodes: rig.source_nodes.clone(),
+        ..Rig::default()
+    };
+    let target = Model::from_rig(&bare, opts).map_err(|e| fail(input, e))?;
+    let lossless =
+        BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() };
+    let (source, source_rig) = if is_sinew(source_path) {
+        (Model::load(source_path, None, &lossless).map_err(|e| fail(source_path, e))?, None)
+    } else {
+        let r = sinew_offline::import::load(source_path, None).map_err(|e| fail(source_path, e))?;
+        (Model::from_rig(&r, &lossless).map_err(|e| fail(source_path, e))?, Some(r))
+    };
+    let clips: Vec<usize> = if args.clip.is_empty() {
+        (0..source.asset().num_clips()).collect()
+    } else {
+        args.clip
+            .iter()
+            .map(|key| {
+                source.find_clip(key).ok_or_else(|| fail(source_path, format!("no clip named or numbered '{key}'")))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    // Clip names must stay unique in the baked file.
+    if let Some((i, c)) = clips.iter().enumerate().find(|(i, c)| clips[..*i].contains(c)) {
+        let key = args.clip.get(i).map_or("", String::as_str);
+        return Err(fail(source_path, format!("--clip '{key}' selects source clip {c} a second time")));
+    }
+    let retarget = super::dump::retarget(&source, source_path, &target, input, &args.retarget)?;
+    let resample = ResampleOptions { tolerance: 0.1 * opts.tolerance, shell: opts.shell, ..ResampleOptions::default() };
+    rig.clips = retarget_clips(&rig, &source, source_rig.as_ref(), &retarget, &clips, &resample)
+        .map_err(|e| fail(source_path, e))?;
+    let model = Model::from_rig(&rig, opts).map_err(|e| fail(input, e))?;
+    Ok((model, Some(rig)))
 }
 
 /// Writes the bake's report to standard error: a table of the clips (tracks, keys, bytes,
