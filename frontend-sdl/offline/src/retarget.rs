@@ -491,22 +491,34 @@ impl<'a> Retarget<'a> {
     ///
     /// [`RetargetError::Job`] when `source_pose` is shorter than the source skeleton's.
     pub fn pose(&self, source_pose: &[SoaTransform<f32>]) -> Result<Vec<SoaTransform<f32>>, RetargetError> {
-        let mut model = Vec::new();
-        self.source.world(source_pose, &mut model)?;
-        let tv = self.target.skeleton();
-        let mut world = vec![Quat::IDENTITY; tv.num_joints()];
-        let mut output = tv.rest_pose().to_vec();
-        RetargetJob {
-            target: tv,
-            joints: &self.joints,
-            root: Some(self.root),
-            source: &model,
-            world: &mut world,
-            output: &mut output,
-        }
-        .run()?;
-        Ok(output)
+        Ok(retarget_pose(self.source, self.target, &self.joints, self.root, source_pose)?)
     }
+}
+
+/// `target`'s local pose for `source`'s local pose `source_pose`, with the core's constants
+/// `joints` and `root` (from a [`Retarget`] of the two): the source's model matrices, then
+/// [`RetargetJob`]. For a caller that keeps the constants but not the [`Retarget`] borrowing
+/// both models.
+///
+/// # Errors
+///
+/// A [`JobError`] when `source_pose` is shorter than the source skeleton's, or `joints` and
+/// `root` are not the two models'.
+pub fn retarget_pose(
+    source: &Model,
+    target: &Model,
+    joints: &[RetargetJoint<f32>],
+    root: RetargetRoot<f32>,
+    source_pose: &[SoaTransform<f32>],
+) -> Result<Vec<SoaTransform<f32>>, JobError> {
+    let mut model = Vec::new();
+    source.world(source_pose, &mut model)?;
+    let tv = target.skeleton();
+    let mut world = vec![Quat::IDENTITY; tv.num_joints()];
+    let mut output = tv.rest_pose().to_vec();
+    RetargetJob { target: tv, joints, root: Some(root), source: &model, world: &mut world, output: &mut output }
+        .run()?;
+    Ok(output)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::job::blending::{BlendingJob, Layer};
-use sinew::job::{JobError, RetargetJob, RetargetJoint, RetargetRoot, SamplingJob};
+use sinew::job::{JobError, RetargetJoint, RetargetRoot, SamplingJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew::player::Player;
@@ -20,7 +20,7 @@ use sinew_offline::bake::BakeOptions;
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::{Model, ModelError, Skinning};
 use sinew_offline::morph::sample_weights;
-use sinew_offline::retarget::RetargetOptions;
+use sinew_offline::retarget::{retarget_pose, RetargetOptions};
 
 /// The loop mode after `mode` (Loop → Once → PingPong → Loop).
 #[must_use]
@@ -120,21 +120,7 @@ impl RetargetDrive {
     /// The target's local pose for the source's local pose `source_pose`: what
     /// [`sinew_offline::retarget::Retarget::pose`] gives, with the constants it computed.
     fn pose(&self, target: &Model, source_pose: &[SoaTransform<f32>]) -> Result<Vec<SoaTransform<f32>>, JobError> {
-        let mut model = Vec::new();
-        self.source.world(source_pose, &mut model)?;
-        let tv = target.skeleton();
-        let mut world = vec![Quat::IDENTITY; tv.num_joints()];
-        let mut output = tv.rest_pose().to_vec();
-        RetargetJob {
-            target: tv,
-            joints: &self.joints,
-            root: Some(self.root),
-            source: &model,
-            world: &mut world,
-            output: &mut output,
-        }
-        .run()?;
-        Ok(output)
+        retarget_pose(&self.source, target, &self.joints, self.root, source_pose)
     }
 }
 
