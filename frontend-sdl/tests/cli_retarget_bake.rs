@@ -2,67 +2,15 @@
 //! RiggedFigure and baked, against the unbaked retarget (`sinew dump --retarget-from --raw`);
 //! `--clip` selection and order; and bad selections exit 2 with one line.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod retarget_cli;
 
-fn gltf_asset(model: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf").join(model).join(format!("{model}.glb"))
-}
-
-fn map_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/riggedfigure-from-cesiumman.map")
-}
-
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sinew-cli-retarget-bake-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn sinew(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sinew")).args(args).output().expect("sinew runs")
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().expect("UTF-8 path")
-}
-
-fn assert_ok(out: &Output, what: &str) -> String {
-    assert_eq!(out.status.code(), Some(0), "{what}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Asserts exit code 2, nothing on stdout and one stderr line `sinew: FILE: ...` mentioning
-/// `needle`.
-fn assert_fails(out: &Output, file: &Path, needle: &str, what: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{what}: exit code (stderr: {err})");
-    assert!(out.stdout.is_empty(), "{what}: stdout {}", String::from_utf8_lossy(&out.stdout));
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "{what}: one error line, got {err:?}");
-    let prefix = format!("sinew: {}: ", file.display());
-    assert!(lines[0].starts_with(&prefix), "{what}: {:?} does not start with {prefix:?}", lines[0]);
-    assert!(lines[0].contains(needle), "{what}: {:?} does not mention {needle:?}", lines[0]);
-}
+use retarget_cli::{assert_fails, assert_ok, dump_joints, gltf_asset, map_file, p, scratch, sinew};
 
 /// The dump's joint names and world positions.
 fn dump_positions(json: &str) -> Vec<(String, [f64; 3])> {
-    let v: serde_json::Value = serde_json::from_str(json).expect("JSON");
-    let names = v["joints"].as_array().expect("joints");
-    let world = v["joint_world"].as_array().expect("joint_world");
-    assert_eq!(names.len(), world.len());
-    names
-        .iter()
-        .zip(world)
-        .map(|(n, m)| {
-            let m: Vec<f64> = m.as_array().expect("matrix").iter().filter_map(serde_json::Value::as_f64).collect();
-            (n.as_str().expect("name").to_string(), [m[12], m[13], m[14]])
-        })
-        .collect()
+    dump_joints(json).into_iter().map(|(n, m)| (n, [m[12], m[13], m[14]])).collect()
 }
 
-/// The clip names `sinew info` lists (`clip N 'NAME': ...`).
 fn clip_names(info: &str) -> Vec<String> {
     info.lines()
         .filter_map(|l| l.strip_prefix("clip ")?.split_once(" '")?.1.split_once("':").map(|(n, _)| n.to_string()))
@@ -78,7 +26,7 @@ fn clip_names(info: &str) -> Vec<String> {
 /// on the unbaked side (both are inside the baker's measurement on the baked side).
 #[test]
 fn baked_retarget_matches_the_unbaked_one_within_the_bound() {
-    let dir = scratch("match");
+    let dir = scratch("bake-match");
     let (target, source, map) = (gltf_asset("RiggedFigure"), gltf_asset("CesiumMan"), map_file());
     let out = dir.join("figure-walk.sinew");
     let bake = sinew(&["bake", p(&target), "--retarget-from", p(&source), "--map", p(&map), "-o", p(&out)]);
@@ -127,7 +75,7 @@ fn baked_retarget_matches_the_unbaked_one_within_the_bound() {
 /// a loose bound to keep the bake quick); a repeated or unknown clip exits 2 with one line.
 #[test]
 fn clip_selection_and_bad_clips() {
-    let dir = scratch("clips");
+    let dir = scratch("bake-clips");
     let fox = gltf_asset("Fox");
     let out = dir.join("fox.sinew");
     let base = ["bake", p(&fox), "--retarget-from", p(&fox), "--retarget-scale", "1", "--tolerance", "0.05"];

@@ -7,9 +7,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use common::{read_png, Display, Image};
+use common::{read_png, sinew, Display, Image};
 
 fn tmp(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo_retarget_{}_{name}", std::process::id()))
@@ -26,17 +25,6 @@ fn map_file() -> String {
         .to_str()
         .expect("UTF-8 path")
         .to_string()
-}
-
-fn sinew(display: Option<&Display>, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_sinew"));
-    c.args(args);
-    if let Some(d) = display {
-        c.env("DISPLAY", &d.name);
-    }
-    let out = c.output().expect("run sinew");
-    eprintln!("sinew {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
-    out
 }
 
 /// RiggedFigure driven by CesiumMan's `clip0` at `time`, 640 × 360 without the HUD, with

@@ -6,9 +6,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{coverage, read_png, Display};
+use common::{coverage, read_png, sinew, Display};
 
 /// The minimal graph for Fox (idle, and a synced walk/run blend space), shared by the graph tests.
 const GRAPH: &str = include_str!("../offline/tests/data/fox_graph.json");
@@ -27,17 +27,6 @@ fn graph_file(name: &str, json: &str) -> String {
     let path = tmp(name);
     std::fs::write(&path, json).expect("graph file");
     path.display().to_string()
-}
-
-fn sinew(display: Option<&Display>, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_sinew"));
-    c.args(args);
-    if let Some(d) = display {
-        c.env("DISPLAY", &d.name);
-    }
-    let out = c.output().expect("run sinew");
-    eprintln!("sinew {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
-    out
 }
 
 fn stderr(o: &Output) -> String {

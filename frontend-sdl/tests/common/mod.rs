@@ -1,9 +1,10 @@
-//! Shared by the demo tests: an X display to open windows on, and PNG checks.
+//! Shared by the demo tests: an X display to open windows on, the `sinew` binary run on it,
+//! and PNG checks.
 
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// An X display: the one in `DISPLAY`, or a private Xvfb started for the test and stopped
 /// when this is dropped.
@@ -48,6 +49,18 @@ pub struct Image {
     pub width: u32,
     pub height: u32,
     pub rgba: Vec<u8>,
+}
+
+/// Runs the `sinew` binary with `args`, on `display` when given, and echoes its standard error.
+pub fn sinew(display: Option<&Display>, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sinew"));
+    c.args(args);
+    if let Some(d) = display {
+        c.env("DISPLAY", &d.name);
+    }
+    let out = c.output().expect("run sinew");
+    eprintln!("sinew {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    out
 }
 
 /// Reads an RGBA8 PNG (an RGB8 one, as `sinew soft` writes, gets an opaque alpha).
