@@ -120,7 +120,7 @@ impl Character {
     /// A character of `model` playing its first clip (the rest pose without clips).
     #[must_use]
     pub fn new(model: Rc<WebModel>) -> Character {
-        let soa = model.skeleton.num_soa_joints();
+        // One element per four joints, as the rest pose has.
         let rest = model.skeleton.rest_pose().to_vec();
         let skins = &model.skins;
         let morph_weights = (0..model.meshes.len())
@@ -146,12 +146,6 @@ impl Character {
             parts,
             model,
         }
-        .with_pose_len(soa)
-    }
-
-    fn with_pose_len(mut self, soa: usize) -> Self {
-        self.pose.resize(soa, SoaTransform::IDENTITY);
-        self
     }
 
     /// Plays clip `clip` from its start, alone (any blend or crossfade ends, the graph stops).
