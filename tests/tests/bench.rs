@@ -15,7 +15,7 @@ fn load(rel: &str) -> Model {
 
 #[test]
 fn stages_report_the_kit_workloads() {
-    let m = bench::run(&load("ozz/pab_crossarms.glb"), 0).unwrap();
+    let m = bench::run(&load("ozz/pab_crossarms.glb"), 0, 1).unwrap();
     let stages: Vec<(&str, usize)> = m.iter().map(|x| (x.stage, x.count)).collect();
     assert_eq!(
         stages,
@@ -46,5 +46,24 @@ fn crowd_updates_every_character_on_one_and_several_threads() {
         assert!(x.ms_per_frame.is_finite() && x.ms_per_frame > 0.0, "{x:?}");
         let per_frame = 16.0 * 16.6 / x.ms_per_frame;
         assert!((x.per_60hz_frame - per_frame).abs() <= 1e-9 * per_frame, "{x:?}");
+    }
+}
+
+#[test]
+fn the_kit_crowd_gives_the_same_palettes_on_any_number_of_threads() {
+    let model = load("gltf/Fox/Fox.glb");
+    let run = |threads: usize| {
+        let mut crowd = bench::KitCrowd::new(&model, 1, 37).unwrap();
+        crowd.run_frames(5, threads).unwrap();
+        assert_eq!(crowd.palettes().len(), 37 * crowd.palette_len());
+        let bits = crowd.palettes().iter().flat_map(|m| m.to_cols_array()).map(f32::to_bits).collect::<Vec<_>>();
+        (bits, 16 * crowd.palette_len())
+    };
+    let (one, slot) = run(1);
+    // Every character's palette moved from the identity matrices it starts as.
+    let identity: Vec<u32> = sinew::math::Mat4::<f32>::IDENTITY.to_cols_array().map(f32::to_bits).to_vec();
+    assert!(one.chunks(slot).all(|p| p.chunks(16).any(|m| m != identity.as_slice())));
+    for threads in [2, 3, 64] {
+        assert!(run(threads).0 == one, "{threads} threads");
     }
 }

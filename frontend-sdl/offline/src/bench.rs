@@ -89,12 +89,13 @@ pub fn sample_next_frame(
     .run()
 }
 
-/// Runs the kit's workloads on `model`'s clip `clip`.
+/// Runs the kit's workloads on `model`'s clip `clip`, the crowd on `threads` threads
+/// ([`crowd_stage`]).
 ///
 /// # Errors
 ///
 /// A message when the model has no clip or a job refuses its inputs.
-pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
+pub fn run(model: &Model, clip: usize, threads: usize) -> Result<Vec<Measurement>, String> {
     let asset = model.asset();
     let c = asset.clip(clip).ok_or("the model has no such clip")?;
     let skel = model.skeleton();
@@ -235,7 +236,7 @@ pub fn run(model: &Model, clip: usize) -> Result<Vec<Measurement>, String> {
     if let Some(e) = err {
         return Err(e.to_string());
     }
-    out.push(crowd_stage(model, clip, CROWD)?);
+    out.push(crowd_stage(model, clip, CROWD, threads)?);
     Ok(out)
 }
 
@@ -249,89 +250,252 @@ pub const CROWD: usize = 1000;
 /// `w = 0.25 + 0.5 · (((frame + i) mod 64) / 63)` and `1 − w`, runs local-to-model (identity
 /// root) and writes its palette: model × inverse bind for each skin joint that carries weight
 /// in the first skinned mesh (every skin joint without such a mesh), into its own slot of an `n ×` palette
-/// array. Poses and model matrices are scratch shared by all characters. The value is ns per
-/// character.
+/// array. The value is wall-clock ns per character.
+///
+/// `threads` > 1 splits the characters into that many runs of consecutive characters, one per
+/// thread of a pool of `threads` (the caller's thread waits); each run has its own working
+/// memory (poses and model matrices). The characters' results do not depend on the split
+/// ([`KitCrowd`]).
 ///
 /// # Errors
 ///
-/// A message when the model has no such clip or a job refuses its inputs.
-pub fn crowd_stage(model: &Model, clip: usize, n: usize) -> Result<Measurement, String> {
-    let asset = model.asset();
-    let c = asset.clip(clip).ok_or("the model has no such clip")?;
-    let skel = model.skeleton();
-    let soa = skel.num_soa_joints();
-    let (skin_joints, skin_ib) = model.skin_bind(0).unwrap_or((&[], &[]));
-    // The palette joints: the skin joints that carry weight in the first skinned mesh, in skin
-    // order (a part's palette may also list joints only zero weights name).
-    let mut used = vec![false; skin_ib.len()];
-    if let Some(mesh) = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin() == Some(0)) {
-        for p in mesh.parts() {
-            for v in 0..p.num_vertices() {
-                for k in (0..p.influences()).filter(|&k| p.weight::<f32>(v, k) != 0.0) {
-                    if let Some(u) = used.get_mut(p.palette(p.joint(v, k) as usize) as usize) {
-                        *u = true;
-                    }
-                }
-            }
-        }
-    }
-    if !used.contains(&true) {
-        used.fill(true);
-    }
-    let palette_joints: Vec<u16> = (0..skin_ib.len()).filter(|&j| used[j]).map(|j| skin_joints[j]).collect();
-    let inverse_bind: Vec<Mat4<f32>> = (0..skin_ib.len()).filter(|&j| used[j]).map(|j| skin_ib[j]).collect();
-    let np = inverse_bind.len();
-
-    let duration = c.end() - c.start();
-    let n = n.max(1);
-    let mut times: Vec<f32> = (0..n).map(|i| (i as f32 * 0.618_034) % 1.0 * duration).collect();
-    let mut caches = vec![SoaTrackCache::<f32>::EMPTY; n * 2 * soa];
-    let mut palettes = vec![Mat4::<f32>::IDENTITY; n * np.max(1)];
-    let mut scratch = Scratch {
-        pose_a: vec![SoaTransform::IDENTITY; soa],
-        pose_b: vec![SoaTransform::IDENTITY; soa],
-        blended: vec![SoaTransform::IDENTITY; soa],
-        world: vec![Mat4::IDENTITY; skel.num_joints()],
-    };
-    let character = Character { clip: c, skeleton: skel, palette_joints: &palette_joints, inverse_bind: &inverse_bind };
-    let wrap = |t: f32| if t >= duration { t - duration } else { t };
-    let mut frame = 0u32;
+/// A message when the model has no such clip, a job refuses its inputs, or `threads` > 1 in a
+/// build without the `threads` feature.
+pub fn crowd_stage(model: &Model, clip: usize, n: usize, threads: usize) -> Result<Measurement, String> {
+    let mut crowd = KitCrowd::new(model, clip, n)?;
+    let pool = crowd_pool(threads)?;
     let mut err = None;
     let (med, lo, hi) = time_it(|| {
-        frame = frame.wrapping_add(1);
-        let mut one_frame = || {
-            let per = caches.chunks_exact_mut(2 * soa).zip(palettes.chunks_exact_mut(np.max(1)));
-            for (i, ((cache, palette), t)) in per.zip(times.iter_mut()).enumerate() {
-                *t = wrap(*t + 1.0 / 60.0);
-                let times = (c.start() + *t, c.start() + wrap(*t + 0.5 * duration));
-                let w = 0.25 + 0.5 * ((frame.wrapping_add(i as u32) & 63) as f32 / 63.0);
-                if let Err(e) = character.update(times, w, cache, &mut palette[..np], &mut scratch) {
-                    err = Some(e);
-                }
-            }
-        };
         // The first frame fills every cache from empty; the others run through `steady`, which
         // a profiler can count alone.
-        if frame == 1 {
-            one_frame();
-        } else {
-            steady(one_frame);
+        let r = if crowd.frame == 0 { crowd.frame(pool.as_ref()) } else { steady(|| crowd.frame(pool.as_ref())) };
+        if let Err(e) = r {
+            err = Some(e);
         }
-        black_box(&palettes);
+        black_box(crowd.palettes());
     });
     if let Some(e) = err {
         return Err(e.to_string());
     }
-    eprintln!("  crowd: {n} characters, palette of {np} matrices each");
+    let (n, np) = (crowd.times.len(), crowd.np);
+    eprintln!("  crowd: {n} characters, palette of {np} matrices each, {} thread(s)", threads.max(1));
     Ok(Measurement { stage: "crowd", ns_per_unit: med / n as f64, count: n, min_max: (lo, hi) })
+}
+
+/// The pool that runs a crowd frame on `threads` threads: none for one thread.
+#[cfg(feature = "threads")]
+fn crowd_pool(threads: usize) -> Result<Option<rayon::ThreadPool>, String> {
+    if threads <= 1 {
+        return Ok(None);
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    pool.map(Some).map_err(|e| format!("cannot start {threads} threads: {e}"))
+}
+
+/// Without the `threads` feature there is no pool: only one thread.
+#[cfg(not(feature = "threads"))]
+fn crowd_pool(threads: usize) -> Result<Option<NoPool>, String> {
+    if threads <= 1 {
+        Ok(None)
+    } else {
+        Err(format!("--threads {threads}: this build has no threads (the `threads` feature)"))
+    }
+}
+
+/// The stand-in pool of a build without threads (never made).
+#[cfg(not(feature = "threads"))]
+enum NoPool {}
+
+#[cfg(feature = "threads")]
+type Pool = rayon::ThreadPool;
+#[cfg(not(feature = "threads"))]
+type Pool = NoPool;
+
+/// The state of the kit's crowd ([`crowd_stage`]) between frames: each character's time,
+/// sampling caches and palette, in arrays character after character, and the working memory
+/// of each thread.
+pub struct KitCrowd<'a> {
+    character: Character<'a>,
+    duration: f32,
+    /// Joints of a palette.
+    np: usize,
+    /// Frames run so far.
+    frame: u32,
+    times: Vec<f32>,
+    caches: Vec<SoaTrackCache<f32>>,
+    palettes: Vec<Mat4<f32>>,
+    /// One per thread (grown on the first frame with more threads).
+    scratch: Vec<Scratch>,
+    /// The first error of each thread's run of characters in the last frame.
+    errors: Vec<Option<JobError>>,
+}
+
+impl<'a> KitCrowd<'a> {
+    /// `n` (at least 1) characters playing `model`'s clip `clip`, before their first frame.
+    ///
+    /// # Errors
+    ///
+    /// A message when the model has no such clip.
+    pub fn new(model: &'a Model, clip: usize, n: usize) -> Result<Self, String> {
+        let asset = model.asset();
+        let c = asset.clip(clip).ok_or("the model has no such clip")?;
+        let skel = model.skeleton();
+        let soa = skel.num_soa_joints();
+        let (skin_joints, skin_ib) = model.skin_bind(0).unwrap_or((&[], &[]));
+        // The palette joints: the skin joints that carry weight in the first skinned mesh, in
+        // skin order (a part's palette may also list joints only zero weights name).
+        let mut used = vec![false; skin_ib.len()];
+        if let Some(mesh) = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin() == Some(0)) {
+            for p in mesh.parts() {
+                for v in 0..p.num_vertices() {
+                    for k in (0..p.influences()).filter(|&k| p.weight::<f32>(v, k) != 0.0) {
+                        if let Some(u) = used.get_mut(p.palette(p.joint(v, k) as usize) as usize) {
+                            *u = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !used.contains(&true) {
+            used.fill(true);
+        }
+        let palette_joints: Vec<u16> = (0..skin_ib.len()).filter(|&j| used[j]).map(|j| skin_joints[j]).collect();
+        let inverse_bind: Vec<Mat4<f32>> = (0..skin_ib.len()).filter(|&j| used[j]).map(|j| skin_ib[j]).collect();
+        let np = inverse_bind.len();
+        let duration = c.end() - c.start();
+        let n = n.max(1);
+        Ok(KitCrowd {
+            character: Character { clip: c, skeleton: skel, palette_joints, inverse_bind },
+            duration,
+            np,
+            frame: 0,
+            times: (0..n).map(|i| (i as f32 * 0.618_034) % 1.0 * duration).collect(),
+            caches: vec![SoaTrackCache::<f32>::EMPTY; n * 2 * soa],
+            palettes: vec![Mat4::<f32>::IDENTITY; n * np.max(1)],
+            scratch: vec![Scratch::new(skel)],
+            errors: vec![None],
+        })
+    }
+
+    /// Every character's palette after the last frame, character after character (each
+    /// [`KitCrowd::palette_len`] matrices, at least one).
+    pub fn palettes(&self) -> &[Mat4<f32>] {
+        &self.palettes
+    }
+
+    /// Matrices of one character's slot in [`KitCrowd::palettes`].
+    pub fn palette_len(&self) -> usize {
+        self.np.max(1)
+    }
+
+    /// Runs one frame: on the caller's thread without a pool, else split over the pool's
+    /// threads (a run of consecutive characters each).
+    fn frame(&mut self, pool: Option<&Pool>) -> Result<(), JobError> {
+        self.frame = self.frame.wrapping_add(1);
+        let n = self.times.len();
+        let soa = self.character.skeleton.num_soa_joints();
+        let np = self.np.max(1);
+        let threads = pool.map_or(1, pool_threads).clamp(1, n);
+        while self.scratch.len() < threads {
+            self.scratch.push(Scratch::new(self.character.skeleton));
+            self.errors.push(None);
+        }
+        let per = n.div_ceil(threads);
+        let runs = self
+            .caches
+            .chunks_mut(per * 2 * soa)
+            .zip(self.palettes.chunks_mut(per * np))
+            .zip(self.times.chunks_mut(per))
+            .zip(self.scratch.iter_mut().zip(self.errors.iter_mut()))
+            .enumerate()
+            .map(|(k, (((caches, palettes), times), (scratch, error)))| Run {
+                first: k * per,
+                caches,
+                palettes,
+                times,
+                scratch,
+                error,
+            });
+        let (character, duration, frame) = (&self.character, self.duration, self.frame);
+        match pool {
+            None => runs.for_each(|r| r.update(character, duration, frame, soa, np)),
+            #[cfg(feature = "threads")]
+            Some(pool) => pool.scope(|s| {
+                for r in runs {
+                    s.spawn(move |_| r.update(character, duration, frame, soa, np));
+                }
+            }),
+            #[cfg(not(feature = "threads"))]
+            Some(never) => match *never {},
+        }
+        match self.errors.iter_mut().find_map(Option::take) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `frames` frames on `threads` threads (1: the caller's), as `sinew bench --threads`
+    /// does, untimed.
+    ///
+    /// # Errors
+    ///
+    /// The first job error, or a message when the pool cannot be made.
+    pub fn run_frames(&mut self, frames: usize, threads: usize) -> Result<(), String> {
+        let pool = crowd_pool(threads)?;
+        for _ in 0..frames {
+            self.frame(pool.as_ref()).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// Threads of a pool.
+#[cfg(feature = "threads")]
+fn pool_threads(pool: &Pool) -> usize {
+    pool.current_num_threads()
+}
+
+/// Threads of a pool that cannot exist.
+#[cfg(not(feature = "threads"))]
+fn pool_threads(never: &Pool) -> usize {
+    match *never {}
+}
+
+/// One thread's share of a crowd frame: consecutive characters from `first`.
+struct Run<'r> {
+    first: usize,
+    caches: &'r mut [SoaTrackCache<f32>],
+    palettes: &'r mut [Mat4<f32>],
+    times: &'r mut [f32],
+    scratch: &'r mut Scratch,
+    error: &'r mut Option<JobError>,
+}
+
+impl Run<'_> {
+    /// Updates the run's characters for frame `frame`, keeping the first error.
+    /// `slot`: matrices of a character's palette slot.
+    fn update(self, character: &Character<'_>, duration: f32, frame: u32, soa: usize, slot: usize) {
+        let wrap = |t: f32| if t >= duration { t - duration } else { t };
+        let per = self.caches.chunks_exact_mut(2 * soa).zip(self.palettes.chunks_exact_mut(slot));
+        for (k, ((cache, palette), t)) in per.zip(self.times.iter_mut()).enumerate() {
+            let i = self.first + k;
+            *t = wrap(*t + 1.0 / 60.0);
+            let times = (character.clip.start() + *t, character.clip.start() + wrap(*t + 0.5 * duration));
+            let w = 0.25 + 0.5 * ((frame.wrapping_add(i as u32) & 63) as f32 / 63.0);
+            let np = character.inverse_bind.len();
+            if let Err(e) = character.update(times, w, cache, &mut palette[..np], self.scratch) {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
 }
 
 /// Runs `f`: a frame of the crowd after the first, whose caches are already filled. Not
 /// inlined, so that a profiler can count these frames alone
 /// (`valgrind --tool=callgrind --toggle-collect='*bench::steady*'`).
 #[inline(never)]
-fn steady(f: impl FnOnce()) {
-    f();
+fn steady<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// What the characters of the kit's crowd share: the clip, the skeleton and the palette's
@@ -339,8 +503,8 @@ fn steady(f: impl FnOnce()) {
 struct Character<'a> {
     clip: sinew::clip::Clip<'a>,
     skeleton: sinew::skeleton::SkeletonView<'a, f32>,
-    palette_joints: &'a [u16],
-    inverse_bind: &'a [Mat4<f32>],
+    palette_joints: Vec<u16>,
+    inverse_bind: Vec<Mat4<f32>>,
 }
 
 impl Character<'_> {
@@ -379,8 +543,8 @@ impl Character<'_> {
         .run()?;
         SkinMatrixJob {
             model: &s.world,
-            inverse_bind: self.inverse_bind,
-            joints: Some(self.palette_joints),
+            inverse_bind: &self.inverse_bind,
+            joints: Some(&self.palette_joints),
             output: palette,
         }
         .run()
@@ -395,6 +559,19 @@ struct Scratch {
     pose_b: Vec<SoaTransform<f32>>,
     blended: Vec<SoaTransform<f32>>,
     world: Vec<Mat4<f32>>,
+}
+
+impl Scratch {
+    /// Working memory for `skeleton`'s characters.
+    fn new(skeleton: SkeletonView<'_, f32>) -> Self {
+        let soa = skeleton.num_soa_joints();
+        Scratch {
+            pose_a: vec![SoaTransform::IDENTITY; soa],
+            pose_b: vec![SoaTransform::IDENTITY; soa],
+            blended: vec![SoaTransform::IDENTITY; soa],
+            world: vec![Mat4::IDENTITY; skeleton.num_joints()],
+        }
+    }
 }
 
 /// Result of the crowd benchmark.
@@ -433,12 +610,7 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
     let per_palette = ib.len().max(1);
     let mut caches = vec![SoaTrackCache::<f32>::EMPTY; n * per_caches];
     let mut palettes = vec![Mat4::<f32>::IDENTITY; n * per_palette];
-    let scratch = Scratch {
-        pose_a: vec![SoaTransform::IDENTITY; soa],
-        pose_b: vec![SoaTransform::IDENTITY; soa],
-        blended: vec![SoaTransform::IDENTITY; soa],
-        world: vec![Mat4::IDENTITY; skel.num_joints()],
-    };
+    let scratch = Scratch::new(skel);
     let update = |i: usize,
                   caches: &mut [SoaTrackCache<f32>],
                   palette: &mut [Mat4<f32>],

@@ -12,7 +12,7 @@ use super::output::{fail, Failure, Out};
 /// `sinew bench`: one line per stage (or per crowd run) on standard output, the clip and the
 /// repetitions' spread on standard error.
 pub fn run(args: BenchArgs) -> Result<(), Failure> {
-    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd } = args;
+    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd, threads } = args;
     let Some(path) = path else {
         let assets = compression.unwrap_or_default();
         return bench_compression(&assets, tolerance, shell, markdown, &mut Out::new());
@@ -42,7 +42,7 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         );
     }
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
-    for m in sinew_offline::bench::run(&model, clip).map_err(|e| fail(&path, e))? {
+    for m in sinew_offline::bench::run(&model, clip, usize::from(threads)).map_err(|e| fail(&path, e))? {
         out.line(format_args!("sinew {} {} {:.3} {}", m.stage, stem, m.ns_per_unit, m.count))?;
         eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
     }
