@@ -279,12 +279,13 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// The rows as a Markdown table.
+/// The rows as a Markdown table, with the shells (from the mesh, up to the largest joint's,
+/// or fixed) and the bound.
 #[must_use]
 pub fn table(rows: &[Row]) -> String {
     let mut s = String::from(
-        "| model | clip | raw bytes | sinew bytes | ACL v2.1 default bytes (recorded) | sinew / ACL | shell error (m) | baker's estimate (m) | bound (m) | vertex error (m) | bake ms | sample ns/joint |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| model | clip | raw bytes | sinew bytes | ACL v2.1 default bytes (recorded) | sinew / ACL | shell (m) | shell error (m) | baker's estimate (m) | bound (m) | vertex error (m) | bake ms | sample ns/joint |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let (acl, ratio) = match r.acl {
@@ -295,8 +296,10 @@ pub fn table(rows: &[Row]) -> String {
             None => ("-".to_owned(), "-".to_owned()),
         };
         let vertex = r.vertex_error.map_or("-".to_owned(), |v| format!("{v:.1e}"));
+        let shell =
+            if r.shell_from_mesh { format!("mesh, up to {:.3}", r.shell) } else { format!("{} fixed", r.shell) };
         s += &format!(
-            "| {} | {} | {} | {} | {acl} | {ratio} | {:.1e} | {:.1e} | {:.0e} | {vertex} | {:.0} | {:.1} |\n",
+            "| {} | {} | {} | {} | {acl} | {ratio} | {shell} | {:.1e} | {:.1e} | {:.0e} | {vertex} | {:.0} | {:.1} |\n",
             r.model,
             r.clip,
             r.raw_bytes,
