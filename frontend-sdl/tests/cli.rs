@@ -296,14 +296,25 @@ fn bake_info_dump_round_trip() {
             |s: &str| -> Vec<String> { s.lines().filter(|l| !l.starts_with("note:")).map(str::to_owned).collect() };
         assert_eq!(summary(&bake_out), summary(&info), "{stem}: bake vs info summary");
         assert!(info.lines().any(|l| l.starts_with("joints ")) && info.contains("clip 0 "), "{stem}: {info}");
-        // Measured against its source, every clip reports its errors and meets the bound at the shell.
+        // Measured against its source, every clip reports its errors and meets the bound at the
+        // shells, which come from the mesh by default, and so on the mesh's vertices.
         let mut info_args = vec!["info", p(&baked), "--source", p(&src)];
         if let Some(a) = &anim {
             info_args.extend(["--anim", p(a)]);
         }
         let measured = assert_ok(&sinew(&info_args), "info --source");
-        let errors: Vec<&str> = measured.lines().filter(|l| l.contains("bound 1.0e-4 m at a 0.03 m shell")).collect();
-        assert!(!errors.is_empty() && errors.iter().all(|l| l.contains(" m (within bound;")), "{stem}: {measured}");
+        let errors: Vec<&str> =
+            measured.lines().filter(|l| l.contains("bound 1.0e-4 m at shells from the mesh (up to ")).collect();
+        assert!(
+            !errors.is_empty()
+                && errors.iter().all(|l| {
+                    l.contains("; shell error ")
+                        && l.contains(" m (within bound; joint ")
+                        && l.contains("; vertex error ")
+                        && !l.contains("OVER")
+                }),
+            "{stem}: {measured}"
+        );
         let mut src_dump = vec!["dump", p(&src)];
         if let Some(a) = &anim {
             src_dump.extend(["--anim", p(a)]);
@@ -381,9 +392,9 @@ fn morph_targets_in_info_and_dump() {
 }
 
 /// `sinew info` of a baked file alone: per clip, its tracks counted by storage as the file holds
-/// them, and the report the bake stored — the bound, the shell (one distance, or each joint's
-/// farthest vertex), and the baker's own largest shell error with its joint and time, the
-/// figures of the library's `BakeReport` for the same bake.
+/// them, and the report the bake stored — the bound, the shell (each joint's from the mesh by
+/// default, or `--shell 0.03`'s fixed distance), and the baker's own largest shell error with
+/// its joint and time, the figures of the library's `BakeReport` for the same bake.
 #[test]
 fn info_prints_the_stored_bake_report() {
     use sinew::asset::Asset;
@@ -393,13 +404,19 @@ fn info_prints_the_stored_bake_report() {
     let dir = scratch("report");
     let src = gltf_asset("RiggedFigure");
     let rig = sinew_offline::import::load(&src, None).expect("RiggedFigure imports");
-    for from_mesh in [false, true] {
-        let baked = dir.join(format!("RiggedFigure-{from_mesh}.sinew"));
+    // The shell options and whether the shells come from the mesh.
+    let cases: [(&[&str], bool); 4] =
+        [(&[], true), (&["--shell", "0.03"], false), (&["--shell", "mesh"], true), (&["--shell-from-mesh"], true)];
+    for (n, (shell_args, from_mesh)) in cases.into_iter().enumerate() {
+        let baked = dir.join(format!("RiggedFigure-{n}.sinew"));
         let mut args = vec!["bake", p(&src), "-o", p(&baked)];
-        if from_mesh {
-            args.push("--shell-from-mesh");
-        }
+        args.extend(shell_args);
         assert_ok(&sinew(&args), "bake");
+        let report = Asset::parse(&std::fs::read(&baked).expect("baked file"))
+            .expect("the baked file parses")
+            .clip_report(0)
+            .expect("a clip report");
+        assert_eq!(report.shell_from_mesh, from_mesh, "{shell_args:?}: {report:?}");
         let info = assert_ok(&sinew(&["info", p(&baked)]), "info");
         let bytes = std::fs::read(&baked).expect("baked file");
         let asset = Asset::parse(&bytes).expect("the baked file parses");
@@ -427,7 +444,7 @@ fn info_prints_the_stored_bake_report() {
                 let farthest = sinew_offline::shells::shells_from_mesh(&rig).expect("mesh shells");
                 format!("shells from the mesh (up to {:.3} m)", farthest.iter().copied().fold(0.0, f64::max) * unit)
             } else {
-                "a 0.03 m shell".to_owned()
+                "a fixed 0.03 m shell".to_owned()
             };
             assert!(r.max_error > 0.0 && r.max_error * unit <= 1e-4, "{r:?}");
             let want = format!(

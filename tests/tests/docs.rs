@@ -150,10 +150,17 @@ fn assets() -> PathBuf {
 /// The table COMMAND prints now and its timing columns, for each command the documents name.
 fn generate(command: &str) -> (String, Vec<&'static str>) {
     match command {
-        "sinew bench --compression ../shared/assets --markdown" => {
-            let rows = sinew_offline::compression::run_shared(&assets(), &BakeOptions::default(), |_| {})
+        "sinew bench --compression ../shared/assets --shell 0.03 --markdown" => {
+            let opts = BakeOptions { shell: 0.03, shell_from_mesh: false, ..BakeOptions::default() };
+            let rows = sinew_offline::compression::run_shared(&assets(), &opts, |_| {})
                 .unwrap_or_else(|(path, e)| panic!("{}: {e}", path.display()));
             (sinew_offline::compression::markdown(&rows), sinew_offline::compression::TIMING_COLUMNS.to_vec())
+        }
+        "sinew bench --compression ../shared/assets --shell mesh --markdown" => {
+            let opts = BakeOptions { shell_from_mesh: true, ..BakeOptions::default() };
+            let rows = sinew_offline::compression::run_shared(&assets(), &opts, |_| {})
+                .unwrap_or_else(|(path, e)| panic!("{}: {e}", path.display()));
+            (sinew_offline::compression::markdown_mesh(&rows), sinew_offline::compression::TIMING_COLUMNS.to_vec())
         }
         "cargo test -p sinew-tests --test docs graph_memory -- --nocapture" => (graph_memory_table(), Vec::new()),
         _ => panic!("no generator for `{command}`: add it to tests/tests/docs.rs"),

@@ -231,9 +231,17 @@ fn fixture_rig() -> Rig {
 /// The fixture's bytes.
 fn generate() -> Vec<u8> {
     // 1 mm: far below a pixel of the firmware's frame, and loose enough that every track
-    // stays quantized.
-    let options =
-        BakeOptions { tolerance: 1.0e-3, max_influences: 4, lossless: false, palette: None, ..BakeOptions::default() };
+    // stays quantized; at a fixed 3 cm shell (the fixture's bytes predate shells from the
+    // mesh).
+    let options = BakeOptions {
+        tolerance: 1.0e-3,
+        shell: 0.03,
+        shell_from_mesh: false,
+        max_influences: 4,
+        lossless: false,
+        palette: None,
+        ..BakeOptions::default()
+    };
     let bytes = bake(&fixture_rig(), &options).expect("the humanoid bakes").0;
     let asset = Asset::parse(&bytes).expect("the bake parses");
     let clip = |key: &str| CLIPS.iter().position(|c| *c == key);

@@ -18,7 +18,8 @@ pub struct ClipReport {
     /// The shell distance: how far from each joint the error was measured (with
     /// `shell_from_mesh`, the largest joint's).
     pub shell: f32,
-    /// Each joint's shell distance was its farthest mesh vertex.
+    /// Each joint's shell distance came from the mesh (its farthest vertex, or its subtree's
+    /// reach for a joint that moves none itself); false: `shell` for every joint.
     pub shell_from_mesh: bool,
     /// The baker measured the clip (false: stored lossless when its work budget ran out).
     pub measured: bool,

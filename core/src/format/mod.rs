@@ -262,8 +262,9 @@ pub const TEST_TRIGGERED: u8 = 6;
 pub const KIND_CLIP_REPORT: [u8; 4] = *b"CREP";
 /// Bytes of a clip-report section.
 pub const CLIP_REPORT_LEN: usize = 24;
-/// Clip-report flag: each joint's shell distance is its farthest mesh vertex (the `shell`
-/// field holds the largest), not one distance for all.
+/// Clip-report flag: each joint's shell distance came from the mesh — its farthest mesh
+/// vertex, or its subtree's reach for a joint that moves none itself (the `shell` field holds
+/// the largest) — not one distance for all.
 pub const REPORT_FLAG_SHELL_FROM_MESH: u8 = 1;
 /// Clip-report flag: the clip was stored lossless without a measurement (the baker's work
 /// budget ran out); the error is 0 and names no joint.

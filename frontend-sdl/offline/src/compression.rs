@@ -4,8 +4,11 @@
 //! sampling speed.
 //!
 //! Each clip is baked from a copy of its model that keeps the skeleton, the skins and that clip
-//! only (no meshes, textures or morph weights), so the bake time is the clip's encoding; the
-//! errors are measured against the full model, its meshes included.
+//! only (no meshes, textures or morph weights), so the bake time is the clip's encoding, at the
+//! shells of the full model ([`crate::shells::shells`]: from its meshes with
+//! `BakeOptions::shell_from_mesh`, else `BakeOptions::shell` for every joint, ACL's
+//! convention); the errors are measured against the full model, its meshes included, at the
+//! same shells.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -14,12 +17,11 @@ use std::time::Instant;
 use sinew::clip::SoaTrackCache;
 use sinew::math::SoaTransform;
 
-use crate::bake::{bake, BakeOptions};
+use crate::bake::{bake_at_shells, BakeOptions};
 use crate::bench::sample_next_frame;
 use crate::clip_error::measure_clips;
 use crate::model::Model;
 use crate::rig::{Rig, RigClip};
-use crate::shells::uniform_shells;
 
 /// A size and error ACL v2.1.0 gave at its default settings (variable bit rate, drop-w
 /// rotations), as recorded in issue 17 with the same raw-size definition.
@@ -62,6 +64,10 @@ pub struct Row {
     pub baker_error: f64,
     /// The bound, meters.
     pub bound: f64,
+    /// The shells came from the model's meshes (false: `BakeOptions::shell` for every joint).
+    pub shell_from_mesh: bool,
+    /// The largest joint's shell distance, meters.
+    pub shell: f64,
     /// Largest error on the model's mesh vertices, meters (`None`: no mesh).
     pub vertex_error: Option<f64>,
     /// Bake time of the clip, milliseconds.
@@ -106,7 +112,8 @@ pub fn acl_reference(model: &str, clip: &str, clips: usize) -> Option<AclReferen
 /// A message when a bake, the measurement or sampling fails.
 pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, String> {
     let unit = crate::shells::meters_per_unit(rig);
-    let shells = uniform_shells(rig, opts.shell);
+    let (shells, from_mesh) = crate::shells::shells(rig, opts.shell, opts.shell_from_mesh);
+    let shell = if from_mesh { shells.iter().copied().fold(0.0, f64::max) * unit } else { opts.shell };
     let mut rows = Vec::new();
     for clip in rig.clips.iter().filter(|c| !c.channels.is_empty()) {
         let one = RigClip { weights: Vec::new(), ..clip.clone() };
@@ -118,7 +125,8 @@ pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, S
             ..rig.clone()
         };
         let started = Instant::now();
-        let (bytes, report) = bake(&lean, opts).map_err(|e| format!("{model} '{}': {e}", clip.name))?;
+        let (bytes, report) =
+            bake_at_shells(&lean, opts, &shells, from_mesh).map_err(|e| format!("{model} '{}': {e}", clip.name))?;
         let bake_ms = started.elapsed().as_secs_f64() * 1e3;
         let baked = Model::from_bytes(model, bytes).map_err(|e| format!("{model} '{}': {e}", clip.name))?;
         let full = Rig { clips: vec![one], ..rig.clone() };
@@ -133,6 +141,8 @@ pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, S
             shell_error: m.shell_error,
             baker_error: r.max_error * unit,
             bound: opts.tolerance,
+            shell_from_mesh: from_mesh,
+            shell,
             vertex_error: m.vertex_error,
             bake_ms,
             sample_ns_per_joint: sample_ns_per_joint(&baked)?,
@@ -223,6 +233,38 @@ pub fn markdown(rows: &[Row]) -> String {
     s
 }
 
+/// The rows as the documentation's table of bakes with shells from the mesh (`sinew bench
+/// --compression ASSETS --shell mesh --markdown`; `core/docs/compression.md`): sizes, the
+/// largest shell (`fixed` where a model has no mesh vertices and keeps `BakeOptions::shell`),
+/// errors in meters with three digits (they lie close under the bound), whether the vertex error is within the bound, then the
+/// [`TIMING_COLUMNS`]. ACL's figures are left out: they are measured at a fixed 3 cm shell.
+#[must_use]
+pub fn markdown_mesh(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| model | clip | raw bytes | sinew bytes | largest shell (m) | shell error | baker's estimate | vertex error | vertex error within bound | bake ms | sample ns/joint |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
+    );
+    for r in rows {
+        let shell = if r.shell_from_mesh { format!("{:.3}", r.shell) } else { format!("{} fixed", r.shell) };
+        let (vertex, within) = match r.vertex_error {
+            Some(v) => (format!("{v:.2e}"), if v <= r.bound { "yes" } else { "no" }),
+            None => ("-".to_owned(), "-"),
+        };
+        s += &format!(
+            "| {} | {} | {} | {} | {shell} | {:.2e} | {:.2e} | {vertex} | {within} | {:.0} | {:.1} |\n",
+            r.model,
+            r.clip,
+            thousands(r.raw_bytes),
+            thousands(r.sinew_bytes),
+            r.shell_error,
+            r.baker_error,
+            r.bake_ms,
+            r.sample_ns_per_joint
+        );
+    }
+    s
+}
+
 /// `n` with a comma between groups of three digits, as the documentation's tables write sizes.
 #[must_use]
 pub fn thousands(n: usize) -> String {
@@ -237,12 +279,13 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// The rows as a Markdown table.
+/// The rows as a Markdown table, with the shells (from the mesh, up to the largest joint's,
+/// or fixed) and the bound.
 #[must_use]
 pub fn table(rows: &[Row]) -> String {
     let mut s = String::from(
-        "| model | clip | raw bytes | sinew bytes | ACL v2.1 default bytes (recorded) | sinew / ACL | shell error (m) | baker's estimate (m) | bound (m) | vertex error (m) | bake ms | sample ns/joint |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| model | clip | raw bytes | sinew bytes | ACL v2.1 default bytes (recorded) | sinew / ACL | shell (m) | shell error (m) | baker's estimate (m) | bound (m) | vertex error (m) | bake ms | sample ns/joint |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let (acl, ratio) = match r.acl {
@@ -253,8 +296,10 @@ pub fn table(rows: &[Row]) -> String {
             None => ("-".to_owned(), "-".to_owned()),
         };
         let vertex = r.vertex_error.map_or("-".to_owned(), |v| format!("{v:.1e}"));
+        let shell =
+            if r.shell_from_mesh { format!("mesh, up to {:.3}", r.shell) } else { format!("{} fixed", r.shell) };
         s += &format!(
-            "| {} | {} | {} | {} | {acl} | {ratio} | {:.1e} | {:.1e} | {:.0e} | {vertex} | {:.0} | {:.1} |\n",
+            "| {} | {} | {} | {} | {acl} | {ratio} | {shell} | {:.1e} | {:.1e} | {:.0e} | {vertex} | {:.0} | {:.1} |\n",
             r.model,
             r.clip,
             r.raw_bytes,

@@ -166,16 +166,17 @@ pub struct BenchArgs {
     pub model: Option<PathBuf>,
     /// Instead, the compression benchmark: bake every animated clip of the shared models
     /// under this directory (`../shared/assets`) with --tolerance and --shell, and print a
-    /// Markdown table of sizes (with ACL v2.1's recorded figures), errors measured
-    /// independently, bake times and sampling times.
+    /// Markdown table of sizes (with ACL v2.1's recorded figures at a fixed --shell),
+    /// errors measured independently, bake times and sampling times.
     #[arg(long, value_name = "ASSETS_DIR", conflicts_with_all = ["model", "crowd", "clip"])]
     pub compression: Option<PathBuf>,
     /// With --compression: the bound, in meters.
     #[arg(long, default_value_t = 1.0e-4, requires = "compression")]
     pub tolerance: f64,
-    /// With --compression: the shell distance, in meters.
-    #[arg(long, default_value_t = 0.03, requires = "compression")]
-    pub shell: f64,
+    /// With --compression: where the error is measured, as `sinew bake --shell`: `mesh`
+    /// (default) or a distance in meters (`0.03` for ACL's convention).
+    #[arg(long, value_name = "mesh|DIST", default_value = "mesh", value_parser = parse_shell, requires = "compression")]
+    pub shell: ShellArg,
     /// With --compression: print the table as the documentation holds it
     /// (core/docs/compression.md), without the measurement details of the plain table.
     #[arg(long, requires = "compression")]
@@ -348,11 +349,14 @@ pub struct BoundArgs {
     /// Largest virtual-vertex error, in meters (0.0001 = 0.01 cm).
     #[arg(long, default_value_t = 1.0e-4)]
     pub tolerance: f64,
-    /// Distance of the virtual vertices from each joint, in meters.
-    #[arg(long, default_value_t = 0.03)]
-    pub shell: f64,
-    /// Set each joint's shell distance to its farthest mesh vertex (weight > 0) instead of
-    /// --shell, so the bound holds on the mesh's vertices.
+    /// Where the error is measured: `mesh` (default), each joint's farthest mesh vertex (a
+    /// joint that moves none itself: its subtree's reach), so the bound holds on the mesh; or
+    /// DIST, virtual vertices DIST meters from every joint (ACL's convention: `--shell 0.03`).
+    /// Models without mesh vertices use 0.03 m with `mesh`.
+    #[arg(long, value_name = "mesh|DIST", default_value = "mesh", value_parser = parse_shell)]
+    pub shell: ShellArg,
+    /// Shells from the mesh (the default, kept for older command lines); with --shell DIST,
+    /// DIST applies only to models without mesh vertices.
     #[arg(long)]
     pub shell_from_mesh: bool,
 }
@@ -360,14 +364,41 @@ pub struct BoundArgs {
 impl BoundArgs {
     /// The default bake options with this bound, once [`check_bound`] accepts it.
     pub fn bake_options(&self) -> Result<BakeOptions, Failure> {
-        check_bound(self.tolerance, self.shell)?;
-        Ok(BakeOptions {
-            tolerance: self.tolerance,
-            shell: self.shell,
-            shell_from_mesh: self.shell_from_mesh,
-            ..BakeOptions::default()
-        })
+        let mut opts = self.shell.bake_options(self.tolerance)?;
+        opts.shell_from_mesh |= self.shell_from_mesh;
+        Ok(opts)
     }
+}
+
+/// `--shell`: shells from the mesh, or one distance for every joint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShellArg {
+    /// Each joint's farthest mesh vertex (`BakeOptions::shell_from_mesh`).
+    Mesh,
+    /// This many meters from every joint.
+    Fixed(f64),
+}
+
+impl ShellArg {
+    /// The default bake options with `tolerance` and this shell, once [`check_bound`] accepts
+    /// them.
+    pub fn bake_options(self, tolerance: f64) -> Result<BakeOptions, Failure> {
+        let defaults = BakeOptions::default();
+        let (shell, shell_from_mesh) = match self {
+            ShellArg::Mesh => (defaults.shell, true),
+            ShellArg::Fixed(d) => (d, false),
+        };
+        check_bound(tolerance, shell)?;
+        Ok(BakeOptions { tolerance, shell, shell_from_mesh, ..defaults })
+    }
+}
+
+/// Reads `--shell`: `mesh`, or a distance in meters.
+fn parse_shell(s: &str) -> Result<ShellArg, String> {
+    if s.eq_ignore_ascii_case("mesh") {
+        return Ok(ShellArg::Mesh);
+    }
+    s.parse::<f64>().map(ShellArg::Fixed).map_err(|_| format!("'{s}' is neither `mesh` nor a distance in meters"))
 }
 
 /// The model a viewer (`sinew soft`, `sinew demo`) shows, with its md5 animation.

@@ -6,7 +6,7 @@ use std::path::Path;
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::model::Model;
 
-use super::args::{check_bound, BenchArgs};
+use super::args::{BenchArgs, ShellArg};
 use super::output::{fail, Failure, Out};
 
 /// `sinew bench`: one line per stage (or per crowd run) on standard output, the clip and the
@@ -51,15 +51,23 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
 
 /// `sinew bench --compression`: the table of `sinew_offline::compression` on the shared
 /// models under `assets` (`markdown`: the documentation's form of it).
-fn bench_compression(assets: &Path, tolerance: f64, shell: f64, markdown: bool, out: &mut Out) -> Result<(), Failure> {
-    check_bound(tolerance, shell)?;
-    let opts = BakeOptions { tolerance, shell, ..BakeOptions::default() };
+fn bench_compression(
+    assets: &Path,
+    tolerance: f64,
+    shell: ShellArg,
+    markdown: bool,
+    out: &mut Out,
+) -> Result<(), Failure> {
+    let opts = shell.bake_options(tolerance)?;
     let rows = sinew_offline::compression::run_shared(assets, &opts, |row| {
         eprintln!("{} '{}': {} bytes in {:.0} ms", row.model, row.clip, row.sinew_bytes, row.bake_ms);
     })
     .map_err(|(path, e)| fail(&path, e))?;
-    let table =
-        if markdown { sinew_offline::compression::markdown(&rows) } else { sinew_offline::compression::table(&rows) };
+    let table = match (markdown, opts.shell_from_mesh) {
+        (true, true) => sinew_offline::compression::markdown_mesh(&rows),
+        (true, false) => sinew_offline::compression::markdown(&rows),
+        (false, _) => sinew_offline::compression::table(&rows),
+    };
     for l in table.lines() {
         out.line(format_args!("{l}"))?;
     }

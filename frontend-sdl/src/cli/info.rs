@@ -164,11 +164,7 @@ fn track_storage(c: &sinew::clip::Clip<'_>) -> String {
 /// One line about a clip's stored bake report: the bound and shell it was baked to, and the
 /// largest shell error the baker measured, with its joint and time.
 fn report_text(r: &sinew::asset::ClipReport, skeleton: sinew::skeleton::SkeletonView<'_, f32>) -> String {
-    let shell = if r.shell_from_mesh {
-        format!("shells from the mesh (up to {:.3} m)", r.shell)
-    } else {
-        format!("a {} m shell", r.shell)
-    };
+    let shell = super::measure::shell_text(r.shell_from_mesh, f64::from(r.shell));
     let head = format!("baked to {:.1e} m at {shell}", r.bound);
     if !r.measured {
         return format!("{head}; stored lossless without measurement (work budget)");

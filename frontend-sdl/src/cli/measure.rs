@@ -7,7 +7,6 @@ use sinew_offline::bake::BakeOptions;
 use sinew_offline::clip_error::measure_clips;
 use sinew_offline::model::Model;
 use sinew_offline::rig::Rig;
-use sinew_offline::shells::{shells_from_mesh, uniform_shells};
 
 use super::output::{fail, Failure};
 
@@ -30,13 +29,22 @@ pub fn print_clip_errors(
     source: &Path,
     line: &mut dyn FnMut(String) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    let from_mesh = if opts.shell_from_mesh { shells_from_mesh(rig) } else { None };
-    let (shells, shell) = match from_mesh {
-        Some(s) => (s, "each joint's farthest vertex".to_owned()),
-        None => (uniform_shells(rig, opts.shell), format!("a {} m shell", opts.shell)),
-    };
+    let (shells, from_mesh) = sinew_offline::shells::shells(rig, opts.shell, opts.shell_from_mesh);
+    let largest = shells.iter().copied().fold(0.0, f64::max) * sinew_offline::shells::meters_per_unit(rig);
+    let shell = shell_text(from_mesh, if from_mesh { largest } else { opts.shell });
     for e in measure_clips(rig, model, &shells).map_err(|e| fail(source, e))? {
         line(e.describe(opts.tolerance, &shell))?;
     }
     Ok(())
+}
+
+/// How a bake or a measurement set its shells, for its lines: "shells from the mesh (up to
+/// `shell` m)", or "a fixed `shell` m shell".
+pub fn shell_text(from_mesh: bool, shell: f64) -> String {
+    if from_mesh {
+        format!("shells from the mesh (up to {shell:.3} m)")
+    } else {
+        // As the clip report stores it: f32 prints 0.03 as 0.03.
+        format!("a fixed {} m shell", shell as f32)
+    }
 }

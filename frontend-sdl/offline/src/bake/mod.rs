@@ -8,8 +8,9 @@
 //!   (rotations smallest-three 3 × 15 bits, translations and scales 16 bits in a per-track
 //!   range, times 16 bits in the clip range), constant tracks collapse to one key, and keys
 //!   are removed while the error stays within `tolerance` — measured as the displacement of
-//!   virtual vertices at `shell` distance from every joint (or, with `shell_from_mesh`, at
-//!   each joint's farthest mesh vertex), in model space, through the
+//!   virtual vertices at each joint's farthest mesh vertex (`shell_from_mesh`, the default; a
+//!   joint that moves no vertex itself takes its subtree's reach) or at `shell` distance from
+//!   every joint (models without mesh vertices, or ACL's convention), in model space, through the
 //!   hierarchy (a child's error includes its parents'). The bound is verified by sampling the
 //!   encoded clip with the runtime at every source key time and between them; tracks on the
 //!   path of a joint that misses it are re-encoded with a tighter budget.
@@ -93,6 +94,33 @@ use crate::rig::Rig;
 /// small for a triangle, inconsistent indices). Running out of [`BakeOptions::max_work`] is
 /// not an error: the clips that do not fit are stored lossless.
 pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), BakeError> {
+    let (shells, from_mesh) = crate::shells::shells(rig, opts.shell, opts.shell_from_mesh);
+    bake_at_shells(rig, opts, &shells, from_mesh)
+}
+
+/// Bakes a rig as [`bake`] does, with the error measured at the given shell distances
+/// (`shells`: one per joint, in each joint's frame, scene units; `from_mesh`: what the clip
+/// reports say of them) instead of those `opts` gives for `rig`. The compression benchmark
+/// bakes a clip without its model's meshes at the shells of the model with them
+/// ([`crate::shells::shells`]).
+///
+/// # Errors
+///
+/// As [`bake`]; [`BakeError::Invalid`] when `shells` does not hold one finite, non-negative
+/// distance per joint.
+pub fn bake_at_shells(
+    rig: &Rig,
+    opts: &BakeOptions,
+    shells: &[f64],
+    from_mesh: bool,
+) -> Result<(Vec<u8>, BakeReport), BakeError> {
+    if shells.len() != rig.joints.len() || !shells.iter().all(|s| *s >= 0.0 && s.is_finite()) {
+        return Err(BakeError::Invalid(format!(
+            "{} shell distances for {} joints, each finite and non-negative",
+            shells.len(),
+            rig.joints.len()
+        )));
+    }
     let skel = skeleton_of(rig)?;
     let mut report = BakeReport::default();
     let mut skins = Vec::new();
@@ -116,16 +144,11 @@ pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), Bake
     let mut clips = Vec::new();
     let unit = rig.meters_per_unit.filter(|u| *u > 0.0 && u.is_finite()).unwrap_or(1.0);
     let scene_opts = BakeOptions { tolerance: opts.tolerance / unit, shell: opts.shell / unit, ..*opts };
-    let from_mesh = opts.shell_from_mesh.then(|| crate::shells::shells_from_mesh(rig)).flatten();
-    let shell = match &from_mesh {
-        Some(s) => s.iter().copied().fold(0.0, f64::max) * unit,
-        None => opts.shell,
-    };
-    let shell_from_mesh = from_mesh.is_some();
-    let shells = from_mesh.unwrap_or_else(|| crate::shells::uniform_shells(rig, opts.shell));
+    let shell_from_mesh = from_mesh;
+    let shell = if from_mesh { shells.iter().copied().fold(0.0, f64::max) * unit } else { opts.shell };
     let mut work = Work { left: opts.max_work };
     for c in &rig.clips {
-        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, &shells, &mut work)?;
+        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, shells, &mut work)?;
         clips.push(enc);
         report.clips.push(rep);
     }

@@ -7,11 +7,15 @@ pub struct BakeOptions {
     /// Largest allowed displacement of a virtual vertex, in meters (default 1e-4: 0.01 cm);
     /// converted to scene units with [`Rig::meters_per_unit`](crate::rig::Rig::meters_per_unit).
     pub tolerance: f64,
-    /// Distance of the virtual vertices from each joint, in meters (default 0.03).
+    /// Distance of the virtual vertices from each joint, in meters (default 0.03, ACL's
+    /// convention): every joint's, when `shell_from_mesh` is false or the model has no mesh
+    /// vertices.
     pub shell: f64,
-    /// Instead of `shell`, give each joint the distance to the farthest mesh vertex it moves
+    /// Give each joint the distance to the farthest mesh vertex it moves, or for a joint that
+    /// moves none itself its subtree's reach
     /// ([`shells_from_mesh`](crate::shells::shells_from_mesh)), so the bound holds on the
-    /// model's vertices; models without mesh vertices keep `shell`.
+    /// model's vertices (default true); models without mesh vertices keep `shell`. False:
+    /// `shell` for every joint, as ACL measures.
     pub shell_from_mesh: bool,
     /// Largest bone palette per mesh part (`None`: one part per primitive).
     pub palette: Option<usize>,
@@ -46,7 +50,7 @@ impl Default for BakeOptions {
         BakeOptions {
             tolerance: 1.0e-4,
             shell: 0.03,
-            shell_from_mesh: false,
+            shell_from_mesh: true,
             palette: None,
             max_influences: 4,
             lossless: false,
