@@ -44,25 +44,26 @@ impl<R: Real> SkinningJob<'_, R> {
         let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
         let (idx4, idx1) = idx.split_at(grouped * k);
         let (w4, w1) = wts.split_at(grouped * k);
+        // As long as the palette (`validate` checked that), so that an index found in the
+        // palette needs no second bounds check here.
+        let group_scales = scales.get(..palette.len()).unwrap_or(scales);
         for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
             let mut sums: [Sums<R>; 4] = [([R::ZERO; 4], [R::ZERO; 4]); 4];
-            let mut p4 = ScaleSums::IDENTITY;
+            let mut p4 = ScaleSums::new();
             for (l, (s, (i, w))) in sums.iter_mut().zip(i.chunks_exact(k).zip(w.chunks_exact(k))).enumerate() {
                 // `blend_scales` in the loop of `blend_sums`: the same additions in the same order.
                 let (mut sum, mut any) = (SymMat3::ZERO, false);
                 *s = blend_sums_with(palette, i, w, |j, wj| {
-                    if let Some(s) = scales.get(j) {
+                    if let Some(s) = group_scales.get(j) {
                         any |= !s.is_identity();
                         sum = sum + *s * wj;
                     }
                 });
-                if any {
-                    p4.set(l, &sum);
-                }
+                p4.set(l, any.then_some(&sum));
             }
             let m = Rigid4::new(sums);
             let at = g * 4;
-            if p4.count == 0 {
+            if p4.scaled == 0 {
                 // The rigid loop's group.
                 map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
                 map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
@@ -79,26 +80,14 @@ impl<R: Real> SkinningJob<'_, R> {
                 let out = m.direction(p4.scaled(inner, d));
                 p4.scaled(unit4::<R>(out), out)
             };
-            map4(
-                normals,
-                out_n.as_deref_mut(),
-                at,
-                vector,
-                |_, v| v,
-                |d| {
-                    let ([x, y, z], det) = adjugate_mul(q, d);
-                    let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
-                    scaled_direction(n, d)
-                },
-            );
-            map4(
-                tangents,
-                out_t.as_deref_mut(),
-                at,
-                tangent,
-                |t, v| v.extend(t.w),
-                |d| scaled_direction(sym_mul(q, d), d),
-            );
+            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| {
+                let ([x, y, z], det) = adjugate_mul(q, d);
+                let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
+                scaled_direction(n, d)
+            });
+            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| {
+                scaled_direction(sym_mul(q, d), d)
+            });
         }
         for (v, (idx, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
             let v = grouped + v;
@@ -189,33 +178,31 @@ fn adjugate_mul<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(p
 }
 
 /// Four vertices' blended scale factors `P_b` as they are summed, one vertex per lane: the
-/// entries `[xx, yy, zz, xy, xz, yz]` (the identity in a rigid vertex's lane) and 1 in a scaled
-/// vertex's lane of `flag`, 0 in a rigid one's.
+/// entries `[xx, yy, zz, xy, xz, yz]` (the identity in a rigid vertex's lane), and bit `l` of
+/// `scaled` set where lane `l` is a scaled vertex.
 struct ScaleSums<R> {
     e: [[R; 4]; 6],
-    flag: [R; 4],
-    /// The scaled vertices.
-    count: usize,
+    scaled: u32,
 }
 
 impl<R: Real> ScaleSums<R> {
-    /// Four rigid vertices.
-    const IDENTITY: Self = {
-        let (one, zero) = ([R::ONE; 4], [R::ZERO; 4]);
-        ScaleSums { e: [one, one, one, zero, zero, zero], flag: zero, count: 0 }
-    };
-
-    /// Lane `l` is a scaled vertex with `P_b = p`.
+    /// Entries to be set, lane by lane.
     #[inline(always)]
-    fn set(&mut self, l: usize, p: &SymMat3<R>) {
-        for (e, v) in self.e.iter_mut().zip(p.to_array()) {
+    fn new() -> Self {
+        ScaleSums { e: [[R::ZERO; 4]; 6], scaled: 0 }
+    }
+
+    /// Lane `l` is a scaled vertex with `P_b = p`, or a rigid one (`None`).
+    #[inline(always)]
+    fn set(&mut self, l: usize, p: Option<&SymMat3<R>>) {
+        let entries = p.unwrap_or(&SymMat3::IDENTITY).to_array();
+        for (e, v) in self.e.iter_mut().zip(entries) {
             if let Some(e) = e.get_mut(l) {
                 *e = v;
             }
         }
-        if let Some(f) = self.flag.get_mut(l) {
-            *f = R::ONE;
-            self.count += 1;
+        if p.is_some() {
+            self.scaled |= 1 << l;
         }
     }
 
@@ -224,7 +211,10 @@ impl<R: Real> ScaleSums<R> {
     fn lanes(&self) -> Scale4<R> {
         let l = |a: &[R; 4]| V::<R>::load(a);
         let [xx, yy, zz, xy, xz, yz] = &self.e;
-        Scale4 { p: [l(xx), l(yy), l(zz), l(xy), l(xz), l(yz)], flag: l(&self.flag), mixed: self.count < 4 }
+        let mixed = self.scaled != 0b1111;
+        let f = |l: u32| if self.scaled & (1 << l) != 0 { R::ONE } else { R::ZERO };
+        let flag = if mixed { V::<R>::load(&[f(0), f(1), f(2), f(3)]) } else { V::<R>::splat(R::ONE) };
+        Scale4 { p: [l(xx), l(yy), l(zz), l(xy), l(xz), l(yz)], flag, mixed }
     }
 }
 
