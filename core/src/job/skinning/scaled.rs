@@ -80,14 +80,26 @@ impl<R: Real> SkinningJob<'_, R> {
                 let out = m.direction(p4.scaled(inner, d));
                 p4.scaled(unit4::<R>(out), out)
             };
-            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| {
-                let ([x, y, z], det) = adjugate_mul(q, d);
-                let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
-                scaled_direction(n, d)
-            });
-            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| {
-                scaled_direction(sym_mul(q, d), d)
-            });
+            map4(
+                normals,
+                out_n.as_deref_mut(),
+                at,
+                vector,
+                |_, v| v,
+                |d| {
+                    let ([x, y, z], det) = adjugate_mul(q, d);
+                    let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
+                    scaled_direction(n, d)
+                },
+            );
+            map4(
+                tangents,
+                out_t.as_deref_mut(),
+                at,
+                tangent,
+                |t, v| v.extend(t.w),
+                |d| scaled_direction(sym_mul(q, d), d),
+            );
         }
         for (v, (idx, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
             let v = grouped + v;
@@ -356,17 +368,21 @@ mod tests {
         }
     }
 
+    /// A job's positions, normals and tangents.
+    type Inputs<'a, R> = (&'a [Vec3<R>], &'a [Vec3<R>], &'a [Vec4<R>]);
+    /// Where they are skinned to.
+    type Outputs<'a, R> = (&'a mut [Vec3<R>], &'a mut [Vec3<R>], &'a mut [Vec4<R>]);
+
     /// Skins vertices `range` of the streams as one job, positions always, normals and tangents
     /// where `streams` says, into the same vertices of the outputs.
-    #[allow(clippy::too_many_arguments)]
     fn skin_range<R: Real>(
         palette: Palette<'_, R>,
         k: usize,
         (idx, w): (&[u16], &[R]),
-        (pos, nrm, tan): (&[Vec3<R>], &[Vec3<R>], &[Vec4<R>]),
+        (pos, nrm, tan): Inputs<'_, R>,
         r: core::ops::Range<usize>,
         streams: (bool, bool),
-        (op, on, ot): (&mut [Vec3<R>], &mut [Vec3<R>], &mut [Vec4<R>]),
+        (op, on, ot): Outputs<'_, R>,
     ) {
         let mut job = SkinningJob::new(
             palette,
@@ -403,7 +419,7 @@ mod tests {
             let mut m = Mat4::from_trs(rng.vec3(2.0), q, scale);
             if j == 5 {
                 // Shear: the x column leans into y.
-                m.cols[0][1] = m.cols[0][1] + R::HALF;
+                m.cols[0][1] += R::HALF;
             }
             let (d, s) = DualQuat::from_mat4_scaled(&m);
             let d = if j == 6 { DualQuat { real: -d.real, dual: -d.dual } } else { d };
@@ -469,7 +485,7 @@ mod tests {
         for streams in [(false, false), (true, false), (true, true)] {
             for n in (1..=13).chain([M]) {
                 let z = |_| Vec3::splat(R::from_i32(99));
-                let (mut op, mut on, mut ot): (std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec4<R>>) =
+                let (mut op, mut on, mut ot): Skinned<R> =
                     ((0..M).map(z).collect(), (0..M).map(z).collect(), (0..M).map(|i| z(i).extend(R::ONE)).collect());
                 let (mut ep, mut en, mut et) = (op.clone(), on.clone(), ot.clone());
                 let ins = ((&idx[..], &w[..]), (&pos[..], &nrm[..], &tan[..]));
