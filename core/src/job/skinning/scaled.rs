@@ -55,7 +55,7 @@ impl<R: Real> SkinningJob<'_, R> {
                 let (mut sum, mut any) = (SymMat3::ZERO, false);
                 *s = blend_sums_with(palette, i, w, |j, wj| {
                     if let Some(s) = group_scales.get(j) {
-                        any |= !s.is_identity();
+                        any = any || !s.is_identity();
                         sum = sum + *s * wj;
                     }
                 });
@@ -136,7 +136,7 @@ fn blend_scales<R: Real>(scales: &[SymMat3<R>], idx: &[u16], w: &[R]) -> Option<
             continue;
         }
         let Some(s) = scales.get(usize::from(j)) else { continue };
-        any |= !s.is_identity();
+        any = any || !s.is_identity();
         sum = sum + *s * wj;
     }
     any.then_some(sum)
