@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit skin_tangents skin_dqs blend; do
+//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
@@ -21,13 +21,15 @@
 //! (`SkinningJob::run_unnormalized`, the kit's operation), `skin_unit` renormalizes them
 //! (`SkinningJob::run`); `skin_tangents` adds tangents to `skin`; `skin_dqs` is dual-quaternion skinning of the palette's rigid parts
 //! with weights as exporters write them (one to four influences of weight per vertex, the rest
-//! zero); `blend` blends two poses with weights 0.3 and 0.7.
+//! zero); `skin_dqs_scaled` is the same with every joint's scale and shear
+//! (`Palette::ScaledDualQuats`: the palette's matrices split by polar decomposition, each joint
+//! scaled by 0.9 to 1.1 per axis); `blend` blends two poses with weights 0.3 and 0.7.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinningJob};
-use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3, Vec4};
+use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Transform, Vec3, Vec4};
 
 /// Job calls measured.
 const CALLS: usize = 10;
@@ -67,6 +69,9 @@ struct Mesh {
     palette: Vec<Mat4<f32>>,
     /// The palette's rigid parts, for `skin_dqs`.
     dual_quats: Vec<DualQuat<f32>>,
+    /// The palette split into rotation and translation, and scale and shear, for
+    /// `skin_dqs_scaled`.
+    scaled: (Vec<DualQuat<f32>>, Vec<SymMat3<f32>>),
     positions: Vec<Vec3<f32>>,
     normals: Vec<Vec3<f32>>,
     /// Tangents for `skin_tangents`: the normals, with w = 1.
@@ -79,6 +84,7 @@ impl Mesh {
     fn new(rng: &mut Rng) -> Self {
         let palette: Vec<Mat4<f32>> = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
         let dual_quats = palette.iter().map(DualQuat::from_mat4_rigid).collect();
+        let scaled = palette.iter().map(DualQuat::from_mat4_scaled).unzip();
         let positions = (0..VERTICES).map(|_| rng.vec3()).collect();
         let normals: Vec<Vec3<f32>> = (0..VERTICES).map(|_| rng.vec3().normalize_or_zero()).collect();
         let tangents = normals.iter().map(|n| n.extend(1.0)).collect();
@@ -91,7 +97,7 @@ impl Mesh {
                 w.map(|x| x / sum)
             })
             .collect();
-        Mesh { palette, dual_quats, positions, normals, tangents, joints, weights }
+        Mesh { palette, dual_quats, scaled, positions, normals, tangents, joints, weights }
     }
 
     /// The weights as exporters write them for `skin_dqs`: per vertex the first one to four
@@ -107,8 +113,11 @@ impl Mesh {
 
     /// Skins the stage's streams into `out`.
     fn skin(&self, stage: Skin, out: &mut Outputs) -> Result<(), JobError> {
-        let palette =
-            if stage == Skin::Dqs { Palette::DualQuats(&self.dual_quats) } else { Palette::Matrices(&self.palette) };
+        let palette = match stage {
+            Skin::Dqs => Palette::DualQuats(&self.dual_quats),
+            Skin::DqsScaled => Palette::ScaledDualQuats { dual_quats: &self.scaled.0, scales: &self.scaled.1 },
+            _ => Palette::Matrices(&self.palette),
+        };
         let job =
             SkinningJob::new(palette, INFLUENCES, &self.joints, &self.weights, &self.positions, &mut out.positions)
                 .with_normals(&self.normals, &mut out.normals);
@@ -130,6 +139,8 @@ enum Skin {
     Tangents,
     /// `skin_dqs`: DQS of positions and normals, weights as exporters write them.
     Dqs,
+    /// `skin_dqs_scaled`: the same with every joint scaled.
+    DqsScaled,
 }
 
 impl Skin {
@@ -139,6 +150,7 @@ impl Skin {
             "skin_unit" => Skin::Unit,
             "skin_tangents" => Skin::Tangents,
             "skin_dqs" => Skin::Dqs,
+            "skin_dqs_scaled" => Skin::DqsScaled,
             _ => return None,
         })
     }
@@ -146,7 +158,7 @@ impl Skin {
     /// The stage's mesh.
     fn mesh(self, rng: &mut Rng) -> Mesh {
         let mut mesh = Mesh::new(rng);
-        if self == Skin::Dqs {
+        if self == Skin::Dqs || self == Skin::DqsScaled {
             mesh.exported_weights(rng);
         }
         mesh
@@ -226,7 +238,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         other => {
             let skin = Skin::named(other).ok_or_else(|| {
-                format!("unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, blend or time")
+                format!(
+                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend or time"
+                )
             })?;
             let mesh = skin.mesh(&mut rng);
             let mut out = Outputs::new();

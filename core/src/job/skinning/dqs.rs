@@ -13,7 +13,7 @@ use crate::real::{Lanes, Real};
 
 /// A vertex's blended dual quaternion before normalization: its real and dual parts (x, y, z,
 /// w).
-type Sums<R> = ([R; 4], [R; 4]);
+pub(super) type Sums<R> = ([R; 4], [R; 4]);
 
 /// A column-major 4×4 matrix as arrays.
 type Columns<R> = [[R; 4]; 4];
@@ -39,13 +39,12 @@ impl<R: Real> SkinningJob<'_, R> {
         let (idx4, idx1) = idx.split_at(grouped * k);
         let (w4, w1) = wts.split_at(grouped * k);
         for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
-            let mut vertices = i.chunks_exact(k).zip(w.chunks_exact(k));
-            let sums = core::array::from_fn(|_| {
-                vertices.next().map_or(([R::ZERO; 4], [R::ZERO; 4]), |(i, w)| blend_sums(palette, i, w))
-            });
+            let mut sums = [([R::ZERO; 4], [R::ZERO; 4]); 4];
+            for (s, (i, w)) in sums.iter_mut().zip(i.chunks_exact(k).zip(w.chunks_exact(k))) {
+                *s = blend_sums(palette, i, w);
+            }
             let m = Rigid4::new(sums);
             let at = g * 4;
-            let (vector, tangent) = (|v: &Vec3<R>| *v, |t: &Vec4<R>| t.truncate());
             map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
             map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
             map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
@@ -68,7 +67,19 @@ pub(super) fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w:
 
 /// The sign-aligned weighted sum of the influences' dual quaternions, not normalized.
 #[inline(always)]
-fn blend_sums<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Sums<R> {
+pub(super) fn blend_sums<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Sums<R> {
+    blend_sums_with(palette, idx, w, |_, _| {})
+}
+
+/// [`blend_sums`], calling `each(j, w)` for every influence it adds, in order (a weight that is
+/// not zero, an index in the palette): a second blend over the same influences shares the loop.
+#[inline(always)]
+pub(super) fn blend_sums_with<R: Real>(
+    palette: &[DualQuat<R>],
+    idx: &[u16],
+    w: &[R],
+    mut each: impl FnMut(usize, R),
+) -> Sums<R> {
     let mut r = [R::ZERO; 4];
     let mut d = [R::ZERO; 4];
     // Signs align with the first influence that has a weight: a zero-weight entry must not
@@ -85,6 +96,7 @@ fn blend_sums<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Sums<R>
             continue;
         }
         let Some(q) = palette.get(j as usize) else { continue };
+        each(usize::from(j), wj);
         let (qr, qd) = (q.real.to_array(), q.dual.to_array());
         let dot = first[0] * qr[0] + first[1] * qr[1] + first[2] * qr[2] + first[3] * qr[3];
         let s = if dot < R::ZERO { -wj } else { wj };
@@ -124,8 +136,9 @@ fn rigid<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(
     inv: T,
     (one, two): (T, T),
 ) -> ([[T; 3]; 3], [T; 3]) {
-    let [x, y, z, qw] = r.map(|c| c * inv);
-    let [dx, dy, dz, dw] = d.map(|c| c * inv);
+    // Element by element rather than `map`, which the compiler does not always inline.
+    let [x, y, z, qw] = [r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv];
+    let [dx, dy, dz, dw] = [d[0] * inv, d[1] * inv, d[2] * inv, d[3] * inv];
     // Translation 2·(w·d⃗ − d_w·r⃗ + r⃗ × d⃗).
     let tx = two * (qw * dx - dw * x + (y * dz - z * dy));
     let ty = two * (qw * dy - dw * y + (z * dx - x * dz));
@@ -140,16 +153,29 @@ fn rigid<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(
     )
 }
 
+/// A position or normal as the vector [`map4`] maps.
+#[inline(always)]
+pub(super) fn vector<R: Real>(v: &Vec3<R>) -> Vec3<R> {
+    *v
+}
+
+/// A tangent's xyz, the vector [`map4`] maps (its w is kept).
+#[inline(always)]
+pub(super) fn tangent<R: Real>(t: &Vec4<R>) -> Vec3<R> {
+    t.truncate()
+}
+
 /// Four vertices' values of one component, one vertex per lane.
 #[inline(always)]
-fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
-    V::<R>::load(&core::array::from_fn(|l| v.get(l).map_or(R::ZERO, &f)))
+pub(super) fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
+    let l = |i: usize| v.get(i).map_or(R::ZERO, &f);
+    V::<R>::load(&[l(0), l(1), l(2), l(3)])
 }
 
 /// `out[at + l] = put(src[at + l], f(get(src[at + l])))` for the four vertices from `at`, with
 /// the vectors `get` reads from the four in lanes (`x`, `y`, `z`), where the job has the stream.
 #[inline(always)]
-fn map4<R: Real, T: Copy>(
+pub(super) fn map4<R: Real, T: Copy>(
     src: Option<&[T]>,
     out: Option<&mut [T]>,
     at: usize,
@@ -160,8 +186,8 @@ fn map4<R: Real, T: Copy>(
     let (Some(src), Some(out)) = (src.and_then(|s| s.get(at..at + 4)), out.and_then(|o| o.get_mut(at..at + 4))) else {
         return;
     };
-    let [x, y, z] =
-        f([lanes(src, |v| get(v).x), lanes(src, |v| get(v).y), lanes(src, |v| get(v).z)]).map(|c| c.to_array());
+    let [x, y, z] = f([lanes(src, |v| get(v).x), lanes(src, |v| get(v).y), lanes(src, |v| get(v).z)]);
+    let (x, y, z) = (x.to_array(), y.to_array(), z.to_array());
     for (((o, s), x), (y, z)) in out.iter_mut().zip(src).zip(x).zip(y.into_iter().zip(z)) {
         *o = put(s, Vec3::new(x, y, z));
     }
@@ -169,7 +195,7 @@ fn map4<R: Real, T: Copy>(
 
 /// The rigid matrices of four vertices, one per lane: `cols[c][r]` is row `r` of column `c`
 /// (rows 0 to 2), `t` the translation.
-struct Rigid4<R: Real> {
+pub(super) struct Rigid4<R: Real> {
     cols: [[V<R>; 3]; 3],
     t: [V<R>; 3],
 }
@@ -180,7 +206,7 @@ impl<R: Real> Rigid4<R> {
     /// steps), so the same bits; a lane whose squared length is zero or not finite takes the
     /// identity.
     #[inline(always)]
-    fn new(sums: [Sums<R>; 4]) -> Self {
+    pub(super) fn new(sums: [Sums<R>; 4]) -> Self {
         let real = |c: usize| lanes(&sums, |s| s.0.get(c).copied().unwrap_or(R::ZERO));
         let dual = |c: usize| lanes(&sums, |s| s.1.get(c).copied().unwrap_or(R::ZERO));
         let r = [real(0), real(1), real(2), real(3)];
@@ -196,24 +222,30 @@ impl<R: Real> Rigid4<R> {
                 *e = valid(*e, diagonal(c, r));
             }
         }
-        Rigid4 { cols, t: t.map(|e| valid(e, zero)) }
+        Rigid4 { cols, t: [valid(t[0], zero), valid(t[1], zero), valid(t[2], zero)] }
     }
 
     /// [`Blended::point`] of each lane's matrix and point: the same operations.
     #[inline(always)]
-    fn point(&self, v: [V<R>; 3]) -> [V<R>; 3] {
-        core::array::from_fn(|r| affine_point::<R>(self.row(r), self.t[r % 3], v))
+    pub(super) fn point(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+        let [t0, t1, t2] = self.t;
+        [
+            affine_point::<R>(self.row(0), t0, v),
+            affine_point::<R>(self.row(1), t1, v),
+            affine_point::<R>(self.row(2), t2, v),
+        ]
     }
 
     /// [`Blended::direction`] of each lane's matrix and vector: the same operations.
     #[inline(always)]
-    fn direction(&self, v: [V<R>; 3]) -> [V<R>; 3] {
-        core::array::from_fn(|r| affine_linear::<R>(self.row(r), v))
+    pub(super) fn direction(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+        [affine_linear::<R>(self.row(0), v), affine_linear::<R>(self.row(1), v), affine_linear::<R>(self.row(2), v)]
     }
 
     /// Row `r` of the four matrices: its entries in columns 0 to 2.
     #[inline(always)]
     fn row(&self, r: usize) -> [V<R>; 3] {
-        self.cols.map(|c| c[r % 3])
+        let [c0, c1, c2] = &self.cols;
+        [c0[r % 3], c1[r % 3], c2[r % 3]]
     }
 }

@@ -2,12 +2,15 @@
 //! vertex is scaled and sheared by its blended `P` first, then moved by its blended dual
 //! quaternion.
 
-use super::blended::Blended;
-use super::dqs::blend_dual_quats;
+use core::ops::{Add, Mul, Sub};
+
+use super::blended::{Blended, V};
+use super::dqs::{blend_dual_quats, blend_sums_with, map4, tangent, vector, Rigid4, Sums};
 use super::vertex::{directions, map_vertex, unit};
 use super::SkinningJob;
 use crate::math::{DualQuat, SymMat3, Vec3};
-use crate::real::Real;
+use crate::platform::HOST_KERNELS;
+use crate::real::{Lanes, Real};
 
 impl<R: Real> SkinningJob<'_, R> {
     /// Today's rigid loop when every scale is the identity, the scaled loop otherwise.
@@ -21,29 +24,94 @@ impl<R: Real> SkinningJob<'_, R> {
 
     /// Per vertex: `v' = DQ_b(P_b · v)`, `n' = R_b · P_b⁻ᵀ · n` and `t' = R_b · P_b · t`
     /// renormalized; vertices whose weighted influences are all rigid skip `P_b`.
+    ///
+    /// In floating point on hosts, four vertices at a time, one per lane, as the rigid loop
+    /// does: each vertex's dual quaternion and `P_b` are blended one at a time, then the
+    /// normalizations, the matrices, `P_b`'s products and adjugate and the directions' unit
+    /// lengths run in lanes, with the same operations on each lane as one vertex at a time, so
+    /// the same bits. A group's rigid vertices take their lane's unscaled input and output by a
+    /// lane select, as the one-at-a-time loop skips `P_b` for them; a group without a scaled
+    /// vertex is the rigid loop's.
     fn dqs_scaled(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
         let k = self.influences;
         let n = self.positions.len();
         let idx = &self.joint_indices[..n * k];
         let wts = &self.joint_weights[..n * k];
-        let normals = self.normals;
-        let tangents = self.tangents;
+        let (positions, normals, tangents) = (self.positions, self.normals, self.tangents);
+        let out_p = &mut *self.out_positions;
         let mut out_n = self.out_normals.as_deref_mut();
         let mut out_t = self.out_tangents.as_deref_mut();
-        for (v, ((idx, w), (p, op))) in idx
-            .chunks_exact(k)
-            .zip(wts.chunks_exact(k))
-            .zip(self.positions.iter().zip(self.out_positions.iter_mut()))
-            .enumerate()
-        {
+        let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
+        let (idx4, idx1) = idx.split_at(grouped * k);
+        let (w4, w1) = wts.split_at(grouped * k);
+        // As long as the palette (`validate` checked that), so that an index found in the
+        // palette needs no second bounds check here.
+        let group_scales = scales.get(..palette.len()).unwrap_or(scales);
+        for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
+            let mut sums: [Sums<R>; 4] = [([R::ZERO; 4], [R::ZERO; 4]); 4];
+            let mut p4 = ScaleSums::new();
+            for (l, (s, (i, w))) in sums.iter_mut().zip(i.chunks_exact(k).zip(w.chunks_exact(k))).enumerate() {
+                // `blend_scales` in the loop of `blend_sums`: the same additions in the same order.
+                let (mut sum, mut any) = (SymMat3::ZERO, false);
+                *s = blend_sums_with(palette, i, w, |j, wj| {
+                    if let Some(s) = group_scales.get(j) {
+                        any = any || !s.is_identity();
+                        sum = sum + *s * wj;
+                    }
+                });
+                p4.set(l, any.then_some(&sum));
+            }
+            let m = Rigid4::new(sums);
+            let at = g * 4;
+            if p4.scaled == 0 {
+                // The rigid loop's group.
+                map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
+                map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
+                map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
+                continue;
+            }
+            let p4 = p4.lanes();
+            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p4.scaled(sym_mul(p4.p, p), p)));
+            if normals.is_none() && tangents.is_none() {
+                continue;
+            }
+            let q = p4.unit_scale();
+            let scaled_direction = |inner: [V<R>; 3], d: [V<R>; 3]| {
+                let out = m.direction(p4.scaled(inner, d));
+                p4.scaled(unit4::<R>(out), out)
+            };
+            map4(
+                normals,
+                out_n.as_deref_mut(),
+                at,
+                vector,
+                |_, v| v,
+                |d| {
+                    let ([x, y, z], det) = adjugate_mul(q, d);
+                    let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
+                    scaled_direction(n, d)
+                },
+            );
+            map4(
+                tangents,
+                out_t.as_deref_mut(),
+                at,
+                tangent,
+                |t, v| v.extend(t.w),
+                |d| scaled_direction(sym_mul(q, d), d),
+            );
+        }
+        for (v, (idx, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
+            let v = grouped + v;
             let m = Blended::columns(&blend_dual_quats(palette, idx, w));
+            let (Some(p), Some(op)) = (positions.get(v), out_p.get_mut(v)) else { continue };
             let Some(pb) = blend_scales(scales, idx, w) else {
                 // The rigid loop's operations, for the same bits.
                 *op = m.point(*p);
                 directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
                 continue;
             };
-            *op = m.point(pb.mul_vec3(*p));
+            *op = m.point(mul_vec3(&pb, *p));
             if normals.is_none() && tangents.is_none() {
                 continue;
             }
@@ -51,7 +119,9 @@ impl<R: Real> SkinningJob<'_, R> {
             // diagonal entry, its entries stay near 1 (Q16 keeps its precision at 0.01 or 100).
             let q = unit_scale(&pb);
             map_vertex(normals, out_n.as_deref_mut(), v, |s| unit(m.direction(inverse_transpose_direction(&q, s))));
-            map_vertex(tangents, out_t.as_deref_mut(), v, |s| unit(m.direction(q.mul_vec3(s.truncate()))).extend(s.w));
+            map_vertex(tangents, out_t.as_deref_mut(), v, |s| {
+                unit(m.direction(mul_vec3(&q, s.truncate()))).extend(s.w)
+            });
         }
     }
 }
@@ -66,7 +136,7 @@ fn blend_scales<R: Real>(scales: &[SymMat3<R>], idx: &[u16], w: &[R]) -> Option<
             continue;
         }
         let Some(s) = scales.get(usize::from(j)) else { continue };
-        any |= !s.is_identity();
+        any = any || !s.is_identity();
         sum = sum + *s * wj;
     }
     any.then_some(sum)
@@ -82,18 +152,130 @@ fn unit_scale<R: Real>(p: &SymMat3<R>) -> SymMat3<R> {
     *p * s.recip()
 }
 
+/// `P · v` through [`sym_mul`], the operations the lanes run.
+#[inline(always)]
+fn mul_vec3<R: Real>(p: &SymMat3<R>, v: Vec3<R>) -> Vec3<R> {
+    let [x, y, z] = sym_mul(p.to_array(), v.to_array());
+    Vec3::new(x, y, z)
+}
+
 /// The direction of `P⁻ᵀ · n` (`P` symmetric, so `P⁻¹ · n`), unnormalized: the adjugate of `P`
-/// (`det P · P⁻¹`), negated when `det P < 0`. Zero for a zero `P`.
+/// (`det P · P⁻¹`) times `n`, negated when `det P < 0`. Zero for a zero `P`.
 #[inline(always)]
 fn inverse_transpose_direction<R: Real>(p: &SymMat3<R>, n: Vec3<R>) -> Vec3<R> {
-    let adj = p.adjugate();
-    let det = p.xx * adj.xx + p.xy * adj.xy + p.xz * adj.xz;
-    let d = adj.mul_vec3(n);
+    let ([x, y, z], det) = adjugate_mul(p.to_array(), n.to_array());
+    let d = Vec3::new(x, y, z);
     if det < R::ZERO {
         -d
     } else {
         d
     }
+}
+
+/// `P · v` for `P` as `[xx, yy, zz, xy, xz, yz]`: [`SymMat3::mul_vec3`]'s operations, for a
+/// scalar and for lanes (one vertex per lane), so the two give the same bits.
+#[inline(always)]
+fn sym_mul<T: Copy + Add<Output = T> + Mul<Output = T>>([xx, yy, zz, xy, xz, yz]: [T; 6], [x, y, z]: [T; 3]) -> [T; 3] {
+    [xx * x + xy * y + xz * z, xy * x + yy * y + yz * z, xz * x + yz * y + zz * z]
+}
+
+/// `adj(P) · n` and `det P` for `P` as `[xx, yy, zz, xy, xz, yz]`: [`SymMat3::adjugate`] and
+/// [`SymMat3::determinant`]'s operations, for a scalar and for lanes.
+#[inline(always)]
+fn adjugate_mul<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(p: [T; 6], n: [T; 3]) -> ([T; 3], T) {
+    let [a, b, c, d, e, f] = p;
+    let adj = [b * c - f * f, a * c - e * e, a * b - d * d, e * f - d * c, d * f - b * e, d * e - a * f];
+    let [axx, _, _, axy, axz, _] = adj;
+    (sym_mul(adj, n), a * axx + d * axy + e * axz)
+}
+
+/// Four vertices' blended scale factors `P_b` as they are summed, one vertex per lane: the
+/// entries `[xx, yy, zz, xy, xz, yz]` (the identity in a rigid vertex's lane), and bit `l` of
+/// `scaled` set where lane `l` is a scaled vertex.
+struct ScaleSums<R> {
+    e: [[R; 4]; 6],
+    scaled: u32,
+}
+
+impl<R: Real> ScaleSums<R> {
+    /// Entries to be set, lane by lane.
+    #[inline(always)]
+    fn new() -> Self {
+        ScaleSums { e: [[R::ZERO; 4]; 6], scaled: 0 }
+    }
+
+    /// Lane `l` is a scaled vertex with `P_b = p`, or a rigid one (`None`).
+    #[inline(always)]
+    fn set(&mut self, l: usize, p: Option<&SymMat3<R>>) {
+        let entries = p.unwrap_or(&SymMat3::IDENTITY).to_array();
+        for (e, v) in self.e.iter_mut().zip(entries) {
+            if let Some(e) = e.get_mut(l) {
+                *e = v;
+            }
+        }
+        if p.is_some() {
+            self.scaled |= 1 << l;
+        }
+    }
+
+    /// The lanes.
+    #[inline(always)]
+    fn lanes(&self) -> Scale4<R> {
+        let l = |a: &[R; 4]| V::<R>::load(a);
+        let [xx, yy, zz, xy, xz, yz] = &self.e;
+        let mixed = self.scaled != 0b1111;
+        let f = |l: u32| if self.scaled & (1 << l) != 0 { R::ONE } else { R::ZERO };
+        let flag = if mixed { V::<R>::load(&[f(0), f(1), f(2), f(3)]) } else { V::<R>::splat(R::ONE) };
+        Scale4 { p: [l(xx), l(yy), l(zz), l(xy), l(xz), l(yz)], flag, mixed }
+    }
+}
+
+/// Four vertices' blended scale factors `P_b` in lanes ([`ScaleSums`]).
+struct Scale4<R: Real> {
+    /// `[xx, yy, zz, xy, xz, yz]`, the identity in a rigid vertex's lane.
+    p: [V<R>; 6],
+    /// 1 in a scaled vertex's lane, 0 in a rigid one's.
+    flag: V<R>,
+    /// Some lane is a rigid vertex.
+    mixed: bool,
+}
+
+impl<R: Real> Scale4<R> {
+    /// `scaled` in the scaled vertices' lanes, `rigid` in the others (`scaled` when every lane
+    /// is a scaled vertex, without a select).
+    #[inline(always)]
+    fn scaled(&self, scaled: [V<R>; 3], rigid: [V<R>; 3]) -> [V<R>; 3] {
+        if !self.mixed {
+            return scaled;
+        }
+        let [a, b, c] = scaled;
+        let [x, y, z] = rigid;
+        let s = |a: V<R>, x: V<R>| self.flag.select_positive_finite(a, x);
+        [s(a, x), s(b, y), s(c, z)]
+    }
+
+    /// [`unit_scale`] of each lane: its largest diagonal magnitude `s`, and the entries times
+    /// `1 / s` where `s` is positive and finite, zero elsewhere (a select only when some lane's
+    /// `s` is not).
+    #[inline(always)]
+    fn unit_scale(&self) -> [V<R>; 6] {
+        let [xx, yy, zz, xy, xz, yz] = self.p;
+        let s = xx.abs().max(yy.abs()).max(zz.abs());
+        let r = s.recip();
+        let zero = V::<R>::splat(R::ZERO);
+        let valid = zero.mask_lt(s) & V::<R>::splat(R::MAX).mask_ge(s);
+        let e = |e: V<R>| if valid == 0b1111 { e * r } else { s.select_positive_finite(e * r, zero) };
+        [e(xx), e(yy), e(zz), e(xy), e(xz), e(yz)]
+    }
+}
+
+/// [`unit`] of four floating-point vectors in lanes: the squared length summed as
+/// [`Vec3::length_squared`] sums it, the lanes' inverse square root (the scalar one's seed and
+/// Newton steps) and three products, so the same bits.
+#[inline(always)]
+fn unit4<R: Real>([x, y, z]: [V<R>; 3]) -> [V<R>; 3] {
+    let s = (x * x + y * y + z * z).inv_sqrt_positive();
+    [x * s, y * s, z * s]
 }
 
 #[cfg(test)]
@@ -154,6 +336,184 @@ mod tests {
         SkinDualQuatJob::new(model, ib, &mut dq).with_scales(&mut sc).run().unwrap();
         SkinMatrixJob::new(model, ib, &mut m).run().unwrap();
         (dq, sc, m)
+    }
+
+    /// A scalar's bits, for exact comparisons (a NaN's sign and payload, a zero's sign).
+    trait Bits: Real {
+        fn bits(self) -> u32;
+    }
+    impl Bits for f32 {
+        fn bits(self) -> u32 {
+            self.to_bits()
+        }
+    }
+    impl Bits for Q16 {
+        fn bits(self) -> u32 {
+            self.to_bits() as u32
+        }
+    }
+
+    /// A fixed-seed generator of values in [-1, 1).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        }
+        fn vec3<R: Real>(&mut self, s: f32) -> Vec3<R> {
+            Vec3::new(R::from_f32(self.next() * s), R::from_f32(self.next() * s), R::from_f32(self.next() * s))
+        }
+    }
+
+    /// A job's positions, normals and tangents.
+    type Inputs<'a, R> = (&'a [Vec3<R>], &'a [Vec3<R>], &'a [Vec4<R>]);
+    /// Where they are skinned to.
+    type Outputs<'a, R> = (&'a mut [Vec3<R>], &'a mut [Vec3<R>], &'a mut [Vec4<R>]);
+
+    /// Skins vertices `range` of the streams as one job, positions always, normals and tangents
+    /// where `streams` says, into the same vertices of the outputs.
+    fn skin_range<R: Real>(
+        palette: Palette<'_, R>,
+        k: usize,
+        (idx, w): (&[u16], &[R]),
+        (pos, nrm, tan): Inputs<'_, R>,
+        r: core::ops::Range<usize>,
+        streams: (bool, bool),
+        (op, on, ot): Outputs<'_, R>,
+    ) {
+        let mut job = SkinningJob::new(
+            palette,
+            k,
+            &idx[r.start * k..r.end * k],
+            &w[r.start * k..r.end * k],
+            &pos[r.clone()],
+            &mut op[r.clone()],
+        );
+        if streams.0 {
+            job = job.with_normals(&nrm[r.clone()], &mut on[r.clone()]);
+        }
+        if streams.1 {
+            job = job.with_tangents(&tan[r.clone()], &mut ot[r]);
+        }
+        job.run().unwrap();
+    }
+
+    /// A scaled palette of random joints: rigid ones (`P = I`), uniform scales from 0.01 to
+    /// 100, non-uniform and sheared ones, a mirror (`det P < 0`) and a zero `P`, with one
+    /// antipodal dual quaternion.
+    fn random_palette<R: Real>(rng: &mut Rng) -> (std::vec::Vec<DualQuat<R>>, std::vec::Vec<SymMat3<R>>) {
+        let mut dq = std::vec::Vec::new();
+        let mut sc = std::vec::Vec::new();
+        for j in 0..9 {
+            let axis = Vec3::new(R::from_f32(rng.next()), R::from_f32(rng.next()), R::ONE).normalize_or_zero();
+            let q = Quat::from_axis_angle(axis, R::from_f32(rng.next() * 3.0));
+            let scale = match j {
+                0 | 1 => Vec3::ONE,
+                2 => Vec3::splat(R::ratio(1, 100)),
+                3 => Vec3::splat(R::from_i32(100)),
+                _ => Vec3::ONE + rng.vec3(0.5),
+            };
+            let mut m = Mat4::from_trs(rng.vec3(2.0), q, scale);
+            if j == 5 {
+                // Shear: the x column leans into y.
+                m.cols[0][1] += R::HALF;
+            }
+            let (d, s) = DualQuat::from_mat4_scaled(&m);
+            let d = if j == 6 { DualQuat { real: -d.real, dual: -d.dual } } else { d };
+            dq.push(d);
+            sc.push(match j {
+                // A mirror with shear (`det P < 0`), as a palette built by hand may hold.
+                4 => SymMat3 { xx: -R::HALF, xz: R::ratio(1, 5), ..SymMat3::uniform(R::ratio(6, 5)) },
+                8 => SymMat3::ZERO,
+                _ => s,
+            });
+        }
+        assert!(sc[0].is_identity() && sc[1].is_identity(), "{:?}", &sc[..2]);
+        assert!(sc[4].determinant() < R::ZERO, "{:?}", sc[4]);
+        (dq, sc)
+    }
+
+    /// Every vertex count from 1 to 13 and 61 skinned as one job (four vertices at a time in
+    /// lanes on hosts, in floating point, then the rest one at a time) against one job per
+    /// vertex: the same bits for positions, normals and tangents, with positions alone, with
+    /// normals alone and with all three. Groups mix rigid vertices (influences on rigid joints
+    /// only) with scaled ones; some weights are zero, some vertices have none.
+    fn lanes_match_one_at_a_time<R: Bits>() {
+        const K: usize = 3;
+        const M: usize = 61;
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (dq, sc) = random_palette::<R>(&mut rng);
+        let palette = Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc };
+        let pos: std::vec::Vec<Vec3<R>> = (0..M).map(|_| rng.vec3(3.0)).collect();
+        let nrm: std::vec::Vec<Vec3<R>> = (0..M).map(|_| rng.vec3(1.0)).collect();
+        let tan: std::vec::Vec<Vec4<R>> = (0..M).map(|_| rng.vec3(1.0).extend(-R::ONE)).collect();
+        let mut idx = std::vec![0u16; M * K];
+        let mut w = std::vec![R::ZERO; M * K];
+        for v in 0..M {
+            // Groups of four vertices: mixed (every third vertex rigid: joints 0 and 1 only, one
+            // in seven weightless), all scaled (one with only the zero `P`), all rigid.
+            let kind = (v / 4) % 3;
+            let rigid = match kind {
+                0 => v % 3 == 1,
+                1 => false,
+                _ => true,
+            };
+            for i in 0..K {
+                let r = (rng.next() + 1.0) * 0.5;
+                idx[v * K + i] = match (rigid, v) {
+                    (true, _) => (r * 2.0) as u16 % 2,
+                    (false, 29) => 8,
+                    _ => 2 + (r * 7.0) as u16 % 7,
+                };
+                w[v * K + i] = match (v % 7, i) {
+                    (5, _) if kind != 1 => R::ZERO,
+                    (_, 1) if v % 2 == 0 => R::ZERO,
+                    _ => R::from_f32(r / K as f32 + 0.01),
+                };
+            }
+        }
+        // Which groups have scaled vertices: some all, some none, some mixed.
+        let scaled =
+            |v: usize| (0..K).any(|i| w[v * K + i] != R::ZERO && !sc[usize::from(idx[v * K + i])].is_identity());
+        let groups: std::vec::Vec<usize> = (0..M / 4).map(|g| (0..4).filter(|l| scaled(g * 4 + l)).count()).collect();
+        assert!(groups.contains(&4) && groups.contains(&0) && groups.iter().any(|&c| c > 0 && c < 4), "{groups:?}");
+        let bits3 = |v: Vec3<R>| v.to_array().map(R::bits);
+        let bits4 = |v: Vec4<R>| v.to_array().map(R::bits);
+        for streams in [(false, false), (true, false), (true, true)] {
+            for n in (1..=13).chain([M]) {
+                let z = |_| Vec3::splat(R::from_i32(99));
+                let (mut op, mut on, mut ot): Skinned<R> =
+                    ((0..M).map(z).collect(), (0..M).map(z).collect(), (0..M).map(|i| z(i).extend(R::ONE)).collect());
+                let (mut ep, mut en, mut et) = (op.clone(), on.clone(), ot.clone());
+                let ins = ((&idx[..], &w[..]), (&pos[..], &nrm[..], &tan[..]));
+                skin_range(palette, K, ins.0, ins.1, 0..n, streams, (&mut op, &mut on, &mut ot));
+                for v in 0..n {
+                    skin_range(palette, K, ins.0, ins.1, v..v + 1, streams, (&mut ep, &mut en, &mut et));
+                }
+                for v in 0..M {
+                    assert_eq!(bits3(op[v]), bits3(ep[v]), "position {v} of {n}, {streams:?}");
+                    assert_eq!(bits3(on[v]), bits3(en[v]), "normal {v} of {n}, {streams:?}");
+                    assert_eq!(bits4(ot[v]), bits4(et[v]), "tangent {v} of {n}, {streams:?}");
+                }
+                // Scaled vertices did move by their scale: not the rigid palette's result.
+                let mut rigid = std::vec![Vec3::ZERO; n];
+                SkinningJob::new(Palette::DualQuats(&dq), K, &idx[..n * K], &w[..n * K], &pos[..n], &mut rigid)
+                    .run()
+                    .unwrap();
+                if n >= 3 {
+                    assert!((0..n).any(|v| v % 3 != 1 && rigid[v] != op[v]), "{n}: no vertex scaled");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scaled_lanes_give_the_bits_of_one_vertex_at_a_time() {
+        lanes_match_one_at_a_time::<f32>();
+        lanes_match_one_at_a_time::<Q16>();
     }
 
     #[test]
