@@ -38,8 +38,9 @@ use crate::math::{Mat4, Vec3};
 use crate::real::Real;
 
 /// A mesh drawn with a texture and/or vertex colors: the [`Mesh`] (its `color` is the
-/// base-color factor), one texture coordinate pair per position, optional vertex colors, the
-/// texture and its sampler.
+/// base-color factor, linear light), one texture coordinate pair per position, optional vertex
+/// colors (linear), the texture (sRGB texels) and its sampler. They combine in linear light and
+/// the result is encoded to sRGB (see the module documentation).
 #[derive(Clone, Copy, Debug)]
 pub struct TexturedMesh<'a, R> {
     /// Positions, normals, indices, model matrix, base-color factor and lighting.
@@ -47,7 +48,8 @@ pub struct TexturedMesh<'a, R> {
     /// Texture coordinates `(u, v)` per position (`(0, 0)`: the texture's top left); needed
     /// when `texture` is set.
     pub texcoords: &'a [[R; 2]],
-    /// Vertex colors (RGBA, alpha unused) multiplying the color, at least one per position.
+    /// Vertex colors (RGBA, linear light, alpha unused) multiplying the color, at least one per
+    /// position.
     pub colors: Option<&'a [[u8; 4]]>,
     /// The base-color texture (`None`: the factor and vertex colors alone).
     pub texture: Option<Texture<'a>>,
