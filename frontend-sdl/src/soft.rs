@@ -16,7 +16,7 @@ use sinew::raster::{
 
 use crate::demo::graph_drive::FLOAT_STEP;
 use crate::demo::viewer::Viewer;
-use crate::scene::{default_camera, Camera, Frame, Scene, SceneLight};
+use crate::scene::{default_camera, linear_to_srgb, srgb_to_linear, Camera, Frame, Scene, SceneLight};
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
 
@@ -105,14 +105,18 @@ pub struct SoftReport {
 }
 
 /// One skinned mesh part ready to draw: positions, normals, indices, model matrix, base color
-/// (the part's material factor, or the object's override), and its surface: texture
-/// coordinates, vertex colors, texture and sampler.
+/// (the part's material factor, or the object's override) in linear light and encoded for
+/// display, and its surface: texture coordinates, vertex colors, texture and sampler.
 struct Part<'a> {
     positions: Vec<Vec3<f32>>,
     normals: Vec<Vec3<f32>>,
     indices: Vec<u32>,
     world: Mat4<f32>,
+    /// Linear light: a [`TexturedMesh`]'s factor (combined with texels and vertex colors in
+    /// linear light).
     color: Rgb,
+    /// Encoded for display: a plain [`Mesh`]'s color (its light level scales it as stored).
+    display: Rgb,
     texcoords: Vec<[f32; 2]>,
     colors: Option<Vec<[u8; 4]>>,
     texture: Option<Texture<'a>>,
@@ -126,7 +130,7 @@ struct Geometry<'a> {
     bones: Vec<Vec3<f32>>,
 }
 
-fn rgb(c: [f32; 4]) -> Rgb {
+fn rgb(c: [f32; 3]) -> Rgb {
     let q = |v: f32| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
     Rgb::new(q(c[0]), q(c[1]), q(c[2]))
 }
@@ -140,10 +144,12 @@ fn geometry<'a>(frame: &Frame<'a>, overlays: Overlays) -> Result<Geometry<'a>, S
         for (part, sp) in mesh.parts().zip(skinned) {
             let indices: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
             let material = part.material();
-            let color = if o.material_colors {
-                Rgb::new(material.factor[0], material.factor[1], material.factor[2])
+            let override_rgb = [o.color[0], o.color[1], o.color[2]];
+            let (color, display) = if o.material_colors {
+                let f = [material.factor[0], material.factor[1], material.factor[2]];
+                (Rgb::new(f[0], f[1], f[2]), rgb(f.map(|c| linear_to_srgb(f32::from(c) / 255.0))))
             } else {
-                rgb(o.color)
+                (rgb(override_rgb.map(srgb_to_linear)), rgb(override_rgb))
             };
             let n = part.num_vertices();
             let texture = material.texture.and_then(|t| asset.texture(t)).map(|t| t.texture());
@@ -156,6 +162,7 @@ fn geometry<'a>(frame: &Frame<'a>, overlays: Overlays) -> Result<Geometry<'a>, S
                 indices,
                 world: o.world,
                 color,
+                display,
                 texcoords,
                 colors,
                 texture,
@@ -189,7 +196,8 @@ fn draws<'a>(g: &'a Geometry<'_>, line_indices: &'a [u32]) -> Vec<Draw<'a, f32>>
                 shading,
             };
             if p.texture.is_none() && p.colors.is_none() {
-                return Draw::Mesh(mesh);
+                // srgb(factor) · light: what the textured path draws without texture or colors.
+                return Draw::Mesh(Mesh { color: p.display, ..mesh });
             }
             Draw::Textured(TexturedMesh {
                 mesh,

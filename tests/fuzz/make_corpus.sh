@@ -61,8 +61,11 @@ done
 # Quantized and meshopt-compressed (EXT and KHR) RiggedFigure, kept with sinew-offline's tests.
 cp "$root"/frontend-sdl/offline/tests/data/RiggedFigure-*.glb "$corpus/gltf_import/"
 
-# Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid, truncated,
-# oversized and corrupt images kept there as its seeds).
+# Texture extensions (WebP, KHR_texture_basisu fallbacks), kept with sinew-offline's tests.
+cp "$root"/frontend-sdl/offline/tests/data/textures/*.glb "$corpus/gltf_import/"
+
+# Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid PNG and
+# WebP, truncated, oversized and corrupt images kept there as its seeds).
 for t in asset_parse md5mesh md5anim gltf_import image_decode; do
   if [ -d "$fuzz/regressions/$t" ]; then
     find "$fuzz/regressions/$t" -type f -exec cp {} "$corpus/$t/" \;

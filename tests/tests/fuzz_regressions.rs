@@ -86,6 +86,16 @@ fn image_target_wraps_a_valid_png() {
     assert_eq!((rig.images.len(), rig.images[0].width, rig.images[0].height), (1, 2, 2));
 }
 
+/// The same for the lossless and the lossy 16 × 16 WebP seeds.
+#[test]
+fn image_target_wraps_a_valid_webp() {
+    for name in ["tiny.webp", "tiny-lossy.webp"] {
+        let webp = std::fs::read(fuzz_dir().join("regressions/image_decode").join(name)).unwrap();
+        let rig = sinew_offline::import::gltf::load_bytes(&fuzz::image_glb(&webp), None, "f").unwrap();
+        assert_eq!((rig.images.len(), rig.images[0].width, rig.images[0].height), (1, 16, 16), "{name}");
+    }
+}
+
 #[test]
 fn graph_file_regressions() {
     check("graph_file", fuzz::graph_bytes);

@@ -117,7 +117,8 @@ pub struct Mesh<'a, R> {
     pub indices: Indices<'a>,
     /// Model-to-world matrix. Lighting assumes it has no non-uniform scale.
     pub model: Mat4<R>,
-    /// Base color (the color of a fully lit surface).
+    /// Base color (the color of a fully lit surface). A plain mesh draws it as stored (a display
+    /// color); a `TexturedMesh` reads it as linear light and encodes the result to sRGB.
     pub color: Rgb,
     /// Lighting mode.
     pub shading: Shading,

@@ -112,6 +112,8 @@ mod fixed;
 mod line;
 mod mesh;
 mod renderer;
+#[cfg(feature = "texture")]
+mod srgb;
 mod target;
 mod texture;
 #[cfg(feature = "texture")]

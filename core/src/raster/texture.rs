@@ -3,7 +3,7 @@
 //! integer texel lookups of the raster stage (nearest and bilinear, with the three wrap modes).
 
 #[cfg(feature = "texture")]
-use super::color::{PixelFormat, Rgb, Rgb565};
+use super::color::{PixelFormat, Rgb565};
 use super::error::RasterError;
 
 /// Largest width or height of a texture, in texels. It bounds the texel coordinates the raster
@@ -199,11 +199,11 @@ pub(crate) fn wrap(mode: Wrap, i: i64, n: i64) -> u32 {
 }
 
 #[cfg(feature = "texture")]
-/// A sampled texel (channels ×256) times a modulation color (channels 0..=255 with 8
-/// fractional bits), rounded to 8 bits per channel.
+/// A sampled texel (sRGB channels ×256) decoded to linear light, times a linear modulation
+/// color (channels 0..=0xFF00, 0xFF00 = 1): 16-bit linear light per channel (`0..=65535`).
 #[inline(always)]
-pub(crate) fn modulate(t: [u32; 3], m: [u32; 3]) -> Rgb {
-    // (t/256)·(m/256)/255, rounded: t·m ≤ 2^32 fits u64.
-    let ch = |t: u32, m: u32| (((t as u64 * m as u64) / 255 + (1 << 15)) >> 16).min(255) as u8;
-    Rgb::new(ch(t[0], m[0]), ch(t[1], m[1]), ch(t[2], m[2]))
+pub(crate) fn modulate(t: [u32; 3], m: [u32; 3]) -> [u32; 3] {
+    // decoded ≤ 65535 and m ≤ 0xFF00: the product fits u64 (and u32, but not with rounding).
+    let ch = |t: u32, m: u32| ((super::srgb::decode_filtered(t) as u64 * m as u64 + 0x7F80) / 0xFF00) as u32;
+    [ch(t[0], m[0]), ch(t[1], m[1]), ch(t[2], m[2])]
 }

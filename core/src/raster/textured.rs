@@ -16,9 +16,13 @@
 //!
 //! # Color
 //!
-//! A pixel's color is the texel (nearest or bilinear, see [`Sampler`]) times a modulation
-//! color that is Gouraud-interpolated like the untextured shade: the mesh color (the material's
-//! base-color factor) times the vertex color times the light level, per vertex.
+//! Colors combine in linear light, as glTF defines them: the texel (nearest or bilinear, see
+//! [`Sampler`], filtered as stored) is an sRGB value, decoded to linear light; the mesh color
+//! (the material's base-color factor) and the vertex colors are linear values. Their product is
+//! encoded to sRGB, then scaled by the light level: `pixel = srgb(linear(texel) · factor ·
+//! vertex color) · light`. Factor times vertex color and the light level are Gouraud-interpolated
+//! per vertex. The transfer function runs in integers on tables built at compile time
+//! (16-bit linear light; see `srgb`).
 
 use super::clip::{clip_triangle, to_clip, Attributes, ClipVertex, Viewport, OUT_INVALID};
 use super::color::Rgb;
@@ -26,6 +30,7 @@ use super::error::RasterError;
 use super::fixed::to_fixed;
 use super::mesh::{face_shade, light_in_model, CachedVertex, Mesh, Shading};
 use super::renderer::Renderer;
+use super::srgb;
 use super::target::Sink;
 use super::texture::{modulate, Sampler, Texture, Wrap, TEXEL_FRAC_BITS};
 use super::triangle::{area2, orient_by, pixel_bounds, Coverage, Cull, ScreenVertex, SUBPIXEL_BITS};
@@ -33,8 +38,9 @@ use crate::math::{Mat4, Vec3};
 use crate::real::Real;
 
 /// A mesh drawn with a texture and/or vertex colors: the [`Mesh`] (its `color` is the
-/// base-color factor), one texture coordinate pair per position, optional vertex colors, the
-/// texture and its sampler.
+/// base-color factor, linear light), one texture coordinate pair per position, optional vertex
+/// colors (linear), the texture (sRGB texels) and its sampler. They combine in linear light and
+/// the result is encoded to sRGB (see the module documentation).
 #[derive(Clone, Copy, Debug)]
 pub struct TexturedMesh<'a, R> {
     /// Positions, normals, indices, model matrix, base-color factor and lighting.
@@ -42,7 +48,8 @@ pub struct TexturedMesh<'a, R> {
     /// Texture coordinates `(u, v)` per position (`(0, 0)`: the texture's top left); needed
     /// when `texture` is set.
     pub texcoords: &'a [[R; 2]],
-    /// Vertex colors (RGBA, alpha unused) multiplying the color, at least one per position.
+    /// Vertex colors (RGBA, linear light, alpha unused) multiplying the color, at least one per
+    /// position.
     pub colors: Option<&'a [[u8; 4]]>,
     /// The base-color texture (`None`: the factor and vertex colors alone).
     pub texture: Option<Texture<'a>>,
@@ -107,9 +114,10 @@ struct TexVertex<R> {
     a: TexAttr<R>,
 }
 
-/// The per-pixel state of a textured span: the perspective planes' values (`q`, `s`, `t`) and
-/// the modulation color's, at the current pixel, with their steps per pixel; the texture, its
-/// sampler and the texel-space offsets taken out of `s` and `t`.
+/// The per-pixel state of a textured span: the perspective planes' values (`q`, `s`, `t`), the
+/// linear modulation color's (`m`) and the light level's (`l`), at the current pixel, with their
+/// steps per pixel; the texture, its sampler and the texel-space offsets taken out of `s` and
+/// `t`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TexSpan<'t> {
     pub q: i64,
@@ -120,6 +128,8 @@ pub(crate) struct TexSpan<'t> {
     pub dt: i64,
     pub m: [i64; 3],
     pub dm: [i64; 3],
+    pub l: i64,
+    pub dl: i64,
     pub base: (i64, i64),
     pub texture: Option<&'t Texture<'t>>,
     pub sampler: Sampler,
@@ -135,6 +145,7 @@ impl TexSpan<'_> {
         for (m, d) in self.m.iter_mut().zip(self.dm) {
             *m = m.wrapping_add(d.wrapping_mul(k));
         }
+        self.l = self.l.wrapping_add(self.dl.wrapping_mul(k));
     }
 
     /// Moves the planes one pixel right.
@@ -146,14 +157,17 @@ impl TexSpan<'_> {
         for (m, d) in self.m.iter_mut().zip(self.dm) {
             *m = m.wrapping_add(d);
         }
+        self.l = self.l.wrapping_add(self.dl);
     }
 
     /// The color at the current pixel.
     #[inline(always)]
     pub(crate) fn color(&self) -> Rgb {
+        // Linear factor × vertex color, 0xFF00 = 1.
         let m = self.m.map(|m| (m >> 16).clamp(0, 0xFF00) as u32);
-        match self.texture {
-            None => Rgb::new(((m[0] + 128) >> 8) as u8, ((m[1] + 128) >> 8) as u8, ((m[2] + 128) >> 8) as u8),
+        let linear = match self.texture {
+            // To 16-bit linear light (× 65535 / 0xFF00).
+            None => m.map(|m| (m * 257 + 128) >> 8),
             Some(tex) => {
                 // s, t < 2⁴³ and q ≥ 2¹⁶ inside the triangle (see the module documentation).
                 let q = (self.q >> 2).max(1);
@@ -161,7 +175,11 @@ impl TexSpan<'_> {
                 let v = (self.t << 20) / q + self.base.1;
                 modulate(tex.sample(&self.sampler, u, v), m)
             }
-        }
+        };
+        let l = (self.l >> 16).clamp(0, 0xFF00) as u32;
+        // sRGB code × light level / 0xFF00, rounded.
+        let lit = |x: u32| ((u32::from(srgb::encode(x)) * l + 0x7F80) / 0xFF00) as u8;
+        Rgb::new(lit(linear[0]), lit(linear[1]), lit(linear[2]))
     }
 }
 
@@ -211,9 +229,9 @@ fn fill_textured<R: Real, S: Sink>(
     let sv = [v[0].sv, v[1].sv, v[2].sv];
     let Some(mut cov) = Coverage::new(sink, &sv) else { return };
     let zp = cov.plane(sv[0].z, sv[1].z, sv[2].z);
-    // The color before lighting times the light level, per vertex (levels ×256).
-    let lit = |k: usize, c: usize| ((v[k].a.rgb[c] as i64 * sv[k].s as i64) / 0xFF00) as i32;
-    let mp = [0, 1, 2].map(|c| cov.plane(lit(0, c), lit(1, c), lit(2, c)));
+    // The linear color before lighting and the light level, per vertex (levels ×256).
+    let mp = [0, 1, 2].map(|c| cov.plane(v[0].a.rgb[c], v[1].a.rgb[c], v[2].a.rgb[c]));
+    let lp = cov.plane(sv[0].s, sv[1].s, sv[2].s);
     let (mut qp, mut sp, mut tp, mut base) = (zp, zp, zp, (0, 0));
     if let Some(tex) = texture {
         let w_min = v[0].w.min(v[1].w).min(v[2].w);
@@ -230,6 +248,7 @@ fn fill_textured<R: Real, S: Sink>(
     }
     let (mut z_row, mut q_row, mut s_row, mut t_row) = (zp.start, qp.start, sp.start, tp.start);
     let mut m_row = mp.map(|p| p.start);
+    let mut l_row = lp.start;
     cov.rows(|y, x0, cols| {
         if let Some((lo, hi)) = cols {
             let span = super::target::Span {
@@ -250,6 +269,8 @@ fn fill_textured<R: Real, S: Sink>(
                 dt: tp.dx,
                 m: m_row,
                 dm: mp.map(|p| p.dx),
+                l: l_row,
+                dl: lp.dx,
                 base,
                 texture,
                 sampler,
@@ -264,6 +285,7 @@ fn fill_textured<R: Real, S: Sink>(
         for (m, p) in m_row.iter_mut().zip(&mp) {
             *m = m.wrapping_add(p.dy);
         }
+        l_row = l_row.wrapping_add(lp.dy);
     });
 }
 
@@ -280,7 +302,7 @@ fn clip_w<R: Real>(mvp: &Mat4<R>, p: Vec3<R>) -> R {
     c[0][3] * p.x + c[1][3] * p.y + c[2][3] * p.z + c[3][3]
 }
 
-/// The color of vertex `i` before lighting (factor × vertex color, levels ×256).
+/// The linear color of vertex `i` before lighting (factor × vertex color, levels ×256).
 #[inline]
 fn vertex_rgb<R>(m: &TexturedMesh<'_, R>, i: usize) -> [i32; 3] {
     let f = m.mesh.color;

@@ -26,7 +26,9 @@ pub struct DrawObject<'a> {
     pub dq_palette: DqPalette,
     /// Skinning method.
     pub skinning: Skinning,
-    /// Base color, RGBA 0 to 1: the mesh's color, or the override [`push_model`] was given.
+    /// Base color, RGBA 0 to 1: the mesh's color (linear light, as glTF factors are), or the
+    /// override [`push_model`] was given (a display color, sRGB: the viewers decode it with
+    /// [`srgb_to_linear`] where colors combine in linear light).
     pub color: [f32; 4],
     /// True when each part's own material colors it (no override was given); false when
     /// [`DrawObject::color`] replaces every part's base color.
@@ -151,4 +153,28 @@ pub fn ground_grid(x0: f32, x1: f32, z0: f32, z1: f32, step: f32) -> Vec<[Vec3<f
         out.push([Vec3::new(x0, 0.0, z), Vec3::new(x1, 0.0, z)]);
     }
     out
+}
+
+/// The linear light of an sRGB-encoded channel value in `[0, 1]` (IEC 61966-2-1; values
+/// outside are clamped).
+#[must_use]
+pub fn srgb_to_linear(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The sRGB encoding of a linear channel value in `[0, 1]` (IEC 61966-2-1; values outside are
+/// clamped).
+#[must_use]
+pub fn linear_to_srgb(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    if c <= 0.0031308 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
 }

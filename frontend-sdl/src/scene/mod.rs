@@ -56,7 +56,7 @@ pub use character::{
     PATH_TURN_RADIUS, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_LAYER, WAVE_MASK, WAVING,
 };
 pub use error::SceneError;
-pub use frame::{ground_grid, push_model, DrawObject, Frame, Label};
+pub use frame::{ground_grid, linear_to_srgb, push_model, srgb_to_linear, DrawObject, Frame, Label};
 pub use props::{scale_root, tentacle_pose, twist_angle, twist_pose};
 
 /// Index of the tentacle in [`Scene::models`].

@@ -1,4 +1,5 @@
-//! Image bytes (PNG, or JPEG when they start with 0xFF) as the texture of a one-triangle GLB:
+//! Image bytes (PNG, JPEG when they start with 0xFF, WebP when they start with `RIFF`) as the
+//! texture of a one-triangle GLB:
 //! decode, import, bake, parse the baked file.
 #![no_main]
 

@@ -112,7 +112,13 @@ pub fn image_glb(image: &[u8]) -> Vec<u8> {
     while bin.len() % 4 != 0 {
         bin.push(0);
     }
-    let mime = if image.first() == Some(&0xFF) { "image/jpeg" } else { "image/png" };
+    let mime = if image.first() == Some(&0xFF) {
+        "image/jpeg"
+    } else if image.starts_with(b"RIFF") {
+        "image/webp"
+    } else {
+        "image/png"
+    };
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
 "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"TEXCOORD_0":1}},"material":0}}]}}],

@@ -822,5 +822,42 @@ pub fn image_cases() -> Vec<GltfCase> {
     let mut b = fox.clone();
     b[r.start + r.len() / 2] ^= 0x5A;
     cases.push(gltf_case!(Image, "Fox.glb PNG data byte changed", b, GltfError::BadImage { image: 0, .. }));
+    cases.extend(webp_cases());
+    cases
+}
+
+/// A lossless WebP texture (`EXT_texture_webp`, the 16 × 16 quad of
+/// `frontend-sdl/offline/tests/data/textures`) truncated, or its VP8L header saying
+/// 10000 × 16, each refused naming image 0 (part of [`image_cases`]).
+fn webp_cases() -> Vec<GltfCase> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../frontend-sdl/offline/tests/data/textures/quad-webp.glb");
+    let quad = read(&path);
+    let r = image_range(&quad, 0);
+    let mut cases = Vec::new();
+    for keep in [0usize, 8, 20, r.len() / 2] {
+        let b = glb_json_edit(&quad, |j| {
+            let v = j["images"][0]["bufferView"].as_u64().expect("view") as usize;
+            j["bufferViews"][v]["byteLength"] = keep.into();
+        });
+        cases.push(gltf_case!(
+            Image,
+            format!("quad-webp.glb WebP cut to {keep} bytes"),
+            b,
+            GltfError::BadImage { image: 0, .. }
+        ));
+    }
+    // RIFF, size, WEBP, VP8L, chunk size, signature 0x2F, then 14 bits of width − 1.
+    let header = r.start + 21;
+    assert_eq!(&quad[r.start + 12..r.start + 16], b"VP8L", "a lossless WebP image");
+    let mut b = quad.clone();
+    let bits = u32::from_le_bytes(b[header..header + 4].try_into().expect("4 bytes"));
+    b[header..header + 4].copy_from_slice(&((bits & !0x3FFF) | 9999).to_le_bytes());
+    cases.push(gltf_case!(
+        Image,
+        "quad-webp.glb WebP of 10000 × 16",
+        b,
+        GltfError::ImageTooLarge { image: 0, width: 10000, height: 16, .. }
+    ));
     cases
 }

@@ -253,29 +253,66 @@ fn wrap_modes_and_filters() {
     assert_eq!(t565.sample(&nearest, 0, 0), [c.r as u32 * 256, c.g as u32 * 256, c.b as u32 * 256]);
 }
 
+/// The sRGB encoding of linear `x` in `[0, 1]`, as an 8-bit code (IEC 61966-2-1, in f64).
+fn srgb_code(x: f64) -> u8 {
+    let s = if x <= 0.0031308 { x * 12.92 } else { 1.055 * x.powf(1.0 / 2.4) - 0.055 };
+    (s * 255.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// The linear light of 8-bit sRGB code `c` (in f64).
+fn srgb_linear(c: u8) -> f64 {
+    let s = f64::from(c) / 255.0;
+    if s <= 0.04045 {
+        s / 12.92
+    } else {
+        ((s + 0.055) / 1.055).powf(2.4)
+    }
+}
+
 #[test]
-fn vertex_colors_and_factor_multiply_the_texture() {
-    // A full-screen triangle pair, unlit, one white texel; vertex colors all (255, 128, 0)
-    // and a factor of (255, 255, 128): every pixel is (255, 128, 0) × (1, 1, 0.5).
+fn vertex_colors_and_factor_multiply_the_texture_in_linear_light() {
+    // A full-screen triangle pair, unlit, one texel (200, 120, 40) in sRGB; vertex colors all
+    // (128, 255, 64) and a factor of (255, 204, 128), both linear: every pixel is
+    // srgb(linear(texel) × factor × vertex color), or srgb(factor × vertex color) untextured.
     let pos: [Vec3<f32>; 4] =
         [Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, -1.0, 0.0), Vec3::new(-1.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 0.0)];
     let uv = [[0.0f32, 0.0]; 4];
-    let colors = [[255u8, 128, 0, 255]; 4];
-    let white = [255u8; 4];
-    let texture = Texture::new(&white, 1, 1, TexelFormat::Rgba8).unwrap();
-    let mesh =
-        Mesh { shading: Shading::Unlit, ..Mesh::new(&pos, None, Indices::U16(&QUAD_IDX), Rgb::new(255, 255, 128)) };
+    let (texel, vertex, factor) = ([200u8, 120, 40], [128u8, 255, 64], [255u8, 204, 128]);
+    let colors = [[vertex[0], vertex[1], vertex[2], 255]; 4];
+    let texels = [texel[0], texel[1], texel[2], 255];
+    let texture = Texture::new(&texels, 1, 1, TexelFormat::Rgba8).unwrap();
+    let mesh = Mesh {
+        shading: Shading::Unlit,
+        ..Mesh::new(&pos, None, Indices::U16(&QUAD_IDX), Rgb::new(factor[0], factor[1], factor[2]))
+    };
     for texture in [Some(texture), None] {
+        let expect: [u8; 3] = core::array::from_fn(|k| {
+            let t = if texture.is_some() { srgb_linear(texel[k]) } else { 1.0 };
+            srgb_code(t * f64::from(factor[k]) / 255.0 * f64::from(vertex[k]) / 255.0)
+        });
         let tm = TexturedMesh {
             colors: Some(&colors),
             texture,
-            ..TexturedMesh::new(mesh, &uv, Texture::new(&white, 1, 1, TexelFormat::Rgba8).unwrap())
+            ..TexturedMesh::new(mesh, &uv, texture.unwrap_or(texture_white()))
         };
         let mut color = [0u32; 64];
         let mut t = Target::<Xrgb8888, Depth16>::new(&mut color, None, 8, 8, 8).unwrap();
         Renderer::new(Mat4::IDENTITY).render(&mut t, &[Draw::Textured(tm)], &mut [CachedVertex::default(); 4]).unwrap();
-        assert!(t.pixels().iter().all(|&p| p == Xrgb8888::pack(Rgb::new(255, 128, 0))), "{:x?}", &t.pixels()[..4]);
+        for &p in t.pixels() {
+            let got = Xrgb8888::unpack(p);
+            let got = [got.r, got.g, got.b];
+            assert!(got.iter().zip(expect).all(|(g, e)| g.abs_diff(e) <= 1), "{got:?}, expected {expect:?}");
+        }
+        // Multiplying the sRGB values instead would give (100, 96, 5).
+        if texture.is_some() {
+            assert_eq!(expect, [147, 108, 9]);
+        }
     }
+}
+
+/// A 1 × 1 white texture.
+fn texture_white() -> Texture<'static> {
+    Texture::new(&[255; 4], 1, 1, TexelFormat::Rgba8).unwrap()
 }
 
 #[test]

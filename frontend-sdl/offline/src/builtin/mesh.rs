@@ -88,8 +88,11 @@ impl MeshBuilder {
         }
     }
 
-    /// The finished primitive, in `color`.
+    /// The finished primitive, in `color`: a display (sRGB-encoded) color, stored as its linear
+    /// value (the rig's colors are linear, as glTF's are), so the viewers show `color` itself.
     pub(super) fn into_primitive(self, color: [f32; 4]) -> RigPrimitive {
+        let linear = |c: f32| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+        let color = [linear(color[0]), linear(color[1]), linear(color[2]), color[3]];
         RigPrimitive {
             positions: self.positions,
             normals: Some(self.normals),

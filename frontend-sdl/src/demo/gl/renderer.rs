@@ -16,7 +16,7 @@ use super::vertex::{bind_attributes, disable_attributes, vertex_bytes, LineVerte
 use crate::demo::font;
 use crate::demo::hud::HudVertex;
 use crate::demo::shaders;
-use crate::scene::{DrawObject, SceneLight};
+use crate::scene::{srgb_to_linear, DrawObject, SceneLight};
 
 /// What the last frame drew (reset by [`Renderer::begin_frame`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -320,7 +320,13 @@ impl Renderer {
                 gl.uniform_matrix_3_f32_slice(p.normal_mat.as_ref(), false, &normal_mat);
                 gl.uniform_3_f32(p.light_dir.as_ref(), dir.x, dir.y, dir.z);
                 gl.uniform_2_f32(p.light.as_ref(), light.ambient, light.diffuse);
-                let c = if obj.material_colors { part.color } else { obj.color };
+                // The shader combines colors in linear light; an override is a display color.
+                let c = if obj.material_colors {
+                    part.color
+                } else {
+                    let [r, g, b, a] = obj.color;
+                    [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b), a]
+                };
                 gl.uniform_4_f32(p.color.as_ref(), c[0], c[1], c[2], c[3]);
                 gl.active_texture(glow::TEXTURE0);
                 gl.bind_texture(glow::TEXTURE_2D, Some(part.texture.unwrap_or(self.white)));

@@ -8,6 +8,7 @@ use base64::Engine as _;
 use gltf::json::validation::Validate as _;
 
 use super::error::{short, GltfError};
+use super::materials::EXT_TEXTURE_WEBP;
 use super::meshopt::{scan, Meshopt, EXT_MESHOPT, KHR_MESHOPT};
 
 /// The parsed and validated document, the GLB `BIN` chunk (if any), and the animation channels
@@ -136,8 +137,10 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
 
 /// Extensions this importer reads: a file whose `extensionsRequired` lists another is refused
 /// by name.
+/// `KHR_texture_basisu` is not among them: a file may use it (its textures then read their
+/// fallback images), but one that requires it is refused.
 pub(super) const SUPPORTED_EXTENSIONS: &[&str] =
-    &["KHR_mesh_quantization", "KHR_texture_transform", KHR_MESHOPT, EXT_MESHOPT];
+    &["KHR_mesh_quantization", "KHR_texture_transform", KHR_MESHOPT, EXT_MESHOPT, EXT_TEXTURE_WEBP];
 
 /// True for the JSON path `accessors[<n>].bufferView`.
 fn is_accessor_buffer_view(path: &str) -> bool {

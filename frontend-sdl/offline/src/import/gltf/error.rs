@@ -182,14 +182,14 @@ pub enum GltfError {
         node: usize,
     },
     /// An image's bytes cannot be found (no URI nor buffer view, a buffer view past its
-    /// buffer, an unsafe or unreadable URI, a `data:` URI that is not PNG or JPEG).
+    /// buffer, an unsafe or unreadable URI, a `data:` URI that is not PNG, JPEG or WebP).
     ImageUnavailable {
         /// Image index.
         image: usize,
         /// What is wrong.
         reason: String,
     },
-    /// An image's media type is not one this importer decodes (PNG and JPEG).
+    /// An image's media type is not one this importer decodes (PNG, JPEG and WebP).
     UnsupportedImage {
         /// Image index.
         image: usize,
@@ -319,7 +319,7 @@ impl fmt::Display for GltfError {
             }
             GltfError::ImageUnavailable { image, reason } => write!(f, "image {image}: {reason}"),
             GltfError::UnsupportedImage { image, mime } => {
-                write!(f, "image {image}: media type {mime:?} is not supported (only PNG and JPEG)")
+                write!(f, "image {image}: media type {mime:?} is not supported (only PNG, JPEG and WebP)")
             }
             GltfError::BadImage { image, detail } => write!(f, "image {image} is truncated or corrupt: {detail}"),
             GltfError::ImageTooLarge { image, width, height, limit } => {

@@ -1,8 +1,13 @@
 //! Materials and images: a primitive's material (base-color factor, base-color texture with its
 //! `texCoord` set and sampler), its texture coordinates and vertex colors (`COLOR_0`), and the
 //! images its texture reads, fetched (GLB buffer view, `data:` URI, relative file) and decoded
-//! (PNG, JPEG) within limits: [`MAX_IMAGE_DIMENSION`] per side, and the decoded RGBA8 bytes
+//! (PNG, JPEG, WebP) within limits: [`MAX_IMAGE_DIMENSION`] per side, and the decoded RGBA8 bytes
 //! counted in the import's decoding budget.
+//!
+//! A texture's image is its `EXT_texture_webp` image when it has one, otherwise its `source`.
+//! A `KHR_texture_basisu` (KTX2) image is not decoded: the texture reads its `source` (the
+//! fallback PNG or JPEG) with a note, or, without one, the material is drawn untextured with a
+//! note. A file that requires `KHR_texture_basisu` is refused by name (see `container`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,6 +39,15 @@ const TEXCOORDS: &[(DataType, Dimensions)] = &[
     (DataType::I8, Dimensions::Vec2),
     (DataType::I16, Dimensions::Vec2),
 ];
+/// The WebP texture extension: its `source` image is read in preference to the texture's own.
+pub(super) const EXT_TEXTURE_WEBP: &str = "EXT_texture_webp";
+/// The KTX2 / Basis Universal texture extension: not decoded, the texture's `source` is the
+/// fallback.
+const KHR_TEXTURE_BASISU: &str = "KHR_texture_basisu";
+
+/// Media types an image's `data:` URI may have.
+const IMAGE_MEDIA: &[&str] = &["image/png", "image/jpeg", "image/webp"];
+
 const COLORS: &[(DataType, Dimensions)] = &[
     (DataType::F32, Dimensions::Vec3),
     (DataType::F32, Dimensions::Vec4),
@@ -160,8 +174,13 @@ impl Importer<'_> {
             None => None,
             Some(info) => {
                 let t = info.texture();
-                let image = self.image(t.source().index())?;
-                Some(RigTexture { image, sampler: sampler_of(&t.sampler()) })
+                match self.texture_image(&t)? {
+                    Some(source) => {
+                        let image = self.image(source)?;
+                        Some(RigTexture { image, sampler: sampler_of(&t.sampler()) })
+                    }
+                    None => None,
+                }
             }
         };
         let name = or_fallback(material.name(), || format!("material{index}"));
@@ -169,6 +188,44 @@ impl Importer<'_> {
         self.surfaces.materials.push(RigMaterial { name, base_color: color, texture });
         self.surfaces.material_map.insert(index, m);
         Ok(Surface { color, material: Some(m), texcoords, colors })
+    }
+
+    /// The glTF image texture `t` reads: its `EXT_texture_webp` image, else its `source`; `None`
+    /// (with a note) when it has neither, as when its only image is a `KHR_texture_basisu` one.
+    fn texture_image(&mut self, t: &gltf::Texture<'_>) -> Result<Option<usize>, GltfError> {
+        let index = t.index();
+        if let Some(ext) = t.extension_value(EXT_TEXTURE_WEBP) {
+            let path = format!("textures[{index}].extensions.{EXT_TEXTURE_WEBP}.source");
+            let source = ext.get("source").ok_or_else(|| GltfError::Schema(format!("{path}: missing")))?;
+            let image = source
+                .as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .filter(|&i| i < self.doc.images().len())
+                .ok_or_else(|| GltfError::Schema(format!("{path}: {source} is not an image index")))?;
+            return Ok(Some(image));
+        }
+        let basisu = t.extension_value(KHR_TEXTURE_BASISU).is_some();
+        match t.source() {
+            Some(image) => {
+                if basisu {
+                    self.notes.push(format!(
+                        "texture {index}: its {KHR_TEXTURE_BASISU} (KTX2) image is not decoded; its fallback image {} is used",
+                        image.index()
+                    ));
+                }
+                Ok(Some(image.index()))
+            }
+            None => {
+                self.notes.push(if basisu {
+                    format!(
+                        "texture {index}: its only image is a {KHR_TEXTURE_BASISU} (KTX2) one, which sinew does not decode; drawn untextured"
+                    )
+                } else {
+                    format!("texture {index} has no image; drawn untextured")
+                });
+                Ok(None)
+            }
+        }
     }
 
     /// Rig image of glTF image `index`, fetched and decoded on first use.
@@ -198,9 +255,7 @@ impl Importer<'_> {
                 })?;
                 data.to_vec()
             }
-            (None, Some(uri)) => {
-                fetch(uri, self.surfaces.base_dir.as_deref(), &["image/png", "image/jpeg"], unavailable)?
-            }
+            (None, Some(uri)) => fetch(uri, self.surfaces.base_dir.as_deref(), IMAGE_MEDIA, unavailable)?,
             (None, None) => return Err(unavailable("has neither a URI nor a buffer view".into())),
         };
         let name = json
@@ -228,6 +283,7 @@ impl Importer<'_> {
 enum Kind {
     Png,
     Jpeg,
+    WebP,
 }
 
 /// Decodes image `image` (`bytes`, declared media type `mime`) to RGBA8 with at most `budget`
@@ -237,16 +293,18 @@ fn decode(image: usize, bytes: &[u8], mime: Option<&str>, budget: usize) -> Resu
         Some(Kind::Png)
     } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         Some(Kind::Jpeg)
+    } else if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        Some(Kind::WebP)
     } else {
         None
     };
     let kind = match mime.map(str::to_ascii_lowercase).as_deref() {
         Some("image/png") => Kind::Png,
         Some("image/jpeg") => Kind::Jpeg,
+        Some("image/webp") => Kind::WebP,
         Some(other) => return Err(GltfError::UnsupportedImage { image, mime: short(other).into_owned() }),
-        None => {
-            sniffed.ok_or_else(|| GltfError::UnsupportedImage { image, mime: "unknown (not PNG or JPEG)".into() })?
-        }
+        None => sniffed
+            .ok_or_else(|| GltfError::UnsupportedImage { image, mime: "unknown (not PNG, JPEG or WebP)".into() })?,
     };
     if sniffed != Some(kind) {
         return Err(GltfError::BadImage { image, detail: format!("the data is not a {kind:?} file") });
@@ -266,6 +324,7 @@ fn decode(image: usize, bytes: &[u8], mime: Option<&str>, budget: usize) -> Resu
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match kind {
         Kind::Png => decode_png(bytes, budget, &check, &bad),
         Kind::Jpeg => decode_jpeg(bytes, &check, &bad),
+        Kind::WebP => decode_webp(bytes, budget, &check, &bad),
     }));
     run.unwrap_or_else(|_| Err(bad("the decoder failed".into())))
 }
@@ -320,6 +379,25 @@ fn decode_jpeg(bytes: &[u8], check: Check<'_>, bad: Bad<'_>) -> Result<(u32, u32
     let mut out = vec![0u8; len];
     decoder.decode_into(&mut out).map_err(|e| bad(format!("{e:?}")))?;
     Ok((w, h, out))
+}
+
+/// WebP, lossy (VP8) or lossless (VP8L), with or without alpha; an animated file gives its first
+/// frame. The size is checked from the header before any pixel is decoded.
+fn decode_webp(bytes: &[u8], budget: usize, check: Check<'_>, bad: Bad<'_>) -> Result<(u32, u32, Vec<u8>), GltfError> {
+    let mut decoder =
+        image_webp::WebPDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| bad(format!("WebP: {e}")))?;
+    let (w, h) = decoder.dimensions();
+    let len = check(w, h)?;
+    decoder.set_memory_limit(budget.max(1 << 20));
+    let size = decoder.output_buffer_size().ok_or_else(|| bad("the image is too large to decode".into()))?;
+    let mut buf = vec![0u8; size];
+    decoder.read_image(&mut buf).map_err(|e| bad(format!("WebP: {e}")))?;
+    let rgba =
+        if decoder.has_alpha() { buf } else { buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect() };
+    if rgba.len() != len {
+        return Err(bad(format!("decoded {} bytes, expected {len}", rgba.len())));
+    }
+    Ok((w, h, rgba))
 }
 
 /// `KHR_texture_transform` on texture coordinates: `uv' = T · R · S · uv` as the extension's

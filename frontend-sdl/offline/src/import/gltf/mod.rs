@@ -49,7 +49,7 @@
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
 //! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph
 //!   targets, default weights and `weights` channels.
-//! - `materials`: materials, texture coordinates, vertex colors, and the images (PNG, JPEG)
+//! - `materials`: materials, texture coordinates, vertex colors, and the images (PNG, JPEG, WebP)
 //!   their textures read, decoded within [`MAX_IMAGE_DIMENSION`] and the decoding budget.
 //! - `animations`: clips, channels, samplers and interpolation.
 //! - `error`: [`GltfError`].

@@ -207,14 +207,26 @@ fn bad_images_are_refused_naming_the_image() {
             matches!(e, GltfError::BadImage { image: 0, .. })
         }),
         ("PNG declared as JPEG", with_image("image/jpeg", &png), |e| matches!(e, GltfError::BadImage { image: 0, .. })),
-        ("WebP data: URI", with_image("image/webp", b"RIFF0000WEBP"), |e| {
+        ("truncated WebP data: URI", with_image("image/webp", b"RIFF0000WEBP"), |e| {
+            matches!(e, GltfError::BadImage { image: 0, .. })
+        }),
+        ("KTX2 data: URI", with_image("image/ktx2", b"\xabKTX 20\xbb\r\n\x1a\n"), |e| {
             matches!(e, GltfError::ImageUnavailable { image: 0, .. })
         }),
         (
-            "declared WebP",
+            "PNG declared as WebP",
             {
                 let mut v = with_image("image/png", &png);
                 v["images"][0]["mimeType"] = json!("image/webp");
+                v
+            },
+            |e| matches!(e, GltfError::BadImage { image: 0, .. }),
+        ),
+        (
+            "declared KTX2",
+            {
+                let mut v = with_image("image/png", &png);
+                v["images"][0]["mimeType"] = json!("image/ktx2");
                 v
             },
             |e| matches!(e, GltfError::UnsupportedImage { image: 0, .. }),
