@@ -361,8 +361,19 @@ fn decode_primitive(
         .map_err(|e| bad(format!("the stream in buffer view {} ({length} bytes) does not decode: {e}", d.view)))?;
     let points = mesh.num_points();
 
-    // Each slot's data: the compressed attributes, then the indices.
+    // Each slot's data: the compressed attributes, then the indices. Each is counted against
+    // the budget before it is made (the decoder's own limit counts Draco's values, which the
+    // accessor's component type may widen).
     let mut slots: Vec<(Option<String>, usize, Vec<u8>)> = Vec::new();
+    let mut reserved = 0usize;
+    let mut reserve = |bytes: usize| {
+        reserved = reserved.saturating_add(bytes.next_multiple_of(4));
+        if decoded.saturating_add(reserved) > budget {
+            Err(bad(format!("the decoded data exceeds the decoding budget of {budget} bytes")))
+        } else {
+            Ok(())
+        }
+    };
     for (semantic, id) in &d.attributes {
         let a = attribute_accessor(prim, semantic).ok_or_else(|| {
             bad(format!("attribute {} is compressed but not among the primitive's attributes", short(semantic)))
@@ -375,6 +386,11 @@ fn decode_primitive(
                 acc.count.0
             )));
         }
+        let element = match (&acc.component_type, &acc.type_) {
+            (Checked::Valid(ct), Checked::Valid(ty)) => ct.0.size().saturating_mul(ty.multiplicity()),
+            _ => 0,
+        };
+        reserve(points.saturating_mul(element))?;
         let attr = mesh
             .attribute_by_unique_id(*id)
             .ok_or_else(|| bad(format!("attribute {} id {id} is not in the stream", short(semantic))))?;
@@ -408,6 +424,7 @@ fn decode_primitive(
             return Err(bad(format!("the indices accessor's componentType {other:?} is not an unsigned integer")))
         }
     };
+    reserve(corners.saturating_mul(index_type.size()))?;
     let mut indices = Vec::with_capacity(corners.saturating_mul(index_type.size()));
     for p in faces.iter().flatten() {
         if p.0 as usize >= points {
@@ -416,12 +433,9 @@ fn decode_primitive(
         put(&mut indices, index_type, Scalar::Int(i64::from(p.0))).map_err(|e| bad(format!("indices: {e}")))?;
     }
 
-    // The budget, then the new buffer, its views and the accessors.
+    // The new buffer, its views and the accessors.
     let size = slots.iter().map(|s| s.2.len().next_multiple_of(4)).sum::<usize>().saturating_add(indices.len());
     *decoded = decoded.saturating_add(size);
-    if *decoded > budget {
-        return Err(bad(format!("{size} decoded bytes exceed the decoding budget of {budget}")));
-    }
     let buffer = root.buffers.len();
     let buffer_index = u32::try_from(buffer).map_err(|_| bad("too many buffers".into()))?;
     let mut data = Vec::with_capacity(size);
