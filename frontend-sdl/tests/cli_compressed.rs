@@ -1,6 +1,7 @@
-//! `sinew` on compressed glTF as a user runs it: a meshopt-compressed and a quantized model
-//! load (`sinew info`), a corrupt meshopt stream and a Draco-compressed file give one error line
-//! naming the extension, and exit code 2.
+//! `sinew` on compressed glTF as a user runs it: meshopt-compressed, Draco-compressed and
+//! quantized models load (`sinew info`) and bake (`sinew bake`); a corrupt meshopt stream gives
+//! one error line naming the buffer view and the extension, a corrupt Draco stream one naming the
+//! mesh and the primitive, and exit code 2.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -35,12 +36,22 @@ fn assert_fails_naming(path: &Path, needle: &str) {
 
 #[test]
 fn compressed_models_load_and_bad_ones_are_named() {
-    for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb"] {
-        let out = sinew(&["info", data(name).to_str().expect("path")]);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-cli-compressed");
     std::fs::create_dir_all(&dir).expect("scratch dir");
+    for name in [
+        "RiggedFigure-quantized.glb",
+        "RiggedFigure-meshopt.glb",
+        "RiggedFigure-draco.glb",
+        "RiggedFigure-draco-seq.glb",
+        "SimpleSkin-draco.gltf",
+    ] {
+        let out = sinew(&["info", data(name).to_str().expect("path")]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let baked = dir.join(format!("{name}.sinew"));
+        let out = sinew(&["bake", data(name).to_str().expect("path"), "-o", baked.to_str().expect("path")]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::metadata(&baked).expect("baked file").len() > 0);
+    }
     let good = std::fs::read(data("RiggedFigure-meshopt.glb")).expect("model");
     let (json, mut bin) = split_glb(&good);
     // A corrupt stream: the first view's header byte.
@@ -48,11 +59,12 @@ fn compressed_models_load_and_bad_ones_are_named() {
     let corrupt = dir.join("corrupt-meshopt.glb");
     std::fs::write(&corrupt, glb_from(&json, &bin)).expect("write");
     assert_fails_naming(&corrupt, "buffer view 0: EXT_meshopt_compression data cannot be decoded");
-    // A Draco-compressed file is refused by the extension's name.
-    let (json, bin) = split_glb(&good);
-    let draco = json.replacen(r#""extensionsRequired":["#, r#""extensionsRequired":["KHR_draco_mesh_compression","#, 1);
-    assert_ne!(draco, json);
-    let path = dir.join("draco.glb");
-    std::fs::write(&path, glb_from(&draco, &bin)).expect("write");
-    assert_fails_naming(&path, "requires the extension KHR_draco_mesh_compression");
+    // A corrupt Draco stream: its magic ("DRACO") zeroed.
+    let good = std::fs::read(data("RiggedFigure-draco.glb")).expect("model");
+    let at = good.windows(5).position(|w| w == b"DRACO").expect("the stream");
+    let mut corrupt = good.clone();
+    corrupt[at..at + 5].fill(0);
+    let path = dir.join("corrupt-draco.glb");
+    std::fs::write(&path, corrupt).expect("write");
+    assert_fails_naming(&path, "mesh 0 (\"Proxy\") primitive 0: KHR_draco_mesh_compression data cannot be decoded");
 }

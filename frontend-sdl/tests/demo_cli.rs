@@ -217,6 +217,49 @@ fn textured_models_look_the_same_in_gl_and_software() {
     }
 }
 
+/// RiggedFigure Draco-compressed (`offline/tests/data/RiggedFigure-draco.glb`, gltf-pipeline's
+/// 11-bit positions) draws like its original in both viewers: at the same time and size, the
+/// pixels off the background of `sinew demo` (GL) and of `sinew soft` cover the same place.
+#[test]
+fn draco_model_draws_like_its_original_in_both_viewers() {
+    let d = Display::get();
+    let draco = Path::new(env!("CARGO_MANIFEST_DIR")).join("offline/tests/data/RiggedFigure-draco.glb");
+    let original = asset("gltf/RiggedFigure/RiggedFigure.glb");
+    let size = ["--width", "320", "--height", "240", "--time", "0.6"];
+    for viewer in ["demo", "soft"] {
+        let mut frames = Vec::new();
+        for (name, model) in [("original", &original), ("draco", &draco)] {
+            let png = tmp(&format!("figure-{name}-{viewer}.png"));
+            let (model, out_png) = (model.to_str().unwrap(), png.to_str().unwrap());
+            let out = if viewer == "demo" {
+                let mut a = vec![model, "--frames", "2", "--no-hud", "--screenshot", out_png];
+                a.extend(size);
+                demo(&d, &a)
+            } else {
+                Command::new(env!("CARGO_BIN_EXE_sinew"))
+                    .args(["soft", model, "--headless", "--screenshot", out_png])
+                    .args(size)
+                    .output()
+                    .expect("run sinew soft")
+            };
+            assert!(out.status.success(), "{viewer} {name}: {}", stderr(&out));
+            frames.push(rgb_pixels(&png));
+            let _ = std::fs::remove_file(&png);
+        }
+        let bg = frames[0][0];
+        let off = |p: &[u8; 3]| p.iter().zip(bg).any(|(a, b)| a.abs_diff(b) > 30);
+        let (mut inter, mut union) = (0usize, 0usize);
+        for (p, q) in frames[0].iter().zip(&frames[1]) {
+            inter += usize::from(off(p) && off(q));
+            union += usize::from(off(p) || off(q));
+        }
+        let iou = inter as f64 / union.max(1) as f64;
+        eprintln!("{viewer}: Draco and original silhouettes IoU {iou:.4} over {union} pixels");
+        assert!(union > 2000, "{viewer}: {union} pixels drawn");
+        assert!(iou >= 0.95, "{viewer}: IoU {iou:.4}");
+    }
+}
+
 /// The RGB pixels of a PNG (RGB or RGBA, 8 bits).
 fn rgb_pixels(path: &Path) -> Vec<[u8; 3]> {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("open PNG")));

@@ -58,8 +58,13 @@ for m in RiggedSimple/RiggedSimple.glb SimpleSkin/SimpleSkin.gltf BoxAnimated/Bo
   InterpolationTest/InterpolationTest.glb AnimatedMorphCube/AnimatedMorphCube.glb; do
   cp "$assets/gltf/$m" "$corpus/gltf_import/"
 done
-# Quantized and meshopt-compressed (EXT and KHR) RiggedFigure, kept with sinew-offline's tests.
-cp "$root"/frontend-sdl/offline/tests/data/RiggedFigure-*.glb "$corpus/gltf_import/"
+# Quantized, meshopt-compressed (EXT and KHR) and Draco-compressed RiggedFigure and SimpleSkin,
+# kept with sinew-offline's tests.
+cp "$root"/frontend-sdl/offline/tests/data/RiggedFigure-*.glb "$root"/frontend-sdl/offline/tests/data/*-draco.gltf \
+  "$corpus/gltf_import/"
+# And the bad-input corpus's broken meshopt and Draco streams and extension objects.
+(cd "$root" && SINEW_FUZZ_SEEDS="$corpus/gltf_import" cargo test -q -p sinew-tests --test fuzz_regressions \
+  write_compressed_seeds -- --ignored > "$log" 2>&1) || { cat "$log" >&2; exit 1; }
 
 # Texture extensions (WebP, KHR_texture_basisu fallbacks), kept with sinew-offline's tests.
 cp "$root"/frontend-sdl/offline/tests/data/textures/*.glb "$corpus/gltf_import/"

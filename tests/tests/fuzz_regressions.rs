@@ -155,24 +155,50 @@ fn morph_seeds_import_and_run() {
     }
 }
 
-/// The compressed seeds (`make_corpus.sh` copies the quantized and meshopt-compressed models) and
-/// the corpus's broken meshopt streams and textures go through the glTF target: the valid ones
-/// import, bake and run, the rest are refused, none panics.
+/// The compressed seeds (`make_corpus.sh` copies the quantized, meshopt- and Draco-compressed
+/// models) and the corpus's broken meshopt and Draco streams and textures go through the glTF
+/// target: the valid ones import, bake and run, the rest are refused, none panics.
 #[test]
 fn compressed_and_image_seeds_import_and_run() {
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../frontend-sdl/offline/tests/data");
-    for name in ["RiggedFigure-quantized.glb", "RiggedFigure-meshopt.glb", "RiggedFigure-meshopt-khr.glb"] {
+    for name in [
+        "RiggedFigure-quantized.glb",
+        "RiggedFigure-meshopt.glb",
+        "RiggedFigure-meshopt-khr.glb",
+        "RiggedFigure-draco.glb",
+        "RiggedFigure-draco-seq.glb",
+        "SimpleSkin-draco.gltf",
+    ] {
         let bytes = std::fs::read(data.join(name)).expect("compressed model");
         assert!(sinew_offline::import::gltf::load_bytes(&bytes, None, "seed").is_ok(), "{name}");
         fuzz::gltf_bytes(&bytes);
     }
     let mut cases = sinew_tests::corpus::gltf::image_cases();
     cases.extend(sinew_tests::corpus::meshopt::meshopt_cases());
-    assert!(cases.len() > 20, "{} cases", cases.len());
+    cases.extend(sinew_tests::corpus::draco::draco_cases());
+    assert!(cases.len() > 40, "{} cases", cases.len());
     for c in &cases {
         if let Err(e) = panic::catch_unwind(AssertUnwindSafe(|| fuzz::gltf_bytes(&c.bytes))) {
             panic!("{}: {e:?}", c.name);
         }
+    }
+}
+
+/// Writes the corpus's broken meshopt and Draco files into the directory named by
+/// `SINEW_FUZZ_SEEDS` (`make_corpus.sh` runs it for the `gltf_import` target's corpus), so the
+/// fuzzer also starts from streams that get past the container but not the decoders.
+#[test]
+#[ignore = "writes fuzz seeds into $SINEW_FUZZ_SEEDS (run by tests/fuzz/make_corpus.sh)"]
+fn write_compressed_seeds() {
+    let dir = std::path::PathBuf::from(std::env::var_os("SINEW_FUZZ_SEEDS").expect("SINEW_FUZZ_SEEDS"));
+    std::fs::create_dir_all(&dir).expect("seed dir");
+    let mut cases = sinew_tests::corpus::meshopt::meshopt_cases();
+    cases.extend(sinew_tests::corpus::draco::draco_cases());
+    for c in &cases {
+        let name: String =
+            c.name.chars().map(|ch| if ch.is_ascii_alphanumeric() || ch == '-' { ch } else { '_' }).collect();
+        let ext = if c.bytes.starts_with(b"glTF") { "glb" } else { "gltf" };
+        std::fs::write(dir.join(format!("{name}.{ext}")), &c.bytes).expect("write seed");
     }
 }
 

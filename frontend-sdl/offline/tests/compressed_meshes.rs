@@ -1,8 +1,9 @@
 //! Quantized (`KHR_mesh_quantization`) and meshopt-compressed (`EXT_meshopt_compression`, and
 //! the ratified `KHR_meshopt_compression` with version-1 vertex streams) models load and skin to
 //! their uncompressed original within the position quantization error; corrupt meshopt streams
-//! are typed errors, and so are KHR's version-1 streams labelled EXT. The models are RiggedFigure repacked by
-//! gltfpack (`tests/data/make_compressed.sh`).
+//! are typed errors, and so are KHR's version-1 streams labelled EXT; every byte of every stream
+//! inverted gives a typed error or other valid data, never a panic. The models are RiggedFigure
+//! repacked by gltfpack (`tests/data/make_compressed.sh`).
 
 use std::path::{Path, PathBuf};
 
@@ -114,6 +115,37 @@ fn corrupt_meshopt_streams_are_typed_errors() {
         let json = text.replacen(from, to, 1);
         let bytes = glb_of(&json, &good[bin.clone()]);
         assert!(matches!(load_bytes(&bytes, None, "rf"), Err(GltfError::Meshopt { view: 0, .. })), "{to}");
+    }
+}
+
+/// Every byte of every compressed stream of both meshopt files inverted, one at a time: each
+/// import returns, with the rig when the change decodes to other valid data, or a typed error
+/// (the stream refused, or what it decodes to: joint or vertex indices out of range, weights
+/// that are all zero, key times out of order, ...), and never panics.
+#[test]
+#[cfg_attr(not(feature = "meshopt"), ignore = "needs the meshopt decoder (the `meshopt` feature)")]
+fn every_inverted_meshopt_byte_is_handled() {
+    for name in ["RiggedFigure-meshopt.glb", "RiggedFigure-meshopt-khr.glb"] {
+        let good = std::fs::read(data(name)).unwrap();
+        let bin = bin_range(&good);
+        let json: serde_json::Value = serde_json::from_slice(&good[20..bin.start - 8]).unwrap();
+        let (mut refused, mut stream_refused, mut loaded) = (0, 0, 0);
+        for view in json["bufferViews"].as_array().unwrap() {
+            let e = &view["extensions"];
+            let Some(e) = e.get("EXT_meshopt_compression").or(e.get("KHR_meshopt_compression")) else { continue };
+            let at = bin.start + e["byteOffset"].as_u64().unwrap_or(0) as usize;
+            for i in at..at + e["byteLength"].as_u64().unwrap() as usize {
+                let mut bytes = good.clone();
+                bytes[i] = !bytes[i];
+                match load_bytes(&bytes, None, "rf") {
+                    Ok(_) => loaded += 1,
+                    Err(GltfError::Meshopt { .. }) => stream_refused += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        eprintln!("{name}: {stream_refused} streams refused, {refused} decoded data refused, {loaded} loaded");
+        assert!(stream_refused > 0 && loaded > 0, "{name}");
     }
 }
 

@@ -669,6 +669,7 @@ pub fn gltf_cases() -> Vec<GltfCase> {
     cases.extend(image_cases());
     cases.extend(super::morph::morph_cases());
     cases.extend(super::meshopt::meshopt_cases());
+    cases.extend(super::draco::draco_cases());
     cases
 }
 

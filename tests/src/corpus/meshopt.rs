@@ -60,8 +60,8 @@ fn refused_as(
     )
 }
 
-/// Truncated streams (the compressed range cut short), wrong header bytes, zeroed data, a
-/// filter the extension does not define or that does not fit its view, a mode it does not
+/// Truncated streams (the compressed range cut short), wrong header bytes, bytes inverted
+/// inside the data, zeroed data, a filter the extension does not define or that does not fit its view, a mode it does not
 /// define, missing fields, a compressed range outside its buffer and more elements than the
 /// view holds.
 #[must_use]
@@ -99,6 +99,31 @@ pub fn meshopt_cases() -> Vec<GltfCase> {
         b[stream_start(&base, view)] ^= 0xFF;
         cases.push(refused(&format!("{what} stream header byte changed"), b, view, detail));
     }
+    // A byte inside the data of a stream inverted (past the header and the first block's
+    // control bytes): the vertex codec, its octahedral and quaternion filters' streams, and the
+    // index codec refuse the stream; another byte of the index stream decodes to an index past
+    // the vertices, which the importer refuses.
+    for (view, offset, what, detail) in [
+        (0, 24, "vertex", "vertex stream"),
+        (1, 18, "octahedral normals'", "vertex stream"),
+        (7, 17, "quaternion rotations'", "vertex stream"),
+        (4, 17, "index", "Triangles stream"),
+    ] {
+        let mut b = base.clone();
+        let at = stream_start(&base, view) + offset;
+        b[at] = !b[at];
+        cases.push(refused(&format!("{what} stream byte {offset} inverted"), b, view, detail));
+    }
+    let mut b = base.clone();
+    let at = stream_start(&base, 4) + 32;
+    b[at] = !b[at];
+    cases.push(GltfCase::matching(
+        Compressed,
+        format!("RiggedFigure-meshopt ({EXT}): index stream byte 32 inverted (decodes to index 312)"),
+        b,
+        "BadIndex { what: \"mesh 0 primitive 0 indices\", index: 312, limit: 312 }",
+        |r| matches!(r, Err(GltfError::BadIndex { what, index: 312, limit: 312 }) if what == "mesh 0 primitive 0 indices"),
+    ));
     let mut b = base.clone();
     let at = stream_start(&base, 2);
     b[at..at + 1495].fill(0);
@@ -142,6 +167,10 @@ pub fn meshopt_cases() -> Vec<GltfCase> {
     // KHR: a version-1 vertex stream cut short; the file relabelled EXT (whose streams are
     // version 0); a view that uses both extensions.
     let khr = meshopt_glb(KHR);
+    let mut b = khr.clone();
+    let at = stream_start(&khr, 0) + 18;
+    b[at] = !b[at];
+    cases.push(refused_as(KHR, "vertex stream byte 18 inverted", b, 0, KHR, "vertex stream"));
     cases.push(refused_as(
         KHR,
         "vertex stream cut to 300 of 653 bytes",

@@ -10,6 +10,8 @@
 //!   tests ([`chain_glb`](gltf::chain_glb), [`hostile_chain`](gltf::hostile_chain));
 //! - [`meshopt`](mod@meshopt): [`meshopt_glb`](meshopt::meshopt_glb), a meshopt-compressed
 //!   model, and [`meshopt_cases`](meshopt::meshopt_cases) (part of [`gltf_cases`](gltf::gltf_cases));
+//! - [`draco`](mod@draco): [`draco_glb`](draco::draco_glb), the Draco-compressed models, and
+//!   [`draco_cases`](draco::draco_cases) (part of [`gltf_cases`](gltf::gltf_cases));
 //! - [`morph`](mod@morph): [`MorphGltf`](morph::MorphGltf), a skinned and morphed model, and
 //!   [`morph_cases`](morph::morph_cases) (part of [`gltf_cases`](gltf::gltf_cases));
 //! - [`graph`](mod@graph): [`graph_base`](graph::graph_base) and
@@ -34,6 +36,7 @@
 //! `tests/tests/bad_input.rs` runs every case in-process; `frontend-sdl/tests/cli_bad_input.rs`
 //! runs the first rejected case of each category through the `sinew` binary.
 
+pub mod draco;
 pub mod gltf;
 pub mod graph;
 pub mod md5;
@@ -101,7 +104,8 @@ pub enum Category {
     Degenerate,
     /// Images (textures) that are truncated, corrupt, or too large.
     Image,
-    /// Compressed data (meshopt streams and their extension objects) that cannot be decoded.
+    /// Compressed data (meshopt and Draco streams, their extension objects, and the accessors
+    /// Draco fills) that cannot be decoded.
     Compressed,
 }
 

@@ -17,9 +17,10 @@
 //! The bake uses the options `sinew demo` gives imported files: bone palettes of at most the
 //! given number of joints per mesh part and 4 influences per vertex.
 //!
-//! The importer is built without the meshopt decoder (C code that does not build for this
-//! target): a file that needs `KHR_meshopt_compression` or `EXT_meshopt_compression` is refused
-//! with a message that says so. Files with external buffers or images are refused (there is no
+//! The importer is built with the Draco decoder (`KHR_draco_mesh_compression`, pure Rust) and
+//! without the meshopt decoder (C code that does not build for this target): a file that needs
+//! `KHR_meshopt_compression` or `EXT_meshopt_compression` is refused with a message that says
+//! so. Files with external buffers or images are refused (there is no
 //! file system).
 //!
 //! Malformed input gives an error message, never a panic: every value read from the file is

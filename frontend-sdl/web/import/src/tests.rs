@@ -143,6 +143,27 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// Draco-compressed files import in the browser's build (the decoder is pure Rust), and a
+/// corrupt stream is a one-line message naming the primitive.
+#[test]
+fn draco_files_import() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../offline/tests/data/RiggedFigure-draco.glb");
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let baked = import(&bytes, 0).expect("a Draco file imports");
+    let asset = sinew::asset::Asset::parse(&baked).expect("the bake parses");
+    assert_eq!(asset.num_meshes(), 1);
+    // The stream's first bytes ("DRACO" and its version) zeroed.
+    let at = bytes.windows(5).position(|w| w == b"DRACO").expect("the stream");
+    let mut corrupt = bytes.clone();
+    corrupt[at..at + 8].fill(0);
+    let message = import(&corrupt, 0).unwrap_err();
+    assert!(
+        message.starts_with("mesh 0 (\"Proxy\") primitive 0: KHR_draco_mesh_compression data cannot be decoded"),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 1);
+}
+
 #[test]
 fn meshopt_files_need_the_decoder() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../offline/tests/data/RiggedFigure-meshopt.glb");

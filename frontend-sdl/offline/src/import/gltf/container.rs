@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use gltf::json::validation::Validate as _;
 
+use super::draco::{self, Draco, KHR_DRACO};
 use super::error::{short, GltfError};
 use super::materials::EXT_TEXTURE_WEBP;
 use super::meshopt::{scan, Meshopt, EXT_MESHOPT, KHR_MESHOPT};
@@ -20,6 +21,8 @@ pub(super) struct Parsed {
     /// The meshopt-compressed (KHR or EXT) views and fallback buffers (empty when the file does not
     /// use the extension).
     pub(super) meshopt: Meshopt,
+    /// The Draco-compressed primitives (empty when the file does not use the extension).
+    pub(super) draco: Draco,
 }
 
 /// Parses the container and JSON and validates the schema.
@@ -46,6 +49,9 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
         if let Some(extension) = [KHR_MESHOPT, EXT_MESHOPT].into_iter().find(|e| required(e)) {
             return Err(GltfError::ExtensionNotInBuild { extension, feature: "meshopt" });
         }
+    }
+    if !cfg!(feature = "draco") && root.extensions_required.iter().any(|e| e == KHR_DRACO) {
+        return Err(GltfError::ExtensionNotInBuild { extension: KHR_DRACO, feature: "draco" });
     }
 
     // `major.minor`: this importer reads 2.0 and the later 2.x that do not require more.
@@ -132,7 +138,9 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
     } else {
         Meshopt::default()
     };
-    Ok(Parsed { document, blob, ignored_channels, meshopt })
+    let draco =
+        if root.extensions_used.iter().any(|e| e == KHR_DRACO) { draco::scan(&json)? } else { Draco::default() };
+    Ok(Parsed { document, blob, ignored_channels, meshopt, draco })
 }
 
 /// Extensions this importer reads: a file whose `extensionsRequired` lists another is refused
@@ -140,7 +148,7 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
 /// `KHR_texture_basisu` is not among them: a file may use it (its textures then read their
 /// fallback images), but one that requires it is refused.
 pub(super) const SUPPORTED_EXTENSIONS: &[&str] =
-    &["KHR_mesh_quantization", "KHR_texture_transform", KHR_MESHOPT, EXT_MESHOPT, EXT_TEXTURE_WEBP];
+    &["KHR_mesh_quantization", "KHR_texture_transform", KHR_MESHOPT, EXT_MESHOPT, KHR_DRACO, EXT_TEXTURE_WEBP];
 
 /// True for the JSON path `accessors[<n>].bufferView`.
 fn is_accessor_buffer_view(path: &str) -> bool {

@@ -26,12 +26,14 @@ pub enum GltfError {
         version: String,
     },
     /// The file's `extensionsRequired` lists extensions this importer does not read (such as
-    /// `KHR_draco_mesh_compression`): their names, in the file's order.
+    /// `KHR_texture_basisu`): their names, in the file's order.
     UnsupportedExtensions(Vec<String>),
     /// The file needs an extension that sinew reads, but whose decoder this build leaves out: a
     /// `KHR_meshopt_compression` or `EXT_meshopt_compression` file (one that requires the
     /// extension, or whose compressed views have no uncompressed fallback data) when the
-    /// `meshopt` cargo feature is off, as in the WebAssembly importer.
+    /// `meshopt` cargo feature is off, as in the WebAssembly importer; a
+    /// `KHR_draco_mesh_compression` file (one that requires the extension, or whose compressed
+    /// primitives have no uncompressed fallback data) when the `draco` feature is off.
     ExtensionNotInBuild {
         /// The extension's name.
         extension: &'static str,
@@ -57,6 +59,20 @@ pub enum GltfError {
         view: usize,
         /// The extension the view uses.
         extension: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A `KHR_draco_mesh_compression` primitive cannot be decoded: a missing or invalid field
+    /// of its extension object, a stream outside its buffer or that the decoder rejects
+    /// (corrupt, truncated, over the decoding budget), an attribute id the stream does not
+    /// hold, or decoded data that does not fit its accessor (count, components, range).
+    Draco {
+        /// Mesh index.
+        mesh: usize,
+        /// The mesh's name, if it has one.
+        name: Option<String>,
+        /// Primitive index within the mesh.
+        primitive: usize,
         /// What is wrong.
         detail: String,
     },
@@ -260,15 +276,11 @@ impl fmt::Display for GltfError {
             GltfError::UnsupportedExtensions(names) => {
                 let quoted: Vec<String> = names.iter().map(|n| short(n).into_owned()).collect();
                 match quoted.as_slice() {
-                    [one] => write!(f, "the file requires the extension {one}, which sinew does not read")?,
+                    [one] => write!(f, "the file requires the extension {one}, which sinew does not read"),
                     many => {
-                        write!(f, "the file requires the extensions {}, which sinew does not read", many.join(", "))?
+                        write!(f, "the file requires the extensions {}, which sinew does not read", many.join(", "))
                     }
                 }
-                if names.iter().any(|n| n == "KHR_draco_mesh_compression") {
-                    write!(f, " (Draco-compressed meshes: re-export without Draco, or with meshopt: gltfpack -cc)")?;
-                }
-                Ok(())
             }
             GltfError::ExtensionNotInBuild { extension, feature } => write!(
                 f,
@@ -280,6 +292,13 @@ impl fmt::Display for GltfError {
             GltfError::MissingBuffer { buffer, reason } => write!(f, "buffer {buffer}: {reason}"),
             GltfError::Meshopt { view, extension, detail } => {
                 write!(f, "buffer view {view}: {extension} data cannot be decoded: {detail}")
+            }
+            GltfError::Draco { mesh, name, primitive, detail } => {
+                write!(f, "mesh {mesh}")?;
+                if let Some(name) = name {
+                    write!(f, " ({:?})", short(name))?;
+                }
+                write!(f, " primitive {primitive}: KHR_draco_mesh_compression data cannot be decoded: {detail}")
             }
             GltfError::BufferTooShort { buffer, declared, actual } => {
                 write!(f, "buffer {buffer} has {actual} bytes, its byteLength is {declared}")

@@ -25,8 +25,19 @@
 //!   buffer before anything reads them; a corrupt stream is a [`GltfError::Meshopt`]. Without
 //!   the `meshopt` cargo feature ([`DECODES_MESHOPT`]) nothing is decoded: compressed views are
 //!   read from their uncompressed fallback data, and a file without it (or that requires the
-//!   extension) is [`GltfError::ExtensionNotInBuild`]. Draco (`KHR_draco_mesh_compression`) is not
-//!   read: a file that requires it is refused by name.
+//!   extension) is [`GltfError::ExtensionNotInBuild`]. `KHR_draco_mesh_compression`: each
+//!   compressed primitive's stream is decoded by the `draco-core` crate (EdgeBreaker, valence
+//!   EdgeBreaker and sequential meshes; bitstream 2.2, which the extension names, and the
+//!   older versions early exporters wrote) and its attributes (those the
+//!   extension maps by Draco attribute id: positions, normals, texture coordinates, colors,
+//!   joints, weights, ...) and indices fill the primitive's accessors, which keep their declared
+//!   component types and counts (a count that does not match the stream is refused);
+//!   quantized positions, normals, texture coordinates and weights come out dequantized.
+//!   Attributes the extension does not list and morph targets are read as usual. A corrupt
+//!   stream or decoded data that does not fit its accessor is a [`GltfError::Draco`] naming the
+//!   mesh and the primitive. Without the `draco` cargo feature ([`DECODES_DRACO`]) a file whose
+//!   compressed primitives keep uncompressed fallback data is read from it, and one without
+//!   (or that requires the extension) is [`GltfError::ExtensionNotInBuild`].
 //!
 //! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
 //!   ([`GltfError::NegativeWeight`], [`GltfError::ZeroWeights`]: such a vertex follows no joint,
@@ -45,6 +56,8 @@
 //!   external files).
 //! - `meshopt`: `KHR_meshopt_compression` / `EXT_meshopt_compression` buffer views, decoded
 //!   into place.
+//! - `draco`: `KHR_draco_mesh_compression` primitives, decoded into a buffer of their own that
+//!   their accessors then read.
 //! - `accessors`: the import state ([`Rig`] notes, decoding budget) and checked accessor reads.
 //! - `hierarchy`: the node forest and its joints; `matrix`: TRS from node matrices.
 //! - `skins`, `meshes`: skins, mesh instances, primitives and their weights; `morph`: morph
@@ -64,6 +77,7 @@ use crate::rig::Rig;
 mod accessors;
 mod animations;
 mod container;
+mod draco;
 mod error;
 mod hierarchy;
 mod materials;
@@ -87,6 +101,11 @@ use container::{parse_document, resolve_buffers};
 /// views (the `meshopt` cargo feature); without it, a file that needs them is refused with
 /// [`GltfError::ExtensionNotInBuild`].
 pub const DECODES_MESHOPT: bool = cfg!(feature = "meshopt");
+
+/// True when this build decodes `KHR_draco_mesh_compression` primitives (the `draco` cargo
+/// feature); without it, a file that needs them is refused with
+/// [`GltfError::ExtensionNotInBuild`].
+pub const DECODES_DRACO: bool = cfg!(feature = "draco");
 
 /// Most nodes a file may have. Guards against hostile inputs; the baker applies the runtime's
 /// own joint limit later.
@@ -132,6 +151,7 @@ pub fn load_file(path: &Path) -> Result<Rig, GltfError> {
 ///   extension this importer, or this build of it, does not decode.
 /// - [`GltfError::MissingBuffer`], [`GltfError::BufferTooShort`], [`GltfError::Io`]: buffer data
 ///   is missing, unsafe to fetch (absolute or escaping paths, non-file schemes) or short.
+/// - [`GltfError::Meshopt`], [`GltfError::Draco`]: compressed data that does not decode.
 /// - [`GltfError::AccessorOutOfBounds`], [`GltfError::AccessorType`],
 ///   [`GltfError::CountMismatch`], [`GltfError::MissingAttribute`]: an accessor that is used
 ///   does not fit its data or its use.
@@ -149,6 +169,7 @@ pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     let budget = input.saturating_mul(DECODED_BYTES_PER_INPUT_BYTE).clamp(MIN_DECODE_BUDGET, MAX_DECODED_BYTES);
     let mut decoded = 0;
     meshopt::decode(&doc, &parsed.meshopt, &mut buffers, &mut decoded, budget)?;
+    let doc = draco::decode(doc, &parsed.draco, &mut buffers, &mut decoded, budget)?;
     let ignored_channels = parsed.ignored_channels.into_iter().collect();
     let surfaces = materials::Surfaces::new(base_dir);
     let mut imp = Importer { doc: &doc, buffers: &buffers, notes, decoded, budget, ignored_channels, surfaces };
