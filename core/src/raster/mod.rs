@@ -112,7 +112,6 @@ mod fixed;
 mod line;
 mod mesh;
 mod renderer;
-#[cfg(feature = "texture")]
 mod srgb;
 mod target;
 mod texture;
@@ -129,6 +128,7 @@ pub use error::RasterError;
 pub use line::{Lines, Points};
 pub use mesh::{CachedVertex, Indices, Light, Mesh, Shading};
 pub use renderer::{Draw, Renderer};
+pub use srgb::linear_to_srgb8;
 pub use target::{BandBuffer, Target, MAX_DIMENSION};
 pub use texture::{Filter, Sampler, TexelFormat, Texture, Wrap, MAX_TEXTURE_DIMENSION};
 #[cfg(feature = "texture")]

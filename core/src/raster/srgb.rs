@@ -1,5 +1,6 @@
 //! The sRGB transfer function in integers, for the textured path: 8-bit sRGB codes to 16-bit
-//! linear light ([`decode`], [`decode_filtered`]) and back ([`encode`]).
+//! linear light ([`decode`], [`decode_filtered`]) and back ([`encode`]); and for plain meshes,
+//! an asset's 8-bit linear color to its display code ([`linear_to_srgb8`]).
 //!
 //! glTF stores base-color textures as sRGB and base-color factors and vertex colors as linear
 //! values; the color of a surface is their product in linear light, encoded to sRGB for display.
@@ -88,6 +89,7 @@ const fn build_coarse() -> [u8; 1 << (16 - COARSE_SHIFT)] {
 }
 
 /// Linear light (`0..=65535`) of 8-bit sRGB code `c`.
+#[cfg_attr(not(feature = "texture"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn decode(c: u8) -> u32 {
     DECODE[c as usize] as u32
@@ -96,6 +98,7 @@ pub(crate) fn decode(c: u8) -> u32 {
 /// Linear light (`0..=65535`) of a filtered sRGB value `v`: a code with 8 fractional bits
 /// (`0..=0xFF00`, as the texture sampler returns), the decoded curve interpolated linearly
 /// between the two codes around it.
+#[cfg_attr(not(feature = "texture"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn decode_filtered(v: u32) -> u32 {
     let v = v.min(0xFF00);
@@ -119,6 +122,14 @@ pub(crate) fn encode(x: u32) -> u8 {
         k += 1;
     }
     k as u8
+}
+
+/// The 8-bit sRGB code nearest to a linear value × 255 (an asset's base color,
+/// [`MeshData::color`](crate::asset::MeshData::color)): what a plain [`Mesh`](super::Mesh), which
+/// draws its color as given, is handed to show a linear color.
+#[must_use]
+pub fn linear_to_srgb8(linear: u8) -> u8 {
+    encode(u32::from(linear) * 257)
 }
 
 #[cfg(test)]
@@ -167,6 +178,19 @@ mod tests {
     fn encoding_takes_at_most_four_steps_past_the_coarse_table() {
         let steps = (0..=65535u32).map(|x| encode(x) - COARSE[(x >> COARSE_SHIFT) as usize]).max();
         assert_eq!(steps, Some(4));
+    }
+
+    #[test]
+    fn linear_colors_encode_to_the_nearest_code() {
+        // The code whose exact linear light is nearest to v / 255 (ties within the 16-bit
+        // rounding of the tables accepted).
+        for v in 0..=255u8 {
+            let l = f64::from(v) / 255.0;
+            let got = exact(linear_to_srgb8(v));
+            let best = (0..=255u8).map(|c| (exact(c) - l).abs()).fold(f64::INFINITY, f64::min);
+            assert!((got - l).abs() <= best + 1.0 / 65535.0, "{v}: code {} is not the nearest", linear_to_srgb8(v));
+        }
+        assert_eq!((linear_to_srgb8(0), linear_to_srgb8(255)), (0, 255));
     }
 
     #[test]

@@ -63,8 +63,8 @@ use sinew::job::retarget::{world_rotations, RetargetJob, RetargetJoint, Retarget
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew::raster::{
-    BandBuffer, CachedVertex, Depth16, Draw, Indices, Light, Mesh, PixelFormat, RasterError, Renderer, Rgb, Rgb565,
-    Shading,
+    linear_to_srgb8, BandBuffer, CachedVertex, Depth16, Draw, Indices, Light, Mesh, PixelFormat, RasterError, Renderer,
+    Rgb, Rgb565, Shading,
 };
 use sinew::root_motion::RootMotionSettings;
 use sinew::skeleton::{SkeletonError, SkeletonView};
@@ -371,7 +371,8 @@ impl<'a, R: Scalar> Scene<'a, R> {
         if vertices > MAX_VERTICES || indices > MAX_INDICES || influences > MAX_INFLUENCES {
             return Err(ProbeError::MeshTooLarge);
         }
-        let [r, g, b, _] = mesh.color();
+        // The asset's color is linear; a plain mesh draws the display (sRGB) code it is given.
+        let [r, g, b, _] = mesh.color().map(linear_to_srgb8);
         Ok(Scene {
             asset,
             clips,
