@@ -15,7 +15,7 @@ use sinew::raster::{
 };
 
 use crate::demo::graph_drive::FLOAT_STEP;
-use crate::demo::viewer::Viewer;
+use crate::demo::viewer::{PaletteSizes, Viewer};
 use crate::scene::{default_camera, linear_to_srgb, srgb_to_linear, Camera, Frame, Scene, SceneLight};
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
@@ -400,7 +400,7 @@ pub fn run(opts: &SoftOptions) -> Result<SoftReport, SoftError> {
         None if opts.graph.is_some() => return Err(SoftError::Scene("--graph needs a model to drive".into())),
         None => Content::Scene(Box::new(Scene::new(None).map_err(|e| SoftError::Scene(e.to_string()))?)),
         Some(p) => {
-            let mut v = Viewer::load(p, opts.anim.as_deref(), usize::MAX)
+            let mut v = Viewer::load(p, opts.anim.as_deref(), PaletteSizes::same(usize::MAX))
                 .map_err(|e| SoftError::Scene(format!("{}: {e}", p.display())))?;
             if let Some(g) = &opts.graph {
                 v.attach_graph(g, &opts.sets).map_err(|e| SoftError::Scene(format!("{}: {e}", g.display())))?;

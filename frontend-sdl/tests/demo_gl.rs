@@ -10,8 +10,11 @@ mod common;
 
 use sinew::clip::RotationInterpolation;
 use sinew::math::{Mat4, SoaTransform, Vec3};
-use sinew_frontend::demo::gl::{check_skin_shaders, dq_rows, lbs_rows, mat_from_rows, PartMode};
-use sinew_frontend::demo::shaders::palette_capacity;
+use std::path::{Path, PathBuf};
+
+use sinew_frontend::demo::gl::{check_skin_shaders, dq_rigid_rows, dq_rows, lbs_rows, mat_from_rows, PartMode};
+use sinew_frontend::demo::shaders::{palette_capacity, rigid_palette_capacity, SkinShader};
+use sinew_frontend::demo::viewer::rig_is_rigid;
 use sinew_frontend::demo::{GlRequest, Headless, Layers};
 use sinew_frontend::scene::{self, CHARACTER, TENTACLE, TWIST};
 use sinew_offline::model::{Model, Skinning};
@@ -23,6 +26,80 @@ fn walk_pose(m: &Model, t: f32) -> Vec<SoaTransform<f32>> {
     let mut pose = Vec::new();
     m.sample(Some(clip), t, RotationInterpolation::NlerpCorrected, &mut Vec::new(), &mut pose).unwrap();
     pose
+}
+
+/// ozz's Pab: 67 joints in one skin, 4 influences per vertex, one clip.
+fn pab() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/ozz/pab_crossarms.glb")
+}
+
+/// Pab with its scene's nodes under one new root node of uniform scale `s` (an armature scale
+/// its inverse bind matrices lack: every skin matrix scales).
+fn scaled_pab(s: f32) -> PathBuf {
+    let bytes = std::fs::read(pab()).expect("pab_crossarms.glb");
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes")) as usize;
+    let json_len = u32_at(12);
+    let json = std::str::from_utf8(&bytes[20..20 + json_len]).expect("UTF-8 JSON");
+    let bin_at = 20 + json_len;
+    let bin = &bytes[bin_at + 8..bin_at + 8 + u32_at(bin_at)];
+    let mut v: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    let scene = v["scene"].as_u64().unwrap_or(0) as usize;
+    let roots = v["scenes"][scene]["nodes"].clone();
+    let nodes = v["nodes"].as_array_mut().expect("nodes");
+    nodes.push(serde_json::json!({"name": "armature scale", "scale": [s, s, s], "children": roots}));
+    let root = nodes.len() - 1;
+    v["scenes"][scene]["nodes"] = serde_json::json!([root]);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-demo-gl");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("pab-scaled-{s}.glb"));
+    std::fs::write(&path, sinew_tests::corpus::gltf::glb_from(&v.to_string(), bin)).expect("write");
+    path
+}
+
+/// Pixels whose color differs by more than 2 levels in a channel, and the largest difference.
+fn pixel_diff(a: &[u8], b: &[u8]) -> (usize, u8) {
+    let (mut differ, mut worst) = (0, 0u8);
+    for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        let d = (0..3).map(|k| x[k].abs_diff(y[k])).max().unwrap_or(0);
+        if d > 2 {
+            differ += 1;
+        }
+        worst = worst.max(d);
+    }
+    (differ, worst)
+}
+
+/// Loads `model` into a viewer on a context capped at `budget` vertex uniform vectors and
+/// renders it under DQS at `times`: per time the image on the GPU, the draw stats, and the
+/// image the CPU's `SkinningJob` gives through the same pipeline. Also returns whether the
+/// loaded rig counts as rigid and the joints of each GPU part.
+#[allow(clippy::type_complexity)]
+fn render_model(
+    model: &Path,
+    budget: Option<usize>,
+    times: &[f32],
+) -> (Vec<(Vec<u8>, sinew_frontend::demo::gl::DrawStats, Vec<u8>)>, bool, Vec<usize>) {
+    let mut h = Headless::with_budget(320, 240, None, budget, GlRequest::Auto).unwrap();
+    h.load(model).unwrap();
+    h.scene().params.skinning = Skinning::Dqs;
+    let rigid = rig_is_rigid(&h.viewer().unwrap().model);
+    let parts: Vec<usize> = {
+        let v = h.viewer().unwrap();
+        v.model.asset().mesh(0).unwrap().parts().map(|p| p.palette_len()).collect()
+    };
+    let modes = h.viewer_gpu().unwrap().modes();
+    assert!(modes.iter().flatten().all(|m| *m == PartMode::Gpu), "{modes:?}");
+    let mut out = Vec::new();
+    for &t in times {
+        h.viewer().unwrap().seek_primary(t);
+        let gpu = h.render_scene(0.0, Layers::MESHES).unwrap();
+        let stats = h.renderer().stats;
+        h.renderer().cpu_skinning = true;
+        let cpu = h.render_scene(0.0, Layers::MESHES).unwrap();
+        h.renderer().cpu_skinning = false;
+        out.push((gpu, stats, cpu));
+    }
+    (out, rigid, parts)
 }
 
 fn max_abs_diff(a: &Mat4<f32>, b: &Mat4<f32>) -> f32 {
@@ -187,5 +264,66 @@ fn gl_shaders_palettes_and_scene_rendering() {
     let differ = small.chunks_exact(4).zip(a.chunks_exact(4)).filter(|(x, y)| x != y).count();
     assert!(differ < 320 * 240 / 500, "{differ} pixels differ between the split and unsplit scene");
     drop(h);
+
+    // 5. The ES 2.0 minimum of 128 vertex uniform vectors: DQS with scale holds 28 joints,
+    //    LBS and rigid DQS 37, and the check of section 1 compiles each at its size.
+    let mut h = Headless::with_budget(320, 240, None, Some(128), GlRequest::Auto).unwrap();
+    assert_eq!((h.renderer().palette_size, h.renderer().rigid_palette_size), (28, 37));
+    assert_eq!((palette_capacity(128), rigid_palette_capacity(128)), (28, 37));
+    assert_eq!(h.renderer().program_joints(SkinShader::Lbs), 37);
+    assert_eq!(h.renderer().program_joints(SkinShader::Dqs), 28);
+    assert_eq!(h.renderer().program_joints(SkinShader::DqsRigid), 37);
+    // The rigid program's palette reads back as uploaded: two rows per joint.
+    let pose = walk_pose(&h.scene().models()[CHARACTER], 0.4);
+    let model = &h.scene().models()[CHARACTER];
+    let mut world = Vec::new();
+    model.world(&pose, &mut world).unwrap();
+    let dq = model.dq_palette(&world, 0).unwrap();
+    let map: Vec<u16> = (0..dq.dual_quats.len() as u16).collect();
+    h.renderer().upload_palette(SkinShader::DqsRigid, &dq_rigid_rows(&dq, &map));
+    let back = h.renderer().read_palette(SkinShader::DqsRigid, map.len() * 2);
+    for (i, d) in dq.dual_quats.iter().enumerate() {
+        assert_eq!([back[2 * i], back[2 * i + 1]], [d.real.to_array(), d.dual.to_array()]);
+    }
+    assert!(h.renderer().errors().is_empty());
+    drop(h);
+
+    // 6. A rigid rig of 67 joints at 128 vectors: split into parts of up to 37 joints, each
+    //    skinned under DQS by the rigid program in one draw, with the pixels of the CPU's
+    //    skinning and of the uncapped context.
+    let times = [0.0, 2.1, 5.3];
+    let (capped, rigid, parts) = render_model(&pab(), Some(128), &times);
+    eprintln!("pab at 128 vectors: parts of {parts:?} joints");
+    assert!(rigid, "pab's rig has no scale");
+    assert!(parts.iter().all(|&n| n <= 37) && parts.iter().any(|&n| n > 28), "{parts:?}");
+    let (uncapped, _, _) = render_model(&pab(), None, &times);
+    let pixels = 320 * 240;
+    for ((t, (gpu, stats, cpu)), (full, _, _)) in times.iter().zip(&capped).zip(&uncapped) {
+        assert_eq!((stats.gpu_parts, stats.cpu_parts, stats.dqs_rigid_parts), (parts.len(), 0, parts.len()));
+        assert_eq!(stats.largest_palette, *parts.iter().max().unwrap());
+        let (cover, _) = common::coverage(gpu);
+        let (d_cpu, w_cpu) = pixel_diff(gpu, cpu);
+        let (d_full, w_full) = pixel_diff(gpu, full);
+        eprintln!(
+            "pab t {t}: coverage {cover:.3}; vs CPU skinning {d_cpu} pixels differ by more than 2 levels (largest \
+             {w_cpu}); vs the uncapped context {d_full} (largest {w_full})"
+        );
+        assert!(cover > 0.01, "t {t}: coverage {cover}");
+        assert!(d_cpu * 500 < pixels && d_full * 500 < pixels, "t {t}: {d_cpu}, {d_full} pixels differ");
+    }
+
+    // 7. The same rig under an armature scale: it scales, so its parts hold at most 28 joints
+    //    and DQS draws them with the four-row program, matching the CPU's skinning.
+    let (scaled, rigid, parts) = render_model(&scaled_pab(1.5), Some(128), &times);
+    eprintln!("pab under scale 1.5 at 128 vectors: parts of {parts:?} joints");
+    assert!(!rigid, "the armature scale reaches the skin matrices");
+    assert!(parts.iter().all(|&n| n <= 28), "{parts:?}");
+    for (t, (gpu, stats, cpu)) in times.iter().zip(&scaled) {
+        assert_eq!((stats.gpu_parts, stats.cpu_parts, stats.dqs_rigid_parts), (parts.len(), 0, 0));
+        let (cover, _) = common::coverage(gpu);
+        let (differ, worst) = pixel_diff(gpu, cpu);
+        eprintln!("scaled pab t {t}: coverage {cover:.3}; vs CPU skinning {differ} pixels differ (largest {worst})");
+        assert!(cover > 0.01 && differ * 500 < pixels, "t {t}: coverage {cover}, {differ} pixels differ");
+    }
     eprintln!("GL checks took {:.2} s", started.elapsed().as_secs_f64());
 }

@@ -152,7 +152,7 @@ impl App {
     /// Loads a model into the viewer, driven by the demo's graph file or retarget source when
     /// it has one; on failure the current view stays and the error is shown.
     pub(super) fn load(&mut self, r: &Renderer, path: &Path, anim: Option<&Path>) -> Result<(), String> {
-        let mut v = match Viewer::load(path, anim, r.palette_size) {
+        let mut v = match Viewer::load(path, anim, r.palette_sizes()) {
             Ok(v) => v,
             Err(e) => {
                 let msg = format!("cannot load {}: {e}", path.display());
@@ -168,7 +168,7 @@ impl App {
             }
         }
         if let Some(spec) = &self.retarget {
-            let attached = v.attach_retarget(&spec.source, spec.map.as_deref(), spec.options, r.palette_size);
+            let attached = v.attach_retarget(&spec.source, spec.map.as_deref(), spec.options, r.palette_sizes());
             if let Err(e) = attached {
                 let msg = e.to_string();
                 self.say(msg.clone(), true);

@@ -111,7 +111,7 @@ impl App {
         }
         if layers.hud && self.hud {
             let info = r.info.clone();
-            let palette = r.palette_size;
+            let palette = r.palette_sizes();
             let hud = self.build_hud(&info, palette, w as f32, h as f32, &labels);
             r.draw_hud(&hud.vertices, w, h);
         }

@@ -40,10 +40,27 @@ impl Headless {
     ///
     /// [`DemoError`] when no window, context, shader or scene can be made.
     pub fn new(width: u32, height: u32, palette: Option<usize>, gl: GlRequest) -> Result<Headless, DemoError> {
+        Headless::with_budget(width, height, palette, None, gl)
+    }
+
+    /// [`Headless::new`] with the renderer's palettes sized for at most `budget` vertex
+    /// uniform vectors (see [`Renderer::with_budget`]; `Some(128)`: an ES 2.0 minimum
+    /// context).
+    ///
+    /// # Errors
+    ///
+    /// As [`Headless::new`].
+    pub fn with_budget(
+        width: u32,
+        height: u32,
+        palette: Option<usize>,
+        budget: Option<usize>,
+        gl: GlRequest,
+    ) -> Result<Headless, DemoError> {
         let opts = DemoOptions { width, height, palette, gl, ..DemoOptions::default() };
         validate(&opts)?;
         let window = GlWindow::open("sinew headless", width, height, false, gl).map_err(DemoError::Window)?;
-        let renderer = Renderer::new(window.glow(), palette)?;
+        let renderer = Renderer::with_budget(window.glow(), palette, budget)?;
         let app = App::new(&renderer, &opts)?;
         Ok(Headless { app, renderer, window, width, height })
     }
@@ -62,6 +79,28 @@ impl Headless {
     #[must_use]
     pub fn scene_gpu(&self) -> &[GpuModel] {
         &self.app.scene_gpu
+    }
+
+    /// Loads a model into the viewer (split into parts by [`Renderer::palette_sizes`]), which
+    /// [`Headless::render_scene`] then draws instead of the built-in scene.
+    ///
+    /// # Errors
+    ///
+    /// The message of a model that cannot be loaded or uploaded.
+    pub fn load(&mut self, path: &std::path::Path) -> Result<(), String> {
+        self.app.load(&self.renderer, path, None)
+    }
+
+    /// The viewer's GPU buffers of its model, once [`Headless::load`] succeeded.
+    #[must_use]
+    pub fn viewer_gpu(&self) -> Option<&GpuModel> {
+        self.app.viewer.as_ref().map(|(_, g)| g)
+    }
+
+    /// The viewer, once [`Headless::load`] succeeded.
+    #[must_use]
+    pub fn viewer(&mut self) -> Option<&mut super::viewer::Viewer> {
+        self.app.viewer.as_mut().map(|(v, _)| v)
     }
 
     /// The window (for its SDL context).

@@ -13,7 +13,7 @@ use super::app::App;
 use super::font;
 use super::gl::GlInfo;
 use super::hud::{color, Hud, Rect};
-use super::viewer::loop_mode_name;
+use super::viewer::{loop_mode_name, PaletteSizes};
 use crate::scene::{IDLE, RUN, TENTACLE_AMPLITUDE_RANGE, TENTACLE_SPEED_RANGE, WALK, WAVE};
 use sinew_offline::model::Skinning;
 
@@ -248,14 +248,19 @@ fn clip_line(mark: char, index: usize, name: &str) -> String {
 
 impl App {
     /// What the HUD shows this frame, as text (see [`Content`]).
-    fn hud_content(&self, info: &GlInfo, palette: usize) -> Content {
+    fn hud_content(&self, info: &GlInfo, palette: PaletteSizes) -> Content {
         let skin_name = match self.skinning() {
             Skinning::Lbs => "LBS",
             Skinning::Dqs => "DQS",
         };
         let fps = if self.stats.frame_ms > 0.0 { 1000.0 / self.stats.frame_ms } else { 0.0 };
+        let palette = if palette.rigid == palette.scaled {
+            format!("palette {} joints", palette.scaled)
+        } else {
+            format!("palette {} joints ({} with scale)", palette.rigid, palette.scaled)
+        };
         let status = format!(
-            "frame {:.2} ms ({fps:.0} fps)  cpu {:.2} ms  palette {palette} joints\n{} - {}",
+            "frame {:.2} ms ({fps:.0} fps)  cpu {:.2} ms  {palette}\n{} - {}",
             self.stats.frame_ms, self.stats.cpu_ms, info.version, info.renderer
         );
         let message =
@@ -377,7 +382,7 @@ impl App {
     pub(super) fn build_hud(
         &mut self,
         info: &GlInfo,
-        palette: usize,
+        palette: PaletteSizes,
         w: f32,
         h: f32,
         labels: &[((f32, f32), String)],

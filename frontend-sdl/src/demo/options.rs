@@ -151,8 +151,11 @@ pub struct DemoReport {
     pub context: String,
     /// `GL_RENDERER`.
     pub renderer: String,
-    /// Joints per palette in the skinning shaders.
+    /// Joints per palette in the skinning shaders for rigs with scale (every program holds
+    /// it).
     pub palette: usize,
+    /// Joints per palette for rigs without scale (LBS and rigid DQS hold it).
+    pub rigid_palette: usize,
     /// Mean wall time per frame, in milliseconds (the first frame excluded). Headless: from
     /// the start of a frame until the GPU finished it; in a window: between buffer swaps.
     pub mean_frame_ms: f64,

@@ -51,12 +51,13 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
     }
     let mut r = Renderer::new(win.glow(), opts.palette)?;
     eprintln!(
-        "sinew demo: SDL video driver {}, {}, GL_RENDERER {}, GLSL {}, {} vertex uniform vectors, palette {} joints",
+        "sinew demo: SDL video driver {}, {}, GL_RENDERER {}, GLSL {}, {} vertex uniform vectors, palette {} joints ({} with scale)",
         win.video.current_video_driver(),
         describe(&r.info),
         r.info.renderer,
         r.info.shading_language,
         r.info.max_vertex_uniform_vectors,
+        r.rigid_palette_size,
         r.palette_size
     );
     if !headless && win.video.current_video_driver() == "offscreen" {
@@ -112,6 +113,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
             context: describe(&r.info),
             renderer: r.info.renderer.clone(),
             palette: r.palette_size,
+            rigid_palette: r.rigid_palette_size,
             mean_frame_ms: app.stats.mean_frame_ms(),
             mean_cpu_ms: app.stats.mean_cpu_ms(),
             screenshot: opts.screenshot.clone(),
@@ -157,6 +159,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
         context: describe(&r.info),
         renderer: r.info.renderer.clone(),
         palette: r.palette_size,
+        rigid_palette: r.rigid_palette_size,
         mean_frame_ms: app.stats.mean_frame_ms(),
         mean_cpu_ms: app.stats.mean_cpu_ms(),
         screenshot: None,

@@ -11,10 +11,18 @@
 //! matrix (linear blend skinning), or `u_jointDQ[4 · JOINTS]` holding each joint's dual
 //! quaternion as `(real.xyzw, dual.xyzw)` and its scale/shear factor `P` (symmetric) as
 //! `(xx, yy, zz, xy), (xz, yz, 0, 0)` (dual-quaternion skinning with scale: the vertex is
-//! scaled by the blended `P` first, normals by its inverse transpose). Lighting is per vertex,
+//! scaled by the blended `P` first, normals by its inverse transpose), or, for palettes whose
+//! joints carry no scale, `u_jointDQ[2 · JOINTS]` holding the dual quaternions alone (the
+//! rigid DQS variant, [`SkinShader::DqsRigid`]). Lighting is per vertex,
 //! as in the software rasterizer: `ambient + diffuse · max(0, n̂ · l̂)`. Both also pass `a_uv`
 //! and `a_color` on to the fragment shader, which multiplies the base color, the vertex color
 //! and the base-color texture (`u_texture`).
+//!
+//! Palette sizes: the scaled DQS palette's 4 vectors per joint bound the joints a part may
+//! have when its rig scales ([`palette_capacity`], 28 at the ES 2.0 minimum of 128 vectors);
+//! LBS (3 vectors) and rigid DQS (2) hold more when it does not ([`rigid_palette_capacity`],
+//! 37 at 128). The demo splits a model's parts by the one that fits its rig, decided once at
+//! load (see `crate::demo::viewer::rig_is_rigid`).
 
 use sinew_offline::model::Skinning;
 
@@ -48,6 +56,71 @@ pub const LBS_VECTORS_PER_JOINT: usize = 3;
 /// Uniform vectors per joint in the dual-quaternion palette: the dual quaternion (2) and the
 /// scale factor (2).
 pub const DQS_VECTORS_PER_JOINT: usize = 4;
+/// Uniform vectors per joint in the rigid dual-quaternion palette: the dual quaternion alone.
+pub const DQS_RIGID_VECTORS_PER_JOINT: usize = 2;
+
+/// The three skinning vertex shaders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SkinShader {
+    /// Linear blend skinning, [`SKIN_LBS_VERTEX`], 3 vectors per joint.
+    Lbs,
+    /// Dual-quaternion skinning with scale, [`SKIN_DQS_VERTEX`], 4 vectors per joint.
+    Dqs,
+    /// Dual-quaternion skinning of rigid palettes, [`SKIN_DQS_RIGID_VERTEX`], 2 vectors per
+    /// joint.
+    DqsRigid,
+}
+
+impl SkinShader {
+    /// Uniform vectors per joint of its palette.
+    #[must_use]
+    pub fn vectors_per_joint(self) -> usize {
+        match self {
+            SkinShader::Lbs => LBS_VECTORS_PER_JOINT,
+            SkinShader::Dqs => DQS_VECTORS_PER_JOINT,
+            SkinShader::DqsRigid => DQS_RIGID_VECTORS_PER_JOINT,
+        }
+    }
+
+    /// Its file's text.
+    #[must_use]
+    pub fn source(self) -> &'static str {
+        match self {
+            SkinShader::Lbs => SKIN_LBS_VERTEX,
+            SkinShader::Dqs => SKIN_DQS_VERTEX,
+            SkinShader::DqsRigid => SKIN_DQS_RIGID_VERTEX,
+        }
+    }
+
+    /// The name of its palette uniform (`u_jointMat` or `u_jointDQ`).
+    #[must_use]
+    pub fn palette_uniform(self) -> &'static str {
+        match self {
+            SkinShader::Lbs => "u_jointMat",
+            SkinShader::Dqs | SkinShader::DqsRigid => "u_jointDQ",
+        }
+    }
+
+    /// The file's stem, for logs and errors.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            SkinShader::Lbs => "skin_lbs",
+            SkinShader::Dqs => "skin_dqs",
+            SkinShader::DqsRigid => "skin_dqs_rigid",
+        }
+    }
+}
+
+impl From<Skinning> for SkinShader {
+    /// The shader of a method that holds any palette: LBS or DQS with scale.
+    fn from(method: Skinning) -> SkinShader {
+        match method {
+            Skinning::Lbs => SkinShader::Lbs,
+            Skinning::Dqs => SkinShader::Dqs,
+        }
+    }
+}
 
 /// The line every source starts with: GLSL ES 1.00.
 pub const VERSION: &str = "#version 100\n";
@@ -63,6 +136,9 @@ pub const SKIN_COMMON_VERTEX: &str = include_str!("../../shaders/skin_common.ver
 pub const SKIN_LBS_VERTEX: &str = include_str!("../../shaders/skin_lbs.vert.glsl");
 /// `shaders/skin_dqs.vert.glsl`: dual-quaternion skinning with scale (`u_jointDQ`).
 pub const SKIN_DQS_VERTEX: &str = include_str!("../../shaders/skin_dqs.vert.glsl");
+/// `shaders/skin_dqs_rigid.vert.glsl`: dual-quaternion skinning of rigid palettes
+/// (`u_jointDQ`, 2 vectors per joint).
+pub const SKIN_DQS_RIGID_VERTEX: &str = include_str!("../../shaders/skin_dqs_rigid.vert.glsl");
 /// `shaders/mesh.frag.glsl`: skinned meshes' fragments, the base color times the vertex color
 /// times the base-color texture, scaled by the vertex light level.
 pub const MESH_FRAGMENT: &str = include_str!("../../shaders/mesh.frag.glsl");
@@ -79,11 +155,14 @@ pub const HUD_FRAGMENT: &str = include_str!("../../shaders/hud.frag.glsl");
 /// [`VERSION`], `#define JOINTS n`, [`SKIN_COMMON_VERTEX`] and the method's file.
 #[must_use]
 pub fn skin_vertex_shader(method: Skinning, joints: usize) -> String {
-    let body = match method {
-        Skinning::Lbs => SKIN_LBS_VERTEX,
-        Skinning::Dqs => SKIN_DQS_VERTEX,
-    };
-    format!("{VERSION}#define JOINTS {}\n{SKIN_COMMON_VERTEX}{body}", joints.max(1))
+    skin_shader_source(method.into(), joints)
+}
+
+/// The vertex shader `shader` with a palette of `joints` joints (at least 1): [`VERSION`],
+/// `#define JOINTS n`, [`SKIN_COMMON_VERTEX`] and its file.
+#[must_use]
+pub fn skin_shader_source(shader: SkinShader, joints: usize) -> String {
+    format!("{VERSION}#define JOINTS {}\n{SKIN_COMMON_VERTEX}{}", joints.max(1), shader.source())
 }
 
 /// A vertex shader's full source: [`VERSION`], then `body` (one of the files).
@@ -99,11 +178,24 @@ pub fn fragment_shader(body: &str) -> String {
     format!("{VERSION}{FRAGMENT_PRECISION}{body}")
 }
 
-/// The largest palette both skinning shaders can declare with `max_vertex_uniform_vectors`
-/// (`GL_MAX_VERTEX_UNIFORM_VECTORS`), capped at the runtime's `MAX_JOINTS`.
+/// The largest palette every skinning shader can declare with `max_vertex_uniform_vectors`
+/// (`GL_MAX_VERTEX_UNIFORM_VECTORS`), capped at the runtime's `MAX_JOINTS`: what a part may
+/// hold when its rig scales (DQS with scale, 4 vectors per joint, bounds it).
 #[must_use]
 pub fn palette_capacity(max_vertex_uniform_vectors: usize) -> usize {
-    let per_joint = LBS_VECTORS_PER_JOINT.max(DQS_VECTORS_PER_JOINT);
+    capacity(max_vertex_uniform_vectors, &[SkinShader::Lbs, SkinShader::Dqs, SkinShader::DqsRigid])
+}
+
+/// The largest palette LBS and rigid DQS can declare with `max_vertex_uniform_vectors`, capped
+/// at the runtime's `MAX_JOINTS`: what a part may hold when its rig never scales (LBS, 3
+/// vectors per joint, bounds it).
+#[must_use]
+pub fn rigid_palette_capacity(max_vertex_uniform_vectors: usize) -> usize {
+    capacity(max_vertex_uniform_vectors, &[SkinShader::Lbs, SkinShader::DqsRigid])
+}
+
+fn capacity(max_vertex_uniform_vectors: usize, shaders: &[SkinShader]) -> usize {
+    let per_joint = shaders.iter().map(|s| s.vectors_per_joint()).max().unwrap_or(1).max(1);
     (max_vertex_uniform_vectors.saturating_sub(RESERVED_VERTEX_VECTORS) / per_joint).min(sinew::limits::MAX_JOINTS)
 }
 
@@ -118,12 +210,29 @@ mod tests {
         assert_eq!(palette_capacity(128), 28);
         assert_eq!(palette_capacity(10), 0);
         assert_eq!(palette_capacity(1 << 20), sinew::limits::MAX_JOINTS);
+        // Rigid rigs: 3 rows per joint (LBS) bound it, 37 joints at 128.
+        assert_eq!(rigid_palette_capacity(128), 37);
+        assert_eq!(rigid_palette_capacity(10), 0);
+        assert_eq!(rigid_palette_capacity(1 << 20), sinew::limits::MAX_JOINTS);
+        for v in [64, 128, 200, 256, 1024] {
+            assert!(rigid_palette_capacity(v) >= palette_capacity(v));
+            // Every program fits the budget at its capacity.
+            for (cap, shaders) in [
+                (palette_capacity(v), &[SkinShader::Lbs, SkinShader::Dqs, SkinShader::DqsRigid][..]),
+                (rigid_palette_capacity(v), &[SkinShader::Lbs, SkinShader::DqsRigid][..]),
+            ] {
+                for s in shaders {
+                    assert!(cap * s.vectors_per_joint() + RESERVED_VERTEX_VECTORS <= v.max(RESERVED_VERTEX_VECTORS));
+                }
+            }
+        }
     }
 
-    const FILES: [&str; 8] = [
+    const FILES: [&str; 9] = [
         SKIN_COMMON_VERTEX,
         SKIN_LBS_VERTEX,
         SKIN_DQS_VERTEX,
+        SKIN_DQS_RIGID_VERTEX,
         MESH_FRAGMENT,
         LINE_VERTEX,
         LINE_FRAGMENT,
@@ -149,6 +258,9 @@ mod tests {
         assert!(s.starts_with("#version 100\n#define JOINTS 12\n"));
         assert!(s.contains("u_jointDQ[JOINTS * 4]"));
         assert!(skin_vertex_shader(Skinning::Lbs, 0).contains("#define JOINTS 1\n"));
+        let r = skin_shader_source(SkinShader::DqsRigid, 37);
+        assert!(r.starts_with("#version 100\n#define JOINTS 37\n"));
+        assert!(r.contains("u_jointDQ[JOINTS * 2]") && r.contains("emitSkinned(") && r.contains("v_uv = a_uv;"));
         // Both pass the surface attributes on.
         for m in [Skinning::Lbs, Skinning::Dqs] {
             let s = skin_vertex_shader(m, 8);

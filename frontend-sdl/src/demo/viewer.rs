@@ -199,20 +199,83 @@ pub struct Viewer {
     pub retarget: Option<RetargetDrive>,
 }
 
+/// The palette sizes a model's parts are split by at load: `rigid` joints when its rig never
+/// scales (see [`rig_is_rigid`]), `scaled` when it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaletteSizes {
+    /// Joints per part for a rig without scale.
+    pub rigid: usize,
+    /// Joints per part for a rig with scale.
+    pub scaled: usize,
+}
+
+impl PaletteSizes {
+    /// `n` joints per part whatever the rig.
+    #[must_use]
+    pub fn same(n: usize) -> PaletteSizes {
+        PaletteSizes { rigid: n, scaled: n }
+    }
+}
+
+/// Times a clip from `start` to `end` is checked at by [`rig_is_rigid`]: 30 per second, and
+/// the end.
+fn check_times(start: f32, end: f32) -> impl Iterator<Item = f32> {
+    let span = (end - start).max(0.0);
+    let steps = if span.is_finite() { (span * 30.0).ceil().min(1.0e5) as u32 } else { 0 };
+    (0..steps).map(move |i| start + i as f32 / 30.0).filter(move |&t| t < end).chain(std::iter::once(end))
+}
+
+/// True when no skin joint of `model` carries scale or shear (every factor of
+/// [`Model::dq_palette`] is the identity) in the rest pose and in every clip sampled at 30 Hz
+/// and at its end: its parts can then be drawn by the rigid DQS program, two uniform vectors
+/// per joint. A pose that fails to sample counts as scaled.
+#[must_use]
+pub fn rig_is_rigid(model: &Model) -> bool {
+    let asset = model.asset();
+    let (mut pose, mut cursor, mut world) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rigid_at = |clip: Option<usize>, t: f32| -> bool {
+        model.sample(clip, t, RotationInterpolation::NlerpCorrected, &mut cursor, &mut pose).is_ok()
+            && model.world(&pose, &mut world).is_ok()
+            && (0..asset.num_skins()).all(|s| model.dq_palette(&world, s).is_ok_and(|p| p.is_rigid()))
+    };
+    if !rigid_at(None, 0.0) {
+        return false;
+    }
+    (0..asset.num_clips()).all(|c| {
+        let Some(clip) = asset.clip(c) else { return true };
+        check_times(clip.start(), clip.end()).all(|t| rigid_at(Some(c), t))
+    })
+}
+
+/// Loads `path` with parts of at most `palette.rigid` joints, again with `palette.scaled` when
+/// a part is larger than that and the rig scales.
+fn load_split(path: &Path, anim: Option<&Path>, palette: PaletteSizes) -> Result<Model, ModelError> {
+    let opts = |p: usize| BakeOptions { palette: Some(p), max_influences: 4, ..BakeOptions::default() };
+    let model = Model::load(path, anim, &opts(palette.rigid))?;
+    let asset = model.asset();
+    let larger = (0..asset.num_meshes())
+        .filter_map(|m| asset.mesh(m))
+        .any(|m| m.parts().any(|p| p.palette_len() > palette.scaled));
+    if larger && !rig_is_rigid(&model) {
+        return Model::load(path, anim, &opts(palette.scaled));
+    }
+    Ok(model)
+}
+
 fn is_md5(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("md5mesh"))
 }
 
 impl Viewer {
-    /// Loads a model, baking imported files with palettes of at most `palette` joints and 4
-    /// influences.
+    /// Loads a model, baking imported files with 4 influences and palettes of at most
+    /// `palette.rigid` joints when its rig never scales ([`rig_is_rigid`]), else
+    /// `palette.scaled`.
     ///
     /// # Errors
     ///
     /// The [`ModelError`] of a file that cannot be loaded.
-    pub fn load(path: &Path, anim: Option<&Path>, palette: usize) -> Result<Viewer, ModelError> {
-        let opts = BakeOptions { palette: Some(palette), max_influences: 4, ..BakeOptions::default() };
-        let model = Model::load(path, anim, &opts)?;
+    pub fn load(path: &Path, anim: Option<&Path>, palette: PaletteSizes) -> Result<Viewer, ModelError> {
+        let model = load_split(path, anim, palette)?;
         let mut v = Viewer {
             primary: ClipPlayer::new(&model, 0, LoopMode::Loop, 1.0),
             model,
@@ -269,7 +332,7 @@ impl Viewer {
 
     /// Drives the model by the clips of the model in `path` (the source) retargeted onto it,
     /// with the joint map file `map` (`None`: the automatic humanoid mapping) and `options`;
-    /// the source is loaded as the viewer's model was (palettes of at most `palette` joints),
+    /// the source is loaded as the viewer's model was (palettes of `palette`'s sizes),
     /// the players start on its first clip, and the source is shown beside the model.
     ///
     /// # Errors
@@ -281,10 +344,9 @@ impl Viewer {
         path: &Path,
         map: Option<&Path>,
         options: RetargetOptions,
-        palette: usize,
+        palette: PaletteSizes,
     ) -> Result<(), SetupError> {
-        let opts = BakeOptions { palette: Some(palette), max_influences: 4, ..BakeOptions::default() };
-        let source = Model::load(path, None, &opts)
+        let source = load_split(path, None, palette)
             .map_err(|e| SetupError { file: path.to_path_buf(), message: e.to_string() })?;
         let r = setup(&source, path, &self.model, &self.path, map, options)?;
         let (joints, root) = (r.joints().to_vec(), r.root());
@@ -607,12 +669,29 @@ mod tests {
     use sinew_offline::bake::bake;
     use sinew_offline::builtin::humanoid_rig;
 
+    #[test]
+    fn rigid_check_times_cover_each_clip_to_its_end() {
+        let t: Vec<f32> = check_times(0.5, 0.6).collect();
+        assert_eq!(t.len(), 4, "{t:?}");
+        assert_eq!((t[0], t[3]), (0.5, 0.6));
+        assert!(t.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= 1.0 / 30.0 + 1e-6), "{t:?}");
+        assert_eq!(check_times(2.0, 2.0).collect::<Vec<_>>(), vec![2.0]);
+        assert_eq!(check_times(1.0, f32::INFINITY).count(), 1);
+    }
+
+    #[test]
+    fn the_humanoid_rig_is_rigid() {
+        // The built-in humanoid's joints rotate and translate only: every scale factor of its
+        // dual-quaternion palette is the identity in every clip.
+        assert!(rig_is_rigid(&humanoid("rigid").model));
+    }
+
     /// A viewer on the built-in humanoid (clips idle 3 s, walk 1 s, run 0.7 s, wave 1.2 s).
     fn humanoid(tag: &str) -> Viewer {
         let (bytes, _) = bake(&humanoid_rig(), &BakeOptions::default()).unwrap();
         let path = std::env::temp_dir().join(format!("sinew_viewer_{}_{tag}.sinew", std::process::id()));
         std::fs::write(&path, bytes).unwrap();
-        let v = Viewer::load(&path, None, 64).unwrap();
+        let v = Viewer::load(&path, None, PaletteSizes::same(64)).unwrap();
         std::fs::remove_file(&path).unwrap();
         v
     }
@@ -714,7 +793,12 @@ mod tests {
         let (bytes, _) = bake(&humanoid_rig(), &BakeOptions::default()).unwrap();
         std::fs::write(&path, bytes).unwrap();
         let (target_center, target_floor) = (v.center, v.floor);
-        let attached = v.attach_retarget(&path, None, RetargetOptions { scale: Some(0.5), in_place: false }, 64);
+        let attached = v.attach_retarget(
+            &path,
+            None,
+            RetargetOptions { scale: Some(0.5), in_place: false },
+            PaletteSizes::same(64),
+        );
         std::fs::remove_file(&path).unwrap();
         attached.unwrap();
         // The players play the source's clips: the clip list and the sampled pose are its.

@@ -1,14 +1,14 @@
 //! The renderer's shader programs: compiling and linking GLSL ES 1.00 sources with their
-//! attribute locations, the LBS and DQS skinning programs for a palette size
-//! ([`check_skin_shaders`] tries both), the line and HUD programs, and their uniforms.
+//! attribute locations, the skinning programs (LBS, DQS with scale, rigid DQS) for their
+//! palette sizes ([`check_skin_shaders`] tries all three), the line and HUD programs, and
+//! their uniforms.
 
 use glow::HasContext;
-use sinew_offline::model::Skinning;
 
 use super::context::GlError;
-use crate::demo::shaders::{self, attrib};
+use crate::demo::shaders::{self, attrib, SkinShader};
 
-/// A skinning program (LBS or DQS) and its uniforms.
+/// A skinning program (one of [`SkinShader`]) and its uniforms.
 pub(super) struct SkinProgram {
     /// The linked program.
     pub(super) program: glow::Program,
@@ -26,6 +26,8 @@ pub(super) struct SkinProgram {
     pub(super) color: Option<glow::UniformLocation>,
     /// `u_texture` (the base-color texture's unit).
     pub(super) texture: Option<glow::UniformLocation>,
+    /// Joints its palette holds (`JOINTS`).
+    pub(super) joints: usize,
 }
 
 /// The line program and its uniforms.
@@ -103,15 +105,11 @@ fn link(
     }
 }
 
-fn skin_program(gl: &glow::Context, method: Skinning, joints: usize) -> Result<SkinProgram, GlError> {
-    let name = match method {
-        Skinning::Lbs => "skin_lbs",
-        Skinning::Dqs => "skin_dqs",
-    };
+fn skin_program(gl: &glow::Context, shader: SkinShader, joints: usize) -> Result<SkinProgram, GlError> {
     let program = link(
         gl,
-        name,
-        &shaders::skin_vertex_shader(method, joints),
+        shader.name(),
+        &shaders::skin_shader_source(shader, joints),
         &shaders::fragment_shader(shaders::MESH_FRAGMENT),
         &[
             (attrib::POSITION, "a_position"),
@@ -131,24 +129,22 @@ fn skin_program(gl: &glow::Context, method: Skinning, joints: usize) -> Result<S
             normal_mat: u("u_normalMat"),
             light_dir: u("u_lightDir"),
             light: u("u_light"),
-            palette: u(match method {
-                Skinning::Lbs => "u_jointMat[0]",
-                Skinning::Dqs => "u_jointDQ[0]",
-            }),
+            palette: u(&format!("{}[0]", shader.palette_uniform())),
             color: u("u_color"),
             texture: u("u_texture"),
+            joints: joints.max(1),
         })
     }
 }
 
-/// Compiles both skinning shaders for a palette of `joints` joints and returns the compile
-/// or link error of the first that fails. The programs are deleted again.
+/// Compiles the three skinning shaders for a palette of `joints` joints and returns the
+/// compile or link error of the first that fails. The programs are deleted again.
 ///
 /// # Errors
 ///
 /// The [`GlError`] of the first shader that fails.
 pub fn check_skin_shaders(gl: &glow::Context, joints: usize) -> Result<(), GlError> {
-    for m in [Skinning::Lbs, Skinning::Dqs] {
+    for m in [SkinShader::Lbs, SkinShader::Dqs, SkinShader::DqsRigid] {
         let p = skin_program(gl, m, joints)?;
         // SAFETY: deleting the program just linked.
         unsafe { gl.delete_program(p.program) };
@@ -160,8 +156,10 @@ pub fn check_skin_shaders(gl: &glow::Context, joints: usize) -> Result<(), GlErr
 pub(super) struct Programs {
     /// Linear blend skinning.
     pub(super) lbs: SkinProgram,
-    /// Dual-quaternion skinning.
+    /// Dual-quaternion skinning with scale.
     pub(super) dqs: SkinProgram,
+    /// Dual-quaternion skinning of rigid palettes.
+    pub(super) dqs_rigid: SkinProgram,
     /// World-space lines.
     pub(super) lines: LineProgram,
     /// HUD triangles.
@@ -169,10 +167,12 @@ pub(super) struct Programs {
 }
 
 impl Programs {
-    /// Compiles and links every program, the skinning ones for a palette of `joints` joints.
-    pub(super) fn new(gl: &glow::Context, joints: usize) -> Result<Programs, GlError> {
-        let lbs = skin_program(gl, Skinning::Lbs, joints)?;
-        let dqs = skin_program(gl, Skinning::Dqs, joints)?;
+    /// Compiles and links every program: DQS with scale for a palette of `joints` joints, LBS
+    /// and rigid DQS for `rigid_joints`.
+    pub(super) fn new(gl: &glow::Context, joints: usize, rigid_joints: usize) -> Result<Programs, GlError> {
+        let lbs = skin_program(gl, SkinShader::Lbs, rigid_joints)?;
+        let dqs = skin_program(gl, SkinShader::Dqs, joints)?;
+        let dqs_rigid = skin_program(gl, SkinShader::DqsRigid, rigid_joints)?;
         let lp = link(
             gl,
             "lines",
@@ -199,15 +199,16 @@ impl Programs {
                 screen: gl.get_uniform_location(hp, "u_screen"),
                 font: gl.get_uniform_location(hp, "u_font"),
             };
-            Ok(Programs { lbs, dqs, lines, hud })
+            Ok(Programs { lbs, dqs, dqs_rigid, lines, hud })
         }
     }
 
-    /// The skinning program of `method`.
-    pub(super) fn skin(&self, method: Skinning) -> &SkinProgram {
-        match method {
-            Skinning::Lbs => &self.lbs,
-            Skinning::Dqs => &self.dqs,
+    /// The skinning program of `shader`.
+    pub(super) fn skin(&self, shader: SkinShader) -> &SkinProgram {
+        match shader {
+            SkinShader::Lbs => &self.lbs,
+            SkinShader::Dqs => &self.dqs,
+            SkinShader::DqsRigid => &self.dqs_rigid,
         }
     }
 
@@ -215,7 +216,8 @@ impl Programs {
     pub(super) fn delete(&self, gl: &glow::Context) {
         // SAFETY: deleting programs linked by `Programs::new` on this context.
         unsafe {
-            for p in [self.lbs.program, self.dqs.program, self.lines.program, self.hud.program] {
+            for p in [self.lbs.program, self.dqs.program, self.dqs_rigid.program, self.lines.program, self.hud.program]
+            {
                 gl.delete_program(p);
             }
         }

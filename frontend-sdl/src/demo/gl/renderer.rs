@@ -9,13 +9,14 @@ use sinew_offline::morph::morphed_part;
 
 use super::context::{GlError, GlInfo};
 use super::mesh::{self, GpuModel, GpuPart, PartMode};
-use super::palette::{dq_rows, lbs_rows};
+use super::palette::{dq_rigid_rows, dq_rows, lbs_rows, needs_cpu_dqs, part_is_rigid};
 use super::programs::{Programs, SkinProgram};
 use super::target::{self, Offscreen};
 use super::vertex::{bind_attributes, disable_attributes, vertex_bytes, LineVertex, MeshVertex};
 use crate::demo::font;
 use crate::demo::hud::HudVertex;
-use crate::demo::shaders;
+use crate::demo::shaders::{self, SkinShader};
+use crate::demo::viewer::PaletteSizes;
 use crate::scene::{srgb_to_linear, DrawObject, SceneLight};
 
 /// What the last frame drew (reset by [`Renderer::begin_frame`]).
@@ -27,6 +28,11 @@ pub struct DrawStats {
     pub cpu_parts: usize,
     /// Rigid parts.
     pub rigid_parts: usize,
+    /// Of the parts skinned in the vertex shader, those drawn by the rigid DQS program (two
+    /// vectors per joint).
+    pub dqs_rigid_parts: usize,
+    /// Joints of the largest palette skinned in the vertex shader in one draw.
+    pub largest_palette: usize,
     /// Triangles drawn.
     pub triangles: usize,
 }
@@ -36,8 +42,12 @@ pub struct Renderer {
     gl: glow::Context,
     /// The context.
     pub info: GlInfo,
-    /// Joints per palette the skinning shaders hold (`JOINTS`).
+    /// Joints per palette every skinning shader holds: the most a part may have when its rig
+    /// scales (DQS with scale's `JOINTS`).
     pub palette_size: usize,
+    /// Joints per palette LBS and rigid DQS hold (their `JOINTS`): the most a part may have
+    /// when its rig never scales; at least [`Renderer::palette_size`].
+    pub rigid_palette_size: usize,
     /// Skin every part on the CPU ([`Model::skin_mesh`], streamed each frame) instead of in
     /// the shaders: the same image from the CPU's `SkinningJob`, to compare with.
     pub cpu_skinning: bool,
@@ -57,6 +67,7 @@ impl std::fmt::Debug for Renderer {
         f.debug_struct("Renderer")
             .field("info", &self.info)
             .field("palette_size", &self.palette_size)
+            .field("rigid_palette_size", &self.rigid_palette_size)
             .finish_non_exhaustive()
     }
 }
@@ -96,23 +107,37 @@ fn font_texture(gl: &glow::Context) -> Result<glow::Texture, GlError> {
 
 impl Renderer {
     /// Sets up programs, buffers and the font texture on the current context `gl`. The
-    /// palette holds [`shaders::palette_capacity`] joints of the context's uniform budget, or
+    /// palettes hold [`shaders::palette_capacity`] (scaled) and
+    /// [`shaders::rigid_palette_capacity`] (rigid) joints of the context's uniform budget, or
     /// `palette` when smaller.
     ///
     /// # Errors
     ///
     /// [`GlError`] when a shader fails or the context has room for no palette.
     pub fn new(gl: glow::Context, palette: Option<usize>) -> Result<Renderer, GlError> {
+        Renderer::with_budget(gl, palette, None)
+    }
+
+    /// [`Renderer::new`] with the palettes sized for at most `budget` vertex uniform vectors
+    /// (`None`: the context's `GL_MAX_VERTEX_UNIFORM_VECTORS`; a larger budget is cut to it),
+    /// to draw as a smaller context would (`Some(128)`: the ES 2.0 minimum).
+    ///
+    /// # Errors
+    ///
+    /// As [`Renderer::new`].
+    pub fn with_budget(gl: glow::Context, palette: Option<usize>, budget: Option<usize>) -> Result<Renderer, GlError> {
         let info = GlInfo::query(&gl);
-        let capacity = shaders::palette_capacity(info.max_vertex_uniform_vectors);
+        let vectors = budget.map_or(info.max_vertex_uniform_vectors, |b| b.min(info.max_vertex_uniform_vectors));
+        let capacity = shaders::palette_capacity(vectors);
         let palette_size = palette.map_or(capacity, |p| p.min(capacity));
+        let rigid_capacity = shaders::rigid_palette_capacity(vectors);
+        let rigid_palette_size = palette.map_or(rigid_capacity, |p| p.min(rigid_capacity));
         if palette_size < 4 {
             return Err(GlError::Unsupported(format!(
-                "{} vertex uniform vectors leave room for {capacity} joints; at least 4 are needed",
-                info.max_vertex_uniform_vectors
+                "{vectors} vertex uniform vectors leave room for {capacity} joints; at least 4 are needed"
             )));
         }
-        let programs = Programs::new(&gl, palette_size)?;
+        let programs = Programs::new(&gl, palette_size, rigid_palette_size)?;
         // SAFETY: buffer creation on the current context.
         let stream = unsafe { gl.create_buffer() }.map_err(GlError::Create)?;
         let font = font_texture(&gl)?;
@@ -121,6 +146,7 @@ impl Renderer {
             gl,
             info,
             palette_size,
+            rigid_palette_size,
             cpu_skinning: false,
             stats: DrawStats::default(),
             programs,
@@ -138,13 +164,23 @@ impl Renderer {
         &self.gl
     }
 
-    /// Uploads every mesh part of `model`.
+    /// The palette sizes models are split by at load: [`Renderer::rigid_palette_size`] for
+    /// rigs without scale, [`Renderer::palette_size`] for the others.
+    #[must_use]
+    pub fn palette_sizes(&self) -> PaletteSizes {
+        PaletteSizes { rigid: self.rigid_palette_size, scaled: self.palette_size }
+    }
+
+    /// Uploads every mesh part of `model`: parts of up to [`Renderer::rigid_palette_size`]
+    /// joints are skinned in the shaders (under DQS, a part beyond
+    /// [`Renderer::palette_size`] whose palette scales in some frame is skinned on the CPU in
+    /// that frame).
     ///
     /// # Errors
     ///
     /// [`GlError::Create`] when a buffer cannot be created.
     pub fn upload(&self, model: &Model) -> Result<GpuModel, GlError> {
-        mesh::upload(&self.gl, self.info.uint_indices, self.palette_size, model)
+        mesh::upload(&self.gl, self.info.uint_indices, self.rigid_palette_size, model)
     }
 
     /// Deletes a model's buffers.
@@ -212,15 +248,22 @@ impl Renderer {
         out
     }
 
-    fn program(&self, m: Skinning) -> &SkinProgram {
-        self.programs.skin(m)
+    fn program(&self, shader: SkinShader) -> &SkinProgram {
+        self.programs.skin(shader)
     }
 
-    /// Uploads `rows` to the palette uniform of the `method` program (and makes it current).
-    pub fn upload_palette(&mut self, method: Skinning, rows: &[[f32; 4]]) {
+    /// Joints the palette of `shader`'s program holds (its `JOINTS`).
+    #[must_use]
+    pub fn program_joints(&self, shader: impl Into<SkinShader>) -> usize {
+        self.program(shader.into()).joints
+    }
+
+    /// Uploads `rows` to the palette uniform of the `shader` program (a [`Skinning`] method
+    /// names LBS or DQS with scale), and makes it current.
+    pub fn upload_palette(&mut self, shader: impl Into<SkinShader>, rows: &[[f32; 4]]) {
         self.rows.clear();
         self.rows.extend(rows.iter().flatten());
-        let p = self.program(method);
+        let p = self.programs.skin(shader.into());
         // SAFETY: uniform upload to a linked program; `rows` never exceeds the declared array
         // (callers pass at most `palette_size` joints).
         unsafe {
@@ -231,15 +274,13 @@ impl Renderer {
         }
     }
 
-    /// Reads `count` palette rows back from the `method` program's uniform (what the shader
+    /// Reads `count` palette rows back from the `shader` program's uniform (what the shader
     /// sees), for tests.
     #[must_use]
-    pub fn read_palette(&self, method: Skinning, count: usize) -> Vec<[f32; 4]> {
-        let p = self.program(method);
-        let name = match method {
-            Skinning::Lbs => "u_jointMat",
-            Skinning::Dqs => "u_jointDQ",
-        };
+    pub fn read_palette(&self, shader: impl Into<SkinShader>, count: usize) -> Vec<[f32; 4]> {
+        let shader = shader.into();
+        let p = self.program(shader);
+        let name = shader.palette_uniform();
         let mut out = Vec::with_capacity(count);
         // SAFETY: uniform queries on a linked program.
         unsafe {
@@ -272,7 +313,14 @@ impl Renderer {
         let normal_mat = [w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1], w[2][2]];
         let dir = light.direction.normalize_or_zero();
         let force = self.cpu_skinning;
-        let on_cpu = |p: &GpuPart| matches!(p.mode, PartMode::Cpu(_)) || (force && p.mode == PartMode::Gpu);
+        // Under DQS, a part beyond the scaled palette's size fits only the rigid program: when
+        // its palette scales in this frame (a pose the load-time check did not see), the CPU
+        // skins it.
+        let scaled_size = self.palette_size;
+        let dqs = obj.skinning == Skinning::Dqs;
+        let too_big = |p: &GpuPart| dqs && needs_cpu_dqs(&obj.dq_palette, &p.map, scaled_size);
+        let on_cpu =
+            |p: &GpuPart| matches!(p.mode, PartMode::Cpu(_)) || (p.mode == PartMode::Gpu && (force || too_big(p)));
         let cpu = if parts.iter().any(on_cpu) { Some(obj.skin_cpu()?) } else { None };
         // Morph targets: the bind-pose vertices morphed on the CPU (`MorphJob`), streamed, then
         // skinned in the shaders like the static ones.
@@ -302,17 +350,28 @@ impl Renderer {
                 _ => self.stats.gpu_parts += 1,
             }
             self.stats.triangles += part.count as usize / 3;
-            let method = if part.mode == PartMode::Gpu && !cpu_path { obj.skinning } else { Skinning::Lbs };
+            let shader = match (part.mode == PartMode::Gpu && !cpu_path, obj.skinning) {
+                (false, _) | (true, Skinning::Lbs) => SkinShader::Lbs,
+                (true, Skinning::Dqs) if part_is_rigid(&obj.dq_palette, &part.map) => SkinShader::DqsRigid,
+                (true, Skinning::Dqs) => SkinShader::Dqs,
+            };
             let rows = match (&part.mode, cpu_path) {
                 (_, true) | (PartMode::Cpu(_), _) => lbs_rows(&[Mat4::IDENTITY], &[0]),
-                (PartMode::Gpu, false) => match method {
-                    Skinning::Lbs => lbs_rows(&obj.palette, &part.map),
-                    Skinning::Dqs => dq_rows(&obj.dq_palette, &part.map),
-                },
+                (PartMode::Gpu, false) => {
+                    self.stats.largest_palette = self.stats.largest_palette.max(part.map.len());
+                    match shader {
+                        SkinShader::Lbs => lbs_rows(&obj.palette, &part.map),
+                        SkinShader::Dqs => dq_rows(&obj.dq_palette, &part.map),
+                        SkinShader::DqsRigid => {
+                            self.stats.dqs_rigid_parts += 1;
+                            dq_rigid_rows(&obj.dq_palette, &part.map)
+                        }
+                    }
+                }
                 (PartMode::Rigid, false) => lbs_rows(&[node], &[0]),
             };
-            self.upload_palette(method, &rows);
-            let p = self.program(method);
+            self.upload_palette(shader, &rows);
+            let p = self.program(shader);
             let gl = &self.gl;
             // SAFETY: uniform uploads, buffer binds and uploads of vertex data built here.
             unsafe {
