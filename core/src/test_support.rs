@@ -7,7 +7,8 @@ use std::vec::Vec;
 
 use crate::asset::format::*;
 use crate::asset::writer::Writer;
-use crate::math::Transform;
+use crate::math::{Quat, SoaTransform, Transform, Vec3};
+use crate::real::Real;
 
 /// One LINEAR or STEP `f32` track.
 pub(crate) struct TrackSpec {
@@ -101,5 +102,40 @@ pub(crate) fn rotation(joint: u16, times: &[f32], values: &[[f32; 4]]) -> TrackS
         interp: INTERP_LINEAR,
         times: times.to_vec(),
         values: values.iter().flatten().copied().collect(),
+    }
+}
+
+/// A fixed-seed xorshift generator of values in [-1, 1), and of the random transforms, poses
+/// and vectors the kernels' tests feed their jobs.
+pub(crate) struct Rng(pub(crate) u64);
+
+impl Rng {
+    pub(crate) fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+    pub(crate) fn real<R: Real>(&mut self, scale: f32) -> R {
+        R::from_f32(self.next() * scale)
+    }
+    pub(crate) fn transform<R: Real>(&mut self) -> Transform<R> {
+        let axis = Vec3::new(self.real(1.0), self.real(1.0), R::TWO + self.real(1.0));
+        Transform {
+            translation: Vec3::new(self.real(2.0), self.real(2.0), self.real(2.0)),
+            rotation: Quat::from_axis_angle(axis.normalize_or_zero(), self.real(3.0)),
+            scale: Vec3::new(R::ONE + self.real(0.25), R::ONE + self.real(0.25), R::ONE + self.real(0.25)),
+        }
+    }
+    pub(crate) fn vec3<R: Real>(&mut self, scale: f32) -> Vec3<R> {
+        Vec3::new(self.real(scale), self.real(scale), self.real(scale))
+    }
+    pub(crate) fn pose<R: Real>(&mut self, joints: usize) -> Vec<SoaTransform<R>> {
+        let mut pose = std::vec![SoaTransform::IDENTITY; joints.div_ceil(4)];
+        for j in 0..joints {
+            let t = self.transform();
+            pose[j / 4].set_lane(j % 4, &t);
+        }
+        pose
     }
 }

@@ -11,10 +11,11 @@ use super::*;
 use crate::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
 use crate::job::sampling::TrackState;
 use crate::job::{BlendingJob, Layer, LocalToModelJob, Palette, SamplingJob, SkinningJob};
-use crate::math::{DualQuat, Mat4, Quat, SoaTransform, Transform, Vec3, Vec4};
+use crate::math::{DualQuat, Mat4, SoaTransform, Transform, Vec3, Vec4};
 use crate::real::{F32x4, Lanes};
 use crate::real::{Real, Q16};
 use crate::skeleton::Skeleton;
+use crate::test_support::Rng;
 
 /// The build script's answers, against the target this test runs on.
 #[test]
@@ -85,37 +86,6 @@ impl Fingerprint {
                 self.reals(lanes.iter().copied());
             }
         }
-    }
-}
-
-/// A fixed-seed generator of values in [-1, 1).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-    fn real<R: Real>(&mut self, scale: f32) -> R {
-        R::from_f32(self.next() * scale)
-    }
-    fn transform<R: Real>(&mut self) -> Transform<R> {
-        let axis = Vec3::new(self.real(1.0), self.real(1.0), R::TWO + self.real(1.0));
-        Transform {
-            translation: Vec3::new(self.real(2.0), self.real(2.0), self.real(2.0)),
-            rotation: Quat::from_axis_angle(axis.normalize_or_zero(), self.real(3.0)),
-            scale: Vec3::new(R::ONE + self.real(0.25), R::ONE + self.real(0.25), R::ONE + self.real(0.25)),
-        }
-    }
-    fn pose<R: Real>(&mut self, joints: usize) -> Vec<SoaTransform<R>> {
-        let mut pose = std::vec![SoaTransform::IDENTITY; joints.div_ceil(4)];
-        for j in 0..joints {
-            let t = self.transform();
-            pose[j / 4].set_lane(j % 4, &t);
-        }
-        pose
     }
 }
 

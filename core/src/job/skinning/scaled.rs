@@ -285,6 +285,7 @@ mod tests {
     use crate::job::{JobError, Palette, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
     use crate::math::{DualQuat, Mat4, Quat, SymMat3, Vec3, Vec4};
     use crate::real::{Real, Q16};
+    use crate::test_support::Rng;
 
     /// Skinned positions, normals and tangents.
     type Skinned<R> = (std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec4<R>>);
@@ -350,21 +351,6 @@ mod tests {
     impl Bits for Q16 {
         fn bits(self) -> u32 {
             self.to_bits() as u32
-        }
-    }
-
-    /// A fixed-seed generator of values in [-1, 1).
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> f32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        }
-        fn vec3<R: Real>(&mut self, s: f32) -> Vec3<R> {
-            Vec3::new(R::from_f32(self.next() * s), R::from_f32(self.next() * s), R::from_f32(self.next() * s))
         }
     }
 
