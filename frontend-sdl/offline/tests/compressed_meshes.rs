@@ -5,6 +5,9 @@
 //! inverted gives a typed error or other valid data, never a panic. The models are RiggedFigure
 //! repacked by gltfpack (`tests/data/make_compressed.sh`).
 
+mod common;
+use common::glb_of;
+
 use std::path::{Path, PathBuf};
 
 use sinew::math::{Mat4, Vec3};
@@ -200,27 +203,4 @@ fn meshopt_files_are_refused_without_the_decoder() {
             )
         );
     }
-}
-
-fn glb_of(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.trim_end().as_bytes().to_vec();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while !b.len().is_multiple_of(4) {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(&j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(b"BIN\0");
-    out.extend(&b);
-    out
 }

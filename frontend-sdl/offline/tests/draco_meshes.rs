@@ -8,6 +8,9 @@
 //! (`tests/data/make_draco.sh`, which also writes the larger shared models for the ignored
 //! `draco_shared_models`).
 
+mod common;
+use common::glb_of;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -355,28 +358,4 @@ fn damaged_draco_streams_are_typed_errors() {
     let mut header = good.clone();
     header[stream.start..stream.start + 8].fill(0);
     assert!(is_draco(&load_bytes(&header, None, "rf")));
-}
-
-/// A GLB of `json` and `bin`, both padded to 4 bytes.
-fn glb_of(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.trim_end().as_bytes().to_vec();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while !b.len().is_multiple_of(4) {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(&j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(b"BIN\0");
-    out.extend(&b);
-    out
 }
