@@ -133,12 +133,14 @@ pub fn linear_to_srgb8(linear: u8) -> u8 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     extern crate std;
 
     use super::*;
 
-    fn exact(c: u8) -> f64 {
+    /// The linear light of 8-bit sRGB code `c`, in `f64`: the reference the integer tables
+    /// and the textured path are checked against.
+    pub(in crate::raster) fn exact(c: u8) -> f64 {
         let s = f64::from(c) / 255.0;
         if s <= 0.04045 {
             s / 12.92

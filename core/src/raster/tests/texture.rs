@@ -6,6 +6,7 @@ extern crate std;
 use std::vec;
 use std::vec::Vec;
 
+use super::super::srgb::tests::exact as srgb_exact;
 use super::super::texture::wrap;
 use super::super::{
     BandBuffer, CachedVertex, Cull, Depth16, Depth32, Draw, Filter, Indices, Mesh, PixelFormat, RasterError, Renderer,
@@ -259,16 +260,6 @@ fn srgb_code(x: f64) -> u8 {
     (s * 255.0).round().clamp(0.0, 255.0) as u8
 }
 
-/// The linear light of 8-bit sRGB code `c` (in f64).
-fn srgb_linear(c: u8) -> f64 {
-    let s = f64::from(c) / 255.0;
-    if s <= 0.04045 {
-        s / 12.92
-    } else {
-        ((s + 0.055) / 1.055).powf(2.4)
-    }
-}
-
 #[test]
 fn vertex_colors_and_factor_multiply_the_texture_in_linear_light() {
     // A full-screen triangle pair, unlit, one texel (200, 120, 40) in sRGB; vertex colors all
@@ -287,7 +278,7 @@ fn vertex_colors_and_factor_multiply_the_texture_in_linear_light() {
     };
     for texture in [Some(texture), None] {
         let expect: [u8; 3] = core::array::from_fn(|k| {
-            let t = if texture.is_some() { srgb_linear(texel[k]) } else { 1.0 };
+            let t = if texture.is_some() { srgb_exact(texel[k]) } else { 1.0 };
             srgb_code(t * f64::from(factor[k]) / 255.0 * f64::from(vertex[k]) / 255.0)
         });
         let tm = TexturedMesh {
