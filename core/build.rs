@@ -16,6 +16,10 @@
 //!   vectors run them as one eight-lane operation (`ymm`), computing the same bits as the two
 //!   four-lane ones (blending's two-layer kernel, written for eight lanes, rounds differently).
 //!
+//! - `sinew_dispatch`: x86-64 with an operating system and the `dispatch` feature, built
+//!   without `fma`: jobs pick the x86-64-v3 form of their kernels at run time where the CPU
+//!   has it (`src/platform/dispatch.rs`); the crate links `std` for the CPU detection.
+//!
 //! The `narrow-kernels` feature clears them all on every target, so the microcontroller code
 //! runs, and is tested, on the host. Without `sinew_fma` every result is the same, bit for bit,
 //! on every target (the firmware checks it); with it, results differ from those by rounding
@@ -25,7 +29,9 @@ use std::env;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    for name in ["sinew_host_kernels", "sinew_simd_lanes", "sinew_sse_lanes", "sinew_fma", "sinew_avx2"] {
+    for name in
+        ["sinew_host_kernels", "sinew_simd_lanes", "sinew_sse_lanes", "sinew_fma", "sinew_avx2", "sinew_dispatch"]
+    {
         println!("cargo::rustc-check-cfg=cfg({name})");
     }
     if env::var_os("CARGO_FEATURE_NARROW_KERNELS").is_some() {
@@ -49,5 +55,11 @@ fn main() {
         if feature("avx2") {
             println!("cargo::rustc-cfg=sinew_avx2");
         }
+    } else if arch == "x86_64"
+        && feature("sse")
+        && env::var_os("CARGO_FEATURE_DISPATCH").is_some()
+        && env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os != "none")
+    {
+        println!("cargo::rustc-cfg=sinew_dispatch");
     }
 }

@@ -110,7 +110,9 @@
 #![no_std]
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
-#![forbid(unsafe_code)]
+// One module may use `unsafe`: `platform::dispatch`, for the calls into the kernels compiled
+// for x86-64-v3 (see ARCHITECTURE.md, "No allocator, no `unsafe`, no I/O").
+#![deny(unsafe_code)]
 // Index loops over lanes, rows and columns read like the math they implement.
 #![allow(clippy::needless_range_loop)]
 
@@ -125,6 +127,7 @@ pub mod limits;
 pub mod math;
 pub mod morph;
 mod platform;
+pub use platform::dispatch as kernels;
 pub mod player;
 pub mod raster;
 pub mod real;
@@ -134,6 +137,10 @@ pub mod skeleton;
 pub(crate) mod test_support;
 
 pub use real::{Real, Q16};
+
+// The CPU detection of run-time dispatch (`platform::dispatch`).
+#[cfg(sinew_dispatch)]
+extern crate std;
 
 /// The code of the crate's README, compiled and run as a doc test.
 #[cfg(doctest)]

@@ -43,10 +43,47 @@ pub(crate) const FMA: bool = cfg!(sinew_fma);
 /// four-lane one.
 pub(crate) const AVX2: bool = cfg!(sinew_avx2);
 
+/// Run-time dispatch (cfg `sinew_dispatch`: the `dispatch` feature, on x86-64 with an operating
+/// system, not built for x86-64-v3 already, not `narrow-kernels`): jobs run their kernels
+/// through [`dispatch::dispatch`], which picks the x86-64-v3 form on CPUs that have it.
+pub(crate) const DISPATCH: bool = cfg!(sinew_dispatch);
+
+/// Lane multiply-adds are fused in kernels of the set `v3` ([`dispatch`]): in the v3 kernels,
+/// and in every kernel of a build with [`FMA`].
+#[inline(always)]
+pub(crate) const fn fma(v3: bool) -> bool {
+    FMA || (DISPATCH && v3)
+}
+
+/// Pair operations and the kernels written for eight lanes run in kernels of the set `v3`
+/// ([`dispatch`]): in the v3 kernels, and in every kernel of a build with [`AVX2`].
+#[inline(always)]
+pub(crate) const fn avx2(v3: bool) -> bool {
+    AVX2 || (DISPATCH && v3)
+}
+
+/// The jobs' lane multiply-adds are fused now: [`FMA`], or the x86-64-v3 kernels chosen at
+/// run time ([`dispatch`]). For tests that compare the jobs' bits with unfused references.
+#[cfg(test)]
+pub(crate) fn jobs_fuse() -> bool {
+    FMA || dispatch::active() == dispatch::Kernels::X86_64V3
+}
+
+/// The jobs run the eight-lane kernels now: [`AVX2`], or the x86-64-v3 kernels chosen at run
+/// time ([`dispatch`]).
+#[cfg(test)]
+pub(crate) fn jobs_pair() -> bool {
+    AVX2 || dispatch::active() == dispatch::Kernels::X86_64V3
+}
+
 // SSE lanes are SIMD lanes; fused lanes are SSE lanes; eight-lane builds are fused.
 const _: () = assert!(!SSE_LANES || SIMD_LANES);
 const _: () = assert!(!FMA || SSE_LANES);
 const _: () = assert!(!AVX2 || FMA);
+
+const _: () = assert!(!DISPATCH || (HOST_KERNELS && SSE_LANES && !FMA));
+
+pub mod dispatch;
 
 #[cfg(test)]
 mod tests;

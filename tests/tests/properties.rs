@@ -649,10 +649,30 @@ fn prop_zero_joint_weight<R: ExactF64>(
     let with: Vec<Layer<R>> = (0..poses.len()).map(layer).collect();
     let without: Vec<Layer<R>> = (0..poses.len()).filter(|&i| i != ignored).map(layer).collect();
     let (a, b) = (run_blend(&with, &[], &rest, threshold), run_blend(&without, &[], &rest, threshold));
+    // Exact with the build's own kernels. The x86-64-v3 kernels chosen at run time blend two
+    // layers of uniform weight (`without`, for two layers left) with the eight-lane kernel,
+    // which divides the weights first and rounds differently from the per-layer passes
+    // (`with`): there, within a few units of f32 rounding.
+    let exact = R::FIXED_POINT || sinew::kernels::active() == sinew::kernels::Kernels::Build;
     for j in 0..case.rest.len() {
         if jw[j] <= 0.0 {
-            // Exact: compared as f64 values (so +0 equals −0).
-            prop_assert_eq!(joint_of(&a, j), joint_of(&b, j), "joint {} (per-joint weight {})", j, jw[j]);
+            let (x, y) = (joint_of(&a, j), joint_of(&b, j));
+            if exact {
+                // Compared as f64 values (so +0 equals −0).
+                prop_assert_eq!(x, y, "joint {} (per-joint weight {})", j, jw[j]);
+            } else {
+                // Translations and scales within 4 in magnitude: 4e-6 relative.
+                let d = diff3(x.translation, y.translation).max(diff3(x.scale, y.scale));
+                let turn = angle(x.rotation, y.rotation);
+                prop_assert!(
+                    d <= 1.6e-5 && turn <= 1e-5,
+                    "joint {} (per-joint weight {}): {:?} vs {:?}",
+                    j,
+                    jw[j],
+                    x,
+                    y
+                );
+            }
         }
     }
     Ok(())

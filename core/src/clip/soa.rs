@@ -146,9 +146,11 @@ impl<R: Real> SoaTrackCache<R> {
 
     /// Samples element `group` of the pose at clip time `t` (clamped to the clip range) into
     /// `out`; `rest` is that element of the rest pose, `tag` its [`tag_of`](Self::tag_of).
-    #[inline]
+    /// `V3`: the kernel set (`platform::dispatch`).
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    #[cfg_attr(not(sinew_host_kernels), inline)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn sample(
+    pub(crate) fn sample<const V3: bool>(
         &mut self,
         clip: &Clip<'_>,
         group: usize,
@@ -169,20 +171,20 @@ impl<R: Real> SoaTrackCache<R> {
             self.refill_vectors(clip, 0, miss, t, time, rest);
         }
         let s = self.translation_span.param(tl);
-        lerp_into(&self.translation, &self.translation_delta, s, &mut out.translation);
+        lerp_into::<R, V3>(&self.translation, &self.translation_delta, s, &mut out.translation);
 
         let miss = self.scale_span.misses(tl);
         if miss != 0 {
             self.refill_vectors(clip, 2, miss, t, time, rest);
         }
         let s = self.scale_span.param(tl);
-        lerp_into(&self.scale, &self.scale_delta, s, &mut out.scale);
+        lerp_into::<R, V3>(&self.scale, &self.scale_delta, s, &mut out.scale);
 
         let miss = self.rotation_span.misses(tl);
         if miss != 0 {
             self.refill_rotations(clip, miss, t, time, rest);
         }
-        self.rotations_into(tl, rot, &mut out.rotation);
+        self.rotations_into::<V3>(tl, rot, &mut out.rotation);
 
         // Cubic-spline lanes, rare: one test of the three masks skips them all.
         if self.direct == [0; 3] {
@@ -393,7 +395,7 @@ impl<R: Real> SoaTrackCache<R> {
     /// Interpolates the four rotations at `t`: corrected nlerp, or exact slerp in the lanes the
     /// clip flags (four lanes at once), or in every lane when `rot` asks for it (lane by lane).
     #[inline(always)]
-    fn rotations_into(&self, t: V<R>, rot: RotationInterpolation, out: &mut SoaQuat<R>) {
+    fn rotations_into<const V3: bool>(&self, t: V<R>, rot: RotationInterpolation, out: &mut SoaQuat<R>) {
         let s = self.rotation_span.param(t);
         // The corrected-nlerp warp of `quat::warp_t`, lane by lane in the same order.
         let one = V::<R>::splat(R::ONE);
@@ -414,7 +416,7 @@ impl<R: Real> SoaTrackCache<R> {
             c1 = key.select_positive_finite(e1, c1);
         }
         let (a, b) = (&self.rotation0, &self.rotation1);
-        let mix = |a: &[R; 4], b: &[R; 4]| V::<R>::load(b).mul_add(c1, V::<R>::load(a) * c0);
+        let mix = |a: &[R; 4], b: &[R; 4]| V::<R>::load(b).mul_add_on::<V3>(c1, V::<R>::load(a) * c0);
         let (x, y, z, q) = (mix(&a.x, &b.x), mix(&a.y, &b.y), mix(&a.z, &b.z), mix(&a.w, &b.w));
         // `Quat::normalize_near_unit`, lane by lane.
         let l2 = x * x + y * y + z * z + q * q;
@@ -464,8 +466,8 @@ fn sin_quadrant<R: Real>(x: V<R>) -> V<R> {
 
 /// `out = value + delta · s`, lane by lane.
 #[inline(always)]
-fn lerp_into<R: Real>(value: &SoaVec3<R>, delta: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
-    out.x = V::<R>::load(&delta.x).mul_add(s, V::<R>::load(&value.x)).to_array();
-    out.y = V::<R>::load(&delta.y).mul_add(s, V::<R>::load(&value.y)).to_array();
-    out.z = V::<R>::load(&delta.z).mul_add(s, V::<R>::load(&value.z)).to_array();
+fn lerp_into<R: Real, const V3: bool>(value: &SoaVec3<R>, delta: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
+    out.x = V::<R>::load(&delta.x).mul_add_on::<V3>(s, V::<R>::load(&value.x)).to_array();
+    out.y = V::<R>::load(&delta.y).mul_add_on::<V3>(s, V::<R>::load(&value.y)).to_array();
+    out.z = V::<R>::load(&delta.z).mul_add_on::<V3>(s, V::<R>::load(&value.z)).to_array();
 }

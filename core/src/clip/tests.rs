@@ -1109,7 +1109,7 @@ fn states_agree(tracks: &[Track]) {
                 }
                 // The SoA cache evaluates the per-track cache's formulas in the same order
                 // (its lerps fused where the build has FMA); a rotation may come out as −q.
-                if crate::platform::FMA {
+                if crate::platform::jobs_fuse() {
                     let d = (y.translation - z.translation).max_abs().max((y.scale - z.scale).max_abs());
                     assert!(d < 1.0e-6, "joint {j}, t = {t}");
                 } else {

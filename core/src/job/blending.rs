@@ -38,7 +38,8 @@
 
 use crate::job::JobError;
 use crate::math::{Quat, SoaTransform, Vec3};
-use crate::platform::{AVX2, HOST_KERNELS};
+use crate::platform::dispatch::{dispatch, Kernel};
+use crate::platform::{avx2, HOST_KERNELS};
 use crate::real::{Lanes, Real};
 
 // The delta an additive layer applies; made with `MakeAdditiveJob`, in `additive.rs`.
@@ -162,21 +163,48 @@ impl<R: Real> BlendingJob<'_, R> {
     pub fn run(&mut self) -> Result<(), JobError> {
         let (total, uniform) = self.check()?;
         let n = self.rest_pose.len();
-        let out = &mut self.output[..n];
-        let threshold = self.threshold;
+        dispatch(Blend {
+            layers: self.layers,
+            additive: self.additive,
+            rest_pose: self.rest_pose,
+            threshold: self.threshold,
+            total,
+            uniform,
+            out: &mut self.output[..n],
+        });
+        Ok(())
+    }
+}
+
+/// A checked blending job's passes as a dispatched kernel.
+struct Blend<'b, 'a, R: Real> {
+    layers: &'b [Layer<'a, R>],
+    additive: &'b [Layer<'a, R>],
+    rest_pose: &'b [SoaTransform<R>],
+    threshold: R,
+    /// The normal layers' total weight, and whether each has one weight for the whole pose.
+    total: R,
+    uniform: bool,
+    out: &'b mut [SoaTransform<R>],
+}
+
+impl<R: Real> Kernel for Blend<'_, '_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        let Blend { layers, additive, rest_pose, threshold, total, uniform, out } = self;
         // The usual case in floating point: every layer with one weight for the whole pose,
         // a total above the threshold, no additive layer. One loop over the elements keeps each
         // element's sums in registers across the layers (the same operations, in the same
         // order, as the passes below). Hosts only: on microcontrollers the passes alone keep
         // the code small.
-        if HOST_KERNELS && !R::FIXED_POINT && self.additive.is_empty() && uniform && total >= threshold {
-            blend_uniform_layers(self.layers, total, out);
-            return Ok(());
+        if HOST_KERNELS && !R::FIXED_POINT && additive.is_empty() && uniform && total >= threshold {
+            blend_uniform_layers::<R, V3>(layers, total, out);
+            return;
         }
-        blend_layers(self.layers, out);
-        fill_rest_and_normalize(self.layers, self.rest_pose, threshold, out);
-        add_additive_layers(self.additive, out);
-        Ok(())
+        blend_layers::<R, V3>(layers, out);
+        fill_rest_and_normalize::<R, V3>(layers, rest_pose, threshold, out);
+        add_additive_layers(additive, out);
     }
 }
 
@@ -209,15 +237,15 @@ fn weight<R: Real>(w: R) -> R {
 /// Assumes what `run` checked: `R` floating point, every layer's `transform` at least
 /// `out.len()` long, no per-joint weights, `total` the sum of the layers' weights and positive.
 #[inline(always)]
-fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], total: R, out: &mut [SoaTransform<R>]) {
+fn blend_uniform_layers<R: Real, const V3: bool>(layers: &[Layer<'_, R>], total: R, out: &mut [SoaTransform<R>]) {
     let n = out.len();
     let inv_w = V::<R>::splat(total).recip();
     let zero = V::<R>::splat(R::ZERO);
     if let [a, b] = layers {
         let (wa, wb) = (weight(a.weight), weight(b.weight));
         if wa != R::ZERO && wb != R::ZERO {
-            if AVX2 {
-                blend_two_paired(&a.transform[..n], &b.transform[..n], wa, wb, total, out);
+            if avx2(V3) {
+                blend_two_paired::<R, V3>(&a.transform[..n], &b.transform[..n], wa, wb, total, out);
                 return;
             }
             // Two active layers (a crossfade, a two-clip blend): the same operations
@@ -225,10 +253,10 @@ fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], total: R, out: &mut [S
             let (wa, wb) = (V::<R>::splat(wa), V::<R>::splat(wb));
             for ((o, x), y) in out.iter_mut().zip(&a.transform[..n]).zip(&b.transform[..n]) {
                 let mut acc = Sums::scaled(x, wa);
-                acc.add(y, wb);
+                acc.add::<V3>(y, wb);
                 acc.store_means(o, inv_w);
             }
-            normalize_rotations(out);
+            normalize_rotations::<R, V3>(out);
             return;
         }
     }
@@ -243,12 +271,12 @@ fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], total: R, out: &mut [S
                 acc = Sums::scaled(x, w);
                 first = false;
             } else {
-                acc.add(x, w);
+                acc.add::<V3>(x, w);
             }
         }
         acc.store_means(o, inv_w);
     }
-    normalize_rotations(out);
+    normalize_rotations::<R, V3>(out);
 }
 
 /// Normalizes the rotation sums that [`Sums::store_means`] left in `out`, element by element
@@ -256,10 +284,10 @@ fn blend_uniform_layers<R: Real>(layers: &[Layer<'_, R>], total: R, out: &mut [S
 /// other, so the square roots and divisions of several elements overlap, where in the summing
 /// loop each would wait at the end of its element's dependency chain.
 #[inline(always)]
-fn normalize_rotations<R: Real>(out: &mut [SoaTransform<R>]) {
+fn normalize_rotations<R: Real, const V3: bool>(out: &mut [SoaTransform<R>]) {
     for o in out {
         let q = [ld(&o.rotation.x), ld(&o.rotation.y), ld(&o.rotation.z), ld(&o.rotation.w)];
-        let [x, y, z, w] = unit_rotation::<R>(q);
+        let [x, y, z, w] = unit_rotation::<R, V3>(q);
         o.rotation.x = x.to_array();
         o.rotation.y = y.to_array();
         o.rotation.z = z.to_array();
@@ -269,10 +297,10 @@ fn normalize_rotations<R: Real>(out: &mut [SoaTransform<R>]) {
 
 /// A rotation sum's lanes normalized (identity where the sum vanished or overflowed).
 #[inline(always)]
-fn unit_rotation<R: Real>(q: [V<R>; 4]) -> [V<R>; 4] {
+fn unit_rotation<R: Real, const V3: bool>(q: [V<R>; 4]) -> [V<R>; 4] {
     let (zero, one) = (V::<R>::splat(R::ZERO), V::<R>::splat(R::ONE));
     let [qx, qy, qz, qw] = q;
-    let l2 = qy.mul_add(qy, qx * qx) + qw.mul_add(qw, qz * qz);
+    let l2 = qy.mul_add_on::<V3>(qy, qx * qx) + qw.mul_add_on::<V3>(qw, qz * qz);
     // 1 / √l2 from the correctly rounded square root: two short instructions where lanes are
     // SIMD (Newton steps from an estimate would form a long dependency chain).
     let inv_q = one / l2.sqrt_ieee();
@@ -319,7 +347,7 @@ fn store_pairs<R: Real>(o: &mut SoaTransform<R>, p: &Pairs<R>) {
 ///
 /// Assumes `a` and `b` at least `out.len()` long.
 #[inline(always)]
-fn blend_two_paired<R: Real>(
+fn blend_two_paired<R: Real, const V3: bool>(
     a: &[SoaTransform<R>],
     b: &[SoaTransform<R>],
     wa: R,
@@ -330,15 +358,15 @@ fn blend_two_paired<R: Real>(
     let inv = R::ONE / total;
     let (wa, wb) = (V::<R>::splat(wa * inv), V::<R>::splat(wb * inv));
     for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
-        store_pairs(o, &two_sums(x, y, wa, wb));
+        store_pairs(o, &two_sums::<R, V3>(x, y, wa, wb));
     }
-    normalize_rotations(out);
+    normalize_rotations::<R, V3>(out);
 }
 
 /// The sums `wa · x + wb · y` of [`blend_two_paired`] as [`Pairs`], `y`'s rotation brought into
 /// the hemisphere of `x`'s (`wa`, `wb` positive).
 #[inline(always)]
-fn two_sums<R: Real>(x: &SoaTransform<R>, y: &SoaTransform<R>, wa: V<R>, wb: V<R>) -> Pairs<R> {
+fn two_sums<R: Real, const V3: bool>(x: &SoaTransform<R>, y: &SoaTransform<R>, wa: V<R>, wb: V<R>) -> Pairs<R> {
     let (x, y) = (pairs(x), pairs(y));
     let ww = [wa, wa];
     let s = [
@@ -350,14 +378,14 @@ fn two_sums<R: Real>(x: &SoaTransform<R>, y: &SoaTransform<R>, wa: V<R>, wb: V<R
     ];
     // The sign of the rotations' dot product: (qx·qx' + qw·qw') + (qy·qy' + qz·qz').
     let d = V::<R>::mul_pairs([s[1][1], s[3][0]], [y[1][1], y[3][0]]);
-    let d = V::<R>::mul_add_pairs(s[2], y[2], d);
+    let d = V::<R>::mul_add_pairs_on::<V3>(s[2], y[2], d);
     let wq = wb.negate_where_negative(d[0] + d[1]);
     [
-        V::<R>::mul_add_pairs(y[0], [wb, wb], s[0]),
-        V::<R>::mul_add_pairs(y[1], [wb, wq], s[1]),
-        V::<R>::mul_add_pairs(y[2], [wq, wq], s[2]),
-        V::<R>::mul_add_pairs(y[3], [wq, wb], s[3]),
-        V::<R>::mul_add_pairs(y[4], [wb, wb], s[4]),
+        V::<R>::mul_add_pairs_on::<V3>(y[0], [wb, wb], s[0]),
+        V::<R>::mul_add_pairs_on::<V3>(y[1], [wb, wq], s[1]),
+        V::<R>::mul_add_pairs_on::<V3>(y[2], [wq, wq], s[2]),
+        V::<R>::mul_add_pairs_on::<V3>(y[3], [wq, wb], s[3]),
+        V::<R>::mul_add_pairs_on::<V3>(y[4], [wb, wb], s[4]),
     ]
 }
 
@@ -370,7 +398,7 @@ fn two_sums<R: Real>(x: &SoaTransform<R>, y: &SoaTransform<R>, wa: V<R>, wb: V<R
 ///
 /// Assumes every layer's `transform` and `joint_weights` at least `out.len()` long.
 #[inline(always)]
-fn blend_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
+fn blend_layers<R: Real, const V3: bool>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
     let n = out.len();
     // One pass per normal layer over the output, which holds the running sums (it stays in
     // L1 for any skeleton: 160 bytes per four joints). The layer's weight is hoisted out of
@@ -389,7 +417,7 @@ fn blend_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
                 if first {
                     out.iter_mut().zip(src).for_each(|(o, x)| store_scaled(o, x, w));
                 } else {
-                    out.iter_mut().zip(src).for_each(|(o, x)| add_scaled(o, x, w));
+                    out.iter_mut().zip(src).for_each(|(o, x)| add_scaled::<R, V3>(o, x, w));
                 }
             }
             Some(jw) => {
@@ -404,7 +432,7 @@ fn blend_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
                     } else if first {
                         store_scaled(o, x, V::<R>::load(&w));
                     } else {
-                        add_scaled(o, x, V::<R>::load(&w));
+                        add_scaled::<R, V3>(o, x, V::<R>::load(&w));
                     }
                 }
             }
@@ -425,7 +453,7 @@ fn blend_layers<R: Real>(layers: &[Layer<'_, R>], out: &mut [SoaTransform<R>]) {
 /// Assumes `out` holds the sums of [`blend_layers`] over the same `layers`, and `rest_pose` at
 /// least `out.len()` long.
 #[inline(always)]
-fn fill_rest_and_normalize<R: Real>(
+fn fill_rest_and_normalize<R: Real, const V3: bool>(
     layers: &[Layer<'_, R>],
     rest_pose: &[SoaTransform<R>],
     threshold: R,
@@ -452,7 +480,7 @@ fn fill_rest_and_normalize<R: Real>(
                 }
             }
         }
-        finish(o, rest, V::<R>::load(&total), V::<R>::splat(threshold));
+        finish::<R, V3>(o, rest, V::<R>::load(&total), V::<R>::splat(threshold));
     }
 }
 
@@ -529,23 +557,23 @@ impl<R: Real> Sums<R> {
 
     /// `self += w · x`, the quaternion first brought into the hemisphere of the running sum.
     #[inline(always)]
-    fn add(&mut self, x: &SoaTransform<R>, w: V<R>) {
+    fn add<const V3: bool>(&mut self, x: &SoaTransform<R>, w: V<R>) {
         let (qx, qy, qz, qw) = (ld(&x.rotation.x), ld(&x.rotation.y), ld(&x.rotation.z), ld(&x.rotation.w));
         // Summed in pairs: a shorter dependency chain than a running sum.
-        let dot = self.q[1].mul_add(qy, self.q[0] * qx) + self.q[3].mul_add(qw, self.q[2] * qz);
+        let dot = self.q[1].mul_add_on::<V3>(qy, self.q[0] * qx) + self.q[3].mul_add_on::<V3>(qw, self.q[2] * qz);
         let wq = w.negate_where_negative(dot);
         self.q = [
-            wq.mul_add(qx, self.q[0]),
-            wq.mul_add(qy, self.q[1]),
-            wq.mul_add(qz, self.q[2]),
-            wq.mul_add(qw, self.q[3]),
+            wq.mul_add_on::<V3>(qx, self.q[0]),
+            wq.mul_add_on::<V3>(qy, self.q[1]),
+            wq.mul_add_on::<V3>(qz, self.q[2]),
+            wq.mul_add_on::<V3>(qw, self.q[3]),
         ];
-        self.t[0] = w.mul_add(ld(&x.translation.x), self.t[0]);
-        self.t[1] = w.mul_add(ld(&x.translation.y), self.t[1]);
-        self.t[2] = w.mul_add(ld(&x.translation.z), self.t[2]);
-        self.s[0] = w.mul_add(ld(&x.scale.x), self.s[0]);
-        self.s[1] = w.mul_add(ld(&x.scale.y), self.s[1]);
-        self.s[2] = w.mul_add(ld(&x.scale.z), self.s[2]);
+        self.t[0] = w.mul_add_on::<V3>(ld(&x.translation.x), self.t[0]);
+        self.t[1] = w.mul_add_on::<V3>(ld(&x.translation.y), self.t[1]);
+        self.t[2] = w.mul_add_on::<V3>(ld(&x.translation.z), self.t[2]);
+        self.s[0] = w.mul_add_on::<V3>(ld(&x.scale.x), self.s[0]);
+        self.s[1] = w.mul_add_on::<V3>(ld(&x.scale.y), self.s[1]);
+        self.s[2] = w.mul_add_on::<V3>(ld(&x.scale.z), self.s[2]);
     }
 
     /// Writes the sums into `o`.
@@ -566,8 +594,8 @@ impl<R: Real> Sums<R> {
     /// The floating-point normalization into `o`: translation and scale times `inv_w`
     /// (1 / total weight), the rotation sum normalized ([`unit_rotation`]).
     #[inline(always)]
-    fn normalize_into(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
-        let [x, y, z, w] = unit_rotation::<R>(self.q);
+    fn normalize_into<const V3: bool>(&self, o: &mut SoaTransform<R>, inv_w: V<R>) {
+        let [x, y, z, w] = unit_rotation::<R, V3>(self.q);
         o.rotation.x = x.to_array();
         o.rotation.y = y.to_array();
         o.rotation.z = z.to_array();
@@ -611,9 +639,9 @@ fn store_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) 
 /// the code small, for the cost of a call per element and layer.
 #[cfg_attr(sinew_host_kernels, inline(always))]
 #[cfg_attr(not(sinew_host_kernels), inline(never))]
-fn add_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
+fn add_scaled<R: Real, const V3: bool>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
     let mut sums = Sums::load(o);
-    sums.add(x, w);
+    sums.add::<V3>(x, w);
     sums.store(o);
 }
 
@@ -623,10 +651,10 @@ fn add_scaled<R: Real>(o: &mut SoaTransform<R>, x: &SoaTransform<R>, w: V<R>) {
 /// vanished or overflowed).
 #[cfg_attr(sinew_host_kernels, inline(always))]
 #[cfg_attr(not(sinew_host_kernels), inline(never))]
-fn finish<R: Real>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V<R>, threshold: V<R>) {
+fn finish<R: Real, const V3: bool>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V<R>, threshold: V<R>) {
     let rw = (threshold - total).max(V::<R>::splat(R::ZERO));
     if rw.any_positive() {
-        add_scaled(o, rest, rw);
+        add_scaled::<R, V3>(o, rest, rw);
         total = total + rw;
     }
     if R::FIXED_POINT {
@@ -654,13 +682,13 @@ fn finish<R: Real>(o: &mut SoaTransform<R>, rest: &SoaTransform<R>, mut total: V
         o.rotation.w = l2.select_positive_finite(qw / len, one).to_array();
         return;
     }
-    normalize(o, total.recip());
+    normalize::<R, V3>(o, total.recip());
 }
 
 /// [`Sums::normalize_into`] of the sums held in `o`.
 #[inline(always)]
-fn normalize<R: Real>(o: &mut SoaTransform<R>, inv_w: V<R>) {
-    Sums::load(o).normalize_into(o, inv_w);
+fn normalize<R: Real, const V3: bool>(o: &mut SoaTransform<R>, inv_w: V<R>) {
+    Sums::load(o).normalize_into::<V3>(o, inv_w);
 }
 
 /// Applies the additive delta `d` with signed lane weights `w` onto `out`.

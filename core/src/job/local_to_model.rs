@@ -3,7 +3,8 @@
 use crate::job::JobError;
 use crate::limits::MAX_JOINTS;
 use crate::math::{Mat4, SoaTransform, SoaVec3};
-use crate::platform::{FMA, SIMD_LANES};
+use crate::platform::dispatch::{dispatch, Kernel};
+use crate::platform::{fma, SIMD_LANES};
 use crate::real::Lanes as _;
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
@@ -124,10 +125,7 @@ impl<R: Real> LocalToModelJob<'_, R> {
         // scalars (microcontrollers, and the `narrow-kernels` build) the compact walk keeps the
         // code small. Both give the same bits.
         if SIMD_LANES && !R::FIXED_POINT {
-            match self.from {
-                None => walk_all(parents, input, output, &root, range.end),
-                Some(_) => walk_subtree(parents, input, output, &root, range),
-            }
+            dispatch(Walk { parents, input, output, root: &root, range, subtree: self.from.is_some() });
         } else {
             // Scalar lanes: each row costs its own operations, and with affine parents (an
             // affine root, and for a subtree an affine parent of `from`) the last row is known.
@@ -166,6 +164,29 @@ struct Range {
 type SubtreeBits = [u32; MAX_JOINTS / 32];
 
 /// True when the last row is (0, 0, 0, 1).
+/// The SIMD walks ([`walk_all`], [`walk_subtree`]) as a dispatched kernel.
+struct Walk<'w, R: Real> {
+    parents: &'w [i16],
+    input: &'w [SoaTransform<R>],
+    output: &'w mut [Mat4<R>],
+    root: &'w Mat4<R>,
+    range: Range,
+    subtree: bool,
+}
+
+impl<R: Real> Kernel for Walk<'_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        let Walk { parents, input, output, root, range, subtree } = self;
+        if subtree {
+            walk_subtree::<R, V3>(parents, input, output, root, range);
+        } else {
+            walk_all::<R, V3>(parents, input, output, root, range.end);
+        }
+    }
+}
+
 #[inline]
 fn is_affine<R: Real>(m: &Mat4<R>) -> bool {
     let c = &m.cols;
@@ -175,7 +196,13 @@ fn is_affine<R: Real>(m: &Mat4<R>) -> bool {
 /// Computes joints `0..=end` group by group: the four local matrices of an SoA element are
 /// built once, in lanes, and each joint takes its lane with a constant index.
 #[inline(always)]
-fn walk_all<R: Real>(parents: &[i16], input: &[SoaTransform<R>], output: &mut [Mat4<R>], root: &Mat4<R>, end: usize) {
+fn walk_all<R: Real, const V3: bool>(
+    parents: &[i16],
+    input: &[SoaTransform<R>],
+    output: &mut [Mat4<R>],
+    root: &Mat4<R>,
+    end: usize,
+) {
     let n = (end + 1).min(parents.len()).min(output.len());
     let (Some(parents), Some(output)) = (parents.get(..n), output.get_mut(..n)) else { return };
     for g in 0..n / 4 {
@@ -184,16 +211,16 @@ fn walk_all<R: Real>(parents: &[i16], input: &[SoaTransform<R>], output: &mut [M
         let local = affine_lanes(t);
         if p0 | p1 | p2 | p3 >= 0 {
             // The common case, no root among the four: no root to choose from.
-            joint::<R, 0>(output, i, p0, None, &local);
-            joint::<R, 1>(output, i + 1, p1, None, &local);
-            joint::<R, 2>(output, i + 2, p2, None, &local);
-            joint::<R, 3>(output, i + 3, p3, None, &local);
+            joint::<R, 0, V3>(output, i, p0, None, &local);
+            joint::<R, 1, V3>(output, i + 1, p1, None, &local);
+            joint::<R, 2, V3>(output, i + 2, p2, None, &local);
+            joint::<R, 3, V3>(output, i + 3, p3, None, &local);
         } else {
             let root = Some(root);
-            joint::<R, 0>(output, i, p0, root, &local);
-            joint::<R, 1>(output, i + 1, p1, root, &local);
-            joint::<R, 2>(output, i + 2, p2, root, &local);
-            joint::<R, 3>(output, i + 3, p3, root, &local);
+            joint::<R, 0, V3>(output, i, p0, root, &local);
+            joint::<R, 1, V3>(output, i + 1, p1, root, &local);
+            joint::<R, 2, V3>(output, i + 2, p2, root, &local);
+            joint::<R, 3, V3>(output, i + 3, p3, root, &local);
         }
     }
     let i = n / 4 * 4;
@@ -201,9 +228,9 @@ fn walk_all<R: Real>(parents: &[i16], input: &[SoaTransform<R>], output: &mut [M
         let (local, root) = (affine_lanes(t), Some(root));
         for (k, &p) in rest.iter().enumerate() {
             match k {
-                0 => joint::<R, 0>(output, i, p, root, &local),
-                1 => joint::<R, 1>(output, i + 1, p, root, &local),
-                _ => joint::<R, 2>(output, i + 2, p, root, &local),
+                0 => joint::<R, 0, V3>(output, i, p, root, &local),
+                1 => joint::<R, 1, V3>(output, i + 1, p, root, &local),
+                _ => joint::<R, 2, V3>(output, i + 2, p, root, &local),
             }
         }
     }
@@ -211,7 +238,7 @@ fn walk_all<R: Real>(parents: &[i16], input: &[SoaTransform<R>], output: &mut [M
 
 /// Computes `range.start` and its descendants up to `range.end`, as [`walk_all`] does.
 #[inline(always)]
-fn walk_subtree<R: Real>(
+fn walk_subtree<R: Real, const V3: bool>(
     parents: &[i16],
     input: &[SoaTransform<R>],
     output: &mut [Mat4<R>],
@@ -242,16 +269,16 @@ fn walk_subtree<R: Real>(
         }
         let local = affine_lanes(t);
         if let Some(p) = parents[0] {
-            joint::<R, 0>(output, i, p, root, &local);
+            joint::<R, 0, V3>(output, i, p, root, &local);
         }
         if let Some(p) = parents[1] {
-            joint::<R, 1>(output, i + 1, p, root, &local);
+            joint::<R, 1, V3>(output, i + 1, p, root, &local);
         }
         if let Some(p) = parents[2] {
-            joint::<R, 2>(output, i + 2, p, root, &local);
+            joint::<R, 2, V3>(output, i + 2, p, root, &local);
         }
         if let Some(p) = parents[3] {
-            joint::<R, 3>(output, i + 3, p, root, &local);
+            joint::<R, 3, V3>(output, i + 3, p, root, &local);
         }
     }
 }
@@ -259,7 +286,7 @@ fn walk_subtree<R: Real>(
 /// `output[i] = parent matrix × local matrix in lane LANE`, the parent being `root` when
 /// `parent` is negative (without a root, such a joint is left alone).
 #[inline(always)]
-fn joint<R: Real, const LANE: usize>(
+fn joint<R: Real, const LANE: usize, const V3: bool>(
     output: &mut [Mat4<R>],
     i: usize,
     parent: i16,
@@ -268,7 +295,7 @@ fn joint<R: Real, const LANE: usize>(
 ) {
     // A negative parent turns into an index past the end: the root.
     let Some(p) = output.get(parent as usize).or(root) else { return };
-    let m = mul_lane::<R, LANE>(&load_cols(p), local);
+    let m = mul_lane::<R, LANE, V3>(&load_cols(p), local);
     if let Some(o) = output.get_mut(i) {
         for (oc, mc) in o.cols.iter_mut().zip(m) {
             *oc = mc.to_array();
@@ -380,15 +407,20 @@ fn local_col<R: Real, const LANE: usize>(local: &Local<'_, R>, c: usize) -> [R; 
 
 /// `p × l`, `l` the affine matrix in lane `LANE` of `local` (last row 0, 0, 0, 1), by columns.
 #[inline(always)]
-fn mul_lane<R: Real, const LANE: usize>(p: &[Lanes<R>; 4], local: &Local<'_, R>) -> [Lanes<R>; 4] {
+fn mul_lane<R: Real, const LANE: usize, const V3: bool>(p: &[Lanes<R>; 4], local: &Local<'_, R>) -> [Lanes<R>; 4] {
     let col = |c: usize| {
         let [a, b, d] = local_col::<R, LANE>(local, c).map(Lanes::<R>::splat);
-        p[2].mul_add(d, p[1].mul_add(b, p[0] * a))
+        p[2].mul_add_on::<V3>(d, p[1].mul_add_on::<V3>(b, p[0] * a))
     };
-    if FMA {
+    if fma(V3) {
         // The translation column from the parent's: three fused multiply-adds.
         let [a, b, d] = local_col::<R, LANE>(local, 3).map(Lanes::<R>::splat);
-        return [col(0), col(1), col(2), p[2].mul_add(d, p[1].mul_add(b, p[0].mul_add(a, p[3])))];
+        return [
+            col(0),
+            col(1),
+            col(2),
+            p[2].mul_add_on::<V3>(d, p[1].mul_add_on::<V3>(b, p[0].mul_add_on::<V3>(a, p[3]))),
+        ];
     }
     [col(0), col(1), col(2), col(3) + p[3]]
 }
@@ -582,7 +614,7 @@ mod tests {
     /// product reference does not use) within 1e-6 relative to the largest entry.
     fn assert_mats<R: Real>(got: &[Mat4<R>], want: &[Mat4<R>], what: &str) {
         assert_eq!(got.len(), want.len(), "{what}");
-        if !crate::platform::FMA || R::FIXED_POINT {
+        if !crate::platform::jobs_fuse() || R::FIXED_POINT {
             assert_eq!(got, want, "{what}");
             return;
         }

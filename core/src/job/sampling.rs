@@ -4,6 +4,7 @@ use crate::clip::{Clip, ClipTime, RotationInterpolation, SoaTrackCache, TrackCac
 use crate::format::{TARGET_ROTATION, TARGET_TRANSLATION};
 use crate::job::JobError;
 use crate::math::SoaTransform;
+use crate::platform::dispatch::{dispatch, Kernel};
 use crate::real::Real;
 
 mod sealed {
@@ -85,12 +86,26 @@ impl<R: Real> TrackState<R> for SoaTrackCache<R> {
         soa_len
     }
     fn sample_pose(job: &mut SamplingJob<'_, R, Self>, t: R) {
-        let SamplingJob { clip, rotation: rot, rest_pose: rest, cursor: states, output: out, .. } = job;
+        dispatch(SoaSample { job, t });
+    }
+}
+
+/// Sampling through [`SoaTrackCache`]s as a dispatched kernel.
+struct SoaSample<'j, 'a, R: Real> {
+    job: &'j mut SamplingJob<'a, R, SoaTrackCache<R>>,
+    t: R,
+}
+
+impl<R: Real> Kernel for SoaSample<'_, '_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        let SamplingJob { clip, rotation: rot, rest_pose: rest, cursor: states, output: out, .. } = self.job;
         let time = ClipTime::new(clip);
         let base = SoaTrackCache::tag_base(&time, rest);
         for (g, ((state, rest_g), out_g)) in states.iter_mut().zip(rest.iter()).zip(out.iter_mut()).enumerate() {
             let tag = SoaTrackCache::<R>::tag_of(base, g);
-            state.sample(clip, g, tag, t, &time, *rot, rest_g, out_g);
+            state.sample::<V3>(clip, g, tag, self.t, &time, *rot, rest_g, out_g);
         }
     }
 }

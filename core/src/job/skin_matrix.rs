@@ -3,6 +3,7 @@
 
 use crate::job::JobError;
 use crate::math::{mat4::mul_mat4, DualQuat, Mat4, SymMat3};
+use crate::platform::dispatch::{dispatch, Kernel};
 use crate::platform::SIMD_LANES;
 use crate::real::{Lanes, Real};
 
@@ -37,15 +38,16 @@ fn validate_inputs<R: Real>(
 
 /// `a × b` with the columns of `a` in lanes: column `c` of the product is
 /// `((a₀·b[c][0] + a₁·b[c][1]) + a₂·b[c][2]) + a₃·b[c][3]`, lane by lane, as
-/// [`mul_mat4`] sums each entry (fused multiply-adds where the build has FMA).
+/// [`mul_mat4`] sums each entry (fused multiply-adds where the kernel set `V3`
+/// fuses them).
 #[inline(always)]
-fn mul_mat4_lanes<R: Real>(a: &Mat4<R>, b: &Mat4<R>) -> Mat4<R> {
+fn mul_mat4_lanes<R: Real, const V3: bool>(a: &Mat4<R>, b: &Mat4<R>) -> Mat4<R> {
     let (ld, s) = (<R::Lanes as Lanes<R>>::load, <R::Lanes as Lanes<R>>::splat);
     let a = [ld(&a.cols[0]), ld(&a.cols[1]), ld(&a.cols[2]), ld(&a.cols[3])];
     let mut o = Mat4::ZERO;
     for (oc, bc) in o.cols.iter_mut().zip(&b.cols) {
-        let sum = a[1].mul_add(s(bc[1]), a[0] * s(bc[0]));
-        *oc = a[3].mul_add(s(bc[3]), a[2].mul_add(s(bc[2]), sum)).to_array();
+        let sum = a[1].mul_add_on::<V3>(s(bc[1]), a[0] * s(bc[0]));
+        *oc = a[3].mul_add_on::<V3>(s(bc[3]), a[2].mul_add_on::<V3>(s(bc[2]), sum)).to_array();
     }
     o
 }
@@ -137,22 +139,38 @@ impl<R: Real> SkinMatrixJob<'_, R> {
             }
             return Ok(());
         }
-        // Where lanes are SIMD registers, a column of the product is four lane multiply-adds
-        // (the same sums in the same order as `mul_mat4`'s, so the same bits unless the build
-        // fuses them), and the loops zip their inputs instead of indexing them (validated above:
-        // every joint index has its model matrix).
+        dispatch(LanePalette(self));
+        Ok(())
+    }
+
+    /// Where lanes are SIMD registers, a column of the product is four lane multiply-adds
+    /// (the same sums in the same order as `mul_mat4`'s, so the same bits unless the kernel set
+    /// `V3` fuses them), and the loops zip their inputs instead of indexing them (validated:
+    /// every joint index has its model matrix).
+    #[inline(always)]
+    fn lanes<const V3: bool>(&mut self) {
         let pairs = self.output.iter_mut().zip(self.inverse_bind);
         match self.joints {
             Some(joints) => {
                 for ((o, ib), &j) in pairs.zip(joints) {
                     if let Some(m) = self.model.get(usize::from(j)) {
-                        *o = mul_mat4_lanes(m, ib);
+                        *o = mul_mat4_lanes::<R, V3>(m, ib);
                     }
                 }
             }
-            None => pairs.zip(self.model).for_each(|((o, ib), m)| *o = mul_mat4_lanes(m, ib)),
+            None => pairs.zip(self.model).for_each(|((o, ib), m)| *o = mul_mat4_lanes::<R, V3>(m, ib)),
         }
-        Ok(())
+    }
+}
+
+/// A matrix palette's lane products as a dispatched kernel.
+struct LanePalette<'j, 'a, R: Real>(&'j mut SkinMatrixJob<'a, R>);
+
+impl<R: Real> Kernel for LanePalette<'_, '_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        self.0.lanes::<V3>();
     }
 }
 
@@ -345,7 +363,7 @@ mod tests {
         for _ in 0..200 {
             let a = Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
             let b = Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
-            let (got, want) = (mul_mat4_lanes(&a, &b), mul_mat4(&a, &b));
+            let (got, want) = (mul_mat4_lanes::<_, false>(&a, &b), mul_mat4(&a, &b));
             if crate::platform::FMA {
                 for (x, y) in got.to_cols_array().iter().zip(want.to_cols_array()) {
                     assert!((x - y).abs() <= 4.0 * 64.0 * f32::EPSILON, "{x} vs {y}");
@@ -354,7 +372,7 @@ mod tests {
                 assert_eq!(got.to_cols_array().map(f32::to_bits), want.to_cols_array().map(f32::to_bits));
             }
             let q = |m: &Mat4<f32>| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) };
-            assert_eq!(mul_mat4_lanes(&q(&a), &q(&b)), mul_mat4(&q(&a), &q(&b)));
+            assert_eq!(mul_mat4_lanes::<_, false>(&q(&a), &q(&b)), mul_mat4(&q(&a), &q(&b)));
         }
     }
 }

@@ -13,6 +13,7 @@
 use crate::job::{check_streams, JobError};
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, SymMat3, Vec3, Vec4};
+use crate::platform::dispatch::{dispatch, Kernel};
 use crate::platform::HOST_KERNELS;
 use crate::real::Real;
 
@@ -309,26 +310,45 @@ impl<R: Real> SkinningJob<'_, R> {
     #[cfg_attr(not(sinew_host_kernels), inline(always))]
     fn run_with<const UNIT: bool>(&mut self) -> Result<(), JobError> {
         self.validate()?;
+        dispatch(Skin::<'_, '_, R, UNIT>(self));
+        Ok(())
+    }
+
+    /// The loop for the palette's kind and the influence count, in the kernel set `V3`.
+    #[inline(always)]
+    fn kernels<const UNIT: bool, const V3: bool>(&mut self) {
         // Hosts get a loop specialised for each usual influence count; microcontrollers one
         // general loop, which keeps the code small.
         if HOST_KERNELS {
             match (self.palette, self.influences) {
-                (Palette::Matrices(p), 1) => self.lbs::<1, UNIT>(p),
-                (Palette::Matrices(p), 2) => self.lbs::<2, UNIT>(p),
-                (Palette::Matrices(p), 3) => self.lbs::<3, UNIT>(p),
-                (Palette::Matrices(p), 4) => self.lbs::<4, UNIT>(p),
-                (Palette::Matrices(p), _) => self.lbs::<0, UNIT>(p),
-                (Palette::DualQuats(p), _) => self.dqs(p),
-                (Palette::ScaledDualQuats { dual_quats, scales }, _) => self.dqs_maybe_scaled(dual_quats, scales),
+                (Palette::Matrices(p), 1) => self.lbs::<1, UNIT, V3>(p),
+                (Palette::Matrices(p), 2) => self.lbs::<2, UNIT, V3>(p),
+                (Palette::Matrices(p), 3) => self.lbs::<3, UNIT, V3>(p),
+                (Palette::Matrices(p), 4) => self.lbs::<4, UNIT, V3>(p),
+                (Palette::Matrices(p), _) => self.lbs::<0, UNIT, V3>(p),
+                (Palette::DualQuats(p), _) => self.dqs::<V3>(p),
+                (Palette::ScaledDualQuats { dual_quats, scales }, _) => {
+                    self.dqs_maybe_scaled::<V3>(dual_quats, scales);
+                }
             }
         } else {
             match self.palette {
-                Palette::Matrices(p) => self.lbs::<0, UNIT>(p),
-                Palette::DualQuats(p) => self.dqs(p),
-                Palette::ScaledDualQuats { dual_quats, scales } => self.dqs_maybe_scaled(dual_quats, scales),
+                Palette::Matrices(p) => self.lbs::<0, UNIT, V3>(p),
+                Palette::DualQuats(p) => self.dqs::<V3>(p),
+                Palette::ScaledDualQuats { dual_quats, scales } => self.dqs_maybe_scaled::<V3>(dual_quats, scales),
             }
         }
-        Ok(())
+    }
+}
+
+/// A skinning job's loops as a dispatched kernel.
+struct Skin<'j, 'a, R: Real, const UNIT: bool>(&'j mut SkinningJob<'a, R>);
+
+impl<R: Real, const UNIT: bool> Kernel for Skin<'_, '_, R, UNIT> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        self.0.kernels::<UNIT, V3>();
     }
 }
 

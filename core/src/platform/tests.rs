@@ -7,6 +7,7 @@ extern crate std;
 
 use std::vec::Vec;
 
+use super::dispatch::Kernels;
 use super::*;
 use crate::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
 use crate::job::sampling::TrackState;
@@ -30,12 +31,13 @@ fn the_split_follows_the_target_and_the_feature() {
     assert_eq!(FMA, x86 && cfg!(target_feature = "fma"));
 }
 
-/// FNV-1a over 32-bit words.
-struct Fingerprint(u64);
+/// FNV-1a over 32-bit words, and the values themselves (as `f32`) for comparisons within a
+/// bound.
+struct Fingerprint(u64, Vec<f32>);
 
 impl Fingerprint {
     fn new() -> Self {
-        Fingerprint(0xcbf2_9ce4_8422_2325)
+        Fingerprint(0xcbf2_9ce4_8422_2325, Vec::new())
     }
     fn word(&mut self, w: u32) {
         for b in w.to_le_bytes() {
@@ -72,6 +74,7 @@ impl Fingerprint {
     fn reals<R: Bits>(&mut self, v: impl IntoIterator<Item = R>) {
         for x in v {
             self.word(x.bits());
+            self.1.push(x.to_f32());
         }
     }
     fn mats<R: Bits>(&mut self, m: &[Mat4<R>]) {
@@ -250,12 +253,17 @@ fn sampling<R: Bits>(f: &mut Fingerprint, full: bool) {
 /// The fingerprint of every two-form job; `full` adds the packed skinning palette (257
 /// vertices) and more sampling times (too slow for miri).
 fn fingerprint<R: Bits>(full: bool) -> u64 {
+    workload::<R>(full).0
+}
+
+/// The jobs' results behind [`fingerprint`].
+fn workload<R: Bits>(full: bool) -> Fingerprint {
     let (mut f, mut rng) = (Fingerprint::new(), Rng(0x9E37_79B9_7F4A_7C15));
     skinning::<R>(&mut f, &mut rng, full);
     blending::<R>(&mut f, &mut rng);
     local_to_model::<R>(&mut f, &mut rng);
     sampling::<R>(&mut f, full);
-    f.0
+    f
 }
 
 #[test]
@@ -271,11 +279,7 @@ fn host_and_narrow_kernels_give_the_same_bits() {
         // differently again.
         let fused = [fingerprint::<f32>(false), fingerprint::<f32>(true)];
         std::println!("fused: f32 jobs short {:#018x}, full {:#018x}", fused[0], fused[1]);
-        let want = if AVX2 {
-            [0x02b9_7739_ac0b_3272, 0x2504_9533_9332_96f1]
-        } else {
-            [0xe9d4_8d96_95d4_8f9e, 0xd16d_c5ab_ba8c_b5d1]
-        };
+        let want = if AVX2 { V3_JOBS } else { [0xe9d4_8d96_95d4_8f9e, 0xd16d_c5ab_ba8c_b5d1] };
         assert_eq!(fused, want, "x86-64-v3 build: f32 jobs, short and full");
         assert_eq!(
             [fingerprint::<Q16>(false), f.0],
@@ -285,7 +289,9 @@ fn host_and_narrow_kernels_give_the_same_bits() {
         assert_eq!(fingerprint::<Q16>(true), 0x6381_50de_f27e_6361, "full workload: Q16 jobs");
         return;
     }
-    let short = [fingerprint::<f32>(false), fingerprint::<Q16>(false), f.0];
+    // The build's own kernels (with run-time dispatch, what the switch's "off" gives on every
+    // CPU).
+    let short = on(Kernels::Build, || [fingerprint::<f32>(false), fingerprint::<Q16>(false), f.0]);
     std::println!("short: f32 jobs {:#018x}, Q16 jobs {:#018x}, lanes {:#018x}", short[0], short[1], short[2]);
     assert_eq!(
         short,
@@ -294,8 +300,102 @@ fn host_and_narrow_kernels_give_the_same_bits() {
     );
     // Miri runs the short workload only.
     if !cfg!(miri) {
-        let full = [fingerprint::<f32>(true), fingerprint::<Q16>(true)];
+        let full = on(Kernels::Build, || [fingerprint::<f32>(true), fingerprint::<Q16>(true)]);
         std::println!("full: f32 jobs {:#018x}, Q16 jobs {:#018x}", full[0], full[1]);
         assert_eq!(full, [0x7a7c_65a8_46c0_4898, 0x6381_50de_f27e_6361], "full workload: f32 jobs, Q16 jobs");
     }
+}
+
+/// The f32 jobs' fingerprints (short and full workloads) of an x86-64-v3 build, which the
+/// kernels chosen at run time on such CPUs must give too.
+const V3_JOBS: [u64; 2] = [0x02b9_7739_ac0b_3272, 0x2504_9533_9332_96f1];
+
+/// `f` with this thread's jobs on `kernels`, which this build and CPU must have.
+fn on<T>(kernels: Kernels, f: impl FnOnce() -> T) -> T {
+    match dispatch::with_kernels(kernels, f) {
+        Some(out) => out,
+        None => panic!("no {kernels:?} kernels here"),
+    }
+}
+
+/// Run-time dispatch: on a CPU with x86-64-v3, the dispatched kernels give an x86-64-v3
+/// build's bits (its pinned fingerprints), and the Q16 jobs keep theirs. Elsewhere (or built
+/// without dispatch) the jobs run the build's own kernels whatever the switch says.
+#[test]
+fn dispatched_kernels_give_the_bits_of_an_x86_64_v3_build() {
+    if FMA {
+        return;
+    }
+    let Some(v3) = dispatch::with_kernels(Kernels::X86_64V3, || {
+        let short = [fingerprint::<f32>(false), fingerprint::<Q16>(false)];
+        let full = if cfg!(miri) { V3_JOBS[1] } else { fingerprint::<f32>(true) };
+        [short[0], full, short[1]]
+    }) else {
+        assert!(!DISPATCH || !std::is_x86_feature_detected!("avx2"), "a v3 CPU without v3 kernels");
+        assert_eq!(dispatch::active(), Kernels::Build);
+        return;
+    };
+    std::println!("dispatched: f32 jobs short {:#018x}, full {:#018x}", v3[0], v3[1]);
+    assert_eq!(v3, [V3_JOBS[0], V3_JOBS[1], 0xbc63_0bcc_db95_3bbf], "f32 jobs short and full, Q16 short");
+}
+
+/// Every dispatched job (sampling, blending, local-to-model, LBS and DQS skinning, the skin
+/// palette) against the build's own kernels on the fingerprints' random inputs: within
+/// `4e-6 · max(1, |x|)` of each other (fused multiply-adds round once where the build's
+/// kernels round twice; the two-layer blend's eight-lane kernel divides the weights first).
+#[test]
+fn dispatched_kernels_agree_with_the_build_kernels_within_bounds() {
+    let run = |k| dispatch::with_kernels(k, || (workload::<f32>(!cfg!(miri)).1, palettes()));
+    let (Some(build), Some(v3)) = (run(Kernels::Build), run(Kernels::X86_64V3)) else { return };
+    let (mut worst, mut at) = (0.0f32, 0);
+    for (i, (a, b)) in build.0.iter().chain(&build.1).zip(v3.0.iter().chain(&v3.1)).enumerate() {
+        if a.is_nan() && b.is_nan() {
+            continue;
+        }
+        // One NaN and one number is the largest difference there is.
+        let d = (a - b).abs() / a.abs().max(1.0);
+        let d = if d.is_nan() { f32::INFINITY } else { d };
+        if d > worst {
+            (worst, at) = (d, i);
+        }
+    }
+    std::println!("largest difference {worst:e} (value {at} of {})", build.0.len() + build.1.len());
+    assert!(worst <= 4e-6, "value {at}: {worst:e}");
+    assert_eq!(build.0.len(), v3.0.len());
+}
+
+/// Skin palettes of random model and inverse bind matrices, and scaled DQS skinning with them.
+fn palettes() -> Vec<f32> {
+    use crate::job::{SkinDualQuatJob, SkinMatrixJob};
+    use crate::math::SymMat3;
+    let mut rng = Rng(77);
+    let model: Vec<Mat4<f32>> = (0..40).map(|_| rng.transform::<f32>().to_mat4()).collect();
+    let ib: Vec<Mat4<f32>> = (0..40).map(|_| rng.transform::<f32>().to_mat4()).collect();
+    let mut out = std::vec![Mat4::ZERO; 40];
+    SkinMatrixJob { model: &model, inverse_bind: &ib, joints: None, output: &mut out }.run().unwrap();
+    let mut values: Vec<f32> = out.iter().flat_map(|m| m.to_cols_array()).collect();
+    let (mut dq, mut scales) = (std::vec![DualQuat::IDENTITY; 40], std::vec![SymMat3::IDENTITY; 40]);
+    SkinDualQuatJob::new(&model, &ib, &mut dq).with_scales(&mut scales).run().unwrap();
+    let n = 64;
+    let positions: Vec<Vec3<f32>> = (0..n).map(|_| Vec3::new(rng.real(3.0), rng.real(3.0), rng.real(3.0))).collect();
+    let normals: Vec<Vec3<f32>> = (0..n).map(|_| Vec3::new(rng.real(1.0), rng.real(1.0), rng.real(1.0))).collect();
+    let idx: Vec<u16> = (0..n * 3).map(|_| ((rng.next() + 1.0) * 20.0) as u16 % 40).collect();
+    let w: Vec<f32> = (0..n * 3).map(|_| (rng.next() + 1.0) / 6.0).collect();
+    let (mut op, mut on) = (std::vec![Vec3::ZERO; n], std::vec![Vec3::ZERO; n]);
+    SkinningJob {
+        palette: Palette::ScaledDualQuats { dual_quats: &dq, scales: &scales },
+        influences: 3,
+        joint_indices: &idx,
+        joint_weights: &w,
+        positions: &positions,
+        normals: Some(&normals),
+        tangents: None,
+        out_positions: &mut op,
+        out_normals: Some(&mut on),
+        out_tangents: None,
+    }
+    .run()
+    .unwrap();
+    values.extend(op.iter().chain(&on).flat_map(|v| [v.x, v.y, v.z]));
+    values
 }

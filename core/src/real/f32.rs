@@ -121,6 +121,21 @@ fn split8(x: f32x8) -> [F32x4; 2] {
     [F32x4(f32x4::from([a0, a1, a2, a3])), F32x4(f32x4::from([b0, b1, b2, b3]))]
 }
 
+/// `a + x · m` lane by lane, rounded once: `f32::mul_add` on each lane, which the x86-64-v3
+/// kernels (compiled with `fma`) turn into one `vfmadd` on the register, the instruction an
+/// x86-64-v3 build's `mul_add` is.
+#[cfg(sinew_dispatch)]
+#[inline(always)]
+fn fused(x: f32x4, m: f32x4, a: f32x4) -> f32x4 {
+    let (x, m, a) = (x.to_array(), m.to_array(), a.to_array());
+    f32x4::from([
+        x[0].mul_add(m[0], a[0]),
+        x[1].mul_add(m[1], a[1]),
+        x[2].mul_add(m[2], a[2]),
+        x[3].mul_add(m[3], a[3]),
+    ])
+}
+
 /// Four `f32` lanes; one SIMD register where the target has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct F32x4(pub f32x4);
@@ -229,6 +244,31 @@ impl Lanes<f32> for F32x4 {
             return split8(join8(x).mul_add(join8(m), join8(a)));
         }
         [x[0].mul_add(m[0], a[0]), x[1].mul_add(m[1], a[1])]
+    }
+    #[inline(always)]
+    fn mul_add_on<const V3: bool>(self, m: Self, a: Self) -> Self {
+        #[cfg(sinew_dispatch)]
+        if V3 {
+            return F32x4(fused(self.0, m.0, a.0));
+        }
+        self.mul_add(m, a)
+    }
+    #[inline(always)]
+    fn mul_add_pair_on<const V3: bool>(x: [Self; 2], m: f32, a: [Self; 2]) -> [Self; 2] {
+        #[cfg(sinew_dispatch)]
+        if V3 {
+            let m = f32x4::splat(m);
+            return [F32x4(fused(x[0].0, m, a[0].0)), F32x4(fused(x[1].0, m, a[1].0))];
+        }
+        Self::mul_add_pair(x, m, a)
+    }
+    #[inline(always)]
+    fn mul_add_pairs_on<const V3: bool>(x: [Self; 2], m: [Self; 2], a: [Self; 2]) -> [Self; 2] {
+        #[cfg(sinew_dispatch)]
+        if V3 {
+            return [F32x4(fused(x[0].0, m[0].0, a[0].0)), F32x4(fused(x[1].0, m[1].0, a[1].0))];
+        }
+        Self::mul_add_pairs(x, m, a)
     }
     #[inline(always)]
     fn recip(self) -> Self {

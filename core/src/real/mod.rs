@@ -200,6 +200,30 @@ pub trait Lanes<R: Real>:
     fn mul_add_pairs(x: [Self; 2], m: [Self; 2], a: [Self; 2]) -> [Self; 2] {
         [x[0].mul_add(m[0], a[0]), x[1].mul_add(m[1], a[1])]
     }
+    /// [`mul_add`](Self::mul_add) in a kernel of the set `V3` (`sinew::kernels`): fused in
+    /// the x86-64-v3 kernels, as an x86-64-v3 build fuses it.
+    #[doc(hidden)]
+    #[must_use]
+    #[inline(always)]
+    fn mul_add_on<const V3: bool>(self, m: Self, a: Self) -> Self {
+        self.mul_add(m, a)
+    }
+    /// [`mul_add_pair`](Self::mul_add_pair) in a kernel of the set `V3` (see
+    /// [`mul_add_on`](Self::mul_add_on)).
+    #[doc(hidden)]
+    #[must_use]
+    #[inline(always)]
+    fn mul_add_pair_on<const V3: bool>(x: [Self; 2], m: R, a: [Self; 2]) -> [Self; 2] {
+        Self::mul_add_pair(x, m, a)
+    }
+    /// [`mul_add_pairs`](Self::mul_add_pairs) in a kernel of the set `V3` (see
+    /// [`mul_add_on`](Self::mul_add_on)).
+    #[doc(hidden)]
+    #[must_use]
+    #[inline(always)]
+    fn mul_add_pairs_on<const V3: bool>(x: [Self; 2], m: [Self; 2], a: [Self; 2]) -> [Self; 2] {
+        Self::mul_add_pairs(x, m, a)
+    }
     /// Lane-wise `1 / x` (exact division, not an estimate).
     #[must_use]
     fn recip(self) -> Self;

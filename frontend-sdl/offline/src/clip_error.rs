@@ -100,6 +100,12 @@ pub struct ClipError {
 /// [`MeasureError`] when `baked` was not baked from `rig` (joint or clip counts or clip names
 /// differ), `shells` has the wrong length, or a runtime job refuses the file.
 pub fn measure_clips(rig: &Rig, baked: &Model, shells: &[f64]) -> Result<Vec<ClipError>, MeasureError> {
+    // On the jobs' build kernels, as the baker measures: the same figures on every CPU.
+    sinew::kernels::with_build_kernels(|| measure_with_build_kernels(rig, baked, shells))
+}
+
+/// [`measure_clips`] on the jobs' build kernels.
+fn measure_with_build_kernels(rig: &Rig, baked: &Model, shells: &[f64]) -> Result<Vec<ClipError>, MeasureError> {
     let file_joints = baked.skeleton().num_joints();
     if file_joints != rig.joints.len() {
         return Err(MeasureError::Joints { rig: rig.joints.len(), file: file_joints });

@@ -34,11 +34,12 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
     };
     if let Some(c) = model.asset().clip(clip) {
         eprintln!(
-            "clip '{}': {} tracks, {} baked keys ({} bytes)",
+            "clip '{}': {} tracks, {} baked keys ({} bytes); kernels: {}",
             c.name(),
             c.num_tracks(),
             c.num_keys(),
-            c.byte_len()
+            c.byte_len(),
+            kernels_name(sinew::kernels::active())
         );
     }
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model").to_string();
@@ -47,6 +48,14 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
     }
     Ok(())
+}
+
+/// How `bench` names the kernels the jobs run.
+fn kernels_name(k: sinew::kernels::Kernels) -> &'static str {
+    match k {
+        sinew::kernels::Kernels::Build => "the build's own (no run-time dispatch)",
+        sinew::kernels::Kernels::X86_64V3 => "x86-64-v3 (AVX2, FMA), chosen at run time",
+    }
 }
 
 /// `sinew bench --compression`: the table of `sinew_offline::compression` on the shared

@@ -8,6 +8,7 @@ use super::blended::{affine_linear, affine_point, Blended, V};
 use super::vertex::{directions, map_vertex};
 use super::SkinningJob;
 use crate::math::{DualQuat, Vec3, Vec4};
+use crate::platform::dispatch::{call, Kernel};
 use crate::platform::HOST_KERNELS;
 use crate::real::{Lanes, Real};
 
@@ -26,7 +27,14 @@ impl<R: Real> SkinningJob<'_, R> {
     /// matrix's construction, one vertex per lane: the same operations on each vertex as one at
     /// a time, so the same bits, but the four inverse square roots (a seed and three dependent
     /// Newton steps) run side by side instead of ending each vertex's dependency chain.
-    pub(super) fn dqs(&mut self, palette: &[DualQuat<R>]) {
+    #[inline(always)]
+    pub(super) fn dqs<const V3: bool>(&mut self, palette: &[DualQuat<R>]) {
+        call::<_, V3>(Dqs { job: self, palette });
+    }
+
+    /// [`dqs`](Self::dqs), in its caller's function.
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    fn dqs_here<const V3: bool>(&mut self, palette: &[DualQuat<R>]) {
         let k = self.influences;
         let n = self.positions.len();
         let idx = &self.joint_indices[..n * k];
@@ -45,16 +53,30 @@ impl<R: Real> SkinningJob<'_, R> {
             }
             let m = Rigid4::new(sums);
             let at = g * 4;
-            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
-            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
-            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
+            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point::<V3>(p));
+            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction::<V3>(d));
+            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction::<V3>(d));
         }
         for (v, (i, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
             let v = grouped + v;
             let m = Blended::columns(&blend_dual_quats(palette, i, w));
-            map_vertex(Some(positions), Some(&mut *out_p), v, |p| m.point(p));
-            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
+            map_vertex(Some(positions), Some(&mut *out_p), v, |p| m.point::<V3>(p));
+            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction::<V3>(d));
         }
+    }
+}
+
+/// [`SkinningJob::dqs`]'s loop as a kernel called out of line.
+struct Dqs<'j, 'a, 'p, R: Real> {
+    job: &'j mut SkinningJob<'a, R>,
+    palette: &'p [DualQuat<R>],
+}
+
+impl<R: Real> Kernel for Dqs<'_, '_, '_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        self.job.dqs_here::<V3>(self.palette);
     }
 }
 
@@ -227,19 +249,23 @@ impl<R: Real> Rigid4<R> {
 
     /// [`Blended::point`] of each lane's matrix and point: the same operations.
     #[inline(always)]
-    pub(super) fn point(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+    pub(super) fn point<const V3: bool>(&self, v: [V<R>; 3]) -> [V<R>; 3] {
         let [t0, t1, t2] = self.t;
         [
-            affine_point::<R>(self.row(0), t0, v),
-            affine_point::<R>(self.row(1), t1, v),
-            affine_point::<R>(self.row(2), t2, v),
+            affine_point::<R, V3>(self.row(0), t0, v),
+            affine_point::<R, V3>(self.row(1), t1, v),
+            affine_point::<R, V3>(self.row(2), t2, v),
         ]
     }
 
     /// [`Blended::direction`] of each lane's matrix and vector: the same operations.
     #[inline(always)]
-    pub(super) fn direction(&self, v: [V<R>; 3]) -> [V<R>; 3] {
-        [affine_linear::<R>(self.row(0), v), affine_linear::<R>(self.row(1), v), affine_linear::<R>(self.row(2), v)]
+    pub(super) fn direction<const V3: bool>(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+        [
+            affine_linear::<R, V3>(self.row(0), v),
+            affine_linear::<R, V3>(self.row(1), v),
+            affine_linear::<R, V3>(self.row(2), v),
+        ]
     }
 
     /// Row `r` of the four matrices: its entries in columns 0 to 2.

@@ -9,7 +9,8 @@ use super::blended::{Blended, V};
 use super::vertex::{directions, renormalize, renormalize_xyz, unit};
 use super::SkinningJob;
 use crate::math::{Mat4, Vec3, Vec4};
-use crate::platform::{AVX2, HOST_KERNELS};
+use crate::platform::dispatch::{call, Kernel};
+use crate::platform::{avx2, HOST_KERNELS};
 use crate::real::{Lanes, Real};
 
 impl<R: Real> SkinningJob<'_, R> {
@@ -20,19 +21,25 @@ impl<R: Real> SkinningJob<'_, R> {
     /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
     // Out of line on hosts: inside `run_with`, among all the other loops, the skinning loop's
     // iterators were not inlined and the influence count `K` became a value read from memory.
-    #[cfg_attr(sinew_host_kernels, inline(never))]
-    pub(super) fn lbs<const K: usize, const UNIT: bool>(&mut self, palette: &[Mat4<R>]) {
+    #[inline(always)]
+    pub(super) fn lbs<const K: usize, const UNIT: bool, const V3: bool>(&mut self, palette: &[Mat4<R>]) {
+        call::<_, V3>(Lbs::<'_, '_, '_, R, K, UNIT> { job: self, palette });
+    }
+
+    /// [`lbs`](Self::lbs), in its caller's function.
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    fn lbs_here<const K: usize, const UNIT: bool, const V3: bool>(&mut self, palette: &[Mat4<R>]) {
         if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
             let mut table = [PackedJoint([[R::ZERO; 4]; 4]); PACKED_JOINTS];
-            pack(&mut table, palette);
+            pack::<R, V3>(&mut table, palette);
             // Each index as its two bytes in memory order: a table index is the low byte
             // (validated indices are below PACKED_JOINTS), read by one byte load.
             if let Ok(idx) = bytemuck::try_cast_slice::<u16, [u8; 2]>(self.joint_indices) {
-                return self.lbs_with::<K, UNIT, _>(idx, |idx, w| blend_packed::<R, K>(&table, idx, w));
+                return self.lbs_with::<K, UNIT, V3, _>(idx, |idx, w| blend_packed::<R, K, V3>(&table, idx, w));
             }
         }
         let idx = self.joint_indices;
-        self.lbs_with::<K, UNIT, _>(idx, |idx, w| blend_matrices::<R, K>(palette, idx, w));
+        self.lbs_with::<K, UNIT, V3, _>(idx, |idx, w| blend_matrices::<R, K, V3>(palette, idx, w));
     }
 
     /// Linear blend skinning with `blend` turning a vertex's indices (`k` of `idx`'s entries,
@@ -43,7 +50,7 @@ impl<R: Real> SkinningJob<'_, R> {
     /// skinning loop leaves the directions as the matrices map them and [`renormalize`] scales
     /// them afterwards, four at a time (the same bits as [`unit`] in the loop).
     #[inline(always)]
-    pub(super) fn lbs_with<const K: usize, const UNIT: bool, I>(
+    pub(super) fn lbs_with<const K: usize, const UNIT: bool, const V3: bool, I>(
         &mut self,
         idx: &[I],
         blend: impl Fn(&[I], &[R]) -> Blended<R>,
@@ -61,15 +68,22 @@ impl<R: Real> SkinningJob<'_, R> {
                 // In floating point on hosts, the normals are renormalized in a second pass, four
                 // at a time.
                 if UNIT && HOST_KERNELS && !R::FIXED_POINT {
-                    points_and_normals::<R, I, false>(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n));
+                    points_and_normals::<R, I, false, V3>(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n));
                     renormalize(out_n);
                 } else {
-                    points_and_normals::<R, I, UNIT>(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+                    points_and_normals::<R, I, UNIT, V3>(&blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
                 }
             }
             (Some(nrm), Some(out_n), Some(tan), Some(out_t)) if HOST_KERNELS && !R::FIXED_POINT => {
                 let (nrm, out_n, tan, out_t) = (&nrm[..n], &mut out_n[..n], &tan[..n], &mut out_t[..n]);
-                points_normals_tangents(&blend, k, (idx, wts), (pos, out_p), (nrm, &mut *out_n), (tan, &mut *out_t));
+                points_normals_tangents::<R, I, V3>(
+                    &blend,
+                    k,
+                    (idx, wts),
+                    (pos, out_p),
+                    (nrm, &mut *out_n),
+                    (tan, &mut *out_t),
+                );
                 if UNIT {
                     renormalize(out_n);
                     renormalize_xyz(out_t);
@@ -80,8 +94,10 @@ impl<R: Real> SkinningJob<'_, R> {
                     idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut())).enumerate()
                 {
                     let m = blend(idx, w);
-                    *op = m.point(*p);
-                    directions(v, (nrm, out_n.as_deref_mut()), (tan, out_t.as_deref_mut()), |d| dir(m.direction(d)));
+                    *op = m.point::<V3>(*p);
+                    directions(v, (nrm, out_n.as_deref_mut()), (tan, out_t.as_deref_mut()), |d| {
+                        dir(m.direction::<V3>(d))
+                    });
                 }
             }
         }
@@ -99,8 +115,20 @@ impl<R: Real> SkinningJob<'_, R> {
 /// In floating point on hosts, every vertex but the last writes its results with
 /// [`store_over`]: one four-lane store each, instead of two stores and a lane extraction; and
 /// the loop takes two vertices an iteration, which share its counters and its exit test.
-#[cfg_attr(sinew_host_kernels, inline(never))]
-pub(super) fn points_and_normals<R: Real, I, const UNIT: bool>(
+#[inline(always)]
+pub(super) fn points_and_normals<R: Real, I, const UNIT: bool, const V3: bool>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[I], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+) {
+    call::<_, V3>(PointsAndNormals::<'_, '_, R, I, _, UNIT> { blend, k, idx, wts, pos, out_p, nrm, out_n });
+}
+
+/// [`points_and_normals`], in its caller's function.
+#[cfg_attr(sinew_host_kernels, inline(always))]
+fn points_and_normals_here<R: Real, I, const UNIT: bool, const V3: bool>(
     blend: &impl Fn(&[I], &[R]) -> Blended<R>,
     k: usize,
     (idx, wts): (&[I], &[R]),
@@ -125,8 +153,8 @@ pub(super) fn points_and_normals<R: Real, I, const UNIT: bool>(
         for (((i, w), (p, nv)), ((cp, np), (cn, nn))) in it.zip(pair_cells(cells_p).zip(pair_cells(cells_n))) {
             if let ([pa, pb], [na, nb], [ca, cb], [da, db], [np, _], [nn, _]) = (p, nv, cp, cn, np, nn) {
                 let ((ia, ib), (wa, wb)) = (i.split_at(k), w.split_at(k));
-                skin_over(blend, (ia, wa), (pa, na), ([ca, cb], [da, db]));
-                skin_over(blend, (ib, wb), (pb, nb), ([cb, np], [db, nn]));
+                skin_over::<R, I, V3>(blend, (ia, wa), (pa, na), ([ca, cb], [da, db]));
+                skin_over::<R, I, V3>(blend, (ib, wb), (pb, nb), ([cb, np], [db, nn]));
             }
         }
         let at = pairs * 2;
@@ -134,21 +162,21 @@ pub(super) fn points_and_normals<R: Real, I, const UNIT: bool>(
         let it = i1.chunks_exact(k).zip(w1.chunks_exact(k)).zip(p1.iter().zip(n1.iter()));
         for (((i, w), (p, nv)), (cp, cn)) in it.zip(tail_p.windows(2).zip(tail_n.windows(2))) {
             if let ([ca, cb], [da, db]) = (cp, cn) {
-                skin_over(blend, (i, w), (p, nv), ([ca, cb], [da, db]));
+                skin_over::<R, I, V3>(blend, (i, w), (p, nv), ([ca, cb], [da, db]));
             }
         }
         if let ([p], [nv], Some(op), Some(on)) = (last_p, last_n, cells_p.last(), cells_n.last()) {
             let m = blend(last_idx, last_w);
-            op.set(m.point(*p));
-            on.set(m.direction(*nv));
+            op.set(m.point::<V3>(*p));
+            on.set(m.direction::<V3>(*nv));
         }
         return;
     }
     let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
     for (((idx, w), (p, nv)), (op, on)) in it.zip(out_p.iter_mut().zip(out_n.iter_mut())) {
         let m = blend(idx, w);
-        *op = m.point(*p);
-        *on = if UNIT { unit(m.direction(*nv)) } else { m.direction(*nv) };
+        *op = m.point::<V3>(*p);
+        *on = if UNIT { unit(m.direction::<V3>(*nv)) } else { m.direction::<V3>(*nv) };
     }
 }
 
@@ -157,8 +185,21 @@ pub(super) fn points_and_normals<R: Real, I, const UNIT: bool>(
 /// maps the normal and the tangent's xyz (its w kept), none of them renormalized. Every vertex
 /// but the last writes its position and its normal with [`store_over`], and every tangent is
 /// one four-lane store.
-#[cfg_attr(sinew_host_kernels, inline(never))]
-pub(super) fn points_normals_tangents<R: Real, I>(
+#[inline(always)]
+pub(super) fn points_normals_tangents<R: Real, I, const V3: bool>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[I], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+    (tan, out_t): (&[Vec4<R>], &mut [Vec4<R>]),
+) {
+    call::<_, V3>(PointsNormalsTangents::<'_, '_, R, I, _> { blend, k, idx, wts, pos, out_p, nrm, out_n, tan, out_t });
+}
+
+/// [`points_normals_tangents`], in its caller's function.
+#[cfg_attr(sinew_host_kernels, inline(always))]
+fn points_normals_tangents_here<R: Real, I, const V3: bool>(
     blend: &impl Fn(&[I], &[R]) -> Blended<R>,
     k: usize,
     (idx, wts): (&[I], &[R]),
@@ -167,7 +208,7 @@ pub(super) fn points_normals_tangents<R: Real, I>(
     (tan, out_t): (&[Vec4<R>], &mut [Vec4<R>]),
 ) {
     let tangent = |m: &Blended<R>, t: &Vec4<R>| {
-        let a = m.linear(t.truncate()).to_array();
+        let a = m.linear::<V3>(t.truncate()).to_array();
         Vec4::new(a[0], a[1], a[2], t.w)
     };
     let (cells_p, cells_n) = (Cell::from_mut(out_p).as_slice_of_cells(), Cell::from_mut(out_n).as_slice_of_cells());
@@ -178,30 +219,88 @@ pub(super) fn points_normals_tangents<R: Real, I>(
     for next in it {
         let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
         let m = blend(i, w);
-        store_over([cp, next.1 .0], m.point_lanes(*p));
-        store_over([cn, next.1 .1], m.linear(*nv));
+        store_over([cp, next.1 .0], m.point_lanes::<V3>(*p));
+        store_over([cn, next.1 .1], m.linear::<V3>(*nv));
         *ot = tangent(&m, t);
         cur = next;
     }
     let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
     let m = blend(i, w);
-    cp.set(m.point(*p));
-    cn.set(m.direction(*nv));
+    cp.set(m.point::<V3>(*p));
+    cn.set(m.direction::<V3>(*nv));
     *ot = tangent(&m, t);
+}
+
+/// [`SkinningJob::lbs`]'s loop as a kernel called out of line.
+struct Lbs<'j, 'a, 'p, R: Real, const K: usize, const UNIT: bool> {
+    job: &'j mut SkinningJob<'a, R>,
+    palette: &'p [Mat4<R>],
+}
+
+impl<R: Real, const K: usize, const UNIT: bool> Kernel for Lbs<'_, '_, '_, R, K, UNIT> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        self.job.lbs_here::<K, UNIT, V3>(self.palette);
+    }
+}
+
+/// [`points_and_normals`] as a kernel called out of line.
+struct PointsAndNormals<'b, 'd, R: Real, I, B, const UNIT: bool> {
+    blend: &'b B,
+    k: usize,
+    idx: &'d [I],
+    wts: &'d [R],
+    pos: &'d [Vec3<R>],
+    out_p: &'d mut [Vec3<R>],
+    nrm: &'d [Vec3<R>],
+    out_n: &'d mut [Vec3<R>],
+}
+
+impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>, const UNIT: bool> Kernel for PointsAndNormals<'_, '_, R, I, B, UNIT> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        let PointsAndNormals { blend, k, idx, wts, pos, out_p, nrm, out_n } = self;
+        points_and_normals_here::<R, I, UNIT, V3>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+    }
+}
+
+/// [`points_normals_tangents`] as a kernel called out of line.
+struct PointsNormalsTangents<'b, 'd, R: Real, I, B> {
+    blend: &'b B,
+    k: usize,
+    idx: &'d [I],
+    wts: &'d [R],
+    pos: &'d [Vec3<R>],
+    out_p: &'d mut [Vec3<R>],
+    nrm: &'d [Vec3<R>],
+    out_n: &'d mut [Vec3<R>],
+    tan: &'d [Vec4<R>],
+    out_t: &'d mut [Vec4<R>],
+}
+
+impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>> Kernel for PointsNormalsTangents<'_, '_, R, I, B> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        let PointsNormalsTangents { blend, k, idx, wts, pos, out_p, nrm, out_n, tan, out_t } = self;
+        points_normals_tangents_here::<R, I, V3>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n), (tan, out_t));
+    }
 }
 
 /// One vertex of [`points_and_normals`]' four-lane path: its matrix from its indices and
 /// weights, then its position and normal each [`store_over`] its output cell and the next one.
 #[inline(always)]
-pub(super) fn skin_over<R: Real, I>(
+pub(super) fn skin_over<R: Real, I, const V3: bool>(
     blend: &impl Fn(&[I], &[R]) -> Blended<R>,
     (idx, w): (&[I], &[R]),
     (p, nv): (&Vec3<R>, &Vec3<R>),
     (cp, cn): (Over<'_, R>, Over<'_, R>),
 ) {
     let m = blend(idx, w);
-    store_over(cp, m.point_lanes(*p));
-    store_over(cn, m.linear(*nv));
+    store_over(cp, m.point_lanes::<V3>(*p));
+    store_over(cn, m.linear::<V3>(*nv));
 }
 
 /// An output cell and the next one, which a [`store_over`] into the first runs over.
@@ -247,9 +346,9 @@ pub(super) type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
 pub(super) struct PackedJoint<R>(pub(super) [[R; 4]; 4]);
 
 /// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries.
-pub(super) fn pack<R: Real>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
+pub(super) fn pack<R: Real, const V3: bool>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
     for (entry, m) in table.iter_mut().zip(palette) {
-        if AVX2 {
+        if avx2(V3) {
             entry.0 = m.cols;
         } else {
             let t = m.cols[3];
@@ -268,7 +367,7 @@ pub(super) fn pack<R: Real>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
 /// mispredicted branch that skipping them would take on meshes with mixed influence counts.
 /// A zero weight adds exact zeros, so it leaves every sum unchanged.
 #[inline(always)]
-pub(super) fn blend_with<R: Real, const K: usize, const C: usize, I: Copy>(
+pub(super) fn blend_with<R: Real, const K: usize, const C: usize, const V3: bool, I: Copy>(
     idx: &[I],
     w: &[R],
     load: impl Fn(I) -> Option<[V<R>; C]>,
@@ -285,7 +384,7 @@ pub(super) fn blend_with<R: Real, const K: usize, const C: usize, I: Copy>(
             _ => wj,
         });
         for c in 0..C {
-            sum[c] = if i == 0 { m[c] * ws } else { m[c].mul_add(ws, sum[c]) };
+            sum[c] = if i == 0 { m[c] * ws } else { m[c].mul_add_on::<V3>(ws, sum[c]) };
         }
     }
     sum
@@ -293,9 +392,13 @@ pub(super) fn blend_with<R: Real, const K: usize, const C: usize, I: Copy>(
 
 /// The weighted sum of the influences' matrices.
 #[inline(always)]
-pub(super) fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: &[u16], w: &[R]) -> Blended<R> {
+pub(super) fn blend_matrices<R: Real, const K: usize, const V3: bool>(
+    palette: &[Mat4<R>],
+    idx: &[u16],
+    w: &[R],
+) -> Blended<R> {
     let [c0, c1, c2, t] =
-        blend_with::<R, K, 4, _>(idx, w, |j| palette.get(usize::from(j)).map(|m| m.cols.map(|c| V::<R>::load(&c))));
+        blend_with::<R, K, 4, V3, _>(idx, w, |j| palette.get(usize::from(j)).map(|m| m.cols.map(|c| V::<R>::load(&c))));
     Blended { cols: [c0, c1, c2], translation: t }
 }
 
@@ -304,18 +407,22 @@ pub(super) fn blend_matrices<R: Real, const K: usize>(palette: &[Mat4<R>], idx: 
 /// and column 2 and the translation as two pairs of lanes ([`Lanes::mul_add_pair`]): the same
 /// operations in the same order for every lane that matters, so the same bits.
 #[inline(always)]
-pub(super) fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, idx: &[[u8; 2]], w: &[R]) -> Blended<R> {
+pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool>(
+    table: &PackedPalette<R>,
+    idx: &[[u8; 2]],
+    w: &[R],
+) -> Blended<R> {
     // Validated indices are below the palette length, at most PACKED_JOINTS (256): the low
     // byte is the index, and a byte indexes the table without a bounds check.
     const LOW: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
     let entry = |j: [u8; 2]| &table[usize::from(j[LOW])].0;
-    if AVX2 {
+    if avx2(V3) {
         let k = if K == 0 { idx.len().min(w.len()) } else { K };
         let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
-        let [c0, c1, c2, t] = blend_pairs(idx.iter().map(|&j| entry(j)), w);
+        let [c0, c1, c2, t] = blend_pairs::<R, V3>(idx.iter().map(|&j| entry(j)), w);
         return Blended { cols: [c0, c1, c2], translation: t };
     }
-    let cols = blend_with::<R, K, 3, _>(idx, w, |j| {
+    let cols = blend_with::<R, K, 3, V3, _>(idx, w, |j| {
         let e = entry(j);
         Some([V::<R>::load(&e[0]), V::<R>::load(&e[1]), V::<R>::load(&e[2])])
     });
@@ -329,7 +436,10 @@ pub(super) fn blend_packed<R: Real, const K: usize>(table: &PackedPalette<R>, id
 /// [`blend_with`] of four columns as two pairs of lanes: `Σ wᵢ·vᵢ`, accumulated in order from
 /// the first product, for each column of the `entries`, one per weight.
 #[inline(always)]
-pub(super) fn blend_pairs<'t, R: Real + 't>(entries: impl Iterator<Item = &'t [[R; 4]; 4]>, w: &[R]) -> [V<R>; 4] {
+pub(super) fn blend_pairs<'t, R: Real + 't, const V3: bool>(
+    entries: impl Iterator<Item = &'t [[R; 4]; 4]>,
+    w: &[R],
+) -> [V<R>; 4] {
     let zero = V::<R>::splat(R::ZERO);
     let (mut s01, mut s23) = ([zero; 2], [zero; 2]);
     for (i, (e, &wj)) in entries.zip(w.iter()).enumerate() {
@@ -339,8 +449,8 @@ pub(super) fn blend_pairs<'t, R: Real + 't>(entries: impl Iterator<Item = &'t [[
             s01 = V::<R>::mul_pair(c01, wj);
             s23 = V::<R>::mul_pair(c23, wj);
         } else {
-            s01 = V::<R>::mul_add_pair(c01, wj, s01);
-            s23 = V::<R>::mul_add_pair(c23, wj, s23);
+            s01 = V::<R>::mul_add_pair_on::<V3>(c01, wj, s01);
+            s23 = V::<R>::mul_add_pair_on::<V3>(c23, wj, s23);
         }
     }
     [s01[0], s01[1], s23[0], s23[1]]

@@ -9,16 +9,18 @@ use super::dqs::{blend_dual_quats, blend_sums_with, map4, tangent, vector, Rigid
 use super::vertex::{directions, map_vertex, unit};
 use super::SkinningJob;
 use crate::math::{DualQuat, SymMat3, Vec3};
+use crate::platform::dispatch::{call, Kernel};
 use crate::platform::HOST_KERNELS;
 use crate::real::{Lanes, Real};
 
 impl<R: Real> SkinningJob<'_, R> {
     /// Today's rigid loop when every scale is the identity, the scaled loop otherwise.
-    pub(super) fn dqs_maybe_scaled(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
+    #[inline(always)]
+    pub(super) fn dqs_maybe_scaled<const V3: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
         if scales.iter().all(SymMat3::is_identity) {
-            self.dqs(palette);
+            self.dqs::<V3>(palette);
         } else {
-            self.dqs_scaled(palette, scales);
+            call::<_, V3>(Scaled { job: self, palette, scales });
         }
     }
 
@@ -32,7 +34,8 @@ impl<R: Real> SkinningJob<'_, R> {
     /// the same bits. A group's rigid vertices take their lane's unscaled input and output by a
     /// lane select, as the one-at-a-time loop skips `P_b` for them; a group without a scaled
     /// vertex is the rigid loop's.
-    fn dqs_scaled(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    fn dqs_scaled<const V3: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
         let k = self.influences;
         let n = self.positions.len();
         let idx = &self.joint_indices[..n * k];
@@ -65,19 +68,26 @@ impl<R: Real> SkinningJob<'_, R> {
             let at = g * 4;
             if p4.scaled == 0 {
                 // The rigid loop's group.
-                map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
-                map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
-                map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
+                map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point::<V3>(p));
+                map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction::<V3>(d));
+                map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction::<V3>(d));
                 continue;
             }
             let p4 = p4.lanes();
-            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p4.scaled(sym_mul(p4.p, p), p)));
+            map4(
+                Some(positions),
+                Some(&mut *out_p),
+                at,
+                vector,
+                |_, v| v,
+                |p| m.point::<V3>(p4.scaled(sym_mul(p4.p, p), p)),
+            );
             if normals.is_none() && tangents.is_none() {
                 continue;
             }
             let q = p4.unit_scale();
             let scaled_direction = |inner: [V<R>; 3], d: [V<R>; 3]| {
-                let out = m.direction(p4.scaled(inner, d));
+                let out = m.direction::<V3>(p4.scaled(inner, d));
                 p4.scaled(unit4::<R>(out), out)
             };
             map4(
@@ -107,22 +117,41 @@ impl<R: Real> SkinningJob<'_, R> {
             let (Some(p), Some(op)) = (positions.get(v), out_p.get_mut(v)) else { continue };
             let Some(pb) = blend_scales(scales, idx, w) else {
                 // The rigid loop's operations, for the same bits.
-                *op = m.point(*p);
-                directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
+                *op = m.point::<V3>(*p);
+                directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| {
+                    m.direction::<V3>(d)
+                });
                 continue;
             };
-            *op = m.point(mul_vec3(&pb, *p));
+            *op = m.point::<V3>(mul_vec3(&pb, *p));
             if normals.is_none() && tangents.is_none() {
                 continue;
             }
             // Directions only need P_b up to a positive factor: divided by its largest
             // diagonal entry, its entries stay near 1 (Q16 keeps its precision at 0.01 or 100).
             let q = unit_scale(&pb);
-            map_vertex(normals, out_n.as_deref_mut(), v, |s| unit(m.direction(inverse_transpose_direction(&q, s))));
+            map_vertex(normals, out_n.as_deref_mut(), v, |s| {
+                unit(m.direction::<V3>(inverse_transpose_direction(&q, s)))
+            });
             map_vertex(tangents, out_t.as_deref_mut(), v, |s| {
-                unit(m.direction(mul_vec3(&q, s.truncate()))).extend(s.w)
+                unit(m.direction::<V3>(mul_vec3(&q, s.truncate()))).extend(s.w)
             });
         }
+    }
+}
+
+/// [`SkinningJob::dqs_maybe_scaled`]'s scaled loop as a kernel called out of line.
+struct Scaled<'j, 'a, 'p, R: Real> {
+    job: &'j mut SkinningJob<'a, R>,
+    palette: &'p [DualQuat<R>],
+    scales: &'p [SymMat3<R>],
+}
+
+impl<R: Real> Kernel for Scaled<'_, '_, '_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn run<const V3: bool>(self) {
+        self.job.dqs_scaled::<V3>(self.palette, self.scales);
     }
 }
 

@@ -267,13 +267,13 @@ fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8, tangents: boo
     job.validate().unwrap();
     let ji = job.joint_indices;
     match kernel {
-        0 => job.lbs_with::<0, true, _>(ji, |i, w| blend_matrices::<f32, 0>(pal, i, w)),
-        1 => job.lbs_with::<K, true, _>(ji, |i, w| blend_matrices::<f32, K>(pal, i, w)),
+        0 => job.lbs_with::<0, true, false, _>(ji, |i, w| blend_matrices::<f32, 0, false>(pal, i, w)),
+        1 => job.lbs_with::<K, true, false, _>(ji, |i, w| blend_matrices::<f32, K, false>(pal, i, w)),
         _ => {
             let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
-            pack(&mut table, pal);
+            pack::<f32, false>(&mut table, pal);
             let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
-            job.lbs_with::<K, true, _>(bytes, |i, w| blend_packed::<f32, K>(&table, i, w));
+            job.lbs_with::<K, true, false, _>(bytes, |i, w| blend_packed::<f32, K, false>(&table, i, w));
         }
     }
     core::array::from_fn(|v| {

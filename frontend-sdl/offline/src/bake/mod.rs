@@ -114,6 +114,18 @@ pub fn bake_at_shells(
     shells: &[f64],
     from_mesh: bool,
 ) -> Result<(Vec<u8>, BakeReport), BakeError> {
+    // The baker's decisions follow the runtime's results (its error measurements sample and
+    // skin through the jobs): the build's own kernels make a bake the same bytes on every CPU.
+    sinew::kernels::with_build_kernels(|| bake_with_build_kernels(rig, opts, shells, from_mesh))
+}
+
+/// [`bake_at_shells`] on the jobs' build kernels.
+fn bake_with_build_kernels(
+    rig: &Rig,
+    opts: &BakeOptions,
+    shells: &[f64],
+    from_mesh: bool,
+) -> Result<(Vec<u8>, BakeReport), BakeError> {
     if shells.len() != rig.joints.len() || !shells.iter().all(|s| *s >= 0.0 && s.is_finite()) {
         return Err(BakeError::Invalid(format!(
             "{} shell distances for {} joints, each finite and non-negative",

@@ -1,0 +1,217 @@
+//! Run-time kernel dispatch on x86-64 hosts, and the switch that turns it off.
+//!
+//! A default x86-64 build may assume SSE2 only. Built with the `dispatch` feature (on by
+//! default) for an x86-64 host with an operating system, every job that has lane kernels
+//! (sampling's track decode, blending, local-to-model, the skin palettes, LBS and DQS skinning)
+//! is compiled twice: once for the build's own target, and once for the x86-64-v3 level (AVX2,
+//! FMA, BMI1/2, LZCNT, MOVBE, F16C), where lane multiply-adds are fused and the pair
+//! operations are one eight-lane register, as in a `-C target-cpu=x86-64-v3` build. A job picks
+//! one when it runs: the v3 kernels when the CPU has every v3 feature and dispatch is on, the
+//! build's own otherwise. The v3 kernels give the same bits as an x86-64-v3 build; the build's
+//! own give the default build's bits, the firmware's.
+//!
+//! The switch: [`set_dispatch`]`(false)` (or `SINEW_KERNELS=baseline` in the environment, read
+//! when the first job runs) makes every job run the build's own kernels, so the results are the
+//! same bits on every CPU: lockstep simulations and replays that compare results across
+//! machines want that. [`with_build_kernels`] does the same for one closure on one thread
+//! (the asset baker wraps its work in it, so a bake is the same bytes on every CPU). Builds
+//! without the feature, builds for other targets, and builds that already assume v3
+//! (`-C target-cpu=x86-64-v3`) have one kernel set and ignore the switch.
+//!
+//! This module holds the crate's only `unsafe`: the calls into the kernels compiled with
+//! `#[target_feature]`, made only once the CPU is known to have those features.
+
+#[cfg(sinew_dispatch)]
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// A set of kernels the jobs can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernels {
+    /// The build's own kernels: those of its target and target features (the default
+    /// x86-64 build: SSE2), the same bits on every CPU the build runs on.
+    Build,
+    /// The x86-64-v3 kernels (AVX2, FMA and the rest of the level), chosen at run time: the
+    /// same bits as an x86-64-v3 build.
+    X86_64V3,
+}
+
+/// The kernels jobs started now on this thread run: [`Kernels::X86_64V3`] where this build
+/// dispatches, the CPU has every x86-64-v3 feature, dispatch is on and the thread is not inside
+/// [`with_build_kernels`]; [`Kernels::Build`] otherwise.
+#[must_use]
+pub fn active() -> Kernels {
+    if v3() {
+        Kernels::X86_64V3
+    } else {
+        Kernels::Build
+    }
+}
+
+/// Turns run-time dispatch on (the default) or off. Off, every job runs the build's own
+/// kernels: the default build's bits on every CPU. It takes effect for jobs started after it
+/// returns; a program that needs the same bits everywhere calls it before its first job.
+/// Without dispatch in the build it does nothing.
+pub fn set_dispatch(on: bool) {
+    #[cfg(sinew_dispatch)]
+    STATE.store(if on && cpu_has_v3() { V3 } else { BUILD }, Ordering::Relaxed);
+    #[cfg(not(sinew_dispatch))]
+    let _ = on;
+}
+
+/// A lane kernel compiled once per kernel set: `run::<true>` is the x86-64-v3 form. Only
+/// [`dispatch`] and [`call`] run it.
+pub(crate) trait Kernel {
+    /// What the kernel returns.
+    type Output;
+    /// The kernel, its lane operations those of the v3 kernels when `V3`
+    /// ([`fma`](super::fma), [`avx2`](super::avx2), `Lanes::mul_add_on`).
+    fn run<const V3: bool>(self) -> Self::Output;
+}
+
+/// Runs a job's kernel with the kernels [`active`] names.
+#[inline(always)]
+pub(crate) fn dispatch<K: Kernel>(k: K) -> K::Output {
+    #[cfg(sinew_dispatch)]
+    if v3() {
+        #[allow(unsafe_code)]
+        // SAFETY: `v3()` is true only once `cpu_has_v3` found every feature `on_v3` enables.
+        return unsafe { on_v3(k) };
+    }
+    k.run::<false>()
+}
+
+/// Runs a kernel out of line from a kernel of the set `V3` (the kernels that keep a loop in a
+/// function of its own so that its pointers stay in registers): the v3 form, compiled with its
+/// target features, inside v3 kernels; the build's own, out of line on hosts, elsewhere.
+#[inline(always)]
+pub(crate) fn call<K: Kernel, const V3: bool>(k: K) -> K::Output {
+    #[cfg(sinew_dispatch)]
+    if V3 {
+        #[allow(unsafe_code)]
+        // SAFETY: `V3` kernels run only below `dispatch`'s call of `on_v3`, made once the CPU
+        // was found to have every feature `on_v3` enables (`Kernel::run::<true>` is called
+        // nowhere else, and `call::<_, true>` only from such kernels).
+        return unsafe { on_v3(k) };
+    }
+    on_build(k)
+}
+
+/// The build's own form of a kernel called out of line (on hosts; elsewhere the compiler
+/// decides).
+#[cfg_attr(sinew_host_kernels, inline(never))]
+fn on_build<K: Kernel>(k: K) -> K::Output {
+    k.run::<false>()
+}
+
+/// The x86-64-v3 form of a kernel: `run::<true>` inlined into a function compiled for every
+/// feature of the level.
+#[cfg(sinew_dispatch)]
+#[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,sse3,sse4.1,sse4.2,ssse3")]
+#[inline(never)]
+fn on_v3<K: Kernel>(k: K) -> K::Output {
+    k.run::<true>()
+}
+
+/// Not yet decided: the first job decides.
+#[cfg(sinew_dispatch)]
+const UNKNOWN: u8 = 0;
+/// The build's own kernels.
+#[cfg(sinew_dispatch)]
+const BUILD: u8 = 1;
+/// The x86-64-v3 kernels.
+#[cfg(sinew_dispatch)]
+const V3: u8 = 2;
+
+/// Which kernels the jobs run: [`UNKNOWN`] until the first job or [`set_dispatch`].
+#[cfg(sinew_dispatch)]
+static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// True when the jobs run the x86-64-v3 kernels.
+#[inline(always)]
+fn v3() -> bool {
+    #[cfg(sinew_dispatch)]
+    if let Some(v3) = FORCED.get() {
+        return v3;
+    }
+    #[cfg(sinew_dispatch)]
+    return match STATE.load(Ordering::Relaxed) {
+        V3 => true,
+        BUILD => false,
+        _ => decide(),
+    };
+    #[cfg(not(sinew_dispatch))]
+    false
+}
+
+/// The first job's decision: v3 when the CPU has it, unless `SINEW_KERNELS=baseline`.
+#[cfg(sinew_dispatch)]
+#[cold]
+fn decide() -> bool {
+    let off = std::env::var_os("SINEW_KERNELS").is_some_and(|v| v == "baseline");
+    let v3 = !off && cpu_has_v3();
+    // A `set_dispatch` between the load and here wins.
+    let _ = STATE.compare_exchange(UNKNOWN, if v3 { V3 } else { BUILD }, Ordering::Relaxed, Ordering::Relaxed);
+    STATE.load(Ordering::Relaxed) == V3
+}
+
+/// Every feature [`on_v3`] is compiled with (the operating system's support for the AVX
+/// registers included: the detection checks it).
+#[cfg(sinew_dispatch)]
+fn cpu_has_v3() -> bool {
+    std::is_x86_feature_detected!("avx")
+        && std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("f16c")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("movbe")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("sse3")
+        && std::is_x86_feature_detected!("sse4.1")
+        && std::is_x86_feature_detected!("sse4.2")
+        && std::is_x86_feature_detected!("ssse3")
+}
+
+#[cfg(sinew_dispatch)]
+std::thread_local! {
+    /// The kernels this thread's jobs run regardless of [`STATE`] ([`with_build_kernels`]).
+    static FORCED: core::cell::Cell<Option<bool>> = const { core::cell::Cell::new(None) };
+}
+
+/// Runs `f` with the jobs it runs on this thread on the build's own kernels, whatever the
+/// switch says, and returns its result: results that must be the same bits on every CPU
+/// (an asset baker's decisions, a golden file) without changing the kernels of other threads.
+/// Other threads `f` starts are not covered. Without dispatch in the build it just runs `f`.
+pub fn with_build_kernels<T>(f: impl FnOnce() -> T) -> T {
+    #[cfg(sinew_dispatch)]
+    return forced(false, f);
+    #[cfg(not(sinew_dispatch))]
+    f()
+}
+
+/// `f` with [`FORCED`] at `v3`, restored afterwards (also when `f` panics).
+#[cfg(sinew_dispatch)]
+fn forced<T>(v3: bool, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<bool>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FORCED.set(self.0);
+        }
+    }
+    let _restore = Restore(FORCED.replace(Some(v3)));
+    f()
+}
+
+/// Runs `f` with this thread's jobs on `kernels` (tests compare both sets side by side without
+/// moving the switch under the tests running beside them); `None` when this build or CPU has no
+/// such set.
+#[cfg(test)]
+pub(crate) fn with_kernels<T>(kernels: Kernels, f: impl FnOnce() -> T) -> Option<T> {
+    match kernels {
+        Kernels::Build => Some(with_build_kernels(f)),
+        #[cfg(sinew_dispatch)]
+        Kernels::X86_64V3 if cpu_has_v3() => Some(forced(true, f)),
+        Kernels::X86_64V3 => None,
+    }
+}
