@@ -69,18 +69,21 @@ impl<R: Real> SkinningJob<'_, R> {
             let (mut r, mut d, mut lo, mut hi, mut scaled) = ([zero; 4], [zero; 4], [zero; 4], [zero; 4], 0);
             for (l, (i, w)) in i.chunks_exact(k).zip(w.chunks_exact(k)).enumerate().take(4) {
                 // `blend_scales` in the loop of `blend_sums`: the same additions in the same order.
-                let (mut sum, mut any) = (SymMat3::ZERO, false);
+                // Each entry's sum in a lane of `p`: `[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`.
+                let (mut p, mut any) = ([zero; 2], false);
                 let (rs, ds) = blend_sums_with(group_palette, i, w, |j, wj| {
                     if let Some(s) = group_scales.get(j) {
-                        any = any || NO_IDENTITY || !s.is_identity();
-                        sum = sum + *s * wj;
+                        let [lo, hi] = entries(s);
+                        any = any || NO_IDENTITY || !is_identity::<R>(lo, hi);
+                        p = [p[0] + lo * V::<R>::splat(wj), p[1] + hi * V::<R>::splat(wj)];
                     }
                 });
-                let [xx, yy, zz, xy, xz, yz] = if any { sum } else { SymMat3::IDENTITY }.to_array();
-                let z = R::ZERO;
-                for (a, v) in [(&mut r, rs), (&mut d, ds), (&mut lo, [xx, yy, zz, xy]), (&mut hi, [xz, yz, z, z])] {
+                let [lo_l, hi_l] = if any { p } else { entries::<R>(&SymMat3::IDENTITY) };
+                for (a, v) in
+                    [(&mut r, V::<R>::load(&rs)), (&mut d, V::<R>::load(&ds)), (&mut lo, lo_l), (&mut hi, hi_l)]
+                {
                     if let Some(e) = a.get_mut(l) {
-                        *e = V::<R>::load(&v);
+                        *e = v;
                     }
                 }
                 scaled |= u32::from(any) << l;
@@ -164,6 +167,21 @@ fn blend_scales<R: Real>(scales: &[SymMat3<R>], idx: &[u16], w: &[R]) -> Option<
         sum = sum + *s * wj;
     }
     any.then_some(sum)
+}
+
+/// `P`'s entries as lanes: `[xx, yy, zz, xy]` and `[xz, yz, 0, 0]`.
+#[inline(always)]
+fn entries<R: Real>(p: &SymMat3<R>) -> [V<R>; 2] {
+    [V::<R>::load(&[p.xx, p.yy, p.zz, p.xy]), V::<R>::load(&[p.xz, p.yz, R::ZERO, R::ZERO])]
+}
+
+/// [`SymMat3::is_identity`] of [`entries`]' lanes: every entry equal to the identity's (so
+/// −0 counts as 0, and a NaN entry is not the identity's).
+#[inline(always)]
+fn is_identity<R: Real>(lo: V<R>, hi: V<R>) -> bool {
+    let [i_lo, i_hi] = entries::<R>(&SymMat3::IDENTITY);
+    let equal = |a: V<R>, b: V<R>| a.mask_ge(b) & b.mask_ge(a);
+    equal(lo, i_lo) == 0b1111 && equal(hi, i_hi) & 0b11 == 0b11
 }
 
 /// `P / max|Pᵢᵢ|` (zero for a zero or non-finite `P`): the same directions, entries near 1.
