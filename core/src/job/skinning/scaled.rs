@@ -23,8 +23,8 @@ impl<R: Real> SkinningJob<'_, R> {
     }
 
     /// The scaled loop; on hosts, without the per-influence identity test when no scale is
-    /// the identity (as under an armature's scale). Out of line on hosts, as the one loop was,
-    /// so that the job's dispatch stays as small.
+    /// the identity (as under an armature's scale). Out of line on hosts, so that the choice
+    /// does not grow the job's dispatch, which the other loops share.
     #[cfg_attr(sinew_host_kernels, inline(never))]
     fn dqs_scaled(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
         if HOST_KERNELS && !scales.iter().any(SymMat3::is_identity) {
@@ -38,13 +38,14 @@ impl<R: Real> SkinningJob<'_, R> {
     /// renormalized; vertices whose weighted influences are all rigid skip `P_b`.
     ///
     /// In floating point on hosts, four vertices at a time, one per lane, as the rigid loop
-    /// does: each vertex's dual quaternion and `P_b` are blended one at a time, then the
-    /// normalizations, the matrices, `P_b`'s products and adjugate and the directions' unit
-    /// lengths run in lanes, with the same operations on each lane as one vertex at a time, so
-    /// the same bits. A group's rigid vertices take their lane's unscaled input and output by a
-    /// lane select, as the one-at-a-time loop skips `P_b` for them; a group without a scaled
-    /// vertex is the rigid loop's. `NO_IDENTITY`: no scale of the palette is the identity, so
-    /// every vertex with a weighted influence is scaled, without testing each influence.
+    /// does: each vertex's dual quaternion and `P_b` (its entries four to a lane vector) are
+    /// blended one at a time and transposed into lanes, then the normalizations, the matrices,
+    /// `P_b`'s products and adjugate and the directions' unit lengths run in lanes, with the
+    /// same operations on each lane as one vertex at a time, so the same bits. A group's rigid
+    /// vertices take their lane's unscaled input and output by a lane select, as the
+    /// one-at-a-time loop skips `P_b` for them; a group without a scaled vertex is the rigid
+    /// loop's. `NO_IDENTITY`: no scale of the palette is the identity, so every vertex with a
+    /// weighted influence is scaled, without testing each influence.
     fn dqs_scaled_with<const NO_IDENTITY: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
         let k = self.influences;
         let n = self.positions.len();
@@ -68,8 +69,9 @@ impl<R: Real> SkinningJob<'_, R> {
             let zero = V::<R>::splat(R::ZERO);
             let (mut r, mut d, mut lo, mut hi, mut scaled) = ([zero; 4], [zero; 4], [zero; 4], [zero; 4], 0);
             for (l, (i, w)) in i.chunks_exact(k).zip(w.chunks_exact(k)).enumerate().take(4) {
-                // `blend_scales` in the loop of `blend_sums`: the same additions in the same order.
-                // Each entry's sum in a lane of `p`: `[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`.
+                // `blend_scales` in the loop of `blend_sums`, each entry's sum in a lane of `p`
+                // (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`): the same products and additions in the
+                // same order.
                 let (mut p, mut any) = ([zero; 2], false);
                 let (rs, ds) = blend_sums_with(group_palette, i, w, |j, wj| {
                     if let Some(s) = group_scales.get(j) {
@@ -78,9 +80,9 @@ impl<R: Real> SkinningJob<'_, R> {
                         p = [p[0] + lo * V::<R>::splat(wj), p[1] + hi * V::<R>::splat(wj)];
                     }
                 });
-                let [lo_l, hi_l] = if any { p } else { entries::<R>(&SymMat3::IDENTITY) };
+                let [p_lo, p_hi] = if any { p } else { entries::<R>(&SymMat3::IDENTITY) };
                 for (a, v) in
-                    [(&mut r, V::<R>::load(&rs)), (&mut d, V::<R>::load(&ds)), (&mut lo, lo_l), (&mut hi, hi_l)]
+                    [(&mut r, V::<R>::load(&rs)), (&mut d, V::<R>::load(&ds)), (&mut lo, p_lo), (&mut hi, p_hi)]
                 {
                     if let Some(e) = a.get_mut(l) {
                         *e = v;
