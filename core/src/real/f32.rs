@@ -271,6 +271,13 @@ impl Lanes<f32> for F32x4 {
         Self::mul_add_pairs(x, m, a)
     }
     #[inline(always)]
+    fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        // `wide`: the SSE unpack and move shuffles where the target has them, lane copies
+        // elsewhere.
+        let [a, b, c, d] = rows;
+        f32x4::transpose([a.0, b.0, c.0, d.0]).map(F32x4)
+    }
+    #[inline(always)]
     fn recip(self) -> Self {
         F32x4(f32x4::ONE / self.0)
     }
@@ -424,6 +431,20 @@ mod tests {
         while x < 1.0e6 {
             assert_eq!(x.inv_sqrt_positive(), Real::inv_sqrt(x), "x = {x}");
             x *= 1.37;
+        }
+    }
+
+    #[test]
+    fn f32_lanes_transpose_moves_every_bit() {
+        // Sixteen distinct patterns, NaN payloads and signed zeros among them: lane `j` of
+        // result `i` is lane `i` of row `j`, bit for bit.
+        let v = samples();
+        let rows: [[f32; 4]; 4] = core::array::from_fn(|r| core::array::from_fn(|l| v[r * 4 + l]));
+        let t = F32x4::transpose(rows.map(|r| F32x4::load(&r)));
+        for (i, col) in t.iter().enumerate() {
+            for (j, got) in col.to_array().into_iter().enumerate() {
+                assert_eq!(got.to_bits(), rows[j][i].to_bits(), "lane {j} of {i}");
+            }
         }
     }
 

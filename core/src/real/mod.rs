@@ -224,6 +224,18 @@ pub trait Lanes<R: Real>:
     fn mul_add_pairs_on<const V3: bool>(x: [Self; 2], m: [Self; 2], a: [Self; 2]) -> [Self; 2] {
         Self::mul_add_pairs(x, m, a)
     }
+    /// The 4×4 transpose of `rows`: lane `j` of result `i` is lane `i` of `rows[j]` (data
+    /// movement only, so the same bits); shuffles where the lanes are SSE registers.
+    #[must_use]
+    #[inline(always)]
+    fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        let [a, b, c, d] = rows.map(Self::to_array);
+        let column = |i: usize| {
+            let l = |r: &[R; 4]| r.get(i).copied().unwrap_or(R::ZERO);
+            Self::load(&[l(&a), l(&b), l(&c), l(&d)])
+        };
+        [column(0), column(1), column(2), column(3)]
+    }
     /// Lane-wise `1 / x` (exact division, not an estimate).
     #[must_use]
     fn recip(self) -> Self;

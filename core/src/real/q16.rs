@@ -539,6 +539,11 @@ mod tests {
                 let lt = (0..4).fold(0, |m, l| m | (u32::from(a[l] < b[l]) << l));
                 assert_eq!((x.mask_ge(y), x.mask_lt(y)), (ge, lt));
                 assert_eq!(x.abs().to_array()[0], Real::abs(a[0]));
+                let t = Q16x4::transpose([x, y, -x, x * y]);
+                let rows = [a, b, a.map(|p| -p), core::array::from_fn(|l| a[l] * b[l])];
+                for (c, col) in t.iter().enumerate() {
+                    assert_eq!(col.to_array(), rows.map(|r| r[c]), "column {c}");
+                }
             }
         }
     }

@@ -231,11 +231,17 @@ impl<R: Real> Rigid4<R> {
     pub(super) fn new(sums: [Sums<R>; 4]) -> Self {
         let real = |c: usize| lanes(&sums, |s| s.0.get(c).copied().unwrap_or(R::ZERO));
         let dual = |c: usize| lanes(&sums, |s| s.1.get(c).copied().unwrap_or(R::ZERO));
-        let r = [real(0), real(1), real(2), real(3)];
+        Self::from_lanes([real(0), real(1), real(2), real(3)], [dual(0), dual(1), dual(2), dual(3)])
+    }
+
+    /// [`new`](Self::new) from the sums' components in lanes: `r[c]` and `d[c]` hold
+    /// component `c` (x, y, z, w) of the four vertices' real and dual sums.
+    #[inline(always)]
+    pub(super) fn from_lanes(r: [V<R>; 4], d: [V<R>; 4]) -> Self {
         let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
         let s = V::<R>::splat;
         let (one, zero) = (s(R::ONE), s(R::ZERO));
-        let (cols, t) = rigid(r, [dual(0), dual(1), dual(2), dual(3)], l2.inv_sqrt_positive(), (one, s(R::TWO)));
+        let (cols, t) = rigid(r, d, l2.inv_sqrt_positive(), (one, s(R::TWO)));
         let valid = |e: V<R>, identity: V<R>| l2.select_positive_finite(e, identity);
         let diagonal = |c: usize, r: usize| if c == r { one } else { zero };
         let mut cols = cols;

@@ -5,7 +5,7 @@
 use core::ops::{Add, Mul, Sub};
 
 use super::blended::{Blended, V};
-use super::dqs::{blend_dual_quats, blend_sums_with, map4, tangent, vector, Rigid4, Sums};
+use super::dqs::{blend_dual_quats, blend_sums_with, map4, tangent, vector, Rigid4};
 use super::vertex::{directions, map_vertex, unit};
 use super::SkinningJob;
 use crate::math::{DualQuat, SymMat3, Vec3};
@@ -24,18 +24,36 @@ impl<R: Real> SkinningJob<'_, R> {
         }
     }
 
+    /// The scaled loop; on hosts, without the per-influence identity test when no scale is
+    /// the identity (as under an armature's scale). Out of line on hosts ([`Scaled`]), so that
+    /// the choice does not grow the job's dispatch, which the other loops share.
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    fn dqs_scaled<const V3: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
+        if HOST_KERNELS && !scales.iter().any(SymMat3::is_identity) {
+            self.dqs_scaled_with::<true, V3>(palette, scales);
+        } else {
+            self.dqs_scaled_with::<false, V3>(palette, scales);
+        }
+    }
+
     /// Per vertex: `v' = DQ_b(P_b · v)`, `n' = R_b · P_b⁻ᵀ · n` and `t' = R_b · P_b · t`
     /// renormalized; vertices whose weighted influences are all rigid skip `P_b`.
     ///
     /// In floating point on hosts, four vertices at a time, one per lane, as the rigid loop
-    /// does: each vertex's dual quaternion and `P_b` are blended one at a time, then the
-    /// normalizations, the matrices, `P_b`'s products and adjugate and the directions' unit
-    /// lengths run in lanes, with the same operations on each lane as one vertex at a time, so
-    /// the same bits. A group's rigid vertices take their lane's unscaled input and output by a
-    /// lane select, as the one-at-a-time loop skips `P_b` for them; a group without a scaled
-    /// vertex is the rigid loop's.
+    /// does: each vertex's dual quaternion and `P_b` (its entries four to a lane vector) are
+    /// blended one at a time and transposed into lanes, then the normalizations, the matrices,
+    /// `P_b`'s products and adjugate and the directions' unit lengths run in lanes, with the
+    /// same operations on each lane as one vertex at a time, so the same bits. A group's rigid
+    /// vertices take their lane's unscaled input and output by a lane select, as the
+    /// one-at-a-time loop skips `P_b` for them; a group without a scaled vertex is the rigid
+    /// loop's. `NO_IDENTITY`: no scale of the palette is the identity, so every vertex with a
+    /// weighted influence is scaled, without testing each influence.
     #[cfg_attr(sinew_host_kernels, inline(always))]
-    fn dqs_scaled<const V3: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
+    fn dqs_scaled_with<const NO_IDENTITY: bool, const V3: bool>(
+        &mut self,
+        palette: &[DualQuat<R>],
+        scales: &[SymMat3<R>],
+    ) {
         let k = self.influences;
         let n = self.positions.len();
         let idx = &self.joint_indices[..n * k];
@@ -47,33 +65,48 @@ impl<R: Real> SkinningJob<'_, R> {
         let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
         let (idx4, idx1) = idx.split_at(grouped * k);
         let (w4, w1) = wts.split_at(grouped * k);
-        // As long as the palette (`validate` checked that), so that an index found in the
-        // palette needs no second bounds check here.
-        let group_scales = scales.get(..palette.len()).unwrap_or(scales);
+        // `validate` checked that the palette has one scale per dual quaternion: both cut to
+        // one length, so that an index found in the palette needs no second bounds check.
+        let joints = palette.len().min(scales.len());
+        let group_palette = palette.get(..joints).unwrap_or(palette);
+        let group_scales = scales.get(..joints).unwrap_or(scales);
         for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
-            let mut sums: [Sums<R>; 4] = [([R::ZERO; 4], [R::ZERO; 4]); 4];
-            let mut p4 = ScaleSums::new();
-            for (l, (s, (i, w))) in sums.iter_mut().zip(i.chunks_exact(k).zip(w.chunks_exact(k))).enumerate() {
-                // `blend_scales` in the loop of `blend_sums`: the same additions in the same order.
-                let (mut sum, mut any) = (SymMat3::ZERO, false);
-                *s = blend_sums_with(palette, i, w, |j, wj| {
+            // Each vertex's sums and `P_b` (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`) as lanes, then
+            // transposed: lane `l` of each component for vertex `l`.
+            let zero = V::<R>::splat(R::ZERO);
+            let (mut r, mut d, mut lo, mut hi, mut scaled) = ([zero; 4], [zero; 4], [zero; 4], [zero; 4], 0);
+            for (l, (i, w)) in i.chunks_exact(k).zip(w.chunks_exact(k)).enumerate().take(4) {
+                // `blend_scales` in the loop of `blend_sums`, each entry's sum in a lane of `p`
+                // (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`): the same products and additions in the
+                // same order.
+                let (mut p, mut any) = ([zero; 2], false);
+                let (rs, ds) = blend_sums_with(group_palette, i, w, |j, wj| {
                     if let Some(s) = group_scales.get(j) {
-                        any = any || !s.is_identity();
-                        sum = sum + *s * wj;
+                        let [lo, hi] = entries(s);
+                        any = any || NO_IDENTITY || !is_identity::<R>(lo, hi);
+                        p = [p[0] + lo * V::<R>::splat(wj), p[1] + hi * V::<R>::splat(wj)];
                     }
                 });
-                p4.set(l, any.then_some(&sum));
+                let [p_lo, p_hi] = if any { p } else { entries::<R>(&SymMat3::IDENTITY) };
+                for (a, v) in
+                    [(&mut r, V::<R>::load(&rs)), (&mut d, V::<R>::load(&ds)), (&mut lo, p_lo), (&mut hi, p_hi)]
+                {
+                    if let Some(e) = a.get_mut(l) {
+                        *e = v;
+                    }
+                }
+                scaled |= u32::from(any) << l;
             }
-            let m = Rigid4::new(sums);
+            let m = Rigid4::<R>::from_lanes(V::<R>::transpose(r), V::<R>::transpose(d));
+            let p4 = Scale4::<R>::new(V::<R>::transpose(lo), V::<R>::transpose(hi), scaled);
             let at = g * 4;
-            if p4.scaled == 0 {
+            if scaled == 0 {
                 // The rigid loop's group.
                 map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point::<V3>(p));
                 map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction::<V3>(d));
                 map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction::<V3>(d));
                 continue;
             }
-            let p4 = p4.lanes();
             map4(
                 Some(positions),
                 Some(&mut *out_p),
@@ -140,7 +173,7 @@ impl<R: Real> SkinningJob<'_, R> {
     }
 }
 
-/// [`SkinningJob::dqs_maybe_scaled`]'s scaled loop as a kernel called out of line.
+/// [`SkinningJob::dqs_maybe_scaled`]'s scaled loops as a kernel called out of line.
 struct Scaled<'j, 'a, 'p, R: Real> {
     job: &'j mut SkinningJob<'a, R>,
     palette: &'p [DualQuat<R>],
@@ -169,6 +202,21 @@ fn blend_scales<R: Real>(scales: &[SymMat3<R>], idx: &[u16], w: &[R]) -> Option<
         sum = sum + *s * wj;
     }
     any.then_some(sum)
+}
+
+/// `P`'s entries as lanes: `[xx, yy, zz, xy]` and `[xz, yz, 0, 0]`.
+#[inline(always)]
+fn entries<R: Real>(p: &SymMat3<R>) -> [V<R>; 2] {
+    [V::<R>::load(&[p.xx, p.yy, p.zz, p.xy]), V::<R>::load(&[p.xz, p.yz, R::ZERO, R::ZERO])]
+}
+
+/// [`SymMat3::is_identity`] of [`entries`]' lanes: every entry equal to the identity's (so
+/// −0 counts as 0, and a NaN entry is not the identity's).
+#[inline(always)]
+fn is_identity<R: Real>(lo: V<R>, hi: V<R>) -> bool {
+    let [i_lo, i_hi] = entries::<R>(&SymMat3::IDENTITY);
+    let equal = |a: V<R>, b: V<R>| a.mask_ge(b) & b.mask_ge(a);
+    equal(lo, i_lo) == 0b1111 && equal(hi, i_hi) & 0b11 == 0b11
 }
 
 /// `P / max|Pᵢᵢ|` (zero for a zero or non-finite `P`): the same directions, entries near 1.
@@ -218,48 +266,7 @@ fn adjugate_mul<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(p
     (sym_mul(adj, n), a * axx + d * axy + e * axz)
 }
 
-/// Four vertices' blended scale factors `P_b` as they are summed, one vertex per lane: the
-/// entries `[xx, yy, zz, xy, xz, yz]` (the identity in a rigid vertex's lane), and bit `l` of
-/// `scaled` set where lane `l` is a scaled vertex.
-struct ScaleSums<R> {
-    e: [[R; 4]; 6],
-    scaled: u32,
-}
-
-impl<R: Real> ScaleSums<R> {
-    /// Entries to be set, lane by lane.
-    #[inline(always)]
-    fn new() -> Self {
-        ScaleSums { e: [[R::ZERO; 4]; 6], scaled: 0 }
-    }
-
-    /// Lane `l` is a scaled vertex with `P_b = p`, or a rigid one (`None`).
-    #[inline(always)]
-    fn set(&mut self, l: usize, p: Option<&SymMat3<R>>) {
-        let entries = p.unwrap_or(&SymMat3::IDENTITY).to_array();
-        for (e, v) in self.e.iter_mut().zip(entries) {
-            if let Some(e) = e.get_mut(l) {
-                *e = v;
-            }
-        }
-        if p.is_some() {
-            self.scaled |= 1 << l;
-        }
-    }
-
-    /// The lanes.
-    #[inline(always)]
-    fn lanes(&self) -> Scale4<R> {
-        let l = |a: &[R; 4]| V::<R>::load(a);
-        let [xx, yy, zz, xy, xz, yz] = &self.e;
-        let mixed = self.scaled != 0b1111;
-        let f = |l: u32| if self.scaled & (1 << l) != 0 { R::ONE } else { R::ZERO };
-        let flag = if mixed { V::<R>::load(&[f(0), f(1), f(2), f(3)]) } else { V::<R>::splat(R::ONE) };
-        Scale4 { p: [l(xx), l(yy), l(zz), l(xy), l(xz), l(yz)], flag, mixed }
-    }
-}
-
-/// Four vertices' blended scale factors `P_b` in lanes ([`ScaleSums`]).
+/// Four vertices' blended scale factors `P_b` in lanes, one vertex per lane.
 struct Scale4<R: Real> {
     /// `[xx, yy, zz, xy, xz, yz]`, the identity in a rigid vertex's lane.
     p: [V<R>; 6],
@@ -270,6 +277,16 @@ struct Scale4<R: Real> {
 }
 
 impl<R: Real> Scale4<R> {
+    /// From the lanes of four vertices' entries `xx, yy, zz, xy` and `xz, yz` (the
+    /// identity's for a rigid vertex), bit `l` of `scaled` set where vertex `l` is scaled.
+    #[inline(always)]
+    fn new([xx, yy, zz, xy]: [V<R>; 4], [xz, yz, _, _]: [V<R>; 4], scaled: u32) -> Self {
+        let mixed = scaled != 0b1111;
+        let f = |l: u32| if scaled & (1 << l) != 0 { R::ONE } else { R::ZERO };
+        let flag = if mixed { V::<R>::load(&[f(0), f(1), f(2), f(3)]) } else { V::<R>::splat(R::ONE) };
+        Scale4 { p: [xx, yy, zz, xy, xz, yz], flag, mixed }
+    }
+
     /// `scaled` in the scaled vertices' lanes, `rigid` in the others (`scaled` when every lane
     /// is a scaled vertex, without a select).
     #[inline(always)]
@@ -455,12 +472,19 @@ mod tests {
     /// lanes on hosts, in floating point, then the rest one at a time) against one job per
     /// vertex: the same bits for positions, normals and tangents, with positions alone, with
     /// normals alone and with all three. Groups mix rigid vertices (influences on rigid joints
-    /// only) with scaled ones; some weights are zero, some vertices have none.
-    fn lanes_match_one_at_a_time<R: Bits>() {
+    /// only) with scaled ones; some weights are zero, some vertices have none. `no_identity`
+    /// scales the two rigid joints too, so that no scale of the palette is the identity (the
+    /// loop that skips the per-influence identity test): only weightless vertices stay rigid.
+    fn lanes_match_one_at_a_time<R: Bits>(no_identity: bool) {
         const K: usize = 3;
         const M: usize = 61;
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let (dq, sc) = random_palette::<R>(&mut rng);
+        let (dq, mut sc) = random_palette::<R>(&mut rng);
+        if no_identity {
+            sc[0] = SymMat3::uniform(R::ratio(3, 2));
+            sc[1] = SymMat3 { yy: R::ratio(4, 5), xy: R::ratio(1, 10), ..SymMat3::IDENTITY };
+            assert!(!sc.iter().any(SymMat3::is_identity));
+        }
         let palette = Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc };
         let pos: std::vec::Vec<Vec3<R>> = (0..M).map(|_| rng.vec3(3.0)).collect();
         let nrm: std::vec::Vec<Vec3<R>> = (0..M).map(|_| rng.vec3(1.0)).collect();
@@ -494,7 +518,8 @@ mod tests {
         let scaled =
             |v: usize| (0..K).any(|i| w[v * K + i] != R::ZERO && !sc[usize::from(idx[v * K + i])].is_identity());
         let groups: std::vec::Vec<usize> = (0..M / 4).map(|g| (0..4).filter(|l| scaled(g * 4 + l)).count()).collect();
-        assert!(groups.contains(&4) && groups.contains(&0) && groups.iter().any(|&c| c > 0 && c < 4), "{groups:?}");
+        let mixed = groups.iter().any(|&c| c > 0 && c < 4);
+        assert!(groups.contains(&4) && mixed && (no_identity || groups.contains(&0)), "{groups:?}");
         let bits3 = |v: Vec3<R>| v.to_array().map(R::bits);
         let bits4 = |v: Vec4<R>| v.to_array().map(R::bits);
         for streams in [(false, false), (true, false), (true, true)] {
@@ -527,8 +552,10 @@ mod tests {
 
     #[test]
     fn scaled_lanes_give_the_bits_of_one_vertex_at_a_time() {
-        lanes_match_one_at_a_time::<f32>();
-        lanes_match_one_at_a_time::<Q16>();
+        for no_identity in [false, true] {
+            lanes_match_one_at_a_time::<f32>(no_identity);
+            lanes_match_one_at_a_time::<Q16>(no_identity);
+        }
     }
 
     #[test]
