@@ -10,6 +10,9 @@
 //! done
 //! ```
 //!
+//! The default build runs the x86-64-v3 kernels where the CPU has them (run-time dispatch,
+//! `sinew::kernels`); `SINEW_KERNELS=baseline` runs its own SSE2 kernels.
+//!
 //! `time [SECONDS] [STAGE]` (default 5 s, `skin`) instead times a skinning stage on the wall clock in batches of 100 calls
 //! and prints the fastest batch and the quartiles in ns per vertex: on a shared machine whose
 //! speed moves with its neighbours, the fastest batch is what the loop costs on a quiet core,
@@ -192,6 +195,9 @@ fn calls(mut job: impl FnMut()) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stage = std::env::args().nth(1).unwrap_or_else(|| "skin".into());
+    // Which kernels the jobs run is decided once per process (CPU detection, the environment):
+    // decided here, before the measured calls, and said on standard error.
+    eprintln!("kernels: {:?}", sinew::kernels::active());
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     match stage.as_str() {
         "time" => {

@@ -126,6 +126,19 @@ pub(super) fn points_and_normals<R: Real, I, const UNIT: bool, const V3: bool>(
     call::<_, V3>(PointsAndNormals::<'_, '_, R, I, _, UNIT> { blend, k, idx, wts, pos, out_p, nrm, out_n });
 }
 
+/// [`points_and_normals_here`] with the build's kernels, as a function of its own (its
+/// slices arrive as arguments, which the compiler knows do not alias).
+#[cfg_attr(sinew_host_kernels, inline(never))]
+fn points_and_normals_build<R: Real, I, const UNIT: bool>(
+    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    k: usize,
+    (idx, wts): (&[I], &[R]),
+    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
+    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
+) {
+    points_and_normals_here::<R, I, UNIT, false>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+}
+
 /// [`points_and_normals`], in its caller's function.
 #[cfg_attr(sinew_host_kernels, inline(always))]
 fn points_and_normals_here<R: Real, I, const UNIT: bool, const V3: bool>(
@@ -262,7 +275,11 @@ impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>, const UNIT: bool> Kernel for P
     #[inline(always)]
     fn run<const V3: bool>(self) {
         let PointsAndNormals { blend, k, idx, wts, pos, out_p, nrm, out_n } = self;
-        points_and_normals_here::<R, I, UNIT, V3>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+        if V3 {
+            points_and_normals_here::<R, I, UNIT, V3>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+        } else {
+            points_and_normals_build::<R, I, UNIT>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+        }
     }
 }
 
