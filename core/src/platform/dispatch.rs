@@ -96,6 +96,41 @@ pub(crate) fn call<K: Kernel, const V3: bool>(k: K) -> K::Output {
     on_build(k)
 }
 
+/// A kernel that writes two slices, called out of line with the slices as arguments of their
+/// own: the compiler then knows that its stores do not alias what it reads, and keeps the
+/// reads of the next element ahead of the stores of this one (in a struct's fields it cannot).
+pub(crate) trait Kernel2<T, U> {
+    /// The kernel, in the set `V3` (see [`Kernel::run`]), writing `a` and `b`.
+    fn run<const V3: bool>(self, a: &mut [T], b: &mut [U]);
+}
+
+/// [`call`] for a [`Kernel2`].
+#[inline(always)]
+pub(crate) fn call2<K: Kernel2<T, U>, T, U, const V3: bool>(k: K, a: &mut [T], b: &mut [U]) {
+    #[cfg(sinew_dispatch)]
+    if V3 {
+        #[allow(unsafe_code)]
+        // SAFETY: as in `call`: `V3` kernels run only below `dispatch`'s call of `on_v3`, made
+        // once the CPU was found to have every feature `on_v3_2` enables.
+        return unsafe { on_v3_2(k, a, b) };
+    }
+    on_build_2(k, a, b);
+}
+
+/// The build's own form of a [`Kernel2`] called out of line.
+#[cfg_attr(sinew_host_kernels, inline(never))]
+fn on_build_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
+    k.run::<false>(a, b);
+}
+
+/// The x86-64-v3 form of a [`Kernel2`].
+#[cfg(sinew_dispatch)]
+#[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,sse3,sse4.1,sse4.2,ssse3")]
+#[inline(never)]
+fn on_v3_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
+    k.run::<true>(a, b);
+}
+
 /// The build's own form of a kernel called out of line (on hosts; elsewhere the compiler
 /// decides).
 #[cfg_attr(sinew_host_kernels, inline(never))]

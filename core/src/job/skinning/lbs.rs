@@ -9,8 +9,8 @@ use super::blended::{Blended, V};
 use super::vertex::{directions, renormalize, renormalize_xyz, unit};
 use super::SkinningJob;
 use crate::math::{Mat4, Vec3, Vec4};
-use crate::platform::dispatch::{call, Kernel};
-use crate::platform::{avx2, HOST_KERNELS};
+use crate::platform::dispatch::{call, call2, Kernel, Kernel2};
+use crate::platform::{AVX2, HOST_KERNELS};
 use crate::real::{Lanes, Real};
 
 impl<R: Real> SkinningJob<'_, R> {
@@ -123,20 +123,7 @@ pub(super) fn points_and_normals<R: Real, I, const UNIT: bool, const V3: bool>(
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
     (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
 ) {
-    call::<_, V3>(PointsAndNormals::<'_, '_, R, I, _, UNIT> { blend, k, idx, wts, pos, out_p, nrm, out_n });
-}
-
-/// [`points_and_normals_here`] with the build's kernels, as a function of its own (its
-/// slices arrive as arguments, which the compiler knows do not alias).
-#[cfg_attr(sinew_host_kernels, inline(never))]
-fn points_and_normals_build<R: Real, I, const UNIT: bool>(
-    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
-    k: usize,
-    (idx, wts): (&[I], &[R]),
-    (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
-    (nrm, out_n): (&[Vec3<R>], &mut [Vec3<R>]),
-) {
-    points_and_normals_here::<R, I, UNIT, false>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
+    call2::<_, _, _, V3>(PointsAndNormals::<'_, '_, R, I, _, UNIT> { blend, k, idx, wts, pos, nrm }, out_p, out_n);
 }
 
 /// [`points_and_normals`], in its caller's function.
@@ -258,28 +245,24 @@ impl<R: Real, const K: usize, const UNIT: bool> Kernel for Lbs<'_, '_, '_, R, K,
     }
 }
 
-/// [`points_and_normals`] as a kernel called out of line.
+/// [`points_and_normals`] as a kernel called out of line
+/// (its inputs; the outputs are [`Kernel2`]'s arguments).
 struct PointsAndNormals<'b, 'd, R: Real, I, B, const UNIT: bool> {
     blend: &'b B,
     k: usize,
     idx: &'d [I],
     wts: &'d [R],
     pos: &'d [Vec3<R>],
-    out_p: &'d mut [Vec3<R>],
     nrm: &'d [Vec3<R>],
-    out_n: &'d mut [Vec3<R>],
 }
 
-impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>, const UNIT: bool> Kernel for PointsAndNormals<'_, '_, R, I, B, UNIT> {
-    type Output = ();
+impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>, const UNIT: bool> Kernel2<Vec3<R>, Vec3<R>>
+    for PointsAndNormals<'_, '_, R, I, B, UNIT>
+{
     #[inline(always)]
-    fn run<const V3: bool>(self) {
-        let PointsAndNormals { blend, k, idx, wts, pos, out_p, nrm, out_n } = self;
-        if V3 {
-            points_and_normals_here::<R, I, UNIT, V3>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
-        } else {
-            points_and_normals_build::<R, I, UNIT>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
-        }
+    fn run<const V3: bool>(self, out_p: &mut [Vec3<R>], out_n: &mut [Vec3<R>]) {
+        let PointsAndNormals { blend, k, idx, wts, pos, nrm } = self;
+        points_and_normals_here::<R, I, UNIT, V3>(blend, k, (idx, wts), (pos, out_p), (nrm, out_n));
     }
 }
 
@@ -365,7 +348,7 @@ pub(super) struct PackedJoint<R>(pub(super) [[R; 4]; 4]);
 /// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries.
 pub(super) fn pack<R: Real, const V3: bool>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
     for (entry, m) in table.iter_mut().zip(palette) {
-        if avx2(V3) {
+        if AVX2 {
             entry.0 = m.cols;
         } else {
             let t = m.cols[3];
@@ -433,7 +416,7 @@ pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool>(
     // byte is the index, and a byte indexes the table without a bounds check.
     const LOW: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
     let entry = |j: [u8; 2]| &table[usize::from(j[LOW])].0;
-    if avx2(V3) {
+    if AVX2 {
         let k = if K == 0 { idx.len().min(w.len()) } else { K };
         let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
         let [c0, c1, c2, t] = blend_pairs::<R, V3>(idx.iter().map(|&j| entry(j)), w);
