@@ -34,8 +34,24 @@ module sinew_web_graph.wasm simd "$simd" -p sinew-web
 # The glTF importer, fetched when a page is given a .glb or .gltf.
 module sinew_web_import.wasm scalar "" -p sinew-web-import
 
-cp "$web"/site/* "$web"/js/*.js "$out/"
-cp "$root"/frontend-sdl/shaders/*.glsl "$out/shaders/"
+cp "$web"/site/* "$out/"
+# The pages' modules, minified one by one (imports and exports kept) by the lockfile's esbuild
+# when npm has installed it; as written otherwise.
+esbuild="$web/node_modules/.bin/esbuild"
+if [ ! -x "$esbuild" ] && [ -f "$web/package-lock.json" ] && command -v npm >/dev/null; then
+  npm ci --prefix "$web" --no-audit --no-fund --silent
+fi
+for f in "$web"/js/*.js; do
+  if [ -x "$esbuild" ]; then
+    "$esbuild" "$f" --minify --format=esm --log-level=warning --outfile="$out/$(basename "$f")"
+  else
+    cp "$f" "$out/"
+  fi
+done
+# The shaders the desktop compiles, without their comments, indentation and blank lines.
+for f in "$root"/frontend-sdl/shaders/*.glsl; do
+  sed -e 's#//.*##' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f" >"$out/shaders/$(basename "$f")"
+done
 cp "$root/core/fixtures/character.sinew" "$out/models/"
 
 # three.js, for three.html and bench.html: the npm package of the lockfile.

@@ -119,6 +119,8 @@ impl std::fmt::Debug for Character {
 impl Character {
     /// A character of `model` playing its first clip (the rest pose without clips).
     #[must_use]
+    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    #[inline(never)]
     pub fn new(model: Rc<WebModel>) -> Character {
         // One element per four joints, as the rest pose has.
         let rest = model.skeleton.rest_pose().to_vec();
@@ -411,6 +413,8 @@ impl Character {
 
     /// Morph weights from the playing clips (the second blended in), and the morphed vertices
     /// of every draw part of a mesh with targets.
+    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    #[inline(never)]
     fn morphs(&mut self, model: &WebModel) -> Result<(), JobError> {
         let clip_time = |p: &Option<ClipPlayer>| p.as_ref().map(|p| (p.clip, p.player.time()));
         let (first, second) = if self.graph.is_some() {

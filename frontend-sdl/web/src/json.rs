@@ -1,5 +1,7 @@
 //! A small JSON writer for the descriptions the JavaScript side parses once per load (names,
-//! counts, buffer addresses): strings escaped, floats in their shortest round-trip form.
+//! counts, buffer addresses): strings escaped, floats in their shortest round-trip form. Its
+//! methods stay out of line (`#[inline(never)]`): a description makes hundreds of calls, and
+//! inlined copies of them grow the module every page downloads.
 
 use std::fmt::Write;
 
@@ -12,12 +14,14 @@ pub struct Json {
 
 impl Json {
     /// Appends raw JSON text (punctuation, keys known to need no escaping).
+    #[inline(never)]
     pub fn raw(&mut self, s: &str) -> &mut Self {
         self.out.push_str(s);
         self
     }
 
     /// Appends `s` as a JSON string.
+    #[inline(never)]
     pub fn string(&mut self, s: &str) -> &mut Self {
         self.out.push('"');
         for c in s.chars() {
@@ -35,6 +39,7 @@ impl Json {
     }
 
     /// Appends an unsigned integer.
+    #[inline(never)]
     pub fn uint(&mut self, v: usize) -> &mut Self {
         let _ = write!(self.out, "{v}");
         self
@@ -52,6 +57,7 @@ impl Json {
     }
 
     /// Appends a JSON array of floats (as [`Json::float`] writes them).
+    #[inline(never)]
     pub fn floats(&mut self, v: &[f32]) -> &mut Self {
         self.out.push('[');
         for (i, &x) in v.iter().enumerate() {

@@ -138,6 +138,8 @@ impl WebModel {
     }
 
     #[allow(clippy::type_complexity)]
+    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    #[inline(never)]
     fn build(
         data: &'static [u8],
         palette: usize,
@@ -177,6 +179,8 @@ impl WebModel {
 
     /// The bounds of every mesh skinned (linear blend) in the rest pose, as the desktop viewer
     /// frames them: the box of the skinned vertices, or of the joints without meshes.
+    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    #[inline(never)]
     fn bind_bounds(&self) -> Bounds {
         let model = self.rest_model();
         let mut points: Vec<Vec3<f32>> = Vec::new();
@@ -224,6 +228,8 @@ impl WebModel {
     /// with their draw parts (addresses of their vertex and index data in this module's
     /// memory), textures (addresses of their texels), and the bounds.
     #[must_use]
+    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    #[inline(never)]
     pub fn describe(&self) -> String {
         let mut j = Json::default();
         j.raw("{").key("joints").uint(self.num_joints()).raw(",").key("jointNames").raw("[");

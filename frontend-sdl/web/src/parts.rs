@@ -218,6 +218,8 @@ impl Group {
 /// Every part of `mesh` as draw parts whose palettes hold at most `palette` joints (at least
 /// [`MIN_PALETTE`]) and whose vertices fit 16-bit indices.
 #[must_use]
+// Out of line: a load-time path, whose inlined copies only grow the module.
+#[inline(never)]
 pub fn draw_parts(mesh: &MeshData<'_>, palette: usize) -> Vec<DrawPart> {
     let cap = palette.max(MIN_PALETTE);
     let mut out = Vec::new();
