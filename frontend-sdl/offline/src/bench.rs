@@ -360,9 +360,9 @@ impl<'a> KitCrowd<'a> {
     /// [`Team::frame`] runs one frame of every character. The characters are split into runs
     /// of consecutive characters, one per thread: the caller's thread updates the first run,
     /// each other thread (started here, before `drive`, and ended after it) one of the others,
-    /// the same run every frame, with working memory it allocates itself. Between frames the
-    /// threads wait spinning (yielding after a while), so that starting a frame wakes no
-    /// sleeping thread.
+    /// the same run every frame, with working memory it allocates itself. A waiting thread
+    /// spins for up to [`SPIN`] before it parks, so that back-to-back frames wake no sleeping
+    /// thread.
     ///
     /// # Errors
     ///
@@ -387,19 +387,19 @@ impl<'a> KitCrowd<'a> {
             done: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             error: Mutex::new(None),
+            caller: std::thread::current(),
         };
         let signal = &signal;
         let stage = Stage { character, duration, soa, slot };
         let result: Result<_, String> = std::thread::scope(|s| {
             // Ends the other threads' loops however this scope is left.
-            let _stop = StopOnDrop(&signal.stop);
-            let mut workers = 0;
+            let mut stop = StopOnDrop(&signal.stop, Vec::new());
             for (k, run) in runs.enumerate() {
-                std::thread::Builder::new()
+                let worker = std::thread::Builder::new()
                     .name(format!("crowd-{}", k + 1))
                     .spawn_scoped(s, move || run.serve(stage, first_frame, signal))
                     .map_err(|e| format!("cannot start thread {} of {threads}: {e}", k + 2))?;
-                workers += 1;
+                stop.1.push(worker.thread().clone());
             }
             let mut team = Team {
                 own,
@@ -407,7 +407,7 @@ impl<'a> KitCrowd<'a> {
                 scratch: Scratch::new(character.skeleton),
                 frame: first_frame,
                 frames: 0,
-                workers,
+                workers: stop.1.clone(),
                 signal,
             };
             let r = drive(&mut team);
@@ -451,26 +451,37 @@ struct Signal {
     stop: AtomicBool,
     /// The first error of the other threads.
     error: Mutex<Option<JobError>>,
+    /// The caller's thread, woken when a thread finishes a frame.
+    caller: std::thread::Thread,
 }
 
-/// Sets its flag when dropped.
-struct StopOnDrop<'s>(&'s AtomicBool);
+/// Sets its flag and wakes its threads when dropped.
+struct StopOnDrop<'s>(&'s AtomicBool, Vec<std::thread::Thread>);
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Release);
+        self.1.iter().for_each(std::thread::Thread::unpark);
     }
 }
 
-/// Waits until `ready` holds: spinning at first, then yielding the core between checks.
+/// How long a waiting thread spins before it parks: longer than the usual wait between a
+/// thread's end of a frame and the next frame's start, so that on a machine with a core for
+/// each thread a frame wakes no thread, and short enough that a thread waiting on a busy
+/// machine soon gives its core away.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Waits until `ready` holds: spinning for [`SPIN`], then parked (whoever makes `ready` hold
+/// unparks the thread).
 fn wait_until(mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
     let mut spins = 0u32;
     while !ready() {
-        if spins < 1 << 14 {
-            spins += 1;
+        spins = spins.wrapping_add(1);
+        if !spins.is_multiple_of(64) || start.elapsed() < SPIN {
             std::hint::spin_loop();
         } else {
-            std::thread::yield_now();
+            std::thread::park();
         }
     }
 }
@@ -482,7 +493,8 @@ pub struct Team<'t> {
     scratch: Scratch,
     frame: u32,
     frames: usize,
-    workers: usize,
+    /// The other threads, unparked at the start of each frame.
+    workers: Vec<std::thread::Thread>,
     signal: &'t Signal,
 }
 
@@ -502,12 +514,13 @@ impl Team<'_> {
         self.frame = self.frame.wrapping_add(1);
         self.frames += 1;
         self.signal.go.store(self.frame, Ordering::Release);
+        self.workers.iter().for_each(std::thread::Thread::unpark);
         let mut error = None;
         if let Some(run) = self.own.as_mut() {
             run.update(self.stage, self.frame, &mut self.scratch, &mut error);
             black_box(&run.palettes);
         }
-        let expected = self.workers * self.frames;
+        let expected = self.workers.len() * self.frames;
         wait_until(|| self.signal.done.load(Ordering::Acquire) == expected);
         if let Some(e) = error {
             return Err(e);
@@ -568,6 +581,7 @@ impl Run<'_> {
                 }
             }
             signal.done.fetch_add(1, Ordering::AcqRel);
+            signal.caller.unpark();
         }
     }
 }
