@@ -254,11 +254,10 @@ pub const CROWD: usize = 1000;
 /// in the first skinned mesh (every skin joint without such a mesh), into its own slot of an `n ×` palette
 /// array. The value is wall-clock ns per character.
 ///
-/// `threads` > 1 splits the characters into that many runs of consecutive characters: the
-/// caller's thread updates the first run, and `threads − 1` threads started before timing
-/// begins each update one of the others, the same run every frame, with their own working
-/// memory; a frame ends when every run is done ([`KitCrowd::on_threads`]). The characters'
-/// results do not depend on the split.
+/// `threads` > 1 runs each frame on the caller's thread and `threads − 1` threads started
+/// before timing begins, each with its own working memory, taking runs of 16 consecutive
+/// characters until none is left; a frame ends when every run is done
+/// ([`KitCrowd::on_threads`]). The characters' results do not depend on the threads.
 ///
 /// # Errors
 ///
@@ -356,11 +355,11 @@ impl<'a> KitCrowd<'a> {
         self.np.max(1)
     }
 
-    /// Runs `drive` with a [`Team`] of `threads` threads (at most one per character) whose
-    /// [`Team::frame`] runs one frame of every character. The characters are split into runs
-    /// of consecutive characters, one per thread: the caller's thread updates the first run,
-    /// each other thread (started here, before `drive`, and ended after it) one of the others,
-    /// the same run every frame, with working memory it allocates itself. A waiting thread
+    /// Runs `drive` with a [`Team`] of `threads` threads (at most one per run of [`CHUNK`]
+    /// characters) whose [`Team::frame`] runs one frame of every character: the caller's
+    /// thread and the others (started here, before `drive`, and ended after it, each with
+    /// working memory it allocates itself) take the runs of consecutive characters one at a
+    /// time until none is left, so that a thread slowed down by its core does fewer. A waiting thread
     /// spins for up to [`SPIN`] before it parks, so that back-to-back frames wake no sleeping
     /// thread.
     ///
@@ -371,18 +370,21 @@ impl<'a> KitCrowd<'a> {
         let n = self.times.len();
         let soa = self.character.skeleton.num_soa_joints();
         let slot = self.np.max(1);
-        let per = n.div_ceil(threads.clamp(1, n));
+        let per = CHUNK;
+        let threads = threads.clamp(1, n.div_ceil(per));
         let first_frame = self.frame;
         let (character, duration) = (&self.character, self.duration);
-        let mut runs = self
+        let runs: Vec<Mutex<Run<'_>>> = self
             .caches
             .chunks_mut(per * 2 * soa)
             .zip(self.palettes.chunks_mut(per * slot))
             .zip(self.times.chunks_mut(per))
             .enumerate()
-            .map(|(k, ((caches, palettes), times))| Run { first: k * per, caches, palettes, times });
-        let own = runs.next();
+            .map(|(k, ((caches, palettes), times))| Mutex::new(Run { first: k * per, caches, palettes, times }))
+            .collect();
         let signal = Signal {
+            runs,
+            next: AtomicUsize::new(0),
             go: AtomicU32::new(first_frame),
             done: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -394,15 +396,14 @@ impl<'a> KitCrowd<'a> {
         let result: Result<_, String> = std::thread::scope(|s| {
             // Ends the other threads' loops however this scope is left.
             let mut stop = StopOnDrop(&signal.stop, Vec::new());
-            for (k, run) in runs.enumerate() {
+            for k in 1..threads {
                 let worker = std::thread::Builder::new()
-                    .name(format!("crowd-{}", k + 1))
-                    .spawn_scoped(s, move || run.serve(stage, first_frame, signal))
-                    .map_err(|e| format!("cannot start thread {} of {threads}: {e}", k + 2))?;
+                    .name(format!("crowd-{k}"))
+                    .spawn_scoped(s, move || serve(stage, first_frame, signal))
+                    .map_err(|e| format!("cannot start thread {} of {threads}: {e}", k + 1))?;
                 stop.1.push(worker.thread().clone());
             }
             let mut team = Team {
-                own,
                 stage,
                 scratch: Scratch::new(character.skeleton),
                 frame: first_frame,
@@ -441,8 +442,15 @@ struct Stage<'c, 'a> {
     slot: usize,
 }
 
+/// Characters of a run, the share of a frame a thread takes at a time.
+const CHUNK: usize = 16;
+
 /// How the caller's thread and the other threads of [`KitCrowd::on_threads`] talk.
-struct Signal {
+struct Signal<'r> {
+    /// The characters, in runs of [`CHUNK`] consecutive characters.
+    runs: Vec<Mutex<Run<'r>>>,
+    /// The next run to take in this frame.
+    next: AtomicUsize,
     /// The frame the threads are to run (they run it when it differs from their last one).
     go: AtomicU32,
     /// Frames the other threads have finished, all threads together.
@@ -488,14 +496,13 @@ fn wait_until(mut ready: impl FnMut() -> bool) {
 
 /// The threads of [`KitCrowd::on_threads`], seen from the caller's thread.
 pub struct Team<'t> {
-    own: Option<Run<'t>>,
     stage: Stage<'t, 't>,
     scratch: Scratch,
     frame: u32,
     frames: usize,
     /// The other threads, unparked at the start of each frame.
     workers: Vec<std::thread::Thread>,
-    signal: &'t Signal,
+    signal: &'t Signal<'t>,
 }
 
 impl Team<'_> {
@@ -513,13 +520,12 @@ impl Team<'_> {
     pub fn frame(&mut self) -> Result<(), JobError> {
         self.frame = self.frame.wrapping_add(1);
         self.frames += 1;
+        // The other threads have finished the last frame: none takes a run until `go` moves.
+        self.signal.next.store(0, Ordering::Relaxed);
         self.signal.go.store(self.frame, Ordering::Release);
         self.workers.iter().for_each(std::thread::Thread::unpark);
         let mut error = None;
-        if let Some(run) = self.own.as_mut() {
-            run.update(self.stage, self.frame, &mut self.scratch, &mut error);
-            black_box(&run.palettes);
-        }
+        take_runs(self.signal, self.stage, self.frame, &mut self.scratch, &mut error);
         let expected = self.workers.len() * self.frames;
         wait_until(|| self.signal.done.load(Ordering::Acquire) == expected);
         if let Some(e) = error {
@@ -532,7 +538,8 @@ impl Team<'_> {
     }
 }
 
-/// One thread's share of a crowd frame: consecutive characters from `first`.
+/// A run of the crowd's characters, taken by one thread in a frame: consecutive characters
+/// from `first`.
 struct Run<'r> {
     first: usize,
     caches: &'r mut [SoaTrackCache<f32>],
@@ -557,32 +564,49 @@ impl Run<'_> {
             }
         }
     }
+}
 
-    /// A thread's loop in [`KitCrowd::on_threads`]: runs each frame `signal` asks for after
-    /// `frame`, until it says stop.
-    fn serve(mut self, stage: Stage<'_, '_>, mut frame: u32, signal: &Signal) {
-        let mut scratch = Scratch::new(stage.character.skeleton);
-        loop {
-            let mut next = frame;
-            wait_until(|| {
-                next = signal.go.load(Ordering::Acquire);
-                next != frame || signal.stop.load(Ordering::Acquire)
-            });
-            if next == frame {
-                return;
-            }
-            frame = next;
-            let mut error = None;
-            self.update(stage, frame, &mut scratch, &mut error);
-            black_box(&self.palettes);
-            if let Some(e) = error {
-                if let Ok(mut first) = signal.error.lock() {
-                    first.get_or_insert(e);
-                }
-            }
-            signal.done.fetch_add(1, Ordering::AcqRel);
-            signal.caller.unpark();
+/// Updates runs of characters for frame `frame`, taking the next run not yet taken until
+/// none is left, keeping the first error in `error`.
+fn take_runs(
+    signal: &Signal<'_>,
+    stage: Stage<'_, '_>,
+    frame: u32,
+    scratch: &mut Scratch,
+    error: &mut Option<JobError>,
+) {
+    while let Some(run) = signal.runs.get(signal.next.fetch_add(1, Ordering::Relaxed)) {
+        // A run's lock is poisoned only by a panic, which ends the scope.
+        if let Ok(mut run) = run.lock() {
+            run.update(stage, frame, scratch, error);
+            black_box(&run.palettes);
         }
+    }
+}
+
+/// A thread's loop in [`KitCrowd::on_threads`]: runs its share of each frame `signal` asks
+/// for after `frame`, until it says stop.
+fn serve(stage: Stage<'_, '_>, mut frame: u32, signal: &Signal<'_>) {
+    let mut scratch = Scratch::new(stage.character.skeleton);
+    loop {
+        let mut next = frame;
+        wait_until(|| {
+            next = signal.go.load(Ordering::Acquire);
+            next != frame || signal.stop.load(Ordering::Acquire)
+        });
+        if next == frame {
+            return;
+        }
+        frame = next;
+        let mut error = None;
+        take_runs(signal, stage, frame, &mut scratch, &mut error);
+        if let Some(e) = error {
+            if let Ok(mut first) = signal.error.lock() {
+                first.get_or_insert(e);
+            }
+        }
+        signal.done.fetch_add(1, Ordering::AcqRel);
+        signal.caller.unpark();
     }
 }
 
