@@ -6,6 +6,8 @@
 //! buffers are allocated before timing starts.
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache};
@@ -252,68 +254,39 @@ pub const CROWD: usize = 1000;
 /// in the first skinned mesh (every skin joint without such a mesh), into its own slot of an `n ×` palette
 /// array. The value is wall-clock ns per character.
 ///
-/// `threads` > 1 splits the characters into that many runs of consecutive characters, one per
-/// thread of a pool of `threads` (the caller's thread waits); each run has its own working
-/// memory (poses and model matrices). The characters' results do not depend on the split
-/// ([`KitCrowd`]).
+/// `threads` > 1 runs each frame on the caller's thread and `threads − 1` threads started
+/// before timing begins, each with its own working memory, taking runs of 16 consecutive
+/// characters until none is left; a frame ends when every run is done
+/// ([`KitCrowd::on_threads`]). The characters' results do not depend on the threads.
 ///
 /// # Errors
 ///
-/// A message when the model has no such clip, a job refuses its inputs, or `threads` > 1 in a
-/// build without the `threads` feature.
+/// A message when the model has no such clip, a job refuses its inputs or a thread cannot be
+/// started.
 pub fn crowd_stage(model: &Model, clip: usize, n: usize, threads: usize) -> Result<Measurement, String> {
     let mut crowd = KitCrowd::new(model, clip, n)?;
-    let pool = crowd_pool(threads)?;
     let mut err = None;
-    let (med, lo, hi) = time_it(|| {
-        // The first frame fills every cache from empty; the others run through `steady`, which
-        // a profiler can count alone.
-        let r = if crowd.frame == 0 { crowd.frame(pool.as_ref()) } else { steady(|| crowd.frame(pool.as_ref())) };
-        if let Err(e) = r {
-            err = Some(e);
-        }
-        black_box(crowd.palettes());
-    });
+    let (med, lo, hi) = crowd.on_threads(threads, |team| {
+        time_it(|| {
+            // The first frame fills every cache from empty; the others run through `steady`,
+            // which a profiler can count alone.
+            let r = if team.frames() == 0 { team.frame() } else { steady(|| team.frame()) };
+            if let Err(e) = r {
+                err.get_or_insert(e);
+            }
+        })
+    })?;
     if let Some(e) = err {
         return Err(e.to_string());
     }
+    black_box(crowd.palettes());
     let (n, np) = (crowd.times.len(), crowd.np);
     eprintln!("  crowd: {n} characters, palette of {np} matrices each, {} thread(s)", threads.max(1));
     Ok(Measurement { stage: "crowd", ns_per_unit: med / n as f64, count: n, min_max: (lo, hi) })
 }
 
-/// The pool that runs a crowd frame on `threads` threads: none for one thread.
-#[cfg(feature = "threads")]
-fn crowd_pool(threads: usize) -> Result<Option<rayon::ThreadPool>, String> {
-    if threads <= 1 {
-        return Ok(None);
-    }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-    pool.map(Some).map_err(|e| format!("cannot start {threads} threads: {e}"))
-}
-
-/// Without the `threads` feature there is no pool: only one thread.
-#[cfg(not(feature = "threads"))]
-fn crowd_pool(threads: usize) -> Result<Option<NoPool>, String> {
-    if threads <= 1 {
-        Ok(None)
-    } else {
-        Err(format!("--threads {threads}: this build has no threads (the `threads` feature)"))
-    }
-}
-
-/// The stand-in pool of a build without threads (never made).
-#[cfg(not(feature = "threads"))]
-enum NoPool {}
-
-#[cfg(feature = "threads")]
-type Pool = rayon::ThreadPool;
-#[cfg(not(feature = "threads"))]
-type Pool = NoPool;
-
 /// The state of the kit's crowd ([`crowd_stage`]) between frames: each character's time,
-/// sampling caches and palette, in arrays character after character, and the working memory
-/// of each thread.
+/// sampling caches and palette, in arrays character after character.
 pub struct KitCrowd<'a> {
     character: Character<'a>,
     duration: f32,
@@ -324,10 +297,6 @@ pub struct KitCrowd<'a> {
     times: Vec<f32>,
     caches: Vec<SoaTrackCache<f32>>,
     palettes: Vec<Mat4<f32>>,
-    /// One per thread (grown on the first frame with more threads).
-    scratch: Vec<Scratch>,
-    /// The first error of each thread's run of characters in the last frame.
-    errors: Vec<Option<JobError>>,
 }
 
 impl<'a> KitCrowd<'a> {
@@ -372,8 +341,6 @@ impl<'a> KitCrowd<'a> {
             times: (0..n).map(|i| (i as f32 * 0.618_034) % 1.0 * duration).collect(),
             caches: vec![SoaTrackCache::<f32>::EMPTY; n * 2 * soa],
             palettes: vec![Mat4::<f32>::IDENTITY; n * np.max(1)],
-            scratch: vec![Scratch::new(skel)],
-            errors: vec![None],
         })
     }
 
@@ -388,93 +355,202 @@ impl<'a> KitCrowd<'a> {
         self.np.max(1)
     }
 
-    /// Runs one frame: on the caller's thread without a pool, else split over the pool's
-    /// threads (a run of consecutive characters each).
-    fn frame(&mut self, pool: Option<&Pool>) -> Result<(), JobError> {
-        self.frame = self.frame.wrapping_add(1);
-        let n = self.times.len();
-        let soa = self.character.skeleton.num_soa_joints();
-        let np = self.np.max(1);
-        let threads = pool.map_or(1, pool_threads).clamp(1, n);
-        while self.scratch.len() < threads {
-            self.scratch.push(Scratch::new(self.character.skeleton));
-            self.errors.push(None);
-        }
-        let per = n.div_ceil(threads);
-        let runs = self
-            .caches
-            .chunks_mut(per * 2 * soa)
-            .zip(self.palettes.chunks_mut(per * np))
-            .zip(self.times.chunks_mut(per))
-            .zip(self.scratch.iter_mut().zip(self.errors.iter_mut()))
-            .enumerate()
-            .map(|(k, (((caches, palettes), times), (scratch, error)))| Run {
-                first: k * per,
-                caches,
-                palettes,
-                times,
-                scratch,
-                error,
-            });
-        let (character, duration, frame) = (&self.character, self.duration, self.frame);
-        match pool {
-            None => runs.for_each(|r| r.update(character, duration, frame, soa, np)),
-            #[cfg(feature = "threads")]
-            Some(pool) => pool.scope(|s| {
-                for r in runs {
-                    s.spawn(move |_| r.update(character, duration, frame, soa, np));
-                }
-            }),
-            #[cfg(not(feature = "threads"))]
-            Some(never) => match *never {},
-        }
-        match self.errors.iter_mut().find_map(Option::take) {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
-    /// Runs `frames` frames on `threads` threads (1: the caller's), as `sinew bench --threads`
-    /// does, untimed.
+    /// Runs `drive` with a [`Team`] of `threads` threads (at most one per run of [`CHUNK`]
+    /// characters) whose [`Team::frame`] runs one frame of every character: the caller's
+    /// thread and the others (started here, before `drive`, and ended after it, each with
+    /// working memory it allocates itself) take the runs of consecutive characters one at a
+    /// time until none is left, so that a thread slowed down by its core does fewer. A waiting thread
+    /// spins for up to [`SPIN`] before it parks, so that back-to-back frames wake no sleeping
+    /// thread.
     ///
     /// # Errors
     ///
-    /// The first job error, or a message when the pool cannot be made.
+    /// A message when a thread cannot be started.
+    pub fn on_threads<R>(&mut self, threads: usize, drive: impl FnOnce(&mut Team<'_>) -> R) -> Result<R, String> {
+        let n = self.times.len();
+        let soa = self.character.skeleton.num_soa_joints();
+        let slot = self.np.max(1);
+        let per = CHUNK;
+        let threads = threads.clamp(1, n.div_ceil(per));
+        let first_frame = self.frame;
+        let (character, duration) = (&self.character, self.duration);
+        let runs: Vec<Mutex<Run<'_>>> = self
+            .caches
+            .chunks_mut(per * 2 * soa)
+            .zip(self.palettes.chunks_mut(per * slot))
+            .zip(self.times.chunks_mut(per))
+            .enumerate()
+            .map(|(k, ((caches, palettes), times))| Mutex::new(Run { first: k * per, caches, palettes, times }))
+            .collect();
+        let signal = Signal {
+            runs,
+            next: AtomicUsize::new(0),
+            go: AtomicU32::new(first_frame),
+            done: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            error: Mutex::new(None),
+            caller: std::thread::current(),
+        };
+        let signal = &signal;
+        let stage = Stage { character, duration, soa, slot };
+        let result: Result<_, String> = std::thread::scope(|s| {
+            // Ends the other threads' loops however this scope is left.
+            let mut stop = StopOnDrop(&signal.stop, Vec::new());
+            for k in 1..threads {
+                let worker = std::thread::Builder::new()
+                    .name(format!("crowd-{k}"))
+                    .spawn_scoped(s, move || serve(stage, first_frame, signal))
+                    .map_err(|e| format!("cannot start thread {} of {threads}: {e}", k + 1))?;
+                stop.1.push(worker.thread().clone());
+            }
+            let mut team = Team {
+                stage,
+                scratch: Scratch::new(character.skeleton),
+                frame: first_frame,
+                frames: 0,
+                workers: stop.1.clone(),
+                signal,
+            };
+            let r = drive(&mut team);
+            Ok((r, team.frame))
+        });
+        let (r, frame) = result?;
+        self.frame = frame;
+        Ok(r)
+    }
+
+    /// Runs `frames` frames on `threads` threads ([`KitCrowd::on_threads`]), as
+    /// `sinew bench --threads` does, untimed.
+    ///
+    /// # Errors
+    ///
+    /// The first job error, or a message when a thread cannot be started.
     pub fn run_frames(&mut self, frames: usize, threads: usize) -> Result<(), String> {
-        let pool = crowd_pool(threads)?;
-        for _ in 0..frames {
-            self.frame(pool.as_ref()).map_err(|e| e.to_string())?;
-        }
-        Ok(())
+        self.on_threads(threads, |team| (0..frames).try_for_each(|_| team.frame()))?.map_err(|e| e.to_string())
     }
 }
 
-/// Threads of a pool.
-#[cfg(feature = "threads")]
-fn pool_threads(pool: &Pool) -> usize {
-    pool.current_num_threads()
+/// What every thread of a crowd frame reads: the characters' shared data and the sizes of a
+/// character's slots.
+#[derive(Clone, Copy)]
+struct Stage<'c, 'a> {
+    character: &'c Character<'a>,
+    duration: f32,
+    /// SoA joints of a pose (a character has twice as many caches).
+    soa: usize,
+    /// Matrices of a character's palette slot.
+    slot: usize,
 }
 
-/// Threads of a pool that cannot exist.
-#[cfg(not(feature = "threads"))]
-fn pool_threads(never: &Pool) -> usize {
-    match *never {}
+/// Characters of a run, the share of a frame a thread takes at a time.
+const CHUNK: usize = 16;
+
+/// How the caller's thread and the other threads of [`KitCrowd::on_threads`] talk.
+struct Signal<'r> {
+    /// The characters, in runs of [`CHUNK`] consecutive characters.
+    runs: Vec<Mutex<Run<'r>>>,
+    /// The next run to take in this frame.
+    next: AtomicUsize,
+    /// The frame the threads are to run (they run it when it differs from their last one).
+    go: AtomicU32,
+    /// Frames the other threads have finished, all threads together.
+    done: AtomicUsize,
+    /// Set when the caller is done: the threads return.
+    stop: AtomicBool,
+    /// The first error of the other threads.
+    error: Mutex<Option<JobError>>,
+    /// The caller's thread, woken when a thread finishes a frame.
+    caller: std::thread::Thread,
 }
 
-/// One thread's share of a crowd frame: consecutive characters from `first`.
+/// Sets its flag and wakes its threads when dropped.
+struct StopOnDrop<'s>(&'s AtomicBool, Vec<std::thread::Thread>);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+        self.1.iter().for_each(std::thread::Thread::unpark);
+    }
+}
+
+/// How long a waiting thread spins before it parks: longer than the usual wait between a
+/// thread's end of a frame and the next frame's start, so that on a machine with a core for
+/// each thread a frame wakes no thread, and short enough that a thread waiting on a busy
+/// machine soon gives its core away.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Waits until `ready` holds: spinning for [`SPIN`], then parked (whoever makes `ready` hold
+/// unparks the thread).
+fn wait_until(mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    while !ready() {
+        spins = spins.wrapping_add(1);
+        if !spins.is_multiple_of(64) || start.elapsed() < SPIN {
+            std::hint::spin_loop();
+        } else {
+            std::thread::park();
+        }
+    }
+}
+
+/// The threads of [`KitCrowd::on_threads`], seen from the caller's thread.
+pub struct Team<'t> {
+    stage: Stage<'t, 't>,
+    scratch: Scratch,
+    frame: u32,
+    frames: usize,
+    /// The other threads, unparked at the start of each frame.
+    workers: Vec<std::thread::Thread>,
+    signal: &'t Signal<'t>,
+}
+
+impl Team<'_> {
+    /// Frames run by this team so far.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// Runs one frame of every character and returns when all threads have finished it.
+    ///
+    /// # Errors
+    ///
+    /// The first job error of this frame (the other threads' errors show at the frame after
+    /// theirs at the latest).
+    pub fn frame(&mut self) -> Result<(), JobError> {
+        self.frame = self.frame.wrapping_add(1);
+        self.frames += 1;
+        // The other threads have finished the last frame: none takes a run until `go` moves.
+        self.signal.next.store(0, Ordering::Relaxed);
+        self.signal.go.store(self.frame, Ordering::Release);
+        self.workers.iter().for_each(std::thread::Thread::unpark);
+        let mut error = None;
+        take_runs(self.signal, self.stage, self.frame, &mut self.scratch, &mut error);
+        let expected = self.workers.len() * self.frames;
+        wait_until(|| self.signal.done.load(Ordering::Acquire) == expected);
+        if let Some(e) = error {
+            return Err(e);
+        }
+        match self.signal.error.lock() {
+            Ok(mut e) => e.take().map_or(Ok(()), Err),
+            Err(_) => Err(JobError::InputTooSmall),
+        }
+    }
+}
+
+/// A run of the crowd's characters, taken by one thread in a frame: consecutive characters
+/// from `first`.
 struct Run<'r> {
     first: usize,
     caches: &'r mut [SoaTrackCache<f32>],
     palettes: &'r mut [Mat4<f32>],
     times: &'r mut [f32],
-    scratch: &'r mut Scratch,
-    error: &'r mut Option<JobError>,
 }
 
 impl Run<'_> {
-    /// Updates the run's characters for frame `frame`, keeping the first error.
-    /// `slot`: matrices of a character's palette slot.
-    fn update(self, character: &Character<'_>, duration: f32, frame: u32, soa: usize, slot: usize) {
+    /// Updates the run's characters for frame `frame`, keeping the first error in `error`.
+    fn update(&mut self, stage: Stage<'_, '_>, frame: u32, scratch: &mut Scratch, error: &mut Option<JobError>) {
+        let Stage { character, duration, soa, slot } = stage;
         let wrap = |t: f32| if t >= duration { t - duration } else { t };
         let per = self.caches.chunks_exact_mut(2 * soa).zip(self.palettes.chunks_exact_mut(slot));
         for (k, ((cache, palette), t)) in per.zip(self.times.iter_mut()).enumerate() {
@@ -483,10 +559,54 @@ impl Run<'_> {
             let times = (character.clip.start() + *t, character.clip.start() + wrap(*t + 0.5 * duration));
             let w = 0.25 + 0.5 * ((frame.wrapping_add(i as u32) & 63) as f32 / 63.0);
             let np = character.inverse_bind.len();
-            if let Err(e) = character.update(times, w, cache, &mut palette[..np], self.scratch) {
-                self.error.get_or_insert(e);
+            if let Err(e) = character.update(times, w, cache, &mut palette[..np], scratch) {
+                error.get_or_insert(e);
             }
         }
+    }
+}
+
+/// Updates runs of characters for frame `frame`, taking the next run not yet taken until
+/// none is left, keeping the first error in `error`.
+fn take_runs(
+    signal: &Signal<'_>,
+    stage: Stage<'_, '_>,
+    frame: u32,
+    scratch: &mut Scratch,
+    error: &mut Option<JobError>,
+) {
+    while let Some(run) = signal.runs.get(signal.next.fetch_add(1, Ordering::Relaxed)) {
+        // A run's lock is poisoned only by a panic, which ends the scope.
+        if let Ok(mut run) = run.lock() {
+            run.update(stage, frame, scratch, error);
+            black_box(&run.palettes);
+        }
+    }
+}
+
+/// A thread's loop in [`KitCrowd::on_threads`]: runs its share of each frame `signal` asks
+/// for after `frame`, until it says stop.
+fn serve(stage: Stage<'_, '_>, mut frame: u32, signal: &Signal<'_>) {
+    let mut scratch = Scratch::new(stage.character.skeleton);
+    loop {
+        let mut next = frame;
+        wait_until(|| {
+            next = signal.go.load(Ordering::Acquire);
+            next != frame || signal.stop.load(Ordering::Acquire)
+        });
+        if next == frame {
+            return;
+        }
+        frame = next;
+        let mut error = None;
+        take_runs(signal, stage, frame, &mut scratch, &mut error);
+        if let Some(e) = error {
+            if let Ok(mut first) = signal.error.lock() {
+                first.get_or_insert(e);
+            }
+        }
+        signal.done.fetch_add(1, Ordering::AcqRel);
+        signal.caller.unpark();
     }
 }
 

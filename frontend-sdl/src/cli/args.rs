@@ -191,7 +191,7 @@ pub struct BenchArgs {
     /// blended, local-to-model, skin palette) on one core and on all cores.
     #[arg(long)]
     pub crowd: Option<usize>,
-    /// The kit's crowd stage on N threads, each updating a run of consecutive characters; its
+    /// The kit's crowd stage on N threads, taking runs of 16 consecutive characters; its
     /// line stays `sinew crowd MODEL <wall-clock ns per character> 1000`.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256), conflicts_with_all = ["compression", "crowd"])]
     pub threads: u16,
