@@ -331,7 +331,8 @@ fn dispatched_kernels_give_the_bits_of_an_x86_64_v3_build() {
         let full = if cfg!(miri) { V3_JOBS[1] } else { fingerprint::<f32>(true) };
         [short[0], full, short[1]]
     }) else {
-        assert!(!DISPATCH || !std::is_x86_feature_detected!("avx2"), "a v3 CPU without v3 kernels");
+        // No v3 kernels here (another target, no dispatch in the build, or a CPU without the
+        // whole level): the jobs run the build's own.
         assert_eq!(dispatch::active(), Kernels::Build);
         return;
     };
