@@ -5,15 +5,13 @@
 //! inverted gives a typed error or other valid data, never a panic. The models are RiggedFigure
 //! repacked by gltfpack (`tests/data/make_compressed.sh`).
 
-mod common;
-use common::glb_of;
-
 use std::path::{Path, PathBuf};
 
 use sinew::math::{Mat4, Vec3};
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::import::gltf::{load_bytes, GltfError};
 use sinew_offline::model::{Model, Skinning};
+use sinew_tests::corpus::gltf::glb_from;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
@@ -116,7 +114,7 @@ fn corrupt_meshopt_streams_are_typed_errors() {
     ] {
         assert!(text.contains(from), "{from}");
         let json = text.replacen(from, to, 1);
-        let bytes = glb_of(&json, &good[bin.clone()]);
+        let bytes = glb_from(&json, &good[bin.clone()]);
         assert!(matches!(load_bytes(&bytes, None, "rf"), Err(GltfError::Meshopt { view: 0, .. })), "{to}");
     }
 }
@@ -161,7 +159,7 @@ fn khr_and_ext_meshopt_labels() {
     let relabel = |glb: &[u8], from: &str, to: &str| {
         let bin = bin_range(glb);
         let text = String::from_utf8_lossy(&glb[20..bin.start - 8]).replace(from, to);
-        glb_of(&text, &glb[bin])
+        glb_from(&text, &glb[bin])
     };
     let ext = std::fs::read(data("RiggedFigure-meshopt.glb")).unwrap();
     let khr = std::fs::read(data("RiggedFigure-meshopt-khr.glb")).unwrap();

@@ -8,9 +8,6 @@
 //! (`tests/data/make_draco.sh`, which also writes the larger shared models for the ignored
 //! `draco_shared_models`).
 
-mod common;
-use common::glb_of;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +16,7 @@ use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::import::gltf::{load_bytes, load_file, GltfError};
 use sinew_offline::model::{Model, Skinning};
+use sinew_tests::corpus::gltf::glb_from;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
@@ -326,7 +324,7 @@ fn damaged_draco_streams_are_typed_errors() {
     let mut cut_errors = 0;
     for cut in (0..length).step_by(7).chain([length - 1]) {
         let json = text.replacen(&from, &format!(r#""byteLength":{cut}"#), 1);
-        let r = load_bytes(&glb_of(&json, &good[bin.clone()]), None, "rf");
+        let r = load_bytes(&glb_from(&json, &good[bin.clone()]), None, "rf");
         assert!(is_draco(&r), "cut to {cut}: {:?}", r.err());
         cut_errors += 1;
     }
