@@ -58,6 +58,16 @@ pub fn set_dispatch(on: bool) {
     let _ = on;
 }
 
+/// `item` compiled for every feature of the x86-64-v3 level that [`cpu_has_v3`] checks (the
+/// two lists must name the same features).
+#[cfg(sinew_dispatch)]
+macro_rules! v3_features {
+    ($item:item) => {
+        #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,sse3,sse4.1,sse4.2,ssse3")]
+        $item
+    };
+}
+
 /// A lane kernel compiled once per kernel set: `run::<true>` is the x86-64-v3 form. Only
 /// [`dispatch`] and [`call`] run it.
 pub(crate) trait Kernel {
@@ -123,12 +133,13 @@ fn on_build_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
     k.run::<false>(a, b);
 }
 
-/// The x86-64-v3 form of a [`Kernel2`].
 #[cfg(sinew_dispatch)]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,sse3,sse4.1,sse4.2,ssse3")]
-#[inline(never)]
-fn on_v3_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
-    k.run::<true>(a, b);
+v3_features! {
+    /// The x86-64-v3 form of a [`Kernel2`].
+    #[inline(never)]
+    fn on_v3_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
+        k.run::<true>(a, b);
+    }
 }
 
 /// The build's own form of a kernel called out of line (on hosts; elsewhere the compiler
@@ -138,13 +149,14 @@ fn on_build<K: Kernel>(k: K) -> K::Output {
     k.run::<false>()
 }
 
-/// The x86-64-v3 form of a kernel: `run::<true>` inlined into a function compiled for every
-/// feature of the level.
 #[cfg(sinew_dispatch)]
-#[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,sse3,sse4.1,sse4.2,ssse3")]
-#[inline(never)]
-fn on_v3<K: Kernel>(k: K) -> K::Output {
-    k.run::<true>()
+v3_features! {
+    /// The x86-64-v3 form of a kernel: `run::<true>` inlined into a function compiled for every
+    /// feature of the level.
+    #[inline(never)]
+    fn on_v3<K: Kernel>(k: K) -> K::Output {
+        k.run::<true>()
+    }
 }
 
 /// Not yet decided: the first job decides.
@@ -189,8 +201,8 @@ fn decide() -> bool {
     STATE.load(Ordering::Relaxed) == V3
 }
 
-/// Every feature [`on_v3`] is compiled with (the operating system's support for the AVX
-/// registers included: the detection checks it).
+/// Every feature `v3_features!` compiles [`on_v3`] and [`on_v3_2`] with (the operating
+/// system's support for the AVX registers included: the detection checks it).
 #[cfg(sinew_dispatch)]
 fn cpu_has_v3() -> bool {
     std::is_x86_feature_detected!("avx")
