@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend; do
+//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
@@ -26,7 +26,8 @@
 //! with weights as exporters write them (one to four influences of weight per vertex, the rest
 //! zero); `skin_dqs_scaled` is the same with every joint's scale and shear
 //! (`Palette::ScaledDualQuats`: the palette's matrices split by polar decomposition, each joint
-//! scaled by 0.9 to 1.1 per axis); `blend` blends two poses with weights 0.3 and 0.7.
+//! scaled by 0.9 to 1.1 per axis); `blend` blends two poses with weights 0.3 and 0.7; `l2m`
+//! computes the model matrices of 67 joints (per call).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -185,6 +186,25 @@ impl Outputs {
     }
 }
 
+/// The `l2m` workload: a skeleton of [`JOINTS`] joints whose parents come as a humanoid's do (a
+/// spine, then chains each hanging off the joint before it, every sixth joint off the spine),
+/// random rest transforms, and the model matrices it computes into.
+type L2mData = (sinew::skeleton::Skeleton<f32, SOA>, Vec<Mat4<f32>>);
+fn l2m_data(rng: &mut Rng) -> Result<L2mData, sinew::skeleton::SkeletonError> {
+    let parents: Vec<i16> = (0..JOINTS as i16)
+        .map(|j| match j {
+            0 => sinew::skeleton::NO_PARENT,
+            j if j % 6 == 0 => (j / 6) % 4,
+            j => j - 1,
+        })
+        .collect();
+    let rest: Vec<_> = (0..JOINTS).map(|_| rng.transform()).collect();
+    let names: Vec<String> = (0..JOINTS).map(|j| format!("j{j}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let skeleton = sinew::skeleton::Skeleton::<f32, SOA>::new(&parents, &rest, &names)?;
+    Ok((skeleton, vec![Mat4::IDENTITY; JOINTS]))
+}
+
 /// The stage's job, [`CALLS`] times.
 #[inline(never)]
 fn calls(mut job: impl FnMut()) {
@@ -203,28 +223,55 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "time" => {
             let seconds: f64 = std::env::args().nth(2).map(|s| s.parse()).transpose()?.unwrap_or(5.0);
             let name = std::env::args().nth(3).unwrap_or_else(|| "skin".into());
-            let skin = Skin::named(&name).ok_or_else(|| format!("unknown skinning stage {name}"))?;
-            let mesh = skin.mesh(&mut rng);
-            let mut out = Outputs::new();
+            let (mut batch, unit): (Box<dyn FnMut() -> Result<(), JobError>>, _) = if name == "l2m" {
+                let (skeleton, mut out) = l2m_data(&mut rng)?;
+                let job = move || {
+                    for _ in 0..BATCH {
+                        sinew::job::LocalToModelJob::new(skeleton.view(), skeleton.rest_pose(), &mut out).run()?;
+                        black_box(&out);
+                    }
+                    Ok(())
+                };
+                (Box::new(job), "joint")
+            } else {
+                let skin = Skin::named(&name).ok_or_else(|| format!("unknown stage {name}"))?;
+                let mesh = skin.mesh(&mut rng);
+                let mut out = Outputs::new();
+                let job = move || {
+                    for _ in 0..BATCH {
+                        mesh.skin(skin, &mut out)?;
+                    }
+                    Ok(())
+                };
+                (Box::new(job), "vertex")
+            };
+            let per = if unit == "joint" { JOINTS } else { VERTICES };
             let start = Instant::now();
             let mut batches = Vec::new();
             while start.elapsed().as_secs_f64() < seconds || batches.is_empty() {
                 let t = Instant::now();
-                for _ in 0..BATCH {
-                    mesh.skin(skin, &mut out)?;
-                }
-                batches.push(t.elapsed().as_secs_f64() * 1e9 / (BATCH * VERTICES) as f64);
+                batch()?;
+                batches.push(t.elapsed().as_secs_f64() * 1e9 / (BATCH * per) as f64);
             }
             batches.sort_by(f64::total_cmp);
             let q = |f: usize| batches[(batches.len() - 1) * f / 4];
             println!(
-                "{name}, ns per vertex over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
+                "{name}, ns per {unit} over {} batches of {BATCH} calls: fastest {:.2}, quartiles {:.2} {:.2} {:.2}",
                 batches.len(),
                 q(0),
                 q(1),
                 q(2),
                 q(3)
             );
+        }
+        "l2m" => {
+            let (skeleton, mut out) = l2m_data(&mut rng)?;
+            let mut err = Ok(());
+            calls(|| {
+                err = sinew::job::LocalToModelJob::new(skeleton.view(), skeleton.rest_pose(), &mut out).run();
+                black_box(&out);
+            });
+            err?;
         }
         "blend" => {
             let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
@@ -245,7 +292,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => {
             let skin = Skin::named(other).ok_or_else(|| {
                 format!(
-                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend or time"
+                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m or time"
                 )
             })?;
             let mesh = skin.mesh(&mut rng);
