@@ -383,8 +383,11 @@ impl TrackView<'_> {
     fn components(&self) -> usize {
         track_components(self.target)
     }
-    /// Time of key `k`.
-    #[inline(always)]
+    /// Time of key `k`. Inlined into each caller on hosts; elsewhere (microcontrollers,
+    /// WebAssembly) one function for the sampler's few call sites, like [`raw`](Self::raw): each
+    /// copy holds every decoder the build has.
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    #[cfg_attr(not(sinew_host_kernels), inline(never))]
     fn time<R: Real>(&self, k: usize, time: &ClipTime<R>) -> R {
         // Formats left out of the build never reach here (the parser refuses them): their
         // branches compile away.
@@ -409,7 +412,8 @@ impl TrackView<'_> {
         [f(0), f(1), f(2), if c == 4 { f(3) } else { R::ZERO }]
     }
     /// Value of key `k` as stored (quantized rotations not renormalized).
-    #[inline(always)]
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    #[cfg_attr(not(sinew_host_kernels), inline(never))]
     fn raw<R: Real>(&self, k: usize) -> [R; 4] {
         if F32 && self.format == FORMAT_F32 {
             let mid = if self.interp == INTERP_CUBIC { self.components() } else { 0 };
