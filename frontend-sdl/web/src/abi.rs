@@ -26,7 +26,15 @@ struct State {
 }
 
 thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
+    static STATE: RefCell<State> = const {
+        RefCell::new(State {
+            models: Vec::new(),
+            characters: Vec::new(),
+            text: String::new(),
+            scratch: None,
+            work: Work::new(),
+        })
+    };
 }
 
 fn with<T>(f: impl FnOnce(&mut State) -> T) -> T {

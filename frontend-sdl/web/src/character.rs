@@ -41,6 +41,13 @@ pub struct Work {
     other: Vec<SoaTransform<f32>>,
 }
 
+impl Work {
+    /// Empty buffers.
+    pub const fn new() -> Work {
+        Work { base: Vec::new(), other: Vec::new() }
+    }
+}
+
 /// A clip playing: its index, its clock, and its sampling cache (one entry per four joints).
 #[derive(Debug, Clone)]
 struct ClipPlayer {
