@@ -19,7 +19,8 @@
 //! (`-C target-cpu=x86-64-v3`) have one kernel set and ignore the switch.
 //!
 //! This module holds the crate's only `unsafe`: the calls into the kernels compiled with
-//! `#[target_feature]`, made only once the CPU is known to have those features.
+//! `#[target_feature]`, made only once the CPU is known to have those features, and one empty
+//! `asm!` block that keeps the v3 kernels' fused lanes together (`whole`).
 
 #[cfg(sinew_dispatch)]
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -157,6 +158,30 @@ v3_features! {
     fn on_v3<K: Kernel>(k: K) -> K::Output {
         k.run::<true>()
     }
+}
+
+/// `v` unchanged, through an empty `asm!` block the compiler cannot see into: what computes
+/// `v` computes all four lanes as one vector, and what uses it starts from one vector.
+///
+/// The v3 kernels' fused multiply-add is four `f32::mul_add` (`Lanes::mul_add_on`), which
+/// LLVM's SLP vectorizer joins into one `vfmadd…ps`. Where a kernel reads only some lanes of
+/// its results (the skinning loops: lanes 0 to 2 of a tangent), LLVM first split the vectors
+/// into the lanes read, and the vectorizer joined them again in pieces of two lanes and one,
+/// with shuffles between (`core/docs/performance.md`, "Instructions per call"). The skinning
+/// loops' multiply-adds (`Lanes::mul_add_whole_on`) pass their results through here. The
+/// block is empty, so no instruction runs and no lane changes.
+#[cfg(sinew_dispatch)]
+#[inline(always)]
+pub(crate) fn whole(v: core::arch::x86_64::__m128) -> core::arch::x86_64::__m128 {
+    let mut v = v;
+    #[allow(unsafe_code)]
+    // SAFETY: the template is a comment: no instruction runs, nothing is read or written but
+    // the register, which holds `v` before and after (`pure, nomem, nostack`; the register
+    // class `xmm_reg` is SSE's, which every x86-64 CPU has).
+    unsafe {
+        core::arch::asm!("/* {v} */", v = inout(xmm_reg) v, options(pure, nomem, nostack, preserves_flags));
+    }
+    v
 }
 
 /// Not yet decided: the first job decides.

@@ -136,6 +136,13 @@ fn fused(x: f32x4, m: f32x4, a: f32x4) -> f32x4 {
     ])
 }
 
+/// [`fused`], its lanes kept as one vector (`platform::dispatch::whole`): the same bits.
+#[cfg(sinew_dispatch)]
+#[inline(always)]
+fn fused_whole(x: f32x4, m: f32x4, a: f32x4) -> f32x4 {
+    bytemuck::cast(crate::platform::dispatch::whole(bytemuck::cast(fused(x, m, a))))
+}
+
 /// Four `f32` lanes; one SIMD register where the target has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct F32x4(pub f32x4);
@@ -250,6 +257,14 @@ impl Lanes<f32> for F32x4 {
         #[cfg(sinew_dispatch)]
         if V3 {
             return F32x4(fused(self.0, m.0, a.0));
+        }
+        self.mul_add(m, a)
+    }
+    #[inline(always)]
+    fn mul_add_whole_on<const V3: bool>(self, m: Self, a: Self) -> Self {
+        #[cfg(sinew_dispatch)]
+        if V3 {
+            return F32x4(fused_whole(self.0, m.0, a.0));
         }
         self.mul_add(m, a)
     }

@@ -208,6 +208,17 @@ pub trait Lanes<R: Real>:
     fn mul_add_on<const V3: bool>(self, m: Self, a: Self) -> Self {
         self.mul_add(m, a)
     }
+    /// [`mul_add_on`](Self::mul_add_on), its result kept as one vector of four lanes (the same
+    /// bits): in the x86-64-v3 kernels the compiler may not split it into lanes computed one
+    /// by one, as it did where a kernel reads only some lanes of a result (the skinning
+    /// loops). Kernels that read every lane keep `mul_add_on`, which leaves the compiler free
+    /// to join results (blending ran more instructions with the vector kept).
+    #[doc(hidden)]
+    #[must_use]
+    #[inline(always)]
+    fn mul_add_whole_on<const V3: bool>(self, m: Self, a: Self) -> Self {
+        self.mul_add_on::<V3>(m, a)
+    }
     /// [`mul_add_pair`](Self::mul_add_pair) in a kernel of the set `V3` (see
     /// [`mul_add_on`](Self::mul_add_on)).
     #[doc(hidden)]

@@ -59,7 +59,7 @@ impl<R: Real> Blended<R> {
 #[inline(always)]
 pub(super) fn affine_point<R: Real, const V3: bool>([c0, c1, c2]: [V<R>; 3], t: V<R>, [x, y, z]: [V<R>; 3]) -> V<R> {
     if fma(V3) {
-        return c2.mul_add_on::<V3>(z, c1.mul_add_on::<V3>(y, c0.mul_add_on::<V3>(x, t)));
+        return c2.mul_add_whole_on::<V3>(z, c1.mul_add_whole_on::<V3>(y, c0.mul_add_whole_on::<V3>(x, t)));
     }
     affine_linear::<R, V3>([c0, c1, c2], [x, y, z]) + t
 }
@@ -67,7 +67,7 @@ pub(super) fn affine_point<R: Real, const V3: bool>([c0, c1, c2]: [V<R>; 3], t: 
 /// `(c₀·x + c₁·y) + c₂·z` lane by lane (see [`affine_point`]).
 #[inline(always)]
 pub(super) fn affine_linear<R: Real, const V3: bool>([c0, c1, c2]: [V<R>; 3], [x, y, z]: [V<R>; 3]) -> V<R> {
-    c2.mul_add_on::<V3>(z, c1.mul_add_on::<V3>(y, c0 * x))
+    c2.mul_add_whole_on::<V3>(z, c1.mul_add_whole_on::<V3>(y, c0 * x))
 }
 
 /// The first three lanes of `o`.
