@@ -10,7 +10,7 @@ use super::vertex::{directions, renormalize, renormalize_xyz, unit};
 use super::SkinningJob;
 use crate::math::{Mat4, Vec3, Vec4};
 use crate::platform::dispatch::{call, call2, Kernel, Kernel2};
-use crate::platform::{avx2, HOST_KERNELS};
+use crate::platform::{AVX2, HOST_KERNELS};
 use crate::real::{Lanes, Real};
 
 impl<R: Real> SkinningJob<'_, R> {
@@ -331,13 +331,14 @@ pub(super) const PACKED_JOINTS: usize = 1 << u8::BITS;
 pub(super) const PACKED_MIN_VERTICES: usize = 256;
 
 /// A palette without its matrices' last rows, which only reach the discarded fourth output
-/// lane, one 64-byte entry per joint (an entry's address is the joint index shifted). In the
-/// build's own kernels without AVX2, `table[j]` holds, for joint `j`, the first three rows of
-/// each of its columns 0 to 2 and, in their fourth lanes, the rows of its translation (three
-/// lane vectors per joint instead of four). With AVX2 (an AVX2 build, or the x86-64-v3
-/// kernels) it holds the four columns as they are: eight lanes hold two columns, so columns 0
-/// and 1, then column 2 and the translation, are two eight-lane operations, and the
-/// translation needs no gathering from the fourth lanes.
+/// lane, one 64-byte entry per joint (an entry's address is the joint index shifted). Without
+/// AVX2, `table[j]` holds, for joint `j`, the first three rows of each of its columns 0 to 2
+/// and, in their fourth lanes, the rows of its translation (three lane vectors per joint
+/// instead of four). In an AVX2 build it holds the four columns as they are: eight lanes hold
+/// two columns, so columns 0 and 1, then column 2 and the translation, are two eight-lane
+/// operations, and the translation needs no gathering from the fourth lanes. The dispatched
+/// x86-64-v3 kernels keep the four-lane layout: the same bits, and in them the eight-lane form
+/// ran slower (`skin` 4.17 against 3.52 ns per vertex, `core/docs/performance.md`).
 pub(super) type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
 
 /// One joint of a [`PackedPalette`] on a 64-byte boundary (one cache line; SSE and AVX
@@ -349,7 +350,7 @@ pub(super) struct PackedJoint<R>(pub(super) [[R; 4]; 4]);
 /// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries.
 pub(super) fn pack<R: Real, const V3: bool>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
     for (entry, m) in table.iter_mut().zip(palette) {
-        if avx2(V3) {
+        if AVX2 {
             entry.0 = m.cols;
         } else {
             let t = m.cols[3];
@@ -404,10 +405,9 @@ pub(super) fn blend_matrices<R: Real, const K: usize, const V3: bool>(
 }
 
 /// The weighted sum of the influences' [`PackedPalette`] entries. Without AVX2, three columns
-/// with the translation in their fourth lanes, moved out afterwards; with AVX2 (an AVX2 build,
-/// or the x86-64-v3 kernels), columns 0 and 1 and column 2 and the translation as two pairs of
-/// lanes ([`Lanes::mul_add_pair`]): the same operations in the same order for every lane that
-/// matters, so the same bits.
+/// with the translation in their fourth lanes, moved out afterwards; in an AVX2 build, columns
+/// 0 and 1 and column 2 and the translation as two pairs of lanes ([`Lanes::mul_add_pair`]):
+/// the same operations in the same order for every lane that matters, so the same bits.
 #[inline(always)]
 pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool>(
     table: &PackedPalette<R>,
@@ -418,7 +418,7 @@ pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool>(
     // byte is the index, and a byte indexes the table without a bounds check.
     const LOW: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
     let entry = |j: [u8; 2]| &table[usize::from(j[LOW])].0;
-    if avx2(V3) {
+    if AVX2 {
         let k = if K == 0 { idx.len().min(w.len()) } else { K };
         let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
         let [c0, c1, c2, t] = blend_pairs::<R, V3>(idx.iter().map(|&j| entry(j)), w);
