@@ -208,26 +208,22 @@ impl<'a> Clip<'a> {
             let d: [u8; TRACK_ENTRY_LEN] =
                 b.get(e..e + TRACK_ENTRY_LEN).and_then(|s| s.try_into().ok()).unwrap_or([0; TRACK_ENTRY_LEN]);
             let off = u32::from_le_bytes([d[8], d[9], d[10], d[11]]) as usize;
-            TrackView {
-                joint: u16::from_le_bytes([d[0], d[1]]) as usize,
-                target: d[2],
-                interp: d[3],
-                format: d[4],
-                slerp: d[5] & TRACK_FLAG_SLERP != 0,
-                n: u16::from_le_bytes([d[6], d[7]]) as usize,
-                data: b.get(off..).unwrap_or(&[]),
-            }
+            TrackView::with_header(
+                u16::from_le_bytes([d[0], d[1]]) as usize,
+                [d[2], d[3], d[4]],
+                d[5] & TRACK_FLAG_SLERP != 0,
+                u16::from_le_bytes([d[6], d[7]]) as usize,
+                b.get(off..).unwrap_or(&[]),
+            )
         } else {
             let off = le_u32(b, e + 8) as usize;
-            TrackView {
-                joint: le_u16(b, e) as usize,
-                target: byte(b, e + 2),
-                interp: byte(b, e + 3),
-                format: byte(b, e + 4),
-                slerp: byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
-                n: le_u16(b, e + 6) as usize,
-                data: b.get(off..).unwrap_or(&[]),
-            }
+            TrackView::with_header(
+                le_u16(b, e) as usize,
+                [byte(b, e + 2), byte(b, e + 3), byte(b, e + 4)],
+                byte(b, e + 5) & TRACK_FLAG_SLERP != 0,
+                le_u16(b, e + 6) as usize,
+                b.get(off..).unwrap_or(&[]),
+            )
         }
     }
 
@@ -376,9 +372,24 @@ struct TrackView<'a> {
     slerp: bool,
     n: usize,
     data: &'a [u8],
+    /// The header of a packed track, read once for the view's key and time reads (unused for
+    /// the other formats).
+    packed: Packed,
 }
 
-impl TrackView<'_> {
+impl<'a> TrackView<'a> {
+    /// The view of a track entry's fields (`[target, interp, format]` in `tif`), with a packed
+    /// track's header read.
+    #[inline(always)]
+    fn with_header(joint: usize, tif: [u8; 3], slerp: bool, n: usize, data: &'a [u8]) -> Self {
+        let [target, interp, format] = tif;
+        let packed = if PACKED && (format == FORMAT_PACKED || !QUANTIZED) && !(F32 && format == FORMAT_F32) {
+            Packed::read(data, target)
+        } else {
+            Packed::EMPTY
+        };
+        TrackView { joint, target, interp, format, slerp, n, data, packed }
+    }
     #[inline(always)]
     fn components(&self) -> usize {
         track_components(self.target)
@@ -394,7 +405,7 @@ impl TrackView<'_> {
         if F32 && self.format == FORMAT_F32 {
             R::from_f32(le_f32(self.data, k * 4))
         } else if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
-            let (n, d) = Packed::read(self.data, self.target).time_ratio(self.data, k);
+            let (n, d) = self.packed.time_ratio(self.data, k);
             time.start + time.duration * R::ratio(n, d)
         } else if QUANTIZED {
             time.start + time.scale * R::from_fixed_bits(le_u16(self.data, k * 2) as i32, 16)
@@ -420,7 +431,7 @@ impl TrackView<'_> {
             return self.read_f32(k, mid);
         }
         if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
-            return Packed::read(self.data, self.target).value(self.data, self.target, k);
+            return self.packed.value(self.data, self.target, k);
         }
         if !QUANTIZED {
             return [R::ZERO; 4];

@@ -68,6 +68,20 @@ pub(crate) struct Packed {
 }
 
 impl Packed {
+    /// A header of no keys' data (what a view of another format's track holds).
+    pub(crate) const EMPTY: Packed = Packed {
+        frames: 0,
+        time_bits: 0,
+        sub_bits: 0,
+        sub_shift: 0,
+        reference: false,
+        largest: false,
+        bits: [0; 3],
+        params: [0; 3],
+        records: 0,
+        record_bits: 0,
+    };
+
     /// Reads the header at the start of `data`. Field values are taken as stored: validation
     /// ([`Packed::check`]) bounds them.
     #[inline(always)]
