@@ -379,8 +379,10 @@ struct TrackView<'a> {
 
 impl<'a> TrackView<'a> {
     /// The view of a track entry's fields (`[target, interp, format]` in `tif`), with a packed
-    /// track's header read.
-    #[inline(always)]
+    /// track's header read. Off the hosts one function for all the views made, as
+    /// [`raw`](Self::raw) and [`time`](Self::time) are.
+    #[cfg_attr(sinew_host_kernels, inline(always))]
+    #[cfg_attr(not(sinew_host_kernels), inline(never))]
     fn with_header(joint: usize, tif: [u8; 3], slerp: bool, n: usize, data: &'a [u8]) -> Self {
         let [target, interp, format] = tif;
         let packed = if PACKED && (format == FORMAT_PACKED || !QUANTIZED) && !(F32 && format == FORMAT_F32) {
