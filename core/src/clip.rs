@@ -598,11 +598,23 @@ pub(crate) fn interval<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(
     }
     let last = n - 2;
     let mut k = (*cursor as usize).min(last);
+    // The times of keys `k` and `k + 1` once known, so that a walk forward from the cursor
+    // (the usual case: playback crossed a key or two) reads each key's time once.
+    let mut known = None;
     let tk = time(k);
     if t >= tk {
         let mut steps = 0;
-        while k < last && t >= time(k + 1) {
-            k += 1;
+        let mut t0 = tk;
+        while k < last {
+            let t1 = time(k + 1);
+            if t >= t1 {
+                k += 1;
+            } else {
+                // `t < t1`, or a NaN time, which stops the walk too.
+                known = Some((t0, t1));
+                break;
+            }
+            t0 = t1;
             steps += 1;
             if steps == 4 {
                 k = search(k, last, t, &time);
@@ -613,7 +625,10 @@ pub(crate) fn interval<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(
         k = search(0, k, t, &time);
     }
     *cursor = k as u16;
-    let (t0, t1) = (time(k), time(k + 1));
+    let (t0, t1) = match known {
+        Some(times) => times,
+        None => (time(k), time(k + 1)),
+    };
     if t <= t0 && k == 0 {
         return Span::At(0);
     }
