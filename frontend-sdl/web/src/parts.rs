@@ -258,13 +258,17 @@ pub fn draw_parts(mesh: &MeshData<'_>, palette: usize) -> Vec<DrawPart> {
             if t.iter().any(|&i| i as usize >= n) {
                 continue;
             }
+            // The triangle's weighted joints, ascending and each once (at most twelve: kept sorted
+            // as they come, which takes less code than a general sort).
             let mut joints: Vec<u16> = Vec::new();
             if !rigid {
                 for inf in t.iter().filter_map(|&v| src.influences.get(v as usize)) {
-                    joints.extend(inf.joints.iter().zip(inf.weights).filter(|(_, w)| *w > 0.0).map(|(&j, _)| j));
+                    for (&j, _) in inf.joints.iter().zip(inf.weights).filter(|(_, w)| *w > 0.0) {
+                        if let Err(at) = joints.binary_search(&j) {
+                            joints.insert(at, j);
+                        }
+                    }
                 }
-                joints.sort_unstable();
-                joints.dedup();
             }
             if group.as_ref().is_some_and(|g| !g.fits(&joints, t, cap)) {
                 out.extend(group.take().map(|g| g.part));
