@@ -82,11 +82,13 @@ impl<R: Real> Span4<R> {
 pub struct SoaTrackCache<R> {
     translation_span: Span4<R>,
     translation: SoaVec3<R>,
-    /// `key1 − key0` per lane (0 where the lane holds one value).
-    translation_delta: SoaVec3<R>,
+    /// The interval's second key per lane (the first where the lane holds one value): kept,
+    /// rather than the difference of the two, so that crossing into the next interval decodes
+    /// one key.
+    translation1: SoaVec3<R>,
     scale_span: Span4<R>,
     scale: SoaVec3<R>,
-    scale_delta: SoaVec3<R>,
+    scale1: SoaVec3<R>,
     rotation_span: Span4<R>,
     rotation0: SoaQuat<R>,
     /// The second key, in the first key's hemisphere.
@@ -114,10 +116,10 @@ impl<R: Real> SoaTrackCache<R> {
     pub const EMPTY: Self = SoaTrackCache {
         translation_span: Span4::STALE,
         translation: SoaVec3::ZERO,
-        translation_delta: SoaVec3::ZERO,
+        translation1: SoaVec3::ZERO,
         scale_span: Span4::STALE,
         scale: SoaVec3::ZERO,
-        scale_delta: SoaVec3::ZERO,
+        scale1: SoaVec3::ZERO,
         rotation_span: Span4::STALE,
         rotation0: SoaQuat::IDENTITY,
         rotation1: SoaQuat::IDENTITY,
@@ -171,14 +173,14 @@ impl<R: Real> SoaTrackCache<R> {
             self.refill_vectors(clip, 0, miss, t, time, rest);
         }
         let s = self.translation_span.param(tl);
-        lerp_into::<R, V3>(&self.translation, &self.translation_delta, s, &mut out.translation);
+        lerp_into::<R, V3>(&self.translation, &self.translation1, s, &mut out.translation);
 
         let miss = self.scale_span.misses(tl);
         if miss != 0 {
             self.refill_vectors(clip, 2, miss, t, time, rest);
         }
         let s = self.scale_span.param(tl);
-        lerp_into::<R, V3>(&self.scale, &self.scale_delta, s, &mut out.scale);
+        lerp_into::<R, V3>(&self.scale, &self.scale1, s, &mut out.scale);
 
         let miss = self.rotation_span.misses(tl);
         if miss != 0 {
@@ -273,31 +275,33 @@ impl<R: Real> SoaTrackCache<R> {
         rest: &SoaTransform<R>,
     ) {
         for l in lanes_of(lanes) {
+            if self.advance_vector(clip, target, l, t, time) {
+                continue;
+            }
             let mut c = TrackCache::EMPTY;
             let filled = self.fill_lane(clip, target, l, t, time, &mut c);
-            let (span, value, delta) = if target == 0 {
-                (&mut self.translation_span, &mut self.translation, &mut self.translation_delta)
+            let (span, value, value1) = if target == 0 {
+                (&mut self.translation_span, &mut self.translation, &mut self.translation1)
             } else {
-                (&mut self.scale_span, &mut self.scale, &mut self.scale_delta)
+                (&mut self.scale_span, &mut self.scale, &mut self.scale1)
             };
-            let zero = crate::math::Vec3::ZERO;
             if filled {
                 let a = crate::math::Vec3::new(c.v0[0], c.v0[1], c.v0[2]);
                 if c.kind == CacheKind::Lerp {
                     span.set(l, c.t0, c.t1, c.inv_dt);
                     value.set_lane(l, a);
-                    delta.set_lane(l, crate::math::Vec3::new(c.v1[0] - a.x, c.v1[1] - a.y, c.v1[2] - a.z));
+                    value1.set_lane(l, crate::math::Vec3::new(c.v1[0], c.v1[1], c.v1[2]));
                 } else {
                     span.set(l, c.t0, c.t1, R::ZERO);
                     value.set_lane(l, a);
-                    delta.set_lane(l, zero);
+                    value1.set_lane(l, a);
                 }
             } else {
                 // A direct lane (overwritten at every call) or a lane without a track.
                 span.set(l, R::MIN, R::MAX, R::ZERO);
                 let r = if target == 0 { rest.translation.lane(l) } else { rest.scale.lane(l) };
                 value.set_lane(l, r);
-                delta.set_lane(l, zero);
+                value1.set_lane(l, r);
             }
         }
     }
@@ -331,6 +335,43 @@ impl<R: Real> SoaTrackCache<R> {
         self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
         self.exact_slerp = if exact { self.exact_slerp | bit } else { self.exact_slerp & !bit };
         self.interpolating = if interpolates { self.interpolating | bit } else { self.interpolating & !bit };
+    }
+
+    /// Moves interpolating vector lane `l` of `target` (translation 0, scale 2) to the next key
+    /// interval when `t` lies in it (forward playback crossing one key): the interval's first
+    /// key is the previous interval's second, so only one key is decoded. The same values as a
+    /// fill from the track. False, with nothing changed, in every other case (a lane holding one
+    /// value has `inv_dt` 0).
+    #[inline(always)]
+    fn advance_vector(&mut self, clip: &Clip<'_>, target: usize, l: usize, t: R, time: &ClipTime<R>) -> bool {
+        let i = self.track[target][l];
+        let (span, value, value1) = if target == 0 {
+            (&mut self.translation_span, &mut self.translation, &mut self.translation1)
+        } else {
+            (&mut self.scale_span, &mut self.scale, &mut self.scale1)
+        };
+        if i == NO_TRACK || span.inv_dt[l] == R::ZERO {
+            return false;
+        }
+        let t0 = span.t1[l];
+        if t < t0 {
+            return false;
+        }
+        let tv: TrackView<'_> = clip.track_view(i as usize);
+        let k = self.key[target][l] as usize + 1;
+        if k + 1 >= tv.n {
+            return false;
+        }
+        let t1 = tv.time(k + 1, time);
+        if t >= t1 {
+            return false;
+        }
+        let b = tv.raw(k + 1);
+        span.set(l, t0, t1, (t1 - t0).recip());
+        value.set_lane(l, value1.lane(l));
+        value1.set_lane(l, crate::math::Vec3::new(b[0], b[1], b[2]));
+        self.key[target][l] = k as u16;
+        true
     }
 
     /// Moves interpolating rotation lane `l` to the next key interval when `t` lies in it
@@ -464,10 +505,14 @@ fn sin_quadrant<R: Real>(x: V<R>) -> V<R> {
                     + z * (c(1.0 / 362_880.0) + z * (c(-1.0 / 39_916_800.0) + z * c(1.0 / 6_227_020_800.0))))))
 }
 
-/// `out = value + delta · s`, lane by lane.
+/// `out = value + (value1 − value) · s`, lane by lane.
 #[inline(always)]
-fn lerp_into<R: Real, const V3: bool>(value: &SoaVec3<R>, delta: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
-    out.x = V::<R>::load(&delta.x).mul_add_on::<V3>(s, V::<R>::load(&value.x)).to_array();
-    out.y = V::<R>::load(&delta.y).mul_add_on::<V3>(s, V::<R>::load(&value.y)).to_array();
-    out.z = V::<R>::load(&delta.z).mul_add_on::<V3>(s, V::<R>::load(&value.z)).to_array();
+fn lerp_into<R: Real, const V3: bool>(value: &SoaVec3<R>, value1: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
+    let lerp = |a: &[R; 4], b: &[R; 4]| {
+        let a = V::<R>::load(a);
+        (V::<R>::load(b) - a).mul_add_on::<V3>(s, a).to_array()
+    };
+    out.x = lerp(&value.x, &value1.x);
+    out.y = lerp(&value.y, &value1.y);
+    out.z = lerp(&value.z, &value1.z);
 }
