@@ -362,6 +362,14 @@ impl<R: Real> Default for TrackCache<R> {
     }
 }
 
+/// A track of key format `format` is decoded as packed: the format is packed, or packed is the
+/// only format of the build besides f32 (formats left out never reach the decoders: the parser
+/// refuses them, and their branches compile away).
+#[inline(always)]
+fn packed_format(format: u8) -> bool {
+    PACKED && !(F32 && format == FORMAT_F32) && (format == FORMAT_PACKED || !QUANTIZED)
+}
+
 /// Decoding access to one track's keys.
 #[derive(Debug, Clone, Copy)]
 struct TrackView<'a> {
@@ -385,11 +393,7 @@ impl<'a> TrackView<'a> {
     #[cfg_attr(not(sinew_host_kernels), inline(never))]
     fn with_header(joint: usize, tif: [u8; 3], slerp: bool, n: usize, data: &'a [u8]) -> Self {
         let [target, interp, format] = tif;
-        let packed = if PACKED && (format == FORMAT_PACKED || !QUANTIZED) && !(F32 && format == FORMAT_F32) {
-            Packed::read(data, target)
-        } else {
-            Packed::EMPTY
-        };
+        let packed = if packed_format(format) { Packed::read(data, target) } else { Packed::EMPTY };
         TrackView { joint, target, interp, format, slerp, n, data, packed }
     }
     #[inline(always)]
@@ -406,7 +410,7 @@ impl<'a> TrackView<'a> {
         // branches compile away.
         if F32 && self.format == FORMAT_F32 {
             R::from_f32(le_f32(self.data, k * 4))
-        } else if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
+        } else if packed_format(self.format) {
             let (n, d) = self.packed.time_ratio(self.data, k);
             time.start + time.duration * R::ratio(n, d)
         } else if QUANTIZED {
@@ -432,7 +436,7 @@ impl<'a> TrackView<'a> {
             let mid = if self.interp == INTERP_CUBIC { self.components() } else { 0 };
             return self.read_f32(k, mid);
         }
-        if PACKED && (self.format == FORMAT_PACKED || !QUANTIZED) {
+        if packed_format(self.format) {
             return self.packed.value(self.data, self.target, k);
         }
         if !QUANTIZED {

@@ -280,11 +280,7 @@ impl<R: Real> SoaTrackCache<R> {
             }
             let mut c = TrackCache::EMPTY;
             let filled = self.fill_lane(clip, target, l, t, time, &mut c);
-            let (span, value, value1) = if target == 0 {
-                (&mut self.translation_span, &mut self.translation, &mut self.translation1)
-            } else {
-                (&mut self.scale_span, &mut self.scale, &mut self.scale1)
-            };
+            let (span, value, value1) = self.vectors(target);
             if filled {
                 let a = crate::math::Vec3::new(c.v0[0], c.v0[1], c.v0[2]);
                 if c.kind == CacheKind::Lerp {
@@ -337,6 +333,46 @@ impl<R: Real> SoaTrackCache<R> {
         self.interpolating = if interpolates { self.interpolating | bit } else { self.interpolating & !bit };
     }
 
+    /// The interval, value and second value of the vector lanes of `target` (translation 0,
+    /// scale 2).
+    #[inline(always)]
+    fn vectors(&mut self, target: usize) -> (&mut Span4<R>, &mut SoaVec3<R>, &mut SoaVec3<R>) {
+        if target == TARGET_TRANSLATION as usize {
+            (&mut self.translation_span, &mut self.translation, &mut self.translation1)
+        } else {
+            (&mut self.scale_span, &mut self.scale, &mut self.scale1)
+        }
+    }
+
+    /// The key interval after lane `l`'s of `target`, which ends at `t0`, when `t` lies in it:
+    /// the track's view, the interval's first key `k` (its second is `k + 1`) and its end time.
+    /// None without a track, before `t0`, past the last key or past that interval.
+    #[inline(always)]
+    fn next_interval<'c>(
+        &self,
+        clip: &Clip<'c>,
+        target: usize,
+        l: usize,
+        t0: R,
+        t: R,
+        time: &ClipTime<R>,
+    ) -> Option<(TrackView<'c>, usize, R)> {
+        let i = self.track[target][l];
+        if i == NO_TRACK || t < t0 {
+            return None;
+        }
+        let tv = clip.track_view(i as usize);
+        let k = self.key[target][l] as usize + 1;
+        if k + 1 >= tv.n {
+            return None;
+        }
+        let t1 = tv.time(k + 1, time);
+        if t >= t1 {
+            return None;
+        }
+        Some((tv, k, t1))
+    }
+
     /// Moves interpolating vector lane `l` of `target` (translation 0, scale 2) to the next key
     /// interval when `t` lies in it (forward playback crossing one key): the interval's first
     /// key is the previous interval's second, so only one key is decoded. The same values as a
@@ -344,29 +380,14 @@ impl<R: Real> SoaTrackCache<R> {
     /// value has `inv_dt` 0).
     #[inline(always)]
     fn advance_vector(&mut self, clip: &Clip<'_>, target: usize, l: usize, t: R, time: &ClipTime<R>) -> bool {
-        let i = self.track[target][l];
-        let (span, value, value1) = if target == 0 {
-            (&mut self.translation_span, &mut self.translation, &mut self.translation1)
-        } else {
-            (&mut self.scale_span, &mut self.scale, &mut self.scale1)
-        };
-        if i == NO_TRACK || span.inv_dt[l] == R::ZERO {
+        let (span, _, _) = self.vectors(target);
+        if span.inv_dt[l] == R::ZERO {
             return false;
         }
         let t0 = span.t1[l];
-        if t < t0 {
-            return false;
-        }
-        let tv: TrackView<'_> = clip.track_view(i as usize);
-        let k = self.key[target][l] as usize + 1;
-        if k + 1 >= tv.n {
-            return false;
-        }
-        let t1 = tv.time(k + 1, time);
-        if t >= t1 {
-            return false;
-        }
+        let Some((tv, k, t1)) = self.next_interval(clip, target, l, t0, t, time) else { return false };
         let b = tv.raw(k + 1);
+        let (span, value, value1) = self.vectors(target);
         span.set(l, t0, t1, (t1 - t0).recip());
         value.set_lane(l, value1.lane(l));
         value1.set_lane(l, crate::math::Vec3::new(b[0], b[1], b[2]));
@@ -380,24 +401,13 @@ impl<R: Real> SoaTrackCache<R> {
     /// nothing changed, in every other case.
     #[inline(always)]
     fn advance_rotation(&mut self, clip: &Clip<'_>, l: usize, t: R, time: &ClipTime<R>) -> bool {
-        let bit = 1u8 << l;
-        let i = self.track[TARGET_ROTATION as usize][l];
-        if self.interpolating & bit == 0 || i == NO_TRACK {
+        if self.interpolating & (1u8 << l) == 0 {
             return false;
         }
         let t0 = self.rotation_span.t1[l];
-        if t < t0 {
+        let Some((tv, k, t1)) = self.next_interval(clip, TARGET_ROTATION as usize, l, t0, t, time) else {
             return false;
-        }
-        let tv: TrackView<'_> = clip.track_view(i as usize);
-        let k = self.key[TARGET_ROTATION as usize][l] as usize + 1;
-        if k + 1 >= tv.n {
-            return false;
-        }
-        let t1 = tv.time(k + 1, time);
-        if t >= t1 {
-            return false;
-        }
+        };
         let a = self.rotation1.lane(l);
         let mut b = Quat::from_array(tv.raw(k + 1));
         let mut d = a.dot(b);

@@ -163,7 +163,6 @@ struct Range {
 /// Descendant bits of the subtree's root, one per joint.
 type SubtreeBits = [u32; MAX_JOINTS / 32];
 
-/// True when the last row is (0, 0, 0, 1).
 /// The SIMD walks ([`walk_all`], [`walk_subtree`]) as a dispatched kernel. Both kernel sets
 /// compute the same operations ([`mul_lane`] is unfused), so the same bits; the x86-64-v3 set
 /// is their AVX encoding (three-operand forms, broadcasts from memory), fewer instructions.
@@ -189,6 +188,7 @@ impl<R: Real> Kernel for Walk<'_, R> {
     }
 }
 
+/// True when the last row is (0, 0, 0, 1).
 #[inline]
 fn is_affine<R: Real>(m: &Mat4<R>) -> bool {
     let c = &m.cols;
@@ -295,6 +295,7 @@ fn link<R: Real, const LANE: usize>(
 ) {
     let cols = match *prev {
         Some(cols) if parent >= 0 && parent as usize + 1 == i => cols,
+        // A negative parent turns into an index past the end: the root.
         _ => match output.get(parent as usize).or(root) {
             Some(p) => load_cols(p),
             None => {
@@ -322,14 +323,7 @@ fn joint<R: Real, const LANE: usize>(
     root: Option<&Mat4<R>>,
     local: &Local<'_, R>,
 ) {
-    // A negative parent turns into an index past the end: the root.
-    let Some(p) = output.get(parent as usize).or(root) else { return };
-    let m = mul_lane::<R, LANE>(&load_cols(p), local);
-    if let Some(o) = output.get_mut(i) {
-        for (oc, mc) in o.cols.iter_mut().zip(m) {
-            *oc = mc.to_array();
-        }
-    }
+    link::<R, LANE>(output, i, parent, root, local, &mut None);
 }
 
 /// Joint by joint, one SoA element's local matrices built at a time (the walk for scalar
