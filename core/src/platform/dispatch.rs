@@ -19,8 +19,10 @@
 //! (`-C target-cpu=x86-64-v3`) have one kernel set and ignore the switch.
 //!
 //! This module holds the crate's only `unsafe`: the calls into the kernels compiled with
-//! `#[target_feature]`, made only once the CPU is known to have those features, and one empty
-//! `asm!` block that keeps the v3 kernels' fused lanes together (`whole`).
+//! `#[target_feature]`, made only once the CPU is known to have those features, the AVX
+//! intrinsics of the LBS blend's eight-lane operations, run only in those kernels
+//! (`mul_pair`, `mul_add_pair`), and one empty `asm!` block that keeps the v3 kernels' fused
+//! lanes together (`whole`).
 
 #[cfg(sinew_dispatch)]
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -182,6 +184,67 @@ pub(crate) fn whole(v: core::arch::x86_64::__m128) -> core::arch::x86_64::__m128
         core::arch::asm!("/* {v} */", v = inout(xmm_reg) v, options(pure, nomem, nostack, preserves_flags));
     }
     v
+}
+
+/// `[x[0] · m, x[1] · m]` in a kernel of the set `V3`: the two four-lane vectors as the halves
+/// of one eight-lane `ymm` register, one `vmulps` (the same bits as two four-lane products).
+/// `None` outside the v3 kernels, whose callers then take their build's own operations.
+///
+/// With [`mul_add_pair`], the LBS palette blend's eight-lane form, as an x86-64-v3 build
+/// compiles it from `wide::f32x8`. Built from the v3 kernels' four-lane operations instead,
+/// LLVM kept them as pairs of `xmm` operations.
+#[cfg(sinew_dispatch)]
+#[inline(always)]
+pub(crate) fn mul_pair<const V3: bool>(x: [__m128; 2], m: f32) -> Option<[__m128; 2]> {
+    if !V3 {
+        return None;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: AVX instructions, run only in the `V3` kernels: as in `call`, those run only below
+    // `dispatch`'s call of `on_v3`, made once the CPU was found to have every v3 feature.
+    Some(unsafe { pair_avx(x, m, None) })
+}
+
+/// `[x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]`, fused, in a kernel of the set `V3`: one
+/// eight-lane `vfmadd…ps` (the same bits as the v3 kernels' two four-lane ones). `None`
+/// outside the v3 kernels, as [`mul_pair`].
+#[cfg(sinew_dispatch)]
+#[inline(always)]
+pub(crate) fn mul_add_pair<const V3: bool>(x: [__m128; 2], m: f32, a: [__m128; 2]) -> Option<[__m128; 2]> {
+    if !V3 {
+        return None;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: AVX and FMA instructions, run only in the `V3` kernels (see `mul_pair`).
+    Some(unsafe { pair_avx(x, m, Some(a)) })
+}
+
+#[cfg(sinew_dispatch)]
+use core::arch::x86_64::__m128;
+
+#[cfg(sinew_dispatch)]
+v3_features! {
+    /// `x · m + a` (fused), or `x · m` without `a`, on the two four-lane vectors as the halves
+    /// of one eight-lane register. Compiled with the v3 features so that it and the
+    /// intrinsics inline into the v3 kernels (an `#[inline(always)]` function without them
+    /// kept the intrinsics as calls).
+    ///
+    /// # Safety
+    /// The CPU has every v3 feature.
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn pair_avx(x: [__m128; 2], m: f32, a: Option<[__m128; 2]>) -> [__m128; 2] {
+        use core::arch::x86_64::{
+            _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_mul_ps, _mm256_set1_ps,
+            _mm256_set_m128,
+        };
+        let (x, m) = (_mm256_set_m128(x[1], x[0]), _mm256_set1_ps(m));
+        let s = match a {
+            Some(a) => _mm256_fmadd_ps(x, m, _mm256_set_m128(a[1], a[0])),
+            None => _mm256_mul_ps(x, m),
+        };
+        [_mm256_castps256_ps128(s), _mm256_extractf128_ps::<1>(s)]
+    }
 }
 
 /// Not yet decided: the first job decides.

@@ -269,11 +269,22 @@ impl Lanes<f32> for F32x4 {
         self.mul_add(m, a)
     }
     #[inline(always)]
+    fn mul_pair_on<const V3: bool>(x: [Self; 2], m: f32) -> [Self; 2] {
+        #[cfg(sinew_dispatch)]
+        if let Some(p) = crate::platform::dispatch::mul_pair::<V3>(x.map(|v| bytemuck::cast(v.0)), m) {
+            return p.map(|v| F32x4(bytemuck::cast(v)));
+        }
+        Self::mul_pair(x, m)
+    }
+    #[inline(always)]
     fn mul_add_pair_on<const V3: bool>(x: [Self; 2], m: f32, a: [Self; 2]) -> [Self; 2] {
         #[cfg(sinew_dispatch)]
-        if V3 {
-            let m = f32x4::splat(m);
-            return [F32x4(fused(x[0].0, m, a[0].0)), F32x4(fused(x[1].0, m, a[1].0))];
+        if let Some(s) = crate::platform::dispatch::mul_add_pair::<V3>(
+            x.map(|v| bytemuck::cast(v.0)),
+            m,
+            a.map(|v| bytemuck::cast(v.0)),
+        ) {
+            return s.map(|v| F32x4(bytemuck::cast(v)));
         }
         Self::mul_add_pair(x, m, a)
     }

@@ -219,6 +219,14 @@ pub trait Lanes<R: Real>:
     fn mul_add_whole_on<const V3: bool>(self, m: Self, a: Self) -> Self {
         self.mul_add_on::<V3>(m, a)
     }
+    /// [`mul_pair`](Self::mul_pair) in a kernel of the set `V3` (see
+    /// [`mul_add_on`](Self::mul_add_on)): the same bits.
+    #[doc(hidden)]
+    #[must_use]
+    #[inline(always)]
+    fn mul_pair_on<const V3: bool>(x: [Self; 2], m: R) -> [Self; 2] {
+        Self::mul_pair(x, m)
+    }
     /// [`mul_add_pair`](Self::mul_add_pair) in a kernel of the set `V3` (see
     /// [`mul_add_on`](Self::mul_add_on)).
     #[doc(hidden)]

@@ -31,15 +31,23 @@ impl<R: Real> SkinningJob<'_, R> {
     fn lbs_here<const K: usize, const UNIT: bool, const V3: bool>(&mut self, palette: &[Mat4<R>]) {
         if HOST_KERNELS && palette.len() <= PACKED_JOINTS && self.positions.len() >= PACKED_MIN_VERTICES {
             let mut table = [PackedJoint([[R::ZERO; 4]; 4]); PACKED_JOINTS];
-            pack::<R, V3>(&mut table, palette);
             // Each index as its two bytes in memory order: a table index is the low byte
             // (validated indices are below PACKED_JOINTS), read by one byte load.
             if let Ok(idx) = bytemuck::try_cast_slice::<u16, [u8; 2]>(self.joint_indices) {
-                return self.lbs_with::<K, UNIT, V3, _>(idx, |idx, w| blend_packed::<R, K, V3>(&table, idx, w));
+                // The dispatched kernels blend eight lanes at a time except with tangents,
+                // whose loop ran slower so (`skin_tangents` 4.55 against 4.39 ns per vertex).
+                if eight_lanes::<V3>() && (AVX2 || self.tangents.is_none()) {
+                    pack::<R, true>(&mut table, palette);
+                    return self.lbs_with::<K, UNIT, V3, _>(idx, FromPacked::<R, K, V3, true>(&table));
+                }
+                pack::<R, false>(&mut table, palette);
+                return self.lbs_with::<K, UNIT, V3, _>(idx, |i: &[[u8; 2]], w: &[R]| {
+                    blend_packed::<R, K, V3, false>(&table, i, w)
+                });
             }
         }
         let idx = self.joint_indices;
-        self.lbs_with::<K, UNIT, V3, _>(idx, |idx, w| blend_matrices::<R, K, V3>(palette, idx, w));
+        self.lbs_with::<K, UNIT, V3, _>(idx, |i: &[u16], w: &[R]| blend_matrices::<R, K, V3>(palette, i, w));
     }
 
     /// Linear blend skinning with `blend` turning a vertex's indices (`k` of `idx`'s entries,
@@ -53,7 +61,7 @@ impl<R: Real> SkinningJob<'_, R> {
     pub(super) fn lbs_with<const K: usize, const UNIT: bool, const V3: bool, I>(
         &mut self,
         idx: &[I],
-        blend: impl Fn(&[I], &[R]) -> Blended<R>,
+        blend: impl BlendInfluences<I, R>,
     ) {
         let k = if K == 0 { self.influences } else { K };
         let n = self.positions.len();
@@ -93,7 +101,7 @@ impl<R: Real> SkinningJob<'_, R> {
                 for (v, ((idx, w), (p, op))) in
                     idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(out_p.iter_mut())).enumerate()
                 {
-                    let m = blend(idx, w);
+                    let m = blend.blend(idx, w);
                     *op = m.point::<V3>(*p);
                     directions(v, (nrm, out_n.as_deref_mut()), (tan, out_t.as_deref_mut()), |d| {
                         dir(m.direction::<V3>(d))
@@ -117,7 +125,7 @@ impl<R: Real> SkinningJob<'_, R> {
 /// the loop takes two vertices an iteration, which share its counters and its exit test.
 #[inline(always)]
 pub(super) fn points_and_normals<R: Real, I, const UNIT: bool, const V3: bool>(
-    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    blend: &impl BlendInfluences<I, R>,
     k: usize,
     (idx, wts): (&[I], &[R]),
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
@@ -129,7 +137,7 @@ pub(super) fn points_and_normals<R: Real, I, const UNIT: bool, const V3: bool>(
 /// [`points_and_normals`], in its caller's function.
 #[cfg_attr(sinew_host_kernels, inline(always))]
 fn points_and_normals_here<R: Real, I, const UNIT: bool, const V3: bool>(
-    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    blend: &impl BlendInfluences<I, R>,
     k: usize,
     (idx, wts): (&[I], &[R]),
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
@@ -166,7 +174,7 @@ fn points_and_normals_here<R: Real, I, const UNIT: bool, const V3: bool>(
             }
         }
         if let ([p], [nv], Some(op), Some(on)) = (last_p, last_n, cells_p.last(), cells_n.last()) {
-            let m = blend(last_idx, last_w);
+            let m = blend.blend(last_idx, last_w);
             op.set(m.point::<V3>(*p));
             on.set(m.direction::<V3>(*nv));
         }
@@ -174,7 +182,7 @@ fn points_and_normals_here<R: Real, I, const UNIT: bool, const V3: bool>(
     }
     let it = idx.chunks_exact(k).zip(wts.chunks_exact(k)).zip(pos.iter().zip(nrm.iter()));
     for (((idx, w), (p, nv)), (op, on)) in it.zip(out_p.iter_mut().zip(out_n.iter_mut())) {
-        let m = blend(idx, w);
+        let m = blend.blend(idx, w);
         *op = m.point::<V3>(*p);
         *on = if UNIT { unit(m.direction::<V3>(*nv)) } else { m.direction::<V3>(*nv) };
     }
@@ -187,7 +195,7 @@ fn points_and_normals_here<R: Real, I, const UNIT: bool, const V3: bool>(
 /// one four-lane store.
 #[inline(always)]
 pub(super) fn points_normals_tangents<R: Real, I, const V3: bool>(
-    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    blend: &impl BlendInfluences<I, R>,
     k: usize,
     (idx, wts): (&[I], &[R]),
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
@@ -200,7 +208,7 @@ pub(super) fn points_normals_tangents<R: Real, I, const V3: bool>(
 /// [`points_normals_tangents`], in its caller's function.
 #[cfg_attr(sinew_host_kernels, inline(always))]
 fn points_normals_tangents_here<R: Real, I, const V3: bool>(
-    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    blend: &impl BlendInfluences<I, R>,
     k: usize,
     (idx, wts): (&[I], &[R]),
     (pos, out_p): (&[Vec3<R>], &mut [Vec3<R>]),
@@ -218,14 +226,14 @@ fn points_normals_tangents_here<R: Real, I, const V3: bool>(
     let Some(mut cur) = it.next() else { return };
     for next in it {
         let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
-        let m = blend(i, w);
+        let m = blend.blend(i, w);
         store_over([cp, next.1 .0], m.point_lanes::<V3>(*p));
         store_over([cn, next.1 .1], m.linear::<V3>(*nv));
         *ot = tangent(&m, t);
         cur = next;
     }
     let (((i, w), ((p, nv), (t, ot))), (cp, cn)) = cur;
-    let m = blend(i, w);
+    let m = blend.blend(i, w);
     cp.set(m.point::<V3>(*p));
     cn.set(m.direction::<V3>(*nv));
     *ot = tangent(&m, t);
@@ -256,7 +264,7 @@ struct PointsAndNormals<'b, 'd, R: Real, I, B, const UNIT: bool> {
     nrm: &'d [Vec3<R>],
 }
 
-impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>, const UNIT: bool> Kernel2<Vec3<R>, Vec3<R>>
+impl<R: Real, I, B: BlendInfluences<I, R>, const UNIT: bool> Kernel2<Vec3<R>, Vec3<R>>
     for PointsAndNormals<'_, '_, R, I, B, UNIT>
 {
     #[inline(always)]
@@ -280,7 +288,7 @@ struct PointsNormalsTangents<'b, 'd, R: Real, I, B> {
     out_t: &'d mut [Vec4<R>],
 }
 
-impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>> Kernel for PointsNormalsTangents<'_, '_, R, I, B> {
+impl<R: Real, I, B: BlendInfluences<I, R>> Kernel for PointsNormalsTangents<'_, '_, R, I, B> {
     type Output = ();
     #[inline(always)]
     fn run<const V3: bool>(self) {
@@ -293,12 +301,12 @@ impl<R: Real, I, B: Fn(&[I], &[R]) -> Blended<R>> Kernel for PointsNormalsTangen
 /// weights, then its position and normal each [`store_over`] its output cell and the next one.
 #[inline(always)]
 pub(super) fn skin_over<R: Real, I, const V3: bool>(
-    blend: &impl Fn(&[I], &[R]) -> Blended<R>,
+    blend: &impl BlendInfluences<I, R>,
     (idx, w): (&[I], &[R]),
     (p, nv): (&Vec3<R>, &Vec3<R>),
     (cp, cn): (Over<'_, R>, Over<'_, R>),
 ) {
-    let m = blend(idx, w);
+    let m = blend.blend(idx, w);
     store_over(cp, m.point_lanes::<V3>(*p));
     store_over(cn, m.linear::<V3>(*nv));
 }
@@ -331,14 +339,14 @@ pub(super) const PACKED_JOINTS: usize = 1 << u8::BITS;
 pub(super) const PACKED_MIN_VERTICES: usize = 256;
 
 /// A palette without its matrices' last rows, which only reach the discarded fourth output
-/// lane, one 64-byte entry per joint (an entry's address is the joint index shifted). Without
-/// AVX2, `table[j]` holds, for joint `j`, the first three rows of each of its columns 0 to 2
-/// and, in their fourth lanes, the rows of its translation (three lane vectors per joint
-/// instead of four). In an AVX2 build it holds the four columns as they are: eight lanes hold
-/// two columns, so columns 0 and 1, then column 2 and the translation, are two eight-lane
-/// operations, and the translation needs no gathering from the fourth lanes. The dispatched
-/// x86-64-v3 kernels keep the four-lane layout: the same bits, and in them the eight-lane form
-/// ran slower (`skin` 4.17 against 3.52 ns per vertex, `core/docs/performance.md`).
+/// lane, one 64-byte entry per joint (an entry's address is the joint index shifted), in one
+/// of two layouts ([`pack`]). Four-lane: `table[j]` holds, for joint `j`, the first three rows
+/// of each of its columns 0 to 2 and, in their fourth lanes, the rows of its translation
+/// (three lane vectors per joint instead of four). Wide: the four columns as they are, so that
+/// columns 0 and 1, then column 2 and the translation, are two eight-lane operations, and the
+/// translation needs no gathering from the fourth lanes. An AVX2 build takes the wide layout;
+/// the dispatched x86-64-v3 kernels too, but for the loop with tangents
+/// ([`SkinningJob::lbs`]); the SSE2 and narrow builds the four-lane one. Both give the same bits.
 pub(super) type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
 
 /// One joint of a [`PackedPalette`] on a 64-byte boundary (one cache line; SSE and AVX
@@ -347,10 +355,18 @@ pub(super) type PackedPalette<R> = [PackedJoint<R>; PACKED_JOINTS];
 #[repr(C, align(64))]
 pub(super) struct PackedJoint<R>(pub(super) [[R; 4]; 4]);
 
-/// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries.
-pub(super) fn pack<R: Real, const V3: bool>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
+/// True when the kernels of the set `V3` blend [`PackedPalette`] entries eight lanes at a
+/// time ([`blend_pairs`]): in an AVX2 build, and in the dispatched x86-64-v3 kernels.
+#[inline(always)]
+const fn eight_lanes<const V3: bool>() -> bool {
+    AVX2 || (V3 && cfg!(sinew_dispatch))
+}
+
+/// `palette` (at most [`PACKED_JOINTS`] entries) into `table`'s first entries, in the wide
+/// layout when `WIDE`, the four-lane one otherwise ([`PackedPalette`]).
+pub(super) fn pack<R: Real, const WIDE: bool>(table: &mut PackedPalette<R>, palette: &[Mat4<R>]) {
     for (entry, m) in table.iter_mut().zip(palette) {
-        if AVX2 {
+        if WIDE {
             entry.0 = m.cols;
         } else {
             let t = m.cols[3];
@@ -392,6 +408,40 @@ pub(super) fn blend_with<R: Real, const K: usize, const C: usize, const V3: bool
     sum
 }
 
+/// A vertex's influences — its entries of the joint indices (as `I`) and of the weights —
+/// blended into its matrix: what the skinning loops call once per vertex. Closures implement
+/// it.
+///
+/// The wide layout's blend is a type of its own, [`FromPacked`], whose method is `#[inline]`:
+/// as a closure LLVM did not inline it into the loops, and the v3 kernels' eight-lane
+/// operations, which inline only into functions compiled with the v3 features, became calls.
+/// (As `#[inline(always)]`, or for the other blends, the loops took more instructions: the
+/// SSE2 `skin` 94.9 per vertex against 91.9, the dispatched `skin_tangents` 101.7 against 71.7.)
+pub(super) trait BlendInfluences<I, R: Real> {
+    /// The blended matrix of the influences `idx` weighted by `w`.
+    fn blend(&self, idx: &[I], w: &[R]) -> Blended<R>;
+}
+
+impl<I, R: Real, F: Fn(&[I], &[R]) -> Blended<R>> BlendInfluences<I, R> for F {
+    #[inline(always)]
+    fn blend(&self, idx: &[I], w: &[R]) -> Blended<R> {
+        self(idx, w)
+    }
+}
+
+/// Influences blended from a [`PackedPalette`] ([`blend_packed`]) packed in the layout `WIDE`
+/// names ([`pack`]): the loops take it for the wide layout.
+pub(super) struct FromPacked<'t, R, const K: usize, const V3: bool, const WIDE: bool>(pub(super) &'t PackedPalette<R>);
+
+impl<R: Real, const K: usize, const V3: bool, const WIDE: bool> BlendInfluences<[u8; 2], R>
+    for FromPacked<'_, R, K, V3, WIDE>
+{
+    #[inline]
+    fn blend(&self, idx: &[[u8; 2]], w: &[R]) -> Blended<R> {
+        blend_packed::<R, K, V3, WIDE>(self.0, idx, w)
+    }
+}
+
 /// The weighted sum of the influences' matrices.
 #[inline(always)]
 pub(super) fn blend_matrices<R: Real, const K: usize, const V3: bool>(
@@ -404,12 +454,13 @@ pub(super) fn blend_matrices<R: Real, const K: usize, const V3: bool>(
     Blended { cols: [c0, c1, c2], translation: t }
 }
 
-/// The weighted sum of the influences' [`PackedPalette`] entries. Without AVX2, three columns
-/// with the translation in their fourth lanes, moved out afterwards; in an AVX2 build, columns
-/// 0 and 1 and column 2 and the translation as two pairs of lanes ([`Lanes::mul_add_pair`]):
+/// The weighted sum of the influences' [`PackedPalette`] entries. In the four-lane layout,
+/// three columns with the translation in their fourth lanes, moved out afterwards; in the wide
+/// one (`WIDE`), columns 0 and 1 and column 2 and the translation as two pairs of lanes
+/// ([`Lanes::mul_add_pair`], eight lanes at a time in an AVX2 build and the v3 kernels):
 /// the same operations in the same order for every lane that matters, so the same bits.
 #[inline(always)]
-pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool>(
+pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool, const WIDE: bool>(
     table: &PackedPalette<R>,
     idx: &[[u8; 2]],
     w: &[R],
@@ -418,7 +469,7 @@ pub(super) fn blend_packed<R: Real, const K: usize, const V3: bool>(
     // byte is the index, and a byte indexes the table without a bounds check.
     const LOW: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
     let entry = |j: [u8; 2]| &table[usize::from(j[LOW])].0;
-    if AVX2 {
+    if WIDE {
         let k = if K == 0 { idx.len().min(w.len()) } else { K };
         let (idx, w) = (idx.get(..k).unwrap_or(&[]), w.get(..k).unwrap_or(&[]));
         let [c0, c1, c2, t] = blend_pairs::<R, V3>(idx.iter().map(|&j| entry(j)), w);
@@ -448,8 +499,8 @@ pub(super) fn blend_pairs<'t, R: Real + 't, const V3: bool>(
         let [c0, c1, c2, c3] = e;
         let (c01, c23) = ([V::<R>::load(c0), V::<R>::load(c1)], [V::<R>::load(c2), V::<R>::load(c3)]);
         if i == 0 {
-            s01 = V::<R>::mul_pair(c01, wj);
-            s23 = V::<R>::mul_pair(c23, wj);
+            s01 = V::<R>::mul_pair_on::<V3>(c01, wj);
+            s23 = V::<R>::mul_pair_on::<V3>(c23, wj);
         } else {
             s01 = V::<R>::mul_add_pair_on::<V3>(c01, wj, s01);
             s23 = V::<R>::mul_add_pair_on::<V3>(c23, wj, s23);

@@ -1,7 +1,7 @@
 //! Tests of the skinning job: validity, LBS against direct matrix sums, every influence count
 //! and kernel (direct, packed palette, narrow) agreeing bit for bit, and DQS keeping volume.
 
-use super::lbs::{blend_matrices, blend_packed, pack, PackedJoint, PACKED_JOINTS};
+use super::lbs::{blend_matrices, blend_packed, pack, FromPacked, PackedJoint, PACKED_JOINTS};
 use super::*;
 use crate::math::Quat;
 
@@ -236,7 +236,7 @@ fn check_packed_matches_direct<const J: usize>() {
 
 /// Skins 16 vertices with `k` influences through one kernel: 0 the narrow one (the general
 /// loop over the palette), 1 the host loop for `K` influences, 2 that loop over the packed
-/// palette; with tangents (the loop of every stream) or without (the loop of positions and
+/// palette in its four-lane layout, 3 in its wide layout; with tangents (the loop of every stream) or without (the loop of positions and
 /// normals). Returns the output bits.
 fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8, tangents: bool) -> [[u32; 10]; 16] {
     let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ K as u64;
@@ -267,13 +267,21 @@ fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8, tangents: boo
     job.validate().unwrap();
     let ji = job.joint_indices;
     match kernel {
-        0 => job.lbs_with::<0, true, false, _>(ji, |i, w| blend_matrices::<f32, 0, false>(pal, i, w)),
-        1 => job.lbs_with::<K, true, false, _>(ji, |i, w| blend_matrices::<f32, K, false>(pal, i, w)),
-        _ => {
+        0 => job.lbs_with::<0, true, false, _>(ji, |i: &[u16], w: &[f32]| blend_matrices::<f32, 0, false>(pal, i, w)),
+        1 => job.lbs_with::<K, true, false, _>(ji, |i: &[u16], w: &[f32]| blend_matrices::<f32, K, false>(pal, i, w)),
+        2 => {
             let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
             pack::<f32, false>(&mut table, pal);
             let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
-            job.lbs_with::<K, true, false, _>(bytes, |i, w| blend_packed::<f32, K, false>(&table, i, w));
+            job.lbs_with::<K, true, false, _>(bytes, |i: &[[u8; 2]], w: &[f32]| {
+                blend_packed::<f32, K, false, false>(&table, i, w)
+            });
+        }
+        _ => {
+            let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
+            pack::<f32, true>(&mut table, pal);
+            let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
+            job.lbs_with::<K, true, false, _>(bytes, FromPacked::<f32, K, false, true>(&table));
         }
     }
     core::array::from_fn(|v| {
@@ -294,7 +302,7 @@ fn host_and_narrow_kernels_give_the_same_bits() {
             Vec3::new(1.0, 1.0 + f * 0.1, 0.9),
         )
     });
-    for (kernel, t) in [(1, false), (2, false), (1, true), (2, true)] {
+    for (kernel, t) in [(1, false), (2, false), (3, false), (1, true), (2, true), (3, true)] {
         let s1 = skin_with_kernel::<1>;
         let (s2, s3, s4) = (skin_with_kernel::<2>, skin_with_kernel::<3>, skin_with_kernel::<4>);
         assert_eq!(s1(&pal, kernel, t), s1(&pal, 0, t), "kernel {kernel}, k = 1, tangents {t}");
@@ -304,7 +312,7 @@ fn host_and_narrow_kernels_give_the_same_bits() {
     }
     // The loop of positions and normals (four-lane stores over the next vertex) and the loop of
     // every stream write the same positions and normals.
-    for kernel in [0, 1, 2] {
+    for kernel in [0, 1, 2, 3] {
         let (a, b) = (skin_with_kernel::<4>(&pal, kernel, false), skin_with_kernel::<4>(&pal, kernel, true));
         for v in 0..16 {
             assert_eq!(a[v][..6], b[v][..6], "kernel {kernel}, vertex {v}");
