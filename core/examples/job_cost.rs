@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m; do
+//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m palette; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
@@ -27,12 +27,13 @@
 //! zero); `skin_dqs_scaled` is the same with every joint's scale and shear
 //! (`Palette::ScaledDualQuats`: the palette's matrices split by polar decomposition, each joint
 //! scaled by 0.9 to 1.1 per axis); `blend` blends two poses with weights 0.3 and 0.7; `l2m`
-//! computes the model matrices of 67 joints (per call).
+//! computes the model matrices of 67 joints (per call); `palette` computes a 54-matrix skin
+//! palette (`SkinMatrixJob`, per call; `time` gives ns per matrix).
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinningJob};
+use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Transform, Vec3, Vec4};
 
 /// Job calls measured.
@@ -205,6 +206,17 @@ fn l2m_data(rng: &mut Rng) -> Result<L2mData, sinew::skeleton::SkeletonError> {
     Ok((skeleton, vec![Mat4::IDENTITY; JOINTS]))
 }
 
+/// The `palette` workload: [`PALETTE`] skin matrices, each the model matrix of a skin joint
+/// (the last [`PALETTE`] of [`JOINTS`] random rigid transforms) times a random inverse bind
+/// matrix, and the palette they are computed into.
+type PaletteData = (Vec<Mat4<f32>>, Vec<Mat4<f32>>, Vec<u16>, Vec<Mat4<f32>>);
+fn palette_data(rng: &mut Rng) -> PaletteData {
+    let model: Vec<Mat4<f32>> = (0..JOINTS).map(|_| rng.transform().to_mat4()).collect();
+    let inverse_bind: Vec<Mat4<f32>> = (0..PALETTE).map(|_| rng.transform().to_mat4()).collect();
+    let joints: Vec<u16> = (JOINTS - PALETTE..JOINTS).map(|j| j as u16).collect();
+    (model, inverse_bind, joints, vec![Mat4::IDENTITY; PALETTE])
+}
+
 /// The stage's job, [`CALLS`] times.
 #[inline(never)]
 fn calls(mut job: impl FnMut()) {
@@ -233,6 +245,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Ok(())
                 };
                 (Box::new(job), "joint")
+            } else if name == "palette" {
+                let (model, ib, joints, mut out) = palette_data(&mut rng);
+                let job = move || {
+                    for _ in 0..BATCH {
+                        SkinMatrixJob::new(&model, &ib, &mut out).with_joints(&joints).run()?;
+                        black_box(&out);
+                    }
+                    Ok(())
+                };
+                (Box::new(job), "matrix")
             } else {
                 let skin = Skin::named(&name).ok_or_else(|| format!("unknown stage {name}"))?;
                 let mesh = skin.mesh(&mut rng);
@@ -245,7 +267,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 };
                 (Box::new(job), "vertex")
             };
-            let per = if unit == "joint" { JOINTS } else { VERTICES };
+            let per = match unit {
+                "joint" => JOINTS,
+                "matrix" => PALETTE,
+                _ => VERTICES,
+            };
             let start = Instant::now();
             let mut batches = Vec::new();
             while start.elapsed().as_secs_f64() < seconds || batches.is_empty() {
@@ -273,6 +299,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             err?;
         }
+        "palette" => {
+            let (model, ib, joints, mut out) = palette_data(&mut rng);
+            let mut err = Ok(());
+            calls(|| {
+                err = SkinMatrixJob::new(&model, &ib, &mut out).with_joints(&joints).run();
+                black_box(&out);
+            });
+            err?;
+        }
         "blend" => {
             let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
                 (0..SOA).map(|_| SoaTransform::from_transforms(core::array::from_fn(|_| rng.transform()))).collect()
@@ -292,7 +327,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => {
             let skin = Skin::named(other).ok_or_else(|| {
                 format!(
-                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m or time"
+                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette or time"
                 )
             })?;
             let mesh = skin.mesh(&mut rng);

@@ -39,9 +39,13 @@ fn validate_inputs<R: Real>(
 /// `a × b` with the columns of `a` in lanes: column `c` of the product is
 /// `((a₀·b[c][0] + a₁·b[c][1]) + a₂·b[c][2]) + a₃·b[c][3]`, lane by lane, as
 /// [`mul_mat4`] sums each entry (fused multiply-adds where the kernel set `V3`
-/// fuses them).
+/// fuses them). The dispatched v3 kernels compute two columns to an eight-lane register
+/// (`Lanes::mul_mat4_wide_on`), the same sums in the same order.
 #[inline(always)]
 fn mul_mat4_lanes<R: Real, const V3: bool>(a: &Mat4<R>, b: &Mat4<R>) -> Mat4<R> {
+    if let Some(cols) = R::Lanes::mul_mat4_wide_on::<V3>(&a.cols, &b.cols) {
+        return Mat4 { cols };
+    }
     let (ld, s) = (<R::Lanes as Lanes<R>>::load, <R::Lanes as Lanes<R>>::splat);
     let a = [ld(&a.cols[0]), ld(&a.cols[1]), ld(&a.cols[2]), ld(&a.cols[3])];
     let mut o = Mat4::ZERO;

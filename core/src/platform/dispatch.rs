@@ -20,9 +20,9 @@
 //!
 //! This module holds the crate's only `unsafe`: the calls into the kernels compiled with
 //! `#[target_feature]`, made only once the CPU is known to have those features, the AVX
-//! intrinsics of the LBS blend's eight-lane operations, run only in those kernels
-//! (`mul_pair`, `mul_add_pair`), and one empty `asm!` block that keeps the v3 kernels' fused
-//! lanes together (`whole`).
+//! intrinsics of eight-lane operations run only in those kernels (the LBS blend's `mul_pair`
+//! and `mul_add_pair`, the skin palette's `mul_mat4`), and one empty `asm!` block that keeps
+//! the v3 kernels' fused lanes together (`whole`).
 
 #[cfg(sinew_dispatch)]
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -219,8 +219,48 @@ pub(crate) fn mul_add_pair<const V3: bool>(x: [__m128; 2], m: f32, a: [__m128; 2
     Some(unsafe { pair_avx(x, m, Some(a)) })
 }
 
+/// The columns of `a × b` (column-major) in a kernel of the set `V3`, two columns of the
+/// product to an eight-lane register: column `c` is
+/// `((a₀·b[c][0] + a₁·b[c][1]) + a₂·b[c][2]) + a₃·b[c][3]`, the first product rounded and each
+/// sum fused (the same bits as the v3 kernels' four-lane form). `None` outside the v3 kernels.
+#[cfg(sinew_dispatch)]
+#[inline(always)]
+pub(crate) fn mul_mat4<const V3: bool>(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> Option<[[f32; 4]; 4]> {
+    if !V3 {
+        return None;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: AVX and FMA instructions, run only in the `V3` kernels (see `mul_pair`).
+    Some(unsafe { mat4_avx(a, b) })
+}
+
 #[cfg(sinew_dispatch)]
 use core::arch::x86_64::__m128;
+
+#[cfg(sinew_dispatch)]
+v3_features! {
+    /// [`mul_mat4`]'s product: `a`'s columns in both halves of four registers, `b`'s columns
+    /// two to a register, each of their lanes spread over its half by an in-lane shuffle.
+    ///
+    /// # Safety
+    /// The CPU has every v3 feature.
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn mat4_avx(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> [[f32; 4]; 4] {
+        use core::arch::x86_64::{__m256, _mm256_fmadd_ps, _mm256_mul_ps, _mm256_permute_ps};
+        let col = |c: [f32; 4]| -> __m256 { bytemuck::cast([c, c]) };
+        let a = [col(a[0]), col(a[1]), col(a[2]), col(a[3])];
+        let half = |i: usize| -> [[f32; 4]; 2] {
+            let bb: __m256 = bytemuck::cast([b[2 * i], b[2 * i + 1]]);
+            let s = _mm256_mul_ps(a[0], _mm256_permute_ps::<0x00>(bb));
+            let s = _mm256_fmadd_ps(a[1], _mm256_permute_ps::<0x55>(bb), s);
+            let s = _mm256_fmadd_ps(a[2], _mm256_permute_ps::<0xAA>(bb), s);
+            bytemuck::cast(_mm256_fmadd_ps(a[3], _mm256_permute_ps::<0xFF>(bb), s))
+        };
+        let ([c0, c1], [c2, c3]) = (half(0), half(1));
+        [c0, c1, c2, c3]
+    }
+}
 
 #[cfg(sinew_dispatch)]
 v3_features! {

@@ -277,6 +277,16 @@ impl Lanes<f32> for F32x4 {
         Self::mul_pair(x, m)
     }
     #[inline(always)]
+    fn mul_mat4_wide_on<const V3: bool>(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> Option<[[f32; 4]; 4]> {
+        #[cfg(sinew_dispatch)]
+        return crate::platform::dispatch::mul_mat4::<V3>(a, b);
+        #[cfg(not(sinew_dispatch))]
+        {
+            let _ = (a, b);
+            None
+        }
+    }
+    #[inline(always)]
     fn mul_add_pair_on<const V3: bool>(x: [Self; 2], m: f32, a: [Self; 2]) -> [Self; 2] {
         #[cfg(sinew_dispatch)]
         if let Some(s) = crate::platform::dispatch::mul_add_pair::<V3>(

@@ -243,6 +243,18 @@ pub trait Lanes<R: Real>:
     fn mul_add_pairs_on<const V3: bool>(x: [Self; 2], m: [Self; 2], a: [Self; 2]) -> [Self; 2] {
         Self::mul_add_pairs(x, m, a)
     }
+    /// The columns of `a × b` (column-major, columns in lanes) in a kernel of the set `V3`,
+    /// where that set has an eight-lane form of the product: column `c` is
+    /// `((a₀·b[c][0] + a₁·b[c][1]) + a₂·b[c][2]) + a₃·b[c][3]`, the first product rounded and
+    /// each sum fused, as four-lane [`mul_add_on`](Self::mul_add_on)s give it. `None` where
+    /// there is no such form: the caller takes its four-lane one.
+    #[doc(hidden)]
+    #[must_use]
+    #[inline(always)]
+    fn mul_mat4_wide_on<const V3: bool>(a: &[[R; 4]; 4], b: &[[R; 4]; 4]) -> Option<[[R; 4]; 4]> {
+        let _ = (a, b);
+        None
+    }
     /// The 4×4 transpose of `rows`: lane `j` of result `i` is lane `i` of `rows[j]` (data
     /// movement only, so the same bits); shuffles where the lanes are SSE registers.
     #[must_use]
