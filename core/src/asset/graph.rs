@@ -145,19 +145,41 @@ impl<'a> GraphData<'a> {
         g.parse_layers(sec, num_clips, joints)
     }
 
+    /// Checks a graph section's layout (see [`Asset::parse_without_graph_rules`]): what
+    /// [`GraphData::view`] reads, and the base's parameter records, float defaults finite.
+    ///
+    /// [`Asset::parse_without_graph_rules`]: super::Asset::parse_without_graph_rules
+    pub(super) fn parse_layout(body: &'a [u8], sec: u16) -> Result<(), ParseError> {
+        let g = Self::read(body, sec)?;
+        let infinite = (0..g.num_parameters())
+            .find(|&i| matches!(g.kind_of::<F32Bits>(i), Some(ParameterKind::Float(v)) if !v.finite()));
+        g.check_parameters().and_then(|()| infinite.map_or(Ok(()), Err)).map_err(|index| ParseError::BadGraph {
+            section: sec,
+            part: GraphPart::Parameter,
+            index: index as u16,
+        })
+    }
+
+    /// Checks the parameter records: a known kind, a default of that kind, reserved bytes
+    /// zero; the first at fault.
+    fn check_parameters(&self) -> Result<(), usize> {
+        let body = self.body;
+        for i in 0..self.num_parameters() {
+            let at = self.offset(0, i);
+            if self.kind_of::<F32Bits>(i).is_none() || byte(body, at + 1) | byte(body, at + 2) | byte(body, at + 3) != 0
+            {
+                return Err(i);
+            }
+        }
+        Ok(())
+    }
+
     /// Checks this machine's records (with the parameters' for the base) and its graph; the
     /// part and index at fault.
     pub(super) fn check(&self, num_clips: usize, with_parameters: bool) -> Result<(), (GraphPart, usize)> {
         let body = self.body;
         if with_parameters {
-            for i in 0..self.num_parameters() {
-                let at = self.offset(0, i);
-                if self.kind_of::<F32Bits>(i).is_none()
-                    || byte(body, at + 1) | byte(body, at + 2) | byte(body, at + 3) != 0
-                {
-                    return Err((GraphPart::Parameter, i));
-                }
-            }
+            self.check_parameters().map_err(|i| (GraphPart::Parameter, i))?;
         }
         for i in 0..self.num_states() {
             let at = self.offset(1, i);

@@ -204,6 +204,37 @@ impl<'a> Asset<'a> {
     /// assert!(matches!(Asset::parse(&bytes), Err(ParseError::ChecksumMismatch { .. })));
     /// ```
     pub fn parse(data: &'a [u8]) -> Result<Self, ParseError> {
+        Self::parse_checking::<true>(data)
+    }
+
+    /// Parses and validates a `.sinew` file as [`Asset::parse`] does, except the graph
+    /// sections' records: each graph section's layout is checked (its name, its lists'
+    /// counts within the limits and their records inside the section, its names, its layers'
+    /// layout, every parameter's kind and default: a known kind, a finite float, a bool 0 or
+    /// 1), which is all that [`GraphData`]'s names, counts and [`GraphData::parameter_kind`]
+    /// read; its states, transitions, points and conditions are not held to the graph rules
+    /// ([`LayeredGraph::validate`]).
+    ///
+    /// For a runtime that lists a file's graphs but runs none, it links none of the graph
+    /// validation (the browser's module without state machines). Running such a graph stays
+    /// safe: [`GraphData::to_graph`] and [`GraphLayerData`]'s `to_layered` check what they
+    /// build by those rules, and the state machines check their graphs, so a graph that
+    /// [`Asset::parse`] would refuse is refused there, with its [`GraphError`](crate::graph::GraphError).
+    ///
+    /// [`LayeredGraph::validate`]: crate::graph::LayeredGraph::validate
+    ///
+    /// # Errors
+    ///
+    /// What [`Asset::parse`] finds, but for a graph section's records: a graph section's
+    /// layout gives [`ParseError::SectionOverrun`], [`ParseError::BadSection`] or
+    /// [`ParseError::BadGraph`] (header or parameter), as it does there.
+    pub fn parse_without_graph_rules(data: &'a [u8]) -> Result<Self, ParseError> {
+        Self::parse_checking::<false>(data)
+    }
+
+    /// [`Asset::parse`], holding graph sections to the graph rules when `GRAPH_RULES` is set
+    /// and checking their layout only when not ([`Asset::parse_without_graph_rules`]).
+    fn parse_checking<const GRAPH_RULES: bool>(data: &'a [u8]) -> Result<Self, ParseError> {
         let mut r = Reader::new(data);
         if r.array::<8>()? != MAGIC {
             return Err(ParseError::BadMagic);
@@ -289,7 +320,12 @@ impl<'a> Asset<'a> {
         for n in 0..asset.graphs.count {
             let i = asset.graphs.first + n;
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
-            GraphData::parse(body, i as u16, asset.clips.count, joints).map_err(overrun(i as u16))?;
+            if GRAPH_RULES {
+                GraphData::parse(body, i as u16, asset.clips.count, joints)
+            } else {
+                GraphData::parse_layout(body, i as u16)
+            }
+            .map_err(overrun(i as u16))?;
         }
         let mut previous = None;
         for n in 0..asset.reports.count {

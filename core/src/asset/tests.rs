@@ -1132,6 +1132,76 @@ mod graph_section {
         assert!(matches!(parse_patched(|b| b[15] = 200), Err(ParseError::SectionOverrun { section: 3 })));
     }
 
+    /// [`parse_patched`] by `Asset::parse_without_graph_rules`.
+    fn parse_layout_patched(patch: impl Fn(&mut [u8])) -> Result<(), ParseError> {
+        let mut buf = [0u8; 2048];
+        let (len, _) = file(&mut buf, &graph(), patch);
+        Asset::parse_without_graph_rules(&buf[..len]).map(|_| ())
+    }
+
+    /// The graph of a file that `Asset::parse_without_graph_rules` accepts, built by
+    /// `to_graph` in f32 into buffers large enough.
+    fn built_without_rules(patch: impl Fn(&mut [u8])) -> Result<(), GraphError> {
+        let mut buf = [0u8; 2048];
+        let (len, _) = file(&mut buf, &graph(), patch);
+        let asset = Asset::parse_without_graph_rules(&buf[..len]).unwrap();
+        let g = asset.graph(0).unwrap();
+        assert_eq!((g.name(), g.state_name(0), g.parameter_name(3)), ("locomotion", Some("idle"), Some("jump")));
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 4];
+        let mut t = [Transition::default(); 4];
+        let mut b = [BlendPoint::default(); 8];
+        let mut c = [Condition::default(); 5];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b,
+            conditions: &mut c,
+        };
+        g.to_graph::<f32>(buffers, asset.num_clips()).map(|_| ())
+    }
+
+    #[test]
+    fn without_the_graph_rules_the_layout_is_checked_and_the_rules_wait_for_the_graph() {
+        assert_eq!(parse_layout_patched(|_| {}), Ok(()));
+        assert_eq!(built_without_rules(|_| {}), Ok(()));
+        // The layout and the parameters (what a listing reads) are refused as `parse` does.
+        assert_eq!(parse_layout_patched(|b| b[RECORDS + GRAPH_PARAMETER_LEN] = 7), bad(GraphPart::Parameter, 1));
+        assert_eq!(parse_layout_patched(|b| b[RECORDS + 1] = 1), bad(GraphPart::Parameter, 0));
+        assert_eq!(
+            parse_layout_patched(|b| b[RECORDS + 2 * GRAPH_PARAMETER_LEN + 4] = 1),
+            bad(GraphPart::Parameter, 2)
+        );
+        let nan = |b: &mut [u8]| {
+            b[RECORDS + GRAPH_PARAMETER_LEN + 4..RECORDS + GRAPH_PARAMETER_LEN + 8]
+                .copy_from_slice(&f32::NAN.to_le_bytes());
+        };
+        assert_eq!(parse_patched(nan), bad(GraphPart::Parameter, 1));
+        assert_eq!(parse_layout_patched(nan), bad(GraphPart::Parameter, 1));
+        assert!(matches!(parse_layout_patched(|b| b[15] = 200), Err(ParseError::SectionOverrun { section: 3 })));
+        // The records and rules are not checked; building the graph checks them.
+        assert_eq!(parse_layout_patched(|b| b[STATE + 2] = 2), Ok(()));
+        assert_eq!(built_without_rules(|b| b[STATE + 2] = 2), Err(GraphError::Clip { state: 0 }));
+        assert_eq!(parse_layout_patched(|b| b[TRANSITION + 2] = 4), Ok(()));
+        assert!(built_without_rules(|b| b[TRANSITION + 2] = 4).is_err());
+        assert_eq!(parse_layout_patched(|b| b[TRANSITION + 8] = 2), Ok(()));
+        assert!(built_without_rules(|b| b[TRANSITION + 8] = 2).is_err());
+    }
+
+    #[test]
+    fn every_byte_flipped_parses_without_the_graph_rules_when_it_parses_with_them() {
+        let mut buf = [0u8; 2048];
+        let (len, start) = file(&mut buf, &graph(), |_| {});
+        for at in (0..len - start).step_by(if cfg!(miri) { 17 } else { 1 }) {
+            for bit in [0x01u8, 0x80] {
+                let strict = parse_patched(|b| b[at] ^= bit);
+                let lenient = parse_layout_patched(|b| b[at] ^= bit);
+                assert!(strict.is_err() || lenient.is_ok(), "byte {at} bit {bit:#x}: {lenient:?}");
+            }
+        }
+    }
+
     #[test]
     fn every_byte_of_a_graph_section_flipped_parses_or_fails_cleanly() {
         let mut buf = [0u8; 2048];

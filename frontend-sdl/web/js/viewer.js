@@ -303,17 +303,23 @@ class Viewer {
 
   /**
    * Runs graph `i` of the model (-1: back to the clips). The state machines are in a second
-   * module, fetched the first time: the model is opened again in it.
+   * module, fetched the first time: the model is opened again in it, which checks its graphs
+   * in full (the first module reads only what it lists); a file it refuses stays open in the
+   * first, its clips playing, the error said.
    */
   async useGraph(i) {
     if (i >= 0 && !this.graphRuntime) {
       this.graphRuntime = await Sinew.load(moduleUrl({ graphs: true }));
     }
     if (i >= 0 && this.sinew !== this.graphRuntime) {
-      this.character?.free();
-      this.model?.close();
-      [this.sinew, this.model, this.character] = [this.graphRuntime, null, null];
-      await this.loadFile(this.source.name, this.source.data, (c) => c.useGraph(i));
+      const first = this.sinew;
+      this.sinew = this.graphRuntime;
+      const opened = await this.loadFile(this.source.name, this.source.data, (c) => c.useGraph(i));
+      if (this.model?.sinew !== this.graphRuntime) this.sinew = first;
+      if (!opened) {
+        document.getElementById('graph').value = this.character?.graphIndex ?? -1;
+        return;
+      }
     } else {
       this.character.useGraph(i < 0 ? null : i);
     }

@@ -65,7 +65,7 @@ fn slot(handle: u32) -> usize {
 fn character<T>(id: u32, on_error: T, f: impl FnOnce(&mut Character, &mut State) -> Result<T, String>) -> T {
     with(|s| {
         let Some(mut c) = s.characters.get_mut(slot(id)).and_then(Option::take) else {
-            s.text = format!("no character {id}");
+            missing(s, "character", id);
             return on_error;
         };
         let r = f(&mut c, s);
@@ -73,10 +73,25 @@ fn character<T>(id: u32, on_error: T, f: impl FnOnce(&mut Character, &mut State)
             *entry = Some(c);
         }
         r.unwrap_or_else(|e| {
-            s.text = e;
+            report(s, e);
             on_error
         })
     })
+}
+
+/// Says that there is no `what` `id` ("no character 3") in the last text. Out of line with
+/// [`report`].
+#[inline(never)]
+#[cold]
+fn missing(s: &mut State, what: &str, id: u32) {
+    s.text = format!("no {what} {id}");
+}
+
+/// Keeps `text` as the last text. Out of line: every export's error path calls it.
+#[inline(never)]
+#[cold]
+fn report(s: &mut State, text: String) {
+    s.text = text;
 }
 
 /// Reserves `len` zeroed bytes for the caller to fill; free them with [`sinew_free`] or hand
@@ -154,7 +169,7 @@ pub extern "C" fn sinew_model_close(id: u32) {
 pub extern "C" fn sinew_model_describe(id: u32) -> usize {
     with(|s| {
         let Some(m) = s.models.get(slot(id)).and_then(Option::as_ref) else {
-            s.text = format!("no model {id}");
+            missing(s, "model", id);
             return 0;
         };
         s.text = m.describe();
@@ -172,7 +187,7 @@ pub extern "C" fn sinew_character_new(model: u32) -> u32 {
             insert(&mut s.characters, c)
         }
         None => {
-            s.text = format!("no model {model}");
+            missing(s, "model", model);
             0
         }
     })
@@ -416,6 +431,48 @@ mod tests {
         assert_eq!(text(), "this module runs no graphs: load sinew_web_graph.wasm");
         assert_eq!(sinew_character_graph_state(c), -1);
         sinew_character_free(c);
+        sinew_model_close(m);
+    }
+
+    /// The character with its graph's first state sent to clip 999, which the file lacks: the
+    /// section's layout is sound, a rule of the graphs is broken.
+    fn character_with_a_broken_graph() -> Vec<u8> {
+        use sinew::format::{crc32, CRC_START, GRAPH_PARAMETER_LEN, HEADER_LEN, KIND_GRAPH, SECTION_ENTRY_LEN};
+        let mut bytes = CHARACTER.to_vec();
+        let u32_at = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize;
+        let sections = u32_at(&bytes, HEADER_LEN - 4);
+        let entry = (0..sections)
+            .map(|i| HEADER_LEN + i * SECTION_ENTRY_LEN)
+            .find(|&e| bytes[e..e + 4] == KIND_GRAPH)
+            .expect("the character has a graph");
+        let body = u32_at(&bytes, entry + 4);
+        // Name, initial state, five counts, the parameters, then the first state's record:
+        // kind, flags, clip.
+        let counts = body + 1 + bytes[body] as usize + 2;
+        let parameters = u16::from_le_bytes([bytes[counts], bytes[counts + 1]]) as usize;
+        let state = counts + 10 + parameters * GRAPH_PARAMETER_LEN;
+        assert_eq!(bytes[state], sinew::format::STATE_CLIP, "the first state plays a clip");
+        bytes[state + 2..state + 4].copy_from_slice(&999u16.to_le_bytes());
+        let crc = crc32(&bytes[CRC_START..]);
+        bytes[CRC_START - 4..CRC_START].copy_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    #[cfg(feature = "graph")]
+    #[test]
+    fn a_graph_that_breaks_the_rules_is_refused() {
+        assert_eq!(open(&character_with_a_broken_graph(), 64), 0);
+        assert!(text().starts_with("graph section "), "{}", text());
+        assert!(text().contains("state 0"), "{}", text());
+    }
+
+    #[cfg(not(feature = "graph"))]
+    #[test]
+    fn without_the_feature_a_graph_is_listed_and_its_rules_left_to_the_graphs_module() {
+        let m = open(&character_with_a_broken_graph(), 64);
+        assert_ne!(m, 0, "{}", text());
+        assert!(sinew_model_describe(m) > 0);
+        assert!(text().contains("\"graphs\":[{\"name\":\"character\",\"states\":["), "{}", text());
         sinew_model_close(m);
     }
 

@@ -10,6 +10,8 @@
 //!   outputs (model matrices, skin palettes, shader rows, morphed vertices), read in place;
 //! - [`graph`]: a character driven by one of its file's animation graphs.
 //!
+//! On wasm32 the heap is talc's (see `heap.rs`), smaller than the standard library's dlmalloc.
+//!
 //! The same code builds for the host, where the tests run.
 
 pub mod abi;
@@ -18,3 +20,6 @@ pub mod graph;
 pub mod json;
 pub mod model;
 pub mod parts;
+
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+mod heap;

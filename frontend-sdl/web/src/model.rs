@@ -147,7 +147,13 @@ impl WebModel {
         (Asset<'static>, Box<WebSkeleton>, Vec<Skin>, Vec<ClipEntry<'static, f32>>, Vec<Vec<DrawPart>>),
         LoadError,
     > {
-        let asset = Asset::parse(data).map_err(LoadError::Parse)?;
+        // Without the state machines the graphs are only listed (`describe`): their sections'
+        // layout is checked, and the graphs' module, which runs them, checks the rest.
+        #[cfg(feature = "graph")]
+        let asset = Asset::parse(data);
+        #[cfg(not(feature = "graph"))]
+        let asset = Asset::parse_without_graph_rules(data);
+        let asset = asset.map_err(LoadError::Parse)?;
         let sd = asset.skeleton().ok_or(LoadError::NoSkeleton)?;
         let skeleton = Box::new(sd.to_skeleton::<f32, WEB_SOA_JOINTS>().map_err(LoadError::Skeleton)?);
         let skins = (0..asset.num_skins())
