@@ -161,7 +161,9 @@ impl<'a> GraphData<'a> {
     }
 
     /// Checks the parameter records: a known kind, a default of that kind, reserved bytes
-    /// zero; the first at fault.
+    /// zero; the first at fault. Inlined into `check`, as the loop was before `parse_layout`
+    /// shared it (a firmware image's `.text` is then the same).
+    #[inline(always)]
     fn check_parameters(&self) -> Result<(), usize> {
         let body = self.body;
         for i in 0..self.num_parameters() {
