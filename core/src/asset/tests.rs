@@ -1031,51 +1031,19 @@ mod graph_section {
         assert_eq!((g.num_parameters(), g.num_states(), g.num_transitions()), (4, 4, 4));
         assert_eq!((g.state_name(2), g.parameter_name(3), g.state_name(4)), (Some("strafe"), Some("jump"), None));
 
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 4];
-        let mut t = [Transition::default(); 4];
-        let mut b = [BlendPoint::default(); 8];
-        let mut c = [Condition::default(); 5];
-        let buffers = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        assert_eq!(g.to_graph(buffers, asset.num_clips()).unwrap(), graph());
+        with_graph::<f32, _>(&g, asset.num_clips(), 8, |built| assert_eq!(built.unwrap(), graph()));
 
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 4];
-        let mut t = [Transition::default(); 4];
-        let mut b = [BlendPoint::default(); 5];
-        let mut c = [Condition::default(); 5];
-        let buffers = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        let q = g.to_graph::<Q16>(buffers, 2).unwrap();
-        assert_eq!(q.parameters[1].kind, ParameterKind::Float(Q16::from_f32(-1.0)));
-        assert_eq!(q.conditions[0].test, Test::Greater(Q16::from_f32(0.1)));
-        assert_eq!(q.transitions[3].exit_time, Some(Q16::ONE));
-        assert_eq!(q.states, &STATES);
+        with_graph::<Q16, _>(&g, 2, 5, |built| {
+            let q = built.unwrap();
+            assert_eq!(q.parameters[1].kind, ParameterKind::Float(Q16::from_f32(-1.0)));
+            assert_eq!(q.conditions[0].test, Test::Greater(Q16::from_f32(0.1)));
+            assert_eq!(q.transitions[3].exit_time, Some(Q16::ONE));
+            assert_eq!(q.states, &STATES);
+        });
 
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 4];
-        let mut t = [Transition::default(); 4];
-        let mut b = [BlendPoint::default(); 4];
-        let mut c = [Condition::default(); 5];
-        let short = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        assert_eq!(g.to_graph::<f32>(short, 2), Err(GraphError::Storage { list: "points", needed: 5, capacity: 4 }));
+        with_graph::<f32, _>(&g, 2, 4, |built| {
+            assert_eq!(built, Err(GraphError::Storage { list: "points", needed: 5, capacity: 4 }));
+        });
     }
 
     /// Offsets in the section of this graph's records (after "locomotion": 1 + 10 + 2 + 10).
@@ -1147,19 +1115,7 @@ mod graph_section {
         let asset = Asset::parse_without_graph_rules(&buf[..len]).unwrap();
         let g = asset.graph(0).unwrap();
         assert_eq!((g.name(), g.state_name(0), g.parameter_name(3)), ("locomotion", Some("idle"), Some("jump")));
-        let mut p = [Parameter::default(); 4];
-        let mut s = [State::default(); 4];
-        let mut t = [Transition::default(); 4];
-        let mut b = [BlendPoint::default(); 8];
-        let mut c = [Condition::default(); 5];
-        let buffers = GraphBuffers {
-            parameters: &mut p,
-            states: &mut s,
-            transitions: &mut t,
-            points: &mut b,
-            conditions: &mut c,
-        };
-        g.to_graph::<f32>(buffers, asset.num_clips()).map(|_| ())
+        with_graph::<f32, _>(&g, asset.num_clips(), 8, |built| built.map(|_| ()))
     }
 
     #[test]
@@ -1276,6 +1232,29 @@ mod graph_section {
         let names: usize = PARAMETERS.iter().map(|p| 1 + p.name.len()).sum::<usize>()
             + STATES.iter().map(|s| 1 + s.name.len()).sum::<usize>();
         CONDITION + 5 * GRAPH_CONDITION_LEN + names
+    }
+
+    /// `g.to_graph` (`clips` clips) into buffers of 4 parameters, states and transitions,
+    /// `points` blend points and 5 conditions, its result handed to `f`.
+    fn with_graph<R: Real, T>(
+        g: &GraphData<'_>,
+        clips: usize,
+        points: usize,
+        f: impl FnOnce(Result<Graph<'_, R>, GraphError>) -> T,
+    ) -> T {
+        let mut p = [Parameter::default(); 4];
+        let mut s = [State::default(); 4];
+        let mut t = [Transition::default(); 4];
+        let mut b = [BlendPoint::default(); 8];
+        let mut c = [Condition::default(); 5];
+        let buffers = GraphBuffers {
+            parameters: &mut p,
+            states: &mut s,
+            transitions: &mut t,
+            points: &mut b[..points],
+            conditions: &mut c,
+        };
+        f(g.to_graph(buffers, clips))
     }
 
     /// `g.to_layered` (two clips) into buffers of 4 parameters, `states` states, 8 transitions,
