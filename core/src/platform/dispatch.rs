@@ -20,9 +20,9 @@
 //!
 //! This module holds the crate's only `unsafe`: the calls into the kernels compiled with
 //! `#[target_feature]`, made only once the CPU is known to have those features, the AVX
-//! intrinsics of eight-lane operations run only in those kernels (the LBS blend's `mul_pair`
-//! and `mul_add_pair`, the skin palette's `mul_mat4`), and one empty `asm!` block that keeps
-//! the v3 kernels' fused lanes together (`whole`).
+//! intrinsics of eight-lane operations run only in those kernels (the LBS blend's `pair`, the
+//! skin palette's `mul_mat4`), and one empty `asm!` block that keeps the v3 kernels' fused
+//! lanes together (`whole`).
 
 #[cfg(sinew_dispatch)]
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -186,37 +186,26 @@ pub(crate) fn whole(v: core::arch::x86_64::__m128) -> core::arch::x86_64::__m128
     v
 }
 
-/// `[x[0] · m, x[1] · m]` in a kernel of the set `V3`: the two four-lane vectors as the halves
-/// of one eight-lane `ymm` register, one `vmulps` (the same bits as two four-lane products).
-/// `None` outside the v3 kernels, whose callers then take their build's own operations.
+/// `[x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]`, fused, or without `a`
+/// `[x[0] · m, x[1] · m]`, in a kernel of the set `V3`: the two four-lane vectors as the
+/// halves of one eight-lane `ymm` register, one `vfmadd…ps` or `vmulps` (the same bits as the
+/// v3 kernels' two four-lane operations). `None` outside the v3 kernels, whose callers then
+/// take their build's own operations.
 ///
-/// With [`mul_add_pair`], the LBS palette blend's eight-lane form, as an x86-64-v3 build
-/// compiles it from `wide::f32x8`. Built from the v3 kernels' four-lane operations instead,
-/// LLVM kept them as pairs of `xmm` operations.
+/// The LBS palette blend's eight-lane form, as an x86-64-v3 build compiles it from
+/// `wide::f32x8`. Built from the v3 kernels' four-lane operations instead, LLVM kept them as
+/// pairs of `xmm` operations.
 #[cfg(sinew_dispatch)]
 #[inline(always)]
-pub(crate) fn mul_pair<const V3: bool>(x: [__m128; 2], m: f32) -> Option<[__m128; 2]> {
+pub(crate) fn pair<const V3: bool>(x: [__m128; 2], m: f32, a: Option<[__m128; 2]>) -> Option<[__m128; 2]> {
     if !V3 {
         return None;
     }
     #[allow(unsafe_code)]
-    // SAFETY: AVX instructions, run only in the `V3` kernels: as in `call`, those run only below
-    // `dispatch`'s call of `on_v3`, made once the CPU was found to have every v3 feature.
-    Some(unsafe { pair_avx(x, m, None) })
-}
-
-/// `[x[0].mul_add(m, a[0]), x[1].mul_add(m, a[1])]`, fused, in a kernel of the set `V3`: one
-/// eight-lane `vfmadd…ps` (the same bits as the v3 kernels' two four-lane ones). `None`
-/// outside the v3 kernels, as [`mul_pair`].
-#[cfg(sinew_dispatch)]
-#[inline(always)]
-pub(crate) fn mul_add_pair<const V3: bool>(x: [__m128; 2], m: f32, a: [__m128; 2]) -> Option<[__m128; 2]> {
-    if !V3 {
-        return None;
-    }
-    #[allow(unsafe_code)]
-    // SAFETY: AVX and FMA instructions, run only in the `V3` kernels (see `mul_pair`).
-    Some(unsafe { pair_avx(x, m, Some(a)) })
+    // SAFETY: AVX and FMA instructions, run only in the `V3` kernels: as in `call`, those run
+    // only below `dispatch`'s call of `on_v3`, made once the CPU was found to have every v3
+    // feature.
+    Some(unsafe { pair_avx(x, m, a) })
 }
 
 /// The columns of `a × b` (column-major) in a kernel of the set `V3`, two columns of the
@@ -230,7 +219,7 @@ pub(crate) fn mul_mat4<const V3: bool>(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4]) -> 
         return None;
     }
     #[allow(unsafe_code)]
-    // SAFETY: AVX and FMA instructions, run only in the `V3` kernels (see `mul_pair`).
+    // SAFETY: AVX and FMA instructions, run only in the `V3` kernels (see `pair`).
     Some(unsafe { mat4_avx(a, b) })
 }
 

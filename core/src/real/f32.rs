@@ -271,7 +271,7 @@ impl Lanes<f32> for F32x4 {
     #[inline(always)]
     fn mul_pair_on<const V3: bool>(x: [Self; 2], m: f32) -> [Self; 2] {
         #[cfg(sinew_dispatch)]
-        if let Some(p) = crate::platform::dispatch::mul_pair::<V3>(x.map(|v| bytemuck::cast(v.0)), m) {
+        if let Some(p) = crate::platform::dispatch::pair::<V3>(x.map(|v| bytemuck::cast(v.0)), m, None) {
             return p.map(|v| F32x4(bytemuck::cast(v)));
         }
         Self::mul_pair(x, m)
@@ -289,10 +289,10 @@ impl Lanes<f32> for F32x4 {
     #[inline(always)]
     fn mul_add_pair_on<const V3: bool>(x: [Self; 2], m: f32, a: [Self; 2]) -> [Self; 2] {
         #[cfg(sinew_dispatch)]
-        if let Some(s) = crate::platform::dispatch::mul_add_pair::<V3>(
+        if let Some(s) = crate::platform::dispatch::pair::<V3>(
             x.map(|v| bytemuck::cast(v.0)),
             m,
-            a.map(|v| bytemuck::cast(v.0)),
+            Some(a.map(|v| bytemuck::cast(v.0))),
         ) {
             return s.map(|v| F32x4(bytemuck::cast(v)));
         }

@@ -38,7 +38,7 @@ impl<R: Real> SkinningJob<'_, R> {
                 // whose loop ran slower so (`skin_tangents` 4.55 against 4.39 ns per vertex).
                 if eight_lanes::<V3>() && (AVX2 || self.tangents.is_none()) {
                     pack::<R, true>(&mut table, palette);
-                    return self.lbs_with::<K, UNIT, V3, _>(idx, FromPacked::<R, K, V3, true>(&table));
+                    return self.lbs_with::<K, UNIT, V3, _>(idx, FromPacked::<R, K, V3>(&table));
                 }
                 pack::<R, false>(&mut table, palette);
                 return self.lbs_with::<K, UNIT, V3, _>(idx, |i: &[[u8; 2]], w: &[R]| {
@@ -429,16 +429,13 @@ impl<I, R: Real, F: Fn(&[I], &[R]) -> Blended<R>> BlendInfluences<I, R> for F {
     }
 }
 
-/// Influences blended from a [`PackedPalette`] ([`blend_packed`]) packed in the layout `WIDE`
-/// names ([`pack`]): the loops take it for the wide layout.
-pub(super) struct FromPacked<'t, R, const K: usize, const V3: bool, const WIDE: bool>(pub(super) &'t PackedPalette<R>);
+/// Influences blended from a [`PackedPalette`] in the wide layout ([`pack`], [`blend_packed`]).
+pub(super) struct FromPacked<'t, R, const K: usize, const V3: bool>(pub(super) &'t PackedPalette<R>);
 
-impl<R: Real, const K: usize, const V3: bool, const WIDE: bool> BlendInfluences<[u8; 2], R>
-    for FromPacked<'_, R, K, V3, WIDE>
-{
+impl<R: Real, const K: usize, const V3: bool> BlendInfluences<[u8; 2], R> for FromPacked<'_, R, K, V3> {
     #[inline]
     fn blend(&self, idx: &[[u8; 2]], w: &[R]) -> Blended<R> {
-        blend_packed::<R, K, V3, WIDE>(self.0, idx, w)
+        blend_packed::<R, K, V3, true>(self.0, idx, w)
     }
 }
 

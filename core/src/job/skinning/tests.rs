@@ -281,7 +281,7 @@ fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8, tangents: boo
             let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
             pack::<f32, true>(&mut table, pal);
             let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
-            job.lbs_with::<K, true, false, _>(bytes, FromPacked::<f32, K, false, true>(&table));
+            job.lbs_with::<K, true, false, _>(bytes, FromPacked::<f32, K, false>(&table));
         }
     }
     core::array::from_fn(|v| {
