@@ -3,7 +3,10 @@
 # size and its size gzipped (gzip -9), as a Markdown table with the total. The modules fetched
 # only on demand (graphs, glTF importer, scalar fallback) are listed below it, then the peer:
 # three.js's skinned-animation subset (WebGLRenderer, SkinnedMesh, AnimationMixer) bundled and
-# minified by esbuild from the lockfile's three, and the ratio of the totals.
+# minified by esbuild from the lockfile's three, and the ratio of the totals. Last, the floor
+# under the runtime module: examples/floor.rs (the core's parser, key-cursor sampling, the
+# hierarchy and a palette, nothing else) built as sinew_web.wasm is, beside what the page
+# downloads besides its module.
 #   bash frontend-sdl/web/size.sh target/site
 set -euo pipefail
 site="${1:-target/site}"
@@ -19,6 +22,7 @@ for f in "${page[@]}"; do
   gz=$((gz + $(gzip -9 -c "$site/$f" | wc -c)))
 done
 printf '| **total** | **%d** | **%d** |\n\n' "$raw" "$gz"
+module_gz=$(gzip -9 -c "$site/sinew_web.wasm" | wc -c)
 echo "| on demand | bytes | gzip -9 |"
 echo "|---|---|---|"
 for f in sinew_web_graph.wasm sinew_web_import.wasm import.js sinew_web_scalar.wasm; do
@@ -41,3 +45,12 @@ if [ -x "$esbuild" ]; then
 else
   echo "(npm ci --prefix frontend-sdl/web for the three.js comparison)"
 fi
+
+root="$(cd "$web/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}/web-simd"
+(cd "$root" && RUSTFLAGS="-C target-feature=+simd128" cargo build --quiet --profile web --target wasm32-unknown-unknown \
+  --target-dir "$target" -p sinew-web --no-default-features --example floor)
+floor="$target/wasm32-unknown-unknown/web/examples/floor.wasm"
+printf '\nfloor (examples/floor.rs): %d bytes, %d gzipped; the page without its module: %d gzipped\n' \
+  "$(wc -c <"$floor")" "$(gzip -9 -c "$floor" | wc -c)" "$((gz - module_gz))"
+
