@@ -251,7 +251,13 @@ pub(super) fn fetch(
         return engine.decode(payload).map_err(|e| missing(format!("bad base64 in data: URI: {e}")));
     }
     let rel = relative_file_path(uri).map_err(|r| missing(format!("URI {:?}: {r}", short(uri))))?;
-    let dir = base_dir.ok_or_else(|| missing(format!("external file {:?} but no base directory", short(uri))))?;
+    let dir = base_dir.ok_or_else(|| {
+        missing(format!(
+            "external file {:?} cannot be read: this import reads only embedded data \
+             (a .glb, or a .gltf with data: URIs)",
+            short(uri)
+        ))
+    })?;
     let path = dir.join(rel);
     std::fs::read(&path).map_err(|source| GltfError::Io { path, source })
 }
