@@ -31,7 +31,20 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
         let glb = gltf::Glb::from_slice(check_glb_header(bytes)?).map_err(|e| GltfError::Container(e.to_string()))?;
         (glb.json, glb.bin.map(std::borrow::Cow::into_owned))
     } else {
-        (std::borrow::Cow::Borrowed(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)), None)
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        // JSON text of a glTF document is an object: its first byte past whitespace is `{`.
+        match text.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+            None => return Err(GltfError::Json("the file is empty or only whitespace".into())),
+            Some(b'{') => {}
+            Some(_) => {
+                return Err(GltfError::Json(
+                    "the file is neither a GLB file (which begins with \"glTF\") nor glTF JSON text \
+                     (which begins with '{')"
+                        .into(),
+                ))
+            }
+        }
+        (std::borrow::Cow::Borrowed(text), None)
     };
     let mut ignored_channels = Vec::new();
     let document = gltf::Document::from_json_without_validation(parse_json(&json, notes, &mut ignored_channels)?);

@@ -74,6 +74,15 @@ fn glb_container_errors() {
     let mut longer = glb.clone();
     longer.extend([0u8; 7]);
     assert!(load_bytes(&longer, None, "t").is_ok());
+    // Neither GLB nor JSON text (a wrong magic), and nothing at all: messages that say so.
+    let mut magic = glb.clone();
+    magic[3] = b'X';
+    let e = load_bytes(&magic, None, "t").unwrap_err().to_string();
+    assert!(e.contains("neither a GLB file") && e.contains("nor glTF JSON text"), "{e}");
+    for blank in [&b""[..], b" \r\n\t", b"\xEF\xBB\xBF"] {
+        let e = load_bytes(blank, None, "t").unwrap_err().to_string();
+        assert_eq!(e, "invalid glTF JSON: the file is empty or only whitespace");
+    }
 }
 
 #[test]
