@@ -128,6 +128,7 @@ pub mod math;
 pub mod morph;
 mod platform;
 pub use platform::dispatch as kernels;
+pub mod partition;
 pub mod player;
 pub mod raster;
 pub mod real;

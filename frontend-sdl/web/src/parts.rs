@@ -1,13 +1,15 @@
 //! Mesh parts as WebGL 1 draws them ([`DrawPart`]): interleaved vertex data, 16-bit indices and
 //! a local palette of at most the shaders' `JOINTS` skin joints. A baked part whose palette is
 //! larger than the page's uniform budget allows, or whose vertices overflow 16-bit indices,
-//! is split here, at load time, into parts that fit: triangles are taken in order and a new
-//! part starts when the next triangle would bring in one joint or one vertex too many (the
-//! baker splits the same way at bake time, for the palette it is given).
+//! is split here, at load time, into parts that fit: the triangles are grouped by the joints
+//! they share with the core's [`sinew::partition`] (the baker splits the same way at bake time,
+//! for the palette it is given), and a group starts a new part also where its next triangle
+//! would bring in one vertex too many.
 
 use sinew::asset::{MaterialData, MeshData, MeshPart};
 use sinew::limits::MAX_INFLUENCES;
 use sinew::math::Vec3;
+use sinew::partition::{partition, PartitionScratch, TriangleJoints};
 
 /// Floats per vertex of [`DrawPart::vertices`]: position (3), normal (3), joint indices into
 /// the part's palette (4), joint weights (4), texture coordinates (2), vertex color RGBA 0 to 1
@@ -215,6 +217,68 @@ impl Group {
     }
 }
 
+/// The order split parts take `triangles` in, with each triangle's joints and group: grouped
+/// by the joints they share ([`partition`]), each group in the given order. The given order
+/// alone, as one group, should the partition fail (the split then still holds the palette).
+fn grouped(triangles: &[&[u32]], src: &Source, rigid: bool, joints: usize, cap: usize) -> Grouped {
+    let mut sets = Vec::with_capacity(triangles.len());
+    for t in triangles {
+        let mut set = TriangleJoints::EMPTY;
+        for inf in t.iter().filter_map(|&v| src.influences.get(v as usize)).filter(|_| !rigid) {
+            for (&j, _) in inf.joints.iter().zip(inf.weights).filter(|(_, w)| *w > 0.0) {
+                set.insert(j);
+            }
+        }
+        sets.push(set);
+    }
+    let [n, starts, links, flags] = PartitionScratch::lengths(&sets, joints);
+    let (mut missing, mut ready, mut start, mut incidence, mut in_part) =
+        (vec![0; n], vec![0; n], vec![0; starts], vec![0; links], vec![false; flags]);
+    let scratch = PartitionScratch {
+        missing: &mut missing,
+        ready: &mut ready,
+        start: &mut start,
+        incidence: &mut incidence,
+        in_part: &mut in_part,
+    };
+    let mut group = vec![0u16; n];
+    let count = partition(&sets, joints, cap, scratch, &mut group).unwrap_or_else(|_| {
+        group.fill(0);
+        1
+    });
+    // A counting sort by group keeps each group's triangles in their order (`start` again
+    // holds where each group's triangles go).
+    let mut at = vec![0u32; count + 1];
+    for &g in &group {
+        if let Some(c) = at.get_mut(g as usize + 1) {
+            *c += 1;
+        }
+    }
+    for i in 1..at.len() {
+        at[i] += at[i - 1];
+    }
+    let mut order = vec![0u32; n];
+    for (t, &g) in group.iter().enumerate() {
+        if let Some(slot) = at.get_mut(g as usize) {
+            if let Some(o) = order.get_mut(*slot as usize) {
+                *o = t as u32;
+            }
+            *slot += 1;
+        }
+    }
+    Grouped { order, sets, group }
+}
+
+/// [`grouped`]'s result.
+struct Grouped {
+    /// Triangle indices in drawing order.
+    order: Vec<u32>,
+    /// Each triangle's joints.
+    sets: Vec<TriangleJoints>,
+    /// Each triangle's group.
+    group: Vec<u16>,
+}
+
 /// Every part of `mesh` as draw parts whose palettes hold at most `palette` joints (at least
 /// [`MIN_PALETTE`]) and whose vertices fit 16-bit indices.
 #[must_use]
@@ -252,34 +316,32 @@ pub fn draw_parts(mesh: &MeshData<'_>, palette: usize) -> Vec<DrawPart> {
             out.push(d);
             continue;
         }
-        // Split: a new part when a triangle would overflow the palette or the vertices.
+        // Split: the triangles grouped by the joints they share (the core's partition), each
+        // group in the part's triangle order; a new part at each group, and when a triangle
+        // would overflow the vertices.
+        let triangles: Vec<&[u32]> =
+            src.indices.chunks_exact(3).filter(|t| t.iter().all(|&i| (i as usize) < n)).collect();
+        let Grouped { order, sets, group: of } = grouped(&triangles, &src, rigid, map.len(), cap);
         let mut group: Option<Group> = None;
-        for t in src.indices.chunks_exact(3) {
-            if t.iter().any(|&i| i as usize >= n) {
+        let mut last = None;
+        for &t in &order {
+            let (Some(&tri), Some(set), Some(&g)) =
+                (triangles.get(t as usize), sets.get(t as usize), of.get(t as usize))
+            else {
                 continue;
+            };
+            let joints = set.as_slice();
+            if last != Some(g) || group.as_ref().is_some_and(|p| !p.fits(joints, tri, cap)) {
+                out.extend(group.take().map(|p| p.part));
             }
-            // The triangle's weighted joints, ascending and each once (at most twelve: kept sorted
-            // as they come, which takes less code than a general sort).
-            let mut joints: Vec<u16> = Vec::new();
-            if !rigid {
-                for inf in t.iter().filter_map(|&v| src.influences.get(v as usize)) {
-                    for (&j, _) in inf.joints.iter().zip(inf.weights).filter(|(_, w)| *w > 0.0) {
-                        if let Err(at) = joints.binary_search(&j) {
-                            joints.insert(at, j);
-                        }
-                    }
-                }
+            last = Some(g);
+            let p = group.get_or_insert_with(|| Group::new(new_part(), map.len(), n));
+            for &j in joints {
+                p.add_joint(j, &map);
             }
-            if group.as_ref().is_some_and(|g| !g.fits(&joints, t, cap)) {
-                out.extend(group.take().map(|g| g.part));
-            }
-            let g = group.get_or_insert_with(|| Group::new(new_part(), map.len(), n));
-            for &j in &joints {
-                g.add_joint(j, &map);
-            }
-            for &v in t {
-                let index = g.vertex(v, rigid, &src);
-                g.part.indices.push(index);
+            for &v in tri {
+                let index = p.vertex(v, rigid, &src);
+                p.part.indices.push(index);
             }
         }
         out.extend(group.map(|g| g.part));
@@ -332,7 +394,13 @@ mod tests {
         let whole = draw_parts(&mesh, 64);
         let split = draw_parts(&mesh, MIN_PALETTE);
         assert!(split.len() > 1, "22 joints in palettes of {MIN_PALETTE}");
-        assert_eq!(triangles(&whole), triangles(&split));
+        // Every triangle once, in some order (split parts are grouped by their joints).
+        let sorted = |parts: &[DrawPart]| {
+            let mut t: Vec<[u32; 9]> = triangles(parts).iter().map(|t| t.map(f32::to_bits)).collect();
+            t.sort_unstable();
+            t
+        };
+        assert_eq!(sorted(&whole), sorted(&split));
         let src = mesh.parts().next().unwrap();
         for p in &split {
             assert!(p.map.len() <= MIN_PALETTE);

@@ -1,7 +1,11 @@
 //! Palette splitting: one primitive's triangles grouped into parts whose bone palettes fit a
-//! joint limit, vertices duplicated across parts as needed.
+//! joint limit (the core's [`sinew::partition`]), vertices duplicated across parts as needed.
+//! Each part keeps its triangles in the primitive's order, and its palette lists the joints in
+//! the order those triangles first use them.
 
 use std::collections::HashMap;
+
+use sinew::partition::{partition, PartitionError, PartitionScratch, TriangleJoints};
 
 use super::write::EncPart;
 use super::BakeError;
@@ -18,16 +22,11 @@ pub(super) fn split_palette(
     parts: &mut Vec<EncPart>,
 ) -> Result<(), BakeError> {
     let vjoints = |v: usize| (0..k).filter(move |&i| weights[v * k + i] != 0.0).map(move |i| joints[v * k + i]);
-    let mut cur: Vec<u16> = Vec::new();
-    let mut tris: Vec<[u32; 3]> = Vec::new();
-    let flush = |cur: &mut Vec<u16>, tris: &mut Vec<[u32; 3]>, parts: &mut Vec<EncPart>| {
-        if tris.is_empty() {
-            return;
-        }
+    let flush = |cur: &[u16], tris: &[[u32; 3]], parts: &mut Vec<EncPart>| {
         let local: HashMap<u16, u16> = cur.iter().enumerate().map(|(i, &j)| (j, i as u16)).collect();
         let mut vmap: HashMap<u32, u32> = HashMap::new();
         let mut part = EncPart {
-            palette: cur.clone(),
+            palette: cur.to_vec(),
             positions: Vec::new(),
             normals: p.normals.as_ref().map(|_| Vec::new()),
             tangents: p.tangents.as_ref().map(|_| Vec::new()),
@@ -74,32 +73,58 @@ pub(super) fn split_palette(
             }
         }
         parts.push(part);
-        cur.clear();
-        tris.clear();
     };
-    for t in indices.chunks_exact(3) {
-        let mut need: Vec<u16> = Vec::new();
-        for &v in t {
-            for j in vjoints(v as usize) {
-                if !need.contains(&j) {
-                    need.push(j);
+    let triangles: Vec<[u32; 3]> = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+    let mut sets = Vec::with_capacity(triangles.len());
+    for t in &triangles {
+        let mut set = TriangleJoints::EMPTY;
+        let all: Vec<u16> = t.iter().flat_map(|&v| vjoints(v as usize)).collect();
+        if !all.iter().all(|&j| set.insert(j)) {
+            let mut distinct = all.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            return Err(BakeError::PaletteTooSmall { palette: limit, needed: distinct.len() });
+        }
+        sets.push(set);
+    }
+    let num_joints = joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
+    let [n, starts, links, flags] = PartitionScratch::lengths(&sets, num_joints);
+    let (mut missing, mut ready, mut start, mut incidence, mut in_part) =
+        (vec![0; n], vec![0; n], vec![0; starts], vec![0; links], vec![false; flags]);
+    let scratch = PartitionScratch {
+        missing: &mut missing,
+        ready: &mut ready,
+        start: &mut start,
+        incidence: &mut incidence,
+        in_part: &mut in_part,
+    };
+    let mut part_of = vec![0u16; n];
+    let count = match partition(&sets, num_joints, limit, scratch, &mut part_of) {
+        Ok(count) => count,
+        Err(PartitionError::TriangleTooLarge { joints, .. }) => {
+            return Err(BakeError::PaletteTooSmall { palette: limit, needed: joints })
+        }
+        // The sets were built from `joints` above and the buffers sized by `lengths`.
+        Err(_) => return Err(BakeError::PaletteTooSmall { palette: limit, needed: num_joints }),
+    };
+    let mut groups: Vec<Vec<[u32; 3]>> = vec![Vec::new(); count];
+    for (t, &p) in triangles.iter().zip(&part_of) {
+        if let Some(g) = groups.get_mut(p as usize) {
+            g.push(*t);
+        }
+    }
+    for group in groups {
+        let mut cur: Vec<u16> = Vec::new();
+        for t in &group {
+            for &v in t {
+                for j in vjoints(v as usize) {
+                    if !cur.contains(&j) {
+                        cur.push(j);
+                    }
                 }
             }
         }
-        if need.len() > limit {
-            return Err(BakeError::PaletteTooSmall { palette: limit, needed: need.len() });
-        }
-        let extra = need.iter().filter(|j| !cur.contains(j)).count();
-        if cur.len() + extra > limit {
-            flush(&mut cur, &mut tris, parts);
-        }
-        for j in need {
-            if !cur.contains(&j) {
-                cur.push(j);
-            }
-        }
-        tris.push([t[0], t[1], t[2]]);
+        flush(&cur, &group, parts);
     }
-    flush(&mut cur, &mut tris, parts);
     Ok(())
 }
