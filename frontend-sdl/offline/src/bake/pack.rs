@@ -149,6 +149,9 @@ fn normalize(q: [f64; 4]) -> [f64; 4] {
     }
 }
 
+/// Largest magnitude of a packed track's `min` and `range` that the format accepts: 2¹²⁷.
+const PARAM_LIMIT: f32 = f32::from_bits(0x7F00_0000);
+
 /// One component's storage: width, `min`, `range` (as stored) and the integers of the keys.
 struct Component {
     bits: u8,
@@ -360,6 +363,12 @@ pub(super) fn encode_packed(
             components: [0, 1, 2].map(|j| component(&column(&v, j), tol.vector)),
         }
     };
+    // The format keeps a packed track's `min` and `range` within ±2¹²⁷, so that `min + range`
+    // stays finite where the runtime decodes them: keys past that are stored another way.
+    let stored = |c: &Component| c.min.abs() <= PARAM_LIMIT && (c.bits == 0 || c.range.abs() <= PARAM_LIMIT);
+    if !candidate.components.iter().all(stored) {
+        return None;
+    }
     let mut data = Vec::with_capacity(candidate.header_len() + (keys.len() * 88).div_ceil(8));
     data.extend_from_slice(&(grid.frames as u16).to_le_bytes());
     data.push(time_bits);
