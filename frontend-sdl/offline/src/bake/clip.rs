@@ -3,9 +3,9 @@
 
 use sinew::asset::format::TRACK_FLAG_SLERP;
 
-use super::measure::{extents, measure, nlerp_deviation};
+use super::measure::{extents, measure, nlerp_deviation, posed, PoseCheck};
 use super::pack::{encode_packed, grid_error, Grid, KeyTolerance};
-use super::quantize::encode_quantized;
+use super::quantize::{encode_quantized, key_range_overflow};
 use super::reduce::{reduce, value_error};
 use super::tracks::{encode_f32, encode_f32_keys, key_value};
 use super::work::Work;
@@ -23,6 +23,7 @@ pub(super) fn bake_clip(
     opts: &BakeOptions,
     shells: &[f64],
     work: &mut Work,
+    check: &mut PoseCheck,
 ) -> Result<(EncClip, ClipReport), BakeError> {
     let (start, end) = clip.time_range();
     let mut times: Vec<f32> = clip.channels.iter().flat_map(|c| c.times.iter().copied()).collect();
@@ -34,6 +35,20 @@ pub(super) fn bake_clip(
     }
     let channels: Vec<&RigChannel> =
         clip.channels.iter().filter(|c| c.joint < rig.joints.len() && !c.times.is_empty()).collect();
+    for c in &channels {
+        if let Some(largest) = key_range_overflow(c) {
+            return Err(BakeError::KeyRange {
+                clip: clip.name.clone(),
+                joint: rig.joints.get(c.joint).map(|j| j.name.clone()).unwrap_or_default(),
+                property: match c.target {
+                    ChannelTarget::Translation => "translation",
+                    ChannelTarget::Rotation => "rotation",
+                    ChannelTarget::Scale => "scale",
+                },
+                largest,
+            });
+        }
+    }
     // Evaluation times: every source key time and three points inside each interval — at ½
     // and near the peaks of corrected nlerp's deviation (about 0.2 and 0.8).
     let mut eval_times: Vec<f64> = Vec::new();
@@ -52,7 +67,7 @@ pub(super) fn bake_clip(
     // One measurement: every joint and every source track at every evaluation time.
     let measure_cost = (eval_times.len() as u64).saturating_mul((rig.joints.len() + clip.channels.len()) as u64);
     let searched = if measure_cost <= work.left {
-        search(rig, skel, clip, &channels, (&times, &eval_times), (opts, shells), measure_cost, work)?
+        search(rig, skel, clip, &channels, (&times, &eval_times), (opts, shells), measure_cost, work, check)?
     } else {
         None
     };
@@ -75,6 +90,12 @@ pub(super) fn bake_clip(
         }
     };
     let enc = EncClip { name: clip.name.clone(), start, end, tracks };
+    if fallback {
+        // Unmeasured: the runtime's poses are checked at the source key times (between them,
+        // linear keys stay between their neighbours and slerped rotations are unit).
+        let key_times: Vec<f64> = times.iter().map(|&t| f64::from(t)).collect();
+        posed(rig, skel, Some(&enc), &key_times, check, |_, _| Ok(()))?;
+    }
     let (worst_joint, max_error) =
         errors.iter().copied().enumerate().fold((0, 0.0f64), |acc, (j, e)| if e > acc.1 { (j, e) } else { acc });
     let animated: std::collections::HashSet<usize> = channels.iter().map(|c| c.joint).collect();
@@ -117,6 +138,7 @@ fn search(
     (opts, shells): (&BakeOptions, &[f64]),
     measure_cost: u64,
     work: &mut Work,
+    check: &mut PoseCheck,
 ) -> Result<Option<Searched>, BakeError> {
     let (start, end) = clip.time_range();
     let ext = extents(rig, shells);
@@ -253,7 +275,7 @@ fn search(
         if !work.spend(measure_cost) {
             return Ok(None);
         }
-        let (errors, at) = measure(rig, skel, clip, &enc, eval_times, shells)?;
+        let (errors, at) = measure(rig, skel, clip, &enc, eval_times, shells, check)?;
         let failing: Vec<usize> = (0..errors.len()).filter(|&j| errors[j] > opts.tolerance).collect();
         let within = failing.is_empty();
         if within {

@@ -51,6 +51,38 @@ pub enum BakeError {
         /// Skin joint whose matrix it is.
         joint: usize,
     },
+    /// A channel's key values span more than `f32` arithmetic holds: the difference of two of
+    /// its keys (the runtime interpolates `a + (b − a)·s`; the encoder's value ranges are
+    /// `max − min`) overflows to infinity.
+    KeyRange {
+        /// Clip name.
+        clip: String,
+        /// Joint (node) name.
+        joint: String,
+        /// The animated property: `translation`, `rotation` or `scale`.
+        property: &'static str,
+        /// Largest magnitude of the channel's key values.
+        largest: f32,
+    },
+    /// A value the runtime computes in `f32` from the rest pose or a clip's pose is NaN or
+    /// infinite: a joint's model matrix (the product of its ancestors' transforms) or a skin's
+    /// palette entry (model matrix × inverse bind matrix) overflows.
+    Overflow {
+        /// The clip and the time (seconds) of the pose, or `None` for the rest pose.
+        clip: Option<(String, f32)>,
+        /// Joint (node) name.
+        joint: String,
+        /// The value that overflows.
+        what: String,
+    },
+    /// A clip's encoded section does not parse (the encoder wrote a value the format refuses,
+    /// such as an infinite value range), with the parser's message.
+    ClipEncoding {
+        /// Clip name.
+        clip: String,
+        /// The parser's message.
+        detail: String,
+    },
     /// The rig is inconsistent (an index out of range, a NaN vertex), with a description.
     Invalid(String),
     /// The encoded file failed to parse (an internal error), with the parser's message.
@@ -74,6 +106,21 @@ impl fmt::Display for BakeError {
             }
             Self::NonFiniteBind { skin, joint } => {
                 write!(f, "skin '{skin}': the inverse bind matrix of joint {joint} is not finite")
+            }
+            Self::KeyRange { clip, joint, property, largest } => write!(
+                f,
+                "clip '{clip}', joint '{joint}' {property}: key values beyond what f32 arithmetic can encode \
+                 (|v| up to {largest:e}; the difference of two keys overflows)"
+            ),
+            Self::Overflow { clip, joint, what } => {
+                match clip {
+                    Some((clip, time)) => write!(f, "clip '{clip}' at {time} s")?,
+                    None => write!(f, "rest pose")?,
+                }
+                write!(f, ", joint '{joint}': its {what} overflows f32")
+            }
+            Self::ClipEncoding { clip, detail } => {
+                write!(f, "clip '{clip}' holds values its encoding cannot carry in f32: {detail}")
             }
             Self::Invalid(s) => write!(f, "invalid rig: {s}"),
             Self::Encoding(s) => write!(f, "internal encoding error: {s}"),

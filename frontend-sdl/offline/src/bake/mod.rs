@@ -34,7 +34,12 @@
 //!   joint and time, for `sinew info` to print without the source.
 //! - **Checks**: skin weights must not be negative or all zero on a vertex, inverse bind
 //!   matrices must be finite (typed [`BakeError`]s); triangles that repeat a vertex are dropped
-//!   and counted ([`BakeReport::degenerate_triangles`]).
+//!   and counted ([`BakeReport::degenerate_triangles`]). Values finite in the source but not in
+//!   the `f32` arithmetic of the encoding and the runtime are refused naming the clip, the joint
+//!   and the property: key values whose difference overflows ([`BakeError::KeyRange`]), and
+//!   model matrices or skin palettes (matrices and dual quaternions, as the runtime's jobs
+//!   compute them) that overflow in the rest pose or at the evaluation times of a clip
+//!   ([`BakeError::Overflow`]; see `measure`).
 //!
 //! This module holds [`bake`]; its parts, along the baker's seams:
 //!
@@ -77,6 +82,7 @@ pub use report::{BakeReport, ClipReport};
 pub use texture::TextureReport;
 
 use clip::bake_clip;
+use measure::{posed, PoseCheck};
 use mesh::bake_mesh;
 use skeleton::skeleton_of;
 use texture::bake_textures;
@@ -90,8 +96,9 @@ use crate::rig::Rig;
 /// # Errors
 ///
 /// [`BakeError`] when the rig cannot be represented (too many joints or keys, non-finite rest
-/// values, vertices or inverse bind matrices, negative or all-zero skin weights, a palette too
-/// small for a triangle, inconsistent indices). Running out of [`BakeOptions::max_work`] is
+/// values, vertices or inverse bind matrices, key values, model matrices or skin palettes that
+/// overflow `f32`, negative or all-zero skin weights, a palette too small for a triangle,
+/// inconsistent indices). Running out of [`BakeOptions::max_work`] is
 /// not an error: the clips that do not fit are stored lossless.
 pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), BakeError> {
     let (shells, from_mesh) = crate::shells::shells(rig, opts.shell, opts.shell_from_mesh);
@@ -145,6 +152,10 @@ fn bake_with_build_kernels(
         }
         skins.push((s.name.clone(), s.joints.iter().map(|&j| j as u16).collect(), s.inverse_bind.clone()));
     }
+    // The rest pose as the runtime computes it (a model without clips shows it; joints without
+    // tracks keep it): its model matrices and skin palettes must be finite in f32.
+    let mut check = PoseCheck::new(rig);
+    posed(rig, &skel, None, &[0.0], &mut check, |_, _| Ok(()))?;
     let (textures, texture_map, texture_reports) = bake_textures(rig, opts)?;
     report.textures = texture_reports;
     morph::check_morphs(rig)?;
@@ -160,7 +171,7 @@ fn bake_with_build_kernels(
     let shell = if from_mesh { shells.iter().copied().fold(0.0, f64::max) * unit } else { opts.shell };
     let mut work = Work { left: opts.max_work };
     for c in &rig.clips {
-        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, shells, &mut work)?;
+        let (enc, rep) = bake_clip(rig, &skel, c, &scene_opts, shells, &mut work, &mut check)?;
         clips.push(enc);
         report.clips.push(rep);
     }

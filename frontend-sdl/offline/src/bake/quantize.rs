@@ -4,9 +4,9 @@
 use sinew::asset::format::*;
 
 use super::pack::value_at;
-use super::tracks::{interp_code, target_code};
+use super::tracks::{interp_code, key_value, target_code};
 use super::write::EncTrack;
-use crate::rig::{ChannelTarget, RigChannel};
+use crate::rig::{ChannelTarget, Interpolation, RigChannel};
 
 /// Quantized value range of translation/scale keys: `min` and `scale` as stored.
 fn range_of(values: &[[f64; 4]]) -> ([f32; 3], [f32; 3]) {
@@ -20,6 +20,24 @@ fn range_of(values: &[[f64; 4]]) -> ([f32; 3], [f32; 3]) {
     }
     let scale = core::array::from_fn(|j| (hi[j] - lo[j]) * (65536.0 / 65535.0));
     (lo, scale)
+}
+
+/// The largest magnitude of a channel's key values when they span more than `f32` arithmetic
+/// holds, `None` otherwise: the stored range of [`range_of`] (and of the packed encodings)
+/// is `max − min` of each component, and the runtime interpolates two keys as
+/// `a + (b − a)·s`, so `max − min` (a little more for the range) must be finite in `f32`.
+/// Cubic-spline channels are stored in `f32` and not interpolated linearly: their poses are
+/// checked where the baker measures them.
+pub(super) fn key_range_overflow(c: &RigChannel) -> Option<f32> {
+    if c.interpolation == Interpolation::CubicSpline {
+        return None;
+    }
+    let values: Vec<[f64; 4]> = (0..c.times.len()).map(|k| key_value(c, k)).collect();
+    let (_, scale) = range_of(&values);
+    if scale.iter().all(|s| s.is_finite()) {
+        return None;
+    }
+    Some(values.iter().flat_map(|v| v.iter().take(3)).fold(0.0f32, |m, &x| m.max((x as f32).abs())))
 }
 
 fn quantize_component(v: f64, min: f32, scale: f32) -> u16 {

@@ -21,6 +21,7 @@ mod hierarchy;
 mod materials;
 mod meshes;
 mod optional;
+mod overflow;
 mod samples;
 
 // ---- helpers ------------------------------------------------------------------------
