@@ -8,6 +8,7 @@
 //   sinew_import(ptr, len, palette) -> 1|0  imports and bakes (palette 0: no limit)
 //   sinew_import_result_ptr/len()           the .sinew bytes of the last success
 //   sinew_import_error_ptr/len()            the one-line UTF-8 message of the last failure
+//   sinew_import_notes_ptr/len()            the last success's notes, UTF-8, one per line
 
 /** @type {Map<string, Promise<WebAssembly.Instance>>} Instances by URL, created once each. */
 const instances = new Map();
@@ -55,7 +56,8 @@ function instanceFor(url) {
  * @param {WebAssembly.Instance} instance
  * @param {Uint8Array} bytes
  * @param {number} palette
- * @returns {Uint8Array} the .sinew bytes, copied out of the module's memory
+ * @returns {{ bytes: Uint8Array, notes: string[] }} the .sinew bytes, copied out of the module's
+ *   memory, and the import's notes (what it left out or changed), one string each
  */
 export function importWith(instance, bytes, palette) {
   const x = instance.exports;
@@ -74,7 +76,8 @@ export function importWith(instance, bytes, palette) {
   }
   const view = (p, n) => new Uint8Array(x.memory.buffer, p >>> 0, n >>> 0);
   if (ok === 1) {
-    return view(x.sinew_import_result_ptr(), x.sinew_import_result_len()).slice();
+    const text = new TextDecoder().decode(view(x.sinew_import_notes_ptr(), x.sinew_import_notes_len()));
+    return { bytes: view(x.sinew_import_result_ptr(), x.sinew_import_result_len()).slice(), notes: text ? text.split('\n') : [] };
   }
   throw new Error(new TextDecoder().decode(view(x.sinew_import_error_ptr(), x.sinew_import_error_len())));
 }
@@ -107,7 +110,8 @@ function trapMessage(instance, trap) {
  *
  * @param {Uint8Array} bytes the file's bytes
  * @param {{ wasmUrl?: string | URL, palette?: number }} [options]
- * @returns {Promise<Uint8Array>} the baked `.sinew` bytes
+ * @returns {Promise<{ bytes: Uint8Array, notes: string[] }>} the baked `.sinew` bytes and the
+ *   import's notes
  * @throws {Error} with the importer's one-line message when the file cannot be imported
  */
 export async function importGltf(bytes, { wasmUrl = new URL('sinew_web_import.wasm', import.meta.url), palette = 0 } = {}) {

@@ -271,9 +271,10 @@ class Viewer {
     setState('loading');
     try {
       let data = bytes;
+      let notes = [];
       if (/\.(glb|gltf)$/i.test(name)) {
         const { importGltf } = await import('./import.js');
-        data = await importGltf(bytes, { palette: this.renderer.joints });
+        ({ bytes: data, notes } = await importGltf(bytes, { palette: this.renderer.joints }));
       }
       const model = this.sinew.open(data, { palette: this.renderer.joints });
       this.source = { name, data };
@@ -289,7 +290,8 @@ class Viewer {
       this.character.playing = this.playing;
       this.buildControls();
       prepare?.(character);
-      say(`loaded ${name} (${model.joints} joints, ${model.clips.length} clips, ${parts} mesh parts)`);
+      const note = notes.length ? `; ${notes[0]}${notes.length > 1 ? ` (+${notes.length - 1} notes)` : ''}` : '';
+      say(`loaded ${name} (${model.joints} joints, ${model.clips.length} clips, ${parts} mesh parts)${note}`);
       this.frame();
       setState('ready');
       return true;

@@ -10,8 +10,11 @@
 //! 2. [`sinew_import`] imports and bakes them, returning 1 on success and 0 on failure;
 //! 3. on success, [`sinew_import_result_ptr`] and [`sinew_import_result_len`] give the baked
 //!    bytes; on failure, [`sinew_import_error_ptr`] and [`sinew_import_error_len`] give a one-line
-//!    UTF-8 message (the text the `sinew` command line prints for the same error). Both stay
-//!    valid until the next call of [`sinew_import`];
+//!    UTF-8 message (the text the `sinew` command line prints for the same error). After a
+//!    success, [`sinew_import_notes_ptr`] and [`sinew_import_notes_len`] give the import's notes
+//!    (what was left out or changed: scene nodes, skins, untextured KTX2 images, ...), one per
+//!    line, UTF-8, empty when there are none. All stay valid until the next call of
+//!    [`sinew_import`];
 //! 4. [`sinew_import_free`] releases the input bytes.
 //!
 //! The bake uses the options `sinew demo` gives imported files: bone palettes of at most the
@@ -41,6 +44,8 @@ struct State {
     result: Vec<u8>,
     /// The message of the last failure (empty after a success).
     error: String,
+    /// The import notes of the last success, one per line (empty after a failure).
+    notes: String,
 }
 
 thread_local! {
@@ -57,15 +62,18 @@ const RIG_NAME: &str = "model";
 /// URIs) and bakes them with bone palettes of at most `palette` joints per mesh part (0: no
 /// limit) and at most 4 influences per vertex.
 ///
+/// Returns the baked bytes and the import's notes ([`Rig::notes`](sinew_offline::rig::Rig::notes),
+/// each on one line).
+///
 /// # Errors
 ///
 /// A one-line message: the importer's or the baker's error, as the command line prints it.
-pub fn import_gltf(bytes: &[u8], palette: u32) -> Result<Vec<u8>, String> {
+pub fn import_gltf(bytes: &[u8], palette: u32) -> Result<(Vec<u8>, Vec<String>), String> {
     let rig = load_bytes(bytes, None, RIG_NAME).map_err(|e| one_line(&e.to_string()))?;
     let palette = usize::try_from(palette).ok().filter(|&p| p > 0);
     let opts = BakeOptions { palette, max_influences: 4, ..BakeOptions::default() };
     let (baked, _report) = bake(&rig, &opts).map_err(|e| one_line(&e.to_string()))?;
-    Ok(baked)
+    Ok((baked, rig.notes.iter().map(|n| one_line(n)).collect()))
 }
 
 /// `text` with its line breaks replaced by spaces.
@@ -128,8 +136,9 @@ pub unsafe extern "C" fn sinew_import(ptr: *const u8, len: u32, palette: u32) ->
     STATE.with(|s| {
         let mut s = s.borrow_mut();
         match outcome {
-            Ok(bytes) => {
+            Ok((bytes, notes)) => {
                 s.result = bytes;
+                s.notes = notes.join("\n");
                 1
             }
             Err(message) => {
@@ -166,6 +175,20 @@ pub extern "C" fn sinew_import_result_ptr() -> *const u8 {
 #[no_mangle]
 pub extern "C" fn sinew_import_result_len() -> u32 {
     STATE.with(|s| u32::try_from(s.borrow().result.len()).unwrap_or(0))
+}
+
+/// The import notes of the last successful [`sinew_import`], UTF-8, one per line (valid until
+/// the next call).
+#[no_mangle]
+pub extern "C" fn sinew_import_notes_ptr() -> *const u8 {
+    STATE.with(|s| s.borrow().notes.as_ptr())
+}
+
+/// The length of [`sinew_import_notes_ptr`]'s text in bytes (0 when there are no notes, and
+/// after a failure).
+#[no_mangle]
+pub extern "C" fn sinew_import_notes_len() -> u32 {
+    STATE.with(|s| u32::try_from(s.borrow().notes.len()).unwrap_or(0))
 }
 
 /// The UTF-8 message of the last failed [`sinew_import`] (valid until the next call).

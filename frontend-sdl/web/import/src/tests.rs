@@ -38,6 +38,30 @@ fn import(bytes: &[u8], palette: u32) -> Result<Vec<u8>, String> {
     }
 }
 
+/// The notes of the last [`sinew_import`] call, read through the notes functions.
+fn notes() -> String {
+    // SAFETY: the pointer and length of the state's notes, unchanged until the next
+    // `sinew_import` call on this thread.
+    let bytes = unsafe { std::slice::from_raw_parts(sinew_import_notes_ptr(), sinew_import_notes_len() as usize) };
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// A glTF file with two scenes, the default one holding node "a", the other node "b".
+const TWO_SCENES: &str = r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]},{"nodes":[1]}],
+"nodes":[{"name":"a"},{"name":"b"}]}"#;
+
+#[test]
+fn notes_of_the_last_import_are_read_one_per_line() {
+    import(TWO_SCENES.as_bytes(), 0).unwrap();
+    assert_eq!(notes(), "1 nodes are not in the imported scene(s) and were left out");
+    // Fox has none; a failure leaves none either.
+    import(&fox(), 0).unwrap();
+    assert_eq!(notes(), "");
+    import(TWO_SCENES.as_bytes(), 0).unwrap();
+    assert!(import(b"{}", 0).is_err());
+    assert_eq!(sinew_import_notes_len(), 0);
+}
+
 fn fox() -> Vec<u8> {
     std::fs::read(FOX).unwrap_or_else(|e| panic!("{FOX}: {e}"))
 }
@@ -50,7 +74,7 @@ fn fox_bakes_with_its_three_clips() {
     for name in ["Survey", "Walk", "Run"] {
         assert!(asset.clip_by_name(name).is_some(), "no clip {name}");
     }
-    assert_eq!(import_gltf(&fox(), 0).unwrap(), baked);
+    assert_eq!(import_gltf(&fox(), 0).unwrap().0, baked);
 }
 
 #[test]
