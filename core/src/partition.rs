@@ -10,7 +10,7 @@
 //! together; filling parts in triangle order instead opens a new part whenever the order
 //! wanders across the body.
 //!
-//! Like the jobs, it works in buffers the caller owns ([`PartitionScratch`]), sized by the
+//! Like the jobs, it works in a buffer the caller owns ([`scratch_len`]), sized by the
 //! triangle count and the joint count, and allocates nothing.
 
 use crate::limits::MAX_INFLUENCES;
@@ -73,8 +73,8 @@ pub enum PartitionError {
         /// The joint.
         joint: u16,
     },
-    /// A buffer is shorter than [`PartitionScratch::lengths`] asks, or `part` is shorter than
-    /// the triangle list.
+    /// `scratch` is shorter than [`scratch_len`], or `part` or `order` shorter than the
+    /// triangle list.
     BufferTooShort,
     /// More parts than a `u16` part index names.
     TooManyParts,
@@ -95,58 +95,48 @@ impl core::fmt::Display for PartitionError {
     }
 }
 
-/// The working buffers of [`partition`]; their lengths come from [`PartitionScratch::lengths`].
-#[derive(Debug)]
-pub struct PartitionScratch<'a> {
-    /// Per triangle: its joints not yet in the part being filled.
-    pub missing: &'a mut [u8],
-    /// Per triangle: the triangles that fit the part for free, waiting to be taken.
-    pub ready: &'a mut [u32],
-    /// Per joint, plus one: where its triangles start in `incidence`.
-    pub start: &'a mut [u32],
-    /// The triangles of each joint, joint after joint: as long as all triangles' joint counts
-    /// together.
-    pub incidence: &'a mut [u32],
-    /// Per joint: whether the part being filled holds it.
-    pub in_part: &'a mut [bool],
+/// The length of the `u32` working buffer [`partition`] takes for `triangles` over
+/// `num_joints` joints: per triangle, its joints missing from the part being filled and a slot
+/// in the queue of triangles that fit for free; per joint, where its triangles start and
+/// whether the part holds it; and each triangle once per joint it names.
+#[must_use]
+pub fn scratch_len(triangles: &[TriangleJoints], num_joints: usize) -> usize {
+    2 * triangles.len() + 2 * num_joints + 1 + links(triangles)
 }
 
-impl PartitionScratch<'_> {
-    /// The lengths of `missing` (= `ready`), `start`, `incidence` and `in_part` for
-    /// `triangles` over `num_joints` joints.
-    #[must_use]
-    pub fn lengths(triangles: &[TriangleJoints], num_joints: usize) -> [usize; 4] {
-        let incidence = triangles.iter().map(|t| t.as_slice().len()).sum();
-        [triangles.len(), num_joints + 1, incidence, num_joints]
-    }
+/// The triangles' joint counts together: each triangle once per joint it names.
+fn links(triangles: &[TriangleJoints]) -> usize {
+    triangles.iter().map(|t| t.as_slice().len()).sum()
 }
 
 /// Assigns each of `triangles` (joints below `num_joints`) a part, `part[t]`, such that no
-/// part's triangles together name more than `limit` joints; returns the number of parts.
-/// Parts are numbered in the order they are filled; a caller keeps each part's triangles in
-/// their original order by walking the triangles and appending each to its part.
+/// part's triangles together name more than `limit` joints, and writes to `order` the
+/// triangles' indices part after part, each part's in their original order; returns the
+/// number of parts. Parts are numbered in the order they are filled. `scratch` holds at least
+/// [`scratch_len`] elements; `part` and `order` at least one per triangle.
 ///
 /// # Errors
 ///
 /// A [`PartitionError`] for a triangle that cannot fit, a joint out of range or short buffers;
-/// `part` is then left partly written.
+/// `part` and `order` are then left partly written.
 pub fn partition(
     triangles: &[TriangleJoints],
     num_joints: usize,
     limit: usize,
-    scratch: PartitionScratch<'_>,
+    scratch: &mut [u32],
     part: &mut [u16],
+    order: &mut [u32],
 ) -> Result<usize, PartitionError> {
-    let PartitionScratch { missing, ready, start, incidence, in_part } = scratch;
     let n = triangles.len();
-    let [_, starts, links, _] = PartitionScratch::lengths(triangles, num_joints);
-    let (Some(missing), Some(ready), Some(start), Some(incidence), Some(in_part), Some(part)) = (
-        missing.get_mut(..n),
-        ready.get_mut(..n),
-        start.get_mut(..starts),
-        incidence.get_mut(..links),
-        in_part.get_mut(..num_joints),
+    let mut rest = scratch;
+    let (Some(missing), Some(ready), Some(start), Some(incidence), Some(in_part), Some(part), Some(order)) = (
+        take(&mut rest, n),
+        take(&mut rest, n),
+        take(&mut rest, num_joints + 1),
+        take(&mut rest, links(triangles)),
+        take(&mut rest, num_joints),
         part.get_mut(..n),
+        order.get_mut(..n),
     ) else {
         return Err(PartitionError::BufferTooShort);
     };
@@ -170,8 +160,8 @@ pub fn partition(
         sum += *s;
         *s = sum;
     }
-    // `start[j]` is where joint j's triangles go; it moves one slot per triangle placed and
-    // ends at joint j + 1's start, so the placing pass shifts `start` down one joint.
+    // Placing moves `start[j]` one slot per triangle of joint j, to joint j + 1's start:
+    // rotating right by one joint restores the starts.
     for (t, tri) in triangles.iter().enumerate() {
         for &j in tri.as_slice() {
             if let Some(at) = start.get_mut(j as usize) {
@@ -182,13 +172,7 @@ pub fn partition(
             }
         }
     }
-    for j in (1..starts).rev() {
-        if let Some(&prev) = start.get(j - 1) {
-            if let Some(s) = start.get_mut(j) {
-                *s = prev;
-            }
-        }
-    }
+    start.rotate_right(1);
     if let Some(s) = start.first_mut() {
         *s = 0;
     }
@@ -199,14 +183,14 @@ pub fn partition(
     let mut parts = 0usize;
     while left > 0 {
         let id = u16::try_from(parts).ok().filter(|&p| p != UNASSIGNED).ok_or(PartitionError::TooManyParts)?;
-        in_part.fill(false);
+        in_part.fill(0);
         let mut held = 0usize;
         let mut waiting = 0usize;
         for (t, tri) in triangles.iter().enumerate() {
             if part.get(t) == Some(&UNASSIGNED) {
                 let m = tri.as_slice().len();
                 if let Some(x) = missing.get_mut(t) {
-                    *x = m as u8;
+                    *x = m as u32;
                 }
                 if m == 0 {
                     if let Some(r) = ready.get_mut(waiting) {
@@ -228,7 +212,7 @@ pub fn partition(
             }
             // Then the triangle bringing the fewest new joints that still fit.
             let room = limit - held;
-            let mut best: Option<(usize, u8)> = None;
+            let mut best: Option<(usize, u32)> = None;
             for (t, (&p, &m)) in part.iter().zip(missing.iter()).enumerate() {
                 if p == UNASSIGNED && (m as usize) <= room && best.is_none_or(|(_, bm)| m < bm) {
                     best = Some((t, m));
@@ -239,8 +223,8 @@ pub fn partition(
             }
             let Some((t, _)) = best else { break };
             for &j in triangles.get(t).map_or(&[][..], TriangleJoints::as_slice) {
-                let Some(flag) = in_part.get_mut(j as usize).filter(|f| !**f) else { continue };
-                *flag = true;
+                let Some(flag) = in_part.get_mut(j as usize).filter(|f| **f == 0) else { continue };
+                *flag = 1;
                 held += 1;
                 let (a, b) = (start.get(j as usize).copied(), start.get(j as usize + 1).copied());
                 let users = incidence.get(a.unwrap_or(0) as usize..b.unwrap_or(0) as usize).unwrap_or(&[]);
@@ -263,7 +247,37 @@ pub fn partition(
         }
         parts += 1;
     }
+
+    // The order: a counting sort by part, its counters in `missing` (parts ≤ triangles).
+    let counts = missing.get_mut(..parts).unwrap_or_default();
+    counts.fill(0);
+    for &p in part.iter() {
+        if let Some(c) = counts.get_mut(p as usize) {
+            *c += 1;
+        }
+    }
+    let mut sum = 0;
+    for c in counts.iter_mut() {
+        let k = *c;
+        *c = sum;
+        sum += k;
+    }
+    for (t, &p) in part.iter().enumerate() {
+        if let Some(c) = counts.get_mut(p as usize) {
+            if let Some(o) = order.get_mut(*c as usize) {
+                *o = t as u32;
+            }
+            *c += 1;
+        }
+    }
     Ok(parts)
+}
+
+/// The first `len` elements of `rest`, which keeps the others.
+fn take<'a>(rest: &mut &'a mut [u32], len: usize) -> Option<&'a mut [u32]> {
+    let (head, tail) = core::mem::take(rest).split_at_mut_checked(len)?;
+    *rest = tail;
+    Some(head)
 }
 
 #[cfg(test)]
@@ -287,18 +301,15 @@ mod tests {
     }
 
     fn run(tris: &[TriangleJoints], joints: usize, limit: usize) -> Result<(usize, Vec<u16>), PartitionError> {
-        let [n, s, i, j] = PartitionScratch::lengths(tris, joints);
-        let (mut missing, mut ready, mut start, mut incidence, mut in_part) =
-            (vec![0; n], vec![0; n], vec![0; s], vec![0; i], vec![false; j]);
-        let mut part = vec![0; n];
-        let scratch = PartitionScratch {
-            missing: &mut missing,
-            ready: &mut ready,
-            start: &mut start,
-            incidence: &mut incidence,
-            in_part: &mut in_part,
-        };
-        partition(tris, joints, limit, scratch, &mut part).map(|p| (p, part))
+        let mut scratch = vec![0; scratch_len(tris, joints)];
+        let (mut part, mut order) = (vec![0; tris.len()], vec![0; tris.len()]);
+        let parts = partition(tris, joints, limit, &mut scratch, &mut part, &mut order)?;
+        // `order` lists every triangle once, part after part, each part's in ascending order.
+        let mut seen = order.clone();
+        seen.sort_unstable();
+        assert!(seen.iter().copied().eq(0..tris.len() as u32));
+        assert!(order.windows(2).all(|w| (part[w[0] as usize], w[0]) < (part[w[1] as usize], w[1])));
+        Ok((parts, part))
     }
 
     /// Every triangle in exactly one part, and every part within the limit.
@@ -374,9 +385,9 @@ mod tests {
         assert_eq!(run(&tris, 3, 2), Err(PartitionError::TriangleTooLarge { triangle: 0, joints: 3, limit: 2 }));
         assert_eq!(run(&tris, 2, 4), Err(PartitionError::JointOutOfRange { triangle: 0, joint: 2 }));
         let mut part = [0u16; 1];
-        let scratch =
-            PartitionScratch { missing: &mut [], ready: &mut [], start: &mut [], incidence: &mut [], in_part: &mut [] };
-        assert_eq!(partition(&tris, 3, 4, scratch, &mut part), Err(PartitionError::BufferTooShort));
+        let mut order = [0u32; 1];
+        let mut short = vec![0; scratch_len(&tris, 3) - 1];
+        assert_eq!(partition(&tris, 3, 4, &mut short, &mut part, &mut order), Err(PartitionError::BufferTooShort));
         let full = TriangleJoints { joints: [0; MAX_TRIANGLE_JOINTS], len: MAX_TRIANGLE_JOINTS as u8 };
         let mut t = full;
         assert!(t.insert(0));

@@ -9,7 +9,7 @@
 use sinew::asset::{MaterialData, MeshData, MeshPart};
 use sinew::limits::MAX_INFLUENCES;
 use sinew::math::Vec3;
-use sinew::partition::{partition, PartitionScratch, TriangleJoints};
+use sinew::partition::{partition, scratch_len, TriangleJoints};
 
 /// Floats per vertex of [`DrawPart::vertices`]: position (3), normal (3), joint indices into
 /// the part's palette (4), joint weights (4), texture coordinates (2), vertex color RGBA 0 to 1
@@ -231,40 +231,12 @@ fn grouped(triangles: &[&[u32]], src: &Source, rigid: bool, joints: usize, cap: 
         }
         sets.push(set);
     }
-    let [n, starts, links, flags] = PartitionScratch::lengths(&sets, joints);
-    let (mut missing, mut ready, mut start, mut incidence, mut in_part) =
-        (vec![0; n], vec![0; n], vec![0; starts], vec![0; links], vec![false; flags]);
-    let scratch = PartitionScratch {
-        missing: &mut missing,
-        ready: &mut ready,
-        start: &mut start,
-        incidence: &mut incidence,
-        in_part: &mut in_part,
-    };
-    let mut group = vec![0u16; n];
-    let count = partition(&sets, joints, cap, scratch, &mut group).unwrap_or_else(|_| {
+    let n = sets.len();
+    let mut scratch = vec![0; scratch_len(&sets, joints)];
+    let (mut group, mut order) = (vec![0u16; n], vec![0u32; n]);
+    if partition(&sets, joints, cap, &mut scratch, &mut group, &mut order).is_err() {
         group.fill(0);
-        1
-    });
-    // A counting sort by group keeps each group's triangles in their order (`start` again
-    // holds where each group's triangles go).
-    let mut at = vec![0u32; count + 1];
-    for &g in &group {
-        if let Some(c) = at.get_mut(g as usize + 1) {
-            *c += 1;
-        }
-    }
-    for i in 1..at.len() {
-        at[i] += at[i - 1];
-    }
-    let mut order = vec![0u32; n];
-    for (t, &g) in group.iter().enumerate() {
-        if let Some(slot) = at.get_mut(g as usize) {
-            if let Some(o) = order.get_mut(*slot as usize) {
-                *o = t as u32;
-            }
-            *slot += 1;
-        }
+        order = (0..n as u32).collect();
     }
     Grouped { order, sets, group }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use sinew::partition::{partition, PartitionError, PartitionScratch, TriangleJoints};
+use sinew::partition::{partition, scratch_len, PartitionError, TriangleJoints};
 
 use super::write::EncPart;
 use super::BakeError;
@@ -78,50 +78,32 @@ pub(super) fn split_palette(
     let mut sets = Vec::with_capacity(triangles.len());
     for t in &triangles {
         let mut set = TriangleJoints::EMPTY;
-        let all: Vec<u16> = t.iter().flat_map(|&v| vjoints(v as usize)).collect();
+        let mut all: Vec<u16> = t.iter().flat_map(|&v| vjoints(v as usize)).collect();
         if !all.iter().all(|&j| set.insert(j)) {
-            let mut distinct = all.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            return Err(BakeError::PaletteTooSmall { palette: limit, needed: distinct.len() });
+            all.sort_unstable();
+            all.dedup();
+            return Err(BakeError::PaletteTooSmall { palette: limit, needed: all.len() });
         }
         sets.push(set);
     }
     let num_joints = joints.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
-    let [n, starts, links, flags] = PartitionScratch::lengths(&sets, num_joints);
-    let (mut missing, mut ready, mut start, mut incidence, mut in_part) =
-        (vec![0; n], vec![0; n], vec![0; starts], vec![0; links], vec![false; flags]);
-    let scratch = PartitionScratch {
-        missing: &mut missing,
-        ready: &mut ready,
-        start: &mut start,
-        incidence: &mut incidence,
-        in_part: &mut in_part,
-    };
-    let mut part_of = vec![0u16; n];
-    let count = match partition(&sets, num_joints, limit, scratch, &mut part_of) {
-        Ok(count) => count,
+    let mut scratch = vec![0; scratch_len(&sets, num_joints)];
+    let (mut part_of, mut order) = (vec![0u16; sets.len()], vec![0u32; sets.len()]);
+    match partition(&sets, num_joints, limit, &mut scratch, &mut part_of, &mut order) {
+        Ok(_) => {}
         Err(PartitionError::TriangleTooLarge { joints, .. }) => {
             return Err(BakeError::PaletteTooSmall { palette: limit, needed: joints })
         }
-        // The sets were built from `joints` above and the buffers sized by `lengths`.
+        // The sets were built from `joints` above and the buffers sized by `scratch_len`.
         Err(_) => return Err(BakeError::PaletteTooSmall { palette: limit, needed: num_joints }),
-    };
-    let mut groups: Vec<Vec<[u32; 3]>> = vec![Vec::new(); count];
-    for (t, &p) in triangles.iter().zip(&part_of) {
-        if let Some(g) = groups.get_mut(p as usize) {
-            g.push(*t);
-        }
     }
-    for group in groups {
+    // Each part's triangles (`order` lists them part after part) and its joints in first use.
+    for ts in order.chunk_by(|&a, &b| part_of.get(a as usize) == part_of.get(b as usize)) {
+        let group: Vec<[u32; 3]> = ts.iter().filter_map(|&t| triangles.get(t as usize).copied()).collect();
         let mut cur: Vec<u16> = Vec::new();
-        for t in &group {
-            for &v in t {
-                for j in vjoints(v as usize) {
-                    if !cur.contains(&j) {
-                        cur.push(j);
-                    }
-                }
+        for &j in ts.iter().filter_map(|&t| sets.get(t as usize)).flat_map(TriangleJoints::as_slice) {
+            if !cur.contains(&j) {
+                cur.push(j);
             }
         }
         flush(&cur, &group, parts);
