@@ -10,7 +10,7 @@ use sinew::math::{DualQuat, Mat4, SoaTransform, SymMat3};
 use sinew::skeleton::Skeleton;
 
 use super::tracks::key_value;
-use super::write::{write_file, EncClip, EncSkeleton};
+use super::write::{write_file, EncClip, EncSkeleton, EncSkin};
 use super::BakeError;
 use crate::eval::{self, M4};
 use crate::rig::{Rig, RigChannel, RigClip};
@@ -97,14 +97,13 @@ pub(super) struct PoseFault {
 }
 
 impl PoseCheck {
-    /// The check for the rig's skins (the caller has checked their joint indices).
-    pub(super) fn new(rig: &Rig) -> Self {
-        let skins = rig
-            .skins
+    /// The check for the baked skins: name, skeleton joints and inverse bind matrices, as the
+    /// file stores them.
+    pub(super) fn new(skins: &[EncSkin]) -> Self {
+        let skins = skins
             .iter()
-            .map(|s| {
-                let joints = s.joints.iter().map(|&j| u16::try_from(j).unwrap_or(u16::MAX)).collect();
-                (s.name.clone(), joints, s.inverse_bind.iter().map(Mat4::from_cols_array).collect())
+            .map(|(name, joints, inverse_bind)| {
+                (name.clone(), joints.clone(), inverse_bind.iter().map(Mat4::from_cols_array).collect())
             })
             .collect();
         PoseCheck { skins, palette: Vec::new(), dual_quats: Vec::new(), scales: Vec::new() }

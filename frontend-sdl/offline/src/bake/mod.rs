@@ -154,7 +154,7 @@ fn bake_with_build_kernels(
     }
     // The rest pose as the runtime computes it (a model without clips shows it; joints without
     // tracks keep it): its model matrices and skin palettes must be finite in f32.
-    let mut check = PoseCheck::new(rig);
+    let mut check = PoseCheck::new(&skins);
     posed(rig, &skel, None, &[0.0], &mut check, |_, _| Ok(()))?;
     let (textures, texture_map, texture_reports) = bake_textures(rig, opts)?;
     report.textures = texture_reports;
