@@ -50,7 +50,7 @@
 //!
 //! # Memory of the ready-made capacities
 //!
-//! Measured on x86_64 (`ready_made_capacity_memory` in the controller's tests asserts these);
+//! On x86_64 (`ready_made_capacity_memory` in the controller's tests asserts these sizes);
 //! `Q16` is the same size as `f32`:
 //!
 //! | capacity      | joints | slots | layers | params | `Controller<f32, _>` | `ControllerScratch<f32, _>` | `StateMachine<f32, _>` |

@@ -74,7 +74,7 @@ pub enum KeyFormat {
 pub enum RotationInterpolation {
     /// Exact spherical interpolation (trigonometry per track).
     Slerp,
-    /// Corrected nlerp: within 7e-5 rad of slerp, several times cheaper.
+    /// Corrected nlerp: within 7e-5 rad of slerp, with no trigonometry.
     #[default]
     NlerpCorrected,
 }

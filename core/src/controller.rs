@@ -73,8 +73,8 @@
 //! in — one sampled pose per slot and each layer's per-joint blend weights — is a
 //! [`ControllerScratch`] passed to [`Controller::update`]; characters updated in turn share one
 //! (one per thread). The caller supplies the clips, the skeleton and the output pose (and the
-//! model matrices of the jobs that follow). Measured on x86_64 (`memory_per_character` test,
-//! which prints them):
+//! model matrices of the jobs that follow). Their sizes on x86_64 (the `memory_per_character`
+//! test asserts them):
 //!
 //! | capacity                                       | controller | scratch  |
 //! |------------------------------------------------|------------|----------|

@@ -1,9 +1,10 @@
 //! # sinew
 //!
 //! A `no_std`, allocation-free skeletal-animation runtime. It links into a Cortex-M firmware as
-//! easily as into a desktop game: no heap, no I/O, no `unsafe`, fixed capacities named in
-//! [`limits`], and every scalar path generic over [`Real`] so an FPU-less microcontroller runs
-//! the same code in Q16.16 fixed point ([`Q16`]).
+//! easily as into a desktop game: no heap, no I/O, no `unsafe` outside one audited module
+//! (run-time kernel dispatch, [`kernels`], compiled only for x86-64 hosts with the `dispatch`
+//! feature), fixed capacities named in [`limits`], and every scalar path generic over
+//! [`Real`] so an FPU-less microcontroller runs the same code in Q16.16 fixed point ([`Q16`]).
 //!
 //! ## Layers
 //!
@@ -111,7 +112,8 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 // One module may use `unsafe`: `platform::dispatch`, for the calls into the kernels compiled
-// for x86-64-v3 (see ARCHITECTURE.md, "No allocator, no `unsafe`, no I/O").
+// for x86-64-v3, their AVX intrinsics and one empty `asm!` block (see ARCHITECTURE.md,
+// "No allocator, one audited `unsafe`, no I/O").
 #![deny(unsafe_code)]
 // Index loops over lanes, rows and columns read like the math they implement.
 #![allow(clippy::needless_range_loop)]

@@ -161,8 +161,8 @@ impl<'a> GraphData<'a> {
     }
 
     /// Checks the parameter records: a known kind, a default of that kind, reserved bytes
-    /// zero; the first at fault. Inlined into `check`, as the loop was before `parse_layout`
-    /// shared it (a firmware image's `.text` is then the same).
+    /// zero; the first at fault. Shared by `check` and `parse_layout`, and inlined into
+    /// `check` so that a firmware image's `.text` is the same as with the loop written there.
     #[inline(always)]
     fn check_parameters(&self) -> Result<(), usize> {
         let body = self.body;

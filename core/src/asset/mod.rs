@@ -234,8 +234,8 @@ impl<'a> Asset<'a> {
 
     /// [`Asset::parse`], holding graph sections to the graph rules when `GRAPH_RULES` is set
     /// and checking their layout only when not ([`Asset::parse_without_graph_rules`]).
-    /// Inlined: with one caller, a firmware image links the same code as when `parse` was this
-    /// function.
+    /// Inlined: a firmware image that calls only `parse` links the same code as if `parse`
+    /// held this body.
     #[inline(always)]
     fn parse_checking<const GRAPH_RULES: bool>(data: &'a [u8]) -> Result<Self, ParseError> {
         let mut r = Reader::new(data);

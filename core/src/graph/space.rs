@@ -10,11 +10,11 @@
 //! ```
 //!
 //! — one minus the projection of `p` onto each edge from `pᵢ`, so a clip weighs 1 at its own
-//! point and 0 at every other. It was chosen over barycentric weights on a triangulation because
-//! it needs nothing built (no triangulation to compute, store or bake), accepts any layout of
-//! points (collinear ones, a single row of speeds, points outside the hull of the others), is
-//! continuous everywhere including outside the points' hull, and stays cheap for the few clips a
-//! space holds (`n²` projections, 64 for eight clips). The nearest point always has `hᵢ ≥ ½`,
+//! point and 0 at every other. Unlike barycentric weights on a triangulation, it needs nothing
+//! built (no triangulation to compute, store or bake), accepts any layout of points (collinear
+//! ones, a single row of speeds, points outside the hull of the others), is continuous
+//! everywhere including outside the points' hull, and stays cheap for the few clips a space
+//! holds (`n²` projections, 64 for eight clips). The nearest point always has `hᵢ ≥ ½`,
 //! so the sum never vanishes. Its cost: a clip may take weight from farther than a triangle's
 //! corners, which flattens sharp changes between neighbours (acceptable for locomotion).
 

@@ -432,9 +432,9 @@ fn local_col<R: Real, const LANE: usize>(local: &Local<'_, R>, c: usize) -> [R; 
 ///
 /// Unfused in every kernel set, x86-64-v3 included: along a chain of joints (a spine, a limb,
 /// a finger) each product waits for the one before, so the walk runs at this function's
-/// latency, and a column of three fused multiply-adds (five cycles each on AMD's cores) takes
-/// longer than a multiply and two adds in a tree (`job_cost time 3 l2m`: 3.92 ns per joint
-/// unfused against 4.67 fused, dispatched). The results are the same bits in every build.
+/// latency, and a column of three fused multiply-adds in a row takes longer than a multiply
+/// and two adds in a tree (`core/docs/performance.md#where-the-time-goes`). The results
+/// are the same bits in every build.
 #[inline(always)]
 fn mul_lane<R: Real, const LANE: usize>(p: &[Lanes<R>; 4], local: &Local<'_, R>) -> [Lanes<R>; 4] {
     let col = |c: usize| {

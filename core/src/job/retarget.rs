@@ -17,7 +17,7 @@
 //!
 //! [`RetargetJoint::offsets`] computes the per-joint constants `Rs_rest[j]⁻¹ · Rt_rest[k]` once,
 //! from both skeletons' rest world rotations ([`world_rotations`]); they and the [`RetargetRoot`]
-//! can be baked. [`RetargetJob`] then runs per frame over caller-owned buffers, in `f32` or
+//! can be baked. [`RetargetJob`] then runs every frame over caller-owned buffers, in `f32` or
 //! `Q16`, with no allocation: the source pose comes in as model-space matrices (from
 //! [`LocalToModelJob`](crate::job::LocalToModelJob) on the source skeleton), the target's local
 //! pose comes out, ready to blend with the target's own clips like any other layer.

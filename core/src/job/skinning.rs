@@ -47,10 +47,9 @@ pub enum Palette<'a, R> {
     /// This is the scale/shear extension of Kavan et al.'s dual-quaternion skinning: exact
     /// where a vertex's influences share one matrix (a weight-1 vertex lands where LBS puts it,
     /// at any scale), and under a uniform armature scale `s` the result is the unscaled rig's
-    /// DQS times `s`. Cost in `f32` on x86-64 (callgrind, 4 influences per vertex, every
-    /// joint scaled): 619 instructions per vertex for positions against 415 for rigid DQS,
-    /// 806 against 436 with normals; a palette entry's polar decomposition (in
-    /// [`SkinDualQuatJob`](crate::job::SkinDualQuatJob)) about 530.
+    /// DQS times `s`. It costs more than rigid DQS per vertex, and each palette entry a polar
+    /// decomposition (in [`SkinDualQuatJob`](crate::job::SkinDualQuatJob)); the figures are in
+    /// `core/docs/performance.md#instructions-per-call`.
     ScaledDualQuats {
         /// The rigid parts `(Rᵢ, tᵢ)`.
         dual_quats: &'a [DualQuat<R>],
@@ -87,12 +86,8 @@ impl<R> Palette<'_, R> {
 /// The renormalization is branch-free in `f32` (a bit-level inverse square root seed and three
 /// Newton steps); on hosts, with positions and normals only, it runs as a pass of its own over
 /// the skinned normals, four at a time, so that its dependency chains do not hold up the
-/// skinning loop. LBS of positions and normals costs 103 instructions per vertex on x86-64
-/// against 89 without it ([`run_unnormalized`](Self::run_unnormalized); callgrind, 4
-/// influences per vertex, 3,934 vertices, `examples/job_cost.rs`; about 4 of them are the
-/// palette table's zeroing, one `rep stosb` that callgrind counts per byte group); 64 against
-/// 54 with `-C target-cpu=x86-64-v3`, whose loop blends a joint's palette columns two at a
-/// time as eight lanes.
+/// skinning loop. [`run_unnormalized`](Self::run_unnormalized) skips it; what each costs is in
+/// `core/docs/performance.md#instructions-per-call`.
 ///
 /// # Examples
 ///

@@ -167,9 +167,9 @@ v3_features! {
 ///
 /// The v3 kernels' fused multiply-add is four `f32::mul_add` (`Lanes::mul_add_on`), which
 /// LLVM's SLP vectorizer joins into one `vfmadd…ps`. Where a kernel reads only some lanes of
-/// its results (the skinning loops: lanes 0 to 2 of a tangent), LLVM first split the vectors
-/// into the lanes read, and the vectorizer joined them again in pieces of two lanes and one,
-/// with shuffles between (`core/docs/performance.md`, "Instructions per call"). The skinning
+/// its results (the skinning loops: lanes 0 to 2 of a tangent), LLVM may split the vectors
+/// into the lanes read, which the vectorizer joins again in pieces of two lanes and one, with
+/// shuffles between (`core/docs/performance.md#instructions-per-call`). The skinning
 /// loops' multiply-adds (`Lanes::mul_add_whole_on`) pass their results through here. The
 /// block is empty, so no instruction runs and no lane changes.
 #[cfg(sinew_dispatch)]
@@ -193,8 +193,8 @@ pub(crate) fn whole(v: core::arch::x86_64::__m128) -> core::arch::x86_64::__m128
 /// take their build's own operations.
 ///
 /// The LBS palette blend's eight-lane form, as an x86-64-v3 build compiles it from
-/// `wide::f32x8`. Built from the v3 kernels' four-lane operations instead, LLVM kept them as
-/// pairs of `xmm` operations.
+/// `wide::f32x8`. Built from the v3 kernels' four-lane operations, LLVM keeps them as pairs of
+/// `xmm` operations.
 #[cfg(sinew_dispatch)]
 #[inline(always)]
 pub(crate) fn pair<const V3: bool>(x: [__m128; 2], m: f32, a: Option<[__m128; 2]>) -> Option<[__m128; 2]> {
@@ -255,8 +255,8 @@ v3_features! {
 v3_features! {
     /// `x · m + a` (fused), or `x · m` without `a`, on the two four-lane vectors as the halves
     /// of one eight-lane register. Compiled with the v3 features so that it and the
-    /// intrinsics inline into the v3 kernels (an `#[inline(always)]` function without them
-    /// kept the intrinsics as calls).
+    /// intrinsics inline into the v3 kernels (in an `#[inline(always)]` function without them
+    /// the intrinsics stay calls).
     ///
     /// # Safety
     /// The CPU has every v3 feature.

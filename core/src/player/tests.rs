@@ -48,7 +48,7 @@ fn validity() {
     // Nothing changed, nothing fired.
     assert!(events.is_empty());
     assert_eq!(std::format!("{p:?}"), std::format!("{before:?}"));
-    // Just under the limit is fine (under miri, a shorter step: 2^20 wraps take minutes there).
+    // Just under the limit is fine (under miri, a shorter step: 2^20 wraps are too slow there).
     let wraps = if cfg!(miri) { 1 << 10 } else { MAX_WRAPS_PER_STEP - 1 };
     assert!(collect(&mut p, wraps as f32, &[], &mut events).is_ok());
     // Once mode never wraps: any finite step is fine and clamps.

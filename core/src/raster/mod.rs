@@ -20,7 +20,7 @@
 //!    pixel centers are at +0.5, and coverage follows the top-left fill rule, so triangles that
 //!    share an edge cover each pixel on it exactly once. Edge functions are evaluated exactly in
 //!    `i64`; each row's covered span is found by stepping each edge's quotient and remainder
-//!    (no division per row), then the span is shaded with two additions per pixel. Depth is
+//!    (no division in a row), then the span is shaded with two additions a pixel. Depth is
 //!    interpolated linearly in screen space (NDC depth is affine there, so this is the correct
 //!    perspective depth) and tested with "less". Shading (a level from 0 to 255) is also
 //!    interpolated linearly in screen space (Gouraud, not perspective-corrected) and looked up

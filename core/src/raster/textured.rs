@@ -11,8 +11,8 @@
 //! in a tiled texture keeps its precision; a triangle spanning more than 2¹⁸ texels is cut
 //! there). `q`, `s` and `t` are affine in screen space, so they are planes like depth
 //! ([`Coverage::plane`]: the same integer formula at a pixel whatever band holds it), and each
-//! pixel divides: `U = s / q`, `V = t / q` (two 64-bit divisions per textured pixel that
-//! passes the depth test). Band output therefore equals full-frame output pixel for pixel.
+//! pixel divides: `U = s / q`, `V = t / q` (two 64-bit divisions for each textured pixel
+//! that passes the depth test). Band output therefore equals full-frame output pixel for pixel.
 //!
 //! # Color
 //!

@@ -210,9 +210,9 @@ pub trait Lanes<R: Real>:
     }
     /// [`mul_add_on`](Self::mul_add_on), its result kept as one vector of four lanes (the same
     /// bits): in the x86-64-v3 kernels the compiler may not split it into lanes computed one
-    /// by one, as it did where a kernel reads only some lanes of a result (the skinning
-    /// loops). Kernels that read every lane keep `mul_add_on`, which leaves the compiler free
-    /// to join results (blending ran more instructions with the vector kept).
+    /// by one, as it otherwise may where a kernel reads only some lanes of a result (the
+    /// skinning loops). Kernels that read every lane keep `mul_add_on`, which leaves the
+    /// compiler free to join results (blending runs more instructions with the vector kept).
     #[doc(hidden)]
     #[must_use]
     #[inline(always)]

@@ -123,7 +123,7 @@ fn rfix<'a, R: crate::Real>(asset: &Asset<'a>, markers: &'a [Marker<R>]) -> RFix
 }
 
 /// Runs the layered machine and, alongside, plain state machines of its base and its layer
-/// graphs; returns per frame the layered output and the two plain poses.
+/// graphs; returns, for each frame, the layered output and the two plain poses.
 #[allow(clippy::type_complexity)]
 fn run_beside<R: crate::Real>(
     f: &RFix<'_, R>,

@@ -19,8 +19,8 @@ impl<R: Real> SkinningJob<'_, R> {
     ///
     /// Hosts skinning enough vertices first copy the palette into a [`PackedPalette`] on the
     /// stack (three lane vectors per joint instead of four); the result is the same bit for bit.
-    // Out of line on hosts: inside `run_with`, among all the other loops, the skinning loop's
-    // iterators were not inlined and the influence count `K` became a value read from memory.
+    // Out of line on hosts: inside `run_with`, among all the other loops, the compiler does not
+    // inline the skinning loop's iterators and reads the influence count `K` from memory.
     #[inline(always)]
     pub(super) fn lbs<const K: usize, const UNIT: bool, const V3: bool>(&mut self, palette: &[Mat4<R>]) {
         call::<_, V3>(Lbs::<'_, '_, '_, R, K, UNIT> { job: self, palette });
@@ -35,7 +35,8 @@ impl<R: Real> SkinningJob<'_, R> {
             // (validated indices are below PACKED_JOINTS), read by one byte load.
             if let Ok(idx) = bytemuck::try_cast_slice::<u16, [u8; 2]>(self.joint_indices) {
                 // The dispatched kernels blend eight lanes at a time except with tangents,
-                // whose loop ran slower so (`skin_tangents` 4.55 against 4.39 ns per vertex).
+                // whose loop runs slower on eight lanes
+                // (`core/docs/performance.md#instructions-per-call`).
                 if eight_lanes::<V3>() && (AVX2 || self.tangents.is_none()) {
                     pack::<R, true>(&mut table, palette);
                     return self.lbs_with::<K, UNIT, V3, _>(idx, FromPacked::<R, K, V3>(&table));
@@ -117,8 +118,8 @@ impl<R: Real> SkinningJob<'_, R> {
 /// when `UNIT`).
 ///
 /// A function of its own, out of line on hosts: only the loop's own pointers are live in it,
-/// so they stay in registers (inside the job's method, beside the other loops, they were
-/// reloaded from the stack every vertex).
+/// so they stay in registers (inside the job's method, beside the other loops, the compiler
+/// reloads them from the stack every vertex).
 ///
 /// In floating point on hosts, every vertex but the last writes its results with
 /// [`store_over`]: one four-lane store each, instead of two stores and a lane extraction; and
@@ -413,10 +414,10 @@ pub(super) fn blend_with<R: Real, const K: usize, const C: usize, const V3: bool
 /// it.
 ///
 /// The wide layout's blend is a type of its own, [`FromPacked`], whose method is `#[inline]`:
-/// as a closure LLVM did not inline it into the loops, and the v3 kernels' eight-lane
-/// operations, which inline only into functions compiled with the v3 features, became calls.
-/// (As `#[inline(always)]`, or for the other blends, the loops took more instructions: the
-/// SSE2 `skin` 94.9 per vertex against 91.9, the dispatched `skin_tangents` 101.7 against 71.7.)
+/// as a closure LLVM does not inline it into the loops, and the v3 kernels' eight-lane
+/// operations, which inline only into functions compiled with the v3 features, become calls.
+/// (Marked `#[inline(always)]`, or with the other blends made types too, the loops run more
+/// instructions.)
 pub(super) trait BlendInfluences<I, R: Real> {
     /// The blended matrix of the influences `idx` weighted by `w`.
     fn blend(&self, idx: &[I], w: &[R]) -> Blended<R>;

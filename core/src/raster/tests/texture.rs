@@ -106,7 +106,7 @@ fn render_quad_with<R: Real>(w: u32, h: u32, texels: &[u8], filter: Filter) -> V
 }
 
 /// Pixels the reference comparisons check: every one natively; under miri, which checks the
-/// renderer's memory accesses and runs the f64 reference about a thousand times slower, every
+/// renderer's memory accesses and runs the f64 reference far slower than native code, every
 /// fourth row and column (the render is still the whole frame).
 const STRIDE: usize = if cfg!(miri) { 4 } else { 1 };
 
