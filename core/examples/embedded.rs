@@ -62,7 +62,7 @@ fn main() -> Result<(), Error> {
     // ANCHOR: state
     // What lives from frame to frame (statics on a board): the controller, the skinned mesh.
     let mut character = Character::new();
-    character.set_root_motion(Some(RootMotionSettings::default()));
+    character.set_root_motion(Some(RootMotionSettings::default())).map_err(|_| "root motion")?;
     for i in 0..clips.len() {
         // Clip i in slot i, on the base layer.
         character.assign(SlotId(i), LayerId(0), ClipId(i), &clips).map_err(|_| "a clip has too many tracks")?;

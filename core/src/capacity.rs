@@ -133,6 +133,11 @@ pub trait Capacity: Copy + Debug + Default + Eq + Send + Sync + 'static {
     const TRACKS: usize;
     /// Most graph parameters.
     const PARAMS: usize;
+    /// Whether controllers of this capacity extract root motion
+    /// ([`Controller::set_root_motion`](crate::controller::Controller::set_root_motion)).
+    /// Without it the extraction is not compiled into their updates, and turning it on is
+    /// refused.
+    const ROOT_MOTION: bool = true;
 
     /// `[T; SOA]`.
     type PerSoa<T: Element>: Buf<T>;
@@ -220,6 +225,7 @@ macro_rules! capacity {
             $(, layers: $layers:expr)?
             $(, tracks: $tracks:expr)?
             $(, params: $params:expr)?
+            $(, root_motion: $root_motion:expr)?
             $(,)?
         }
     ) => {
@@ -240,6 +246,8 @@ macro_rules! capacity {
             pub const TRACKS: usize = $crate::capacity!(@or $($tracks)?, 3 * $name::JOINTS);
             /// Most graph parameters.
             pub const PARAMS: usize = $crate::capacity!(@or $($params)?, 0);
+            /// Whether its controllers extract root motion.
+            pub const ROOT_MOTION: bool = $crate::capacity!(@or $($root_motion)?, true);
         }
 
         impl $crate::capacity::Capacity for $name {
@@ -249,6 +257,7 @@ macro_rules! capacity {
             const LAYERS: usize = $name::LAYERS;
             const TRACKS: usize = $name::TRACKS;
             const PARAMS: usize = $name::PARAMS;
+            const ROOT_MOTION: bool = $name::ROOT_MOTION;
             type PerSoa<T: $crate::capacity::Element> = [T; $name::SOA];
             type PerSlot<T: $crate::capacity::Element> = [T; $name::SLOTS];
             type PerLayer<T: $crate::capacity::Element> = [T; $name::LAYERS];

@@ -64,7 +64,9 @@
 //! With [`Controller::set_root_motion`], each active slot of an override layer extracts its root
 //! joint's motion ([`crate::root_motion`]) before blending (its pose is made in place), and the
 //! update's displacement is the mean of the slots' deltas weighted by their blend weight at the
-//! root joint. A seek or a clip change restarts a slot's measure (no jump).
+//! root joint. A seek or a clip change restarts a slot's measure (no jump). A capacity declared
+//! with `root_motion: false` ([`Capacity::ROOT_MOTION`]) leaves the extraction out of the
+//! update's code.
 //!
 //! # Memory
 //!
@@ -458,12 +460,21 @@ impl<R: Real, C: Capacity> Controller<R, C> {
 
     /// Turns root-motion extraction on (with its settings) or off. Restarts every slot's measure
     /// and clears the last delta.
-    pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) {
+    ///
+    /// # Errors
+    ///
+    /// [`ControllerError::NoRootMotion`] for settings when the capacity has no root motion
+    /// ([`Capacity::ROOT_MOTION`]); turning it off always succeeds.
+    pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) -> Result<(), ControllerError> {
+        if settings.is_some() && !C::ROOT_MOTION {
+            return Err(ControllerError::NoRootMotion);
+        }
         self.root_settings = settings;
         self.root_delta = Motion::IDENTITY;
         for s in self.slots.as_mut() {
             s.root = None;
         }
+        Ok(())
     }
 
     /// The root displacement of the last update, in the character's frame before it (apply as

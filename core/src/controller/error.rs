@@ -51,6 +51,9 @@ pub enum ControllerError {
     Job(JobError),
     /// A player refused the step (non-finite `dt`, or too many loops in one step).
     Player(PlayerError),
+    /// Root motion was asked of a controller whose capacity has none
+    /// ([`Capacity::ROOT_MOTION`](crate::capacity::Capacity::ROOT_MOTION)).
+    NoRootMotion,
 }
 
 impl fmt::Display for ControllerError {
@@ -71,6 +74,7 @@ impl fmt::Display for ControllerError {
             Self::InvalidParameter => f.write_str("a weight or duration is NaN, infinite or negative"),
             Self::Job(e) => write!(f, "job error: {e}"),
             Self::Player(e) => write!(f, "player error: {e}"),
+            Self::NoRootMotion => f.write_str("this controller's capacity has no root motion"),
         }
     }
 }

@@ -81,6 +81,10 @@ crate::capacity! {
     /// Too few tracks for the walk.
     pub struct Small { joints: 8, slots: 2, tracks: 2 }
 }
+crate::capacity! {
+    /// The test's sizes without root motion.
+    pub struct Grounded { joints: 8, slots: 4, layers: 3, tracks: 9, params: 0, root_motion: false }
+}
 
 type Ctl = Controller<f32, Test>;
 type Scratch = ControllerScratch<f32, Test>;
@@ -179,7 +183,7 @@ fn validity() {
     masked.set_layer_mask(1, tiny.view(), &[Channel::subtree(0, 0)], false).unwrap();
     cases.push((masked, 0.1, 4, 2, ControllerError::MaskMismatch { layer: 1 }));
     let mut rooted = c.clone();
-    rooted.set_root_motion(Some(RootMotionSettings { joint: 6, ..Default::default() }));
+    rooted.set_root_motion(Some(RootMotionSettings { joint: 6, ..Default::default() })).unwrap();
     cases.push((rooted, 0.1, 4, 2, ControllerError::Job(JobError::JointIndexOutOfRange)));
     for (mut ctl, dt, nclips, out_len, e) in cases {
         let before = std::format!("{ctl:?}");
@@ -415,12 +419,38 @@ fn events_name_their_slot() {
 }
 
 #[test]
+fn a_capacity_without_root_motion_refuses_it_and_plays_the_same_pose() {
+    let bytes = asset_bytes();
+    let asset = Asset::parse(&bytes).unwrap();
+    let f = fixture(&asset, &[]);
+    let mut grounded = Controller::<f32, Grounded>::new();
+    let before = std::format!("{grounded:?}");
+    assert_eq!(grounded.set_root_motion(Some(RootMotionSettings::default())), Err(ControllerError::NoRootMotion));
+    assert_eq!(std::format!("{grounded:?}"), before);
+    assert_eq!(grounded.set_root_motion(None), Ok(()));
+    let mut c = Ctl::new();
+    for (slot, weight) in [(0, 0.25), (1, 0.75)] {
+        c.assign(SlotId(slot), LayerId(0), ClipId(slot), &f.clips).unwrap();
+        c.set_weight(slot, weight).unwrap();
+        grounded.assign(SlotId(slot), LayerId(0), ClipId(slot), &f.clips).unwrap();
+        grounded.set_weight(slot, weight).unwrap();
+    }
+    let (mut a, mut b) = ([SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);
+    for _ in 0..5 {
+        update(&mut c, &f, 0.1, &mut a);
+        grounded.update(0.1, &f.clips, f.skel.view(), &mut ControllerScratch::new(), &mut b, |_| {}).unwrap();
+        assert_eq!(a, b);
+    }
+    assert_eq!(grounded.root_motion_total(), Motion::IDENTITY);
+}
+
+#[test]
 fn root_motion_through_the_controller() {
     let bytes = asset_bytes();
     let asset = Asset::parse(&bytes).unwrap();
     let f = fixture(&asset, &[]);
     let mut c = Ctl::new();
-    c.set_root_motion(Some(RootMotionSettings::default()));
+    c.set_root_motion(Some(RootMotionSettings::default())).unwrap();
     c.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
     c.set_weight(0, 1.0).unwrap();
     let mut out = [SoaTransform::IDENTITY; 2];
@@ -445,7 +475,7 @@ fn root_motion_through_the_controller() {
     assert_eq!(c.root_motion_delta(), Motion::IDENTITY);
     // Blended: half walk (2 m/s) and half run (4 m/s) move 3 m/s.
     let mut b = Ctl::new();
-    b.set_root_motion(Some(RootMotionSettings::default()));
+    b.set_root_motion(Some(RootMotionSettings::default())).unwrap();
     b.assign(SlotId(0), LayerId(0), ClipId(0), &f.clips).unwrap();
     b.assign(SlotId(1), LayerId(0), ClipId(1), &f.clips).unwrap();
     b.set_weight(0, 0.5).unwrap();

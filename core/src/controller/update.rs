@@ -58,7 +58,7 @@ impl<R: Real, C: Capacity> Controller<R, C> {
         let motion = self.advance_and_sample(dt, clips, skeleton, &plan, scratch, &mut on_event)?;
         self.release_lone_synced();
         self.blend(n, skeleton.rest_pose(), scratch, output)?;
-        if self.root_settings.is_some() {
+        if C::ROOT_MOTION && self.root_settings.is_some() {
             self.root_delta = motion.finish();
             self.root_total = self.root_total.then(self.root_delta);
         }
@@ -215,7 +215,9 @@ impl<R: Real, C: Capacity> Controller<R, C> {
     ) -> Result<MotionBlend<R>, ControllerError> {
         let n = skeleton.num_soa_joints();
         let rest = skeleton.rest_pose();
-        let root_rest = self.root_settings.and_then(|r| skeleton.rest_transform(r.joint));
+        // Without root motion in the capacity, `root_rest` is `None` at compile time and the
+        // measure and the extraction below are left out.
+        let root_rest = self.root_settings.filter(|_| C::ROOT_MOTION).and_then(|r| skeleton.rest_transform(r.joint));
         let mut motion = MotionBlend::new();
         for i in 0..C::SLOTS {
             let slot = &mut self.slots.as_mut()[i];
@@ -256,7 +258,9 @@ impl<R: Real, C: Capacity> Controller<R, C> {
                     }
                 }
             }
-            Self::extract_root_motion(slot, pose, scratch.shares.as_ref(), step.wraps, &mut motion);
+            if C::ROOT_MOTION {
+                Self::extract_root_motion(slot, pose, scratch.shares.as_ref(), step.wraps, &mut motion);
+            }
         }
         Ok(motion)
     }

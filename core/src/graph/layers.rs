@@ -478,10 +478,18 @@ impl<'g, R: Real, C: Capacity> LayeredStateMachine<'g, R, C> {
 
     /// Turns root-motion extraction on or off for every layer (see
     /// [`StateMachine::set_root_motion`]); the displacement reported is the base's.
-    pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) {
-        for m in self.machines_mut() {
-            m.set_root_motion(settings);
+    ///
+    /// # Errors
+    ///
+    /// As [`StateMachine::set_root_motion`]; nothing changes.
+    pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) -> Result<(), GraphError> {
+        if settings.is_some() && !C::ROOT_MOTION {
+            return Err(GraphError::Controller(crate::controller::ControllerError::NoRootMotion));
         }
+        for m in self.machines_mut() {
+            m.set_root_motion(settings)?;
+        }
+        Ok(())
     }
 
     /// The base layer's root displacement of the last update.

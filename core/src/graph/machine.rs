@@ -332,9 +332,15 @@ impl<'g, R: Real, C: Capacity> StateMachine<'g, R, C> {
 
     /// Turns root-motion extraction on or off (see
     /// [`Controller::set_root_motion`](crate::controller::Controller::set_root_motion)).
-    pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) {
+    ///
+    /// # Errors
+    ///
+    /// [`GraphError::Controller`] with [`ControllerError::NoRootMotion`] for settings when
+    /// the capacity has no root motion; nothing changes.
+    pub fn set_root_motion(&mut self, settings: Option<RootMotionSettings>) -> Result<(), GraphError> {
+        self.controller.set_root_motion(settings)?;
         self.root = settings;
-        self.controller.set_root_motion(settings);
+        Ok(())
     }
 
     /// The root displacement of the last update.

@@ -734,7 +734,7 @@ fn errors_change_nothing() {
     let mut o = [sentinel; 3];
     let r = m.update(0.1, &f.clips, big.view(), &mut Scratch::new(), &mut o, |_| {});
     assert_eq!(r, Err(GraphError::Controller(ControllerError::SkeletonTooLarge)));
-    m.set_root_motion(Some(crate::root_motion::RootMotionSettings { joint: 6, ..Default::default() }));
+    m.set_root_motion(Some(crate::root_motion::RootMotionSettings { joint: 6, ..Default::default() })).unwrap();
     let before = std::format!("{m:?}");
     let r = m.update(0.1, &f.clips, f.skel.view(), &mut Scratch::new(), &mut out, |_| {});
     assert_eq!(r, Err(GraphError::Controller(ControllerError::Job(JobError::JointIndexOutOfRange))));
@@ -758,7 +758,7 @@ fn reset_builds_what_new_builds_in_place() {
     m.reset(graph(&t), &f.clips).unwrap();
     assert_eq!(std::format!("{m:?}"), fresh);
     // A machine mid-transition with root motion on, reset, is a new one again.
-    m.set_root_motion(Some(crate::root_motion::RootMotionSettings::default()));
+    m.set_root_motion(Some(crate::root_motion::RootMotionSettings::default())).unwrap();
     step(&mut m, &f, 0.1, &mut out);
     m.set_float(SPEED, 1.0).unwrap();
     step(&mut m, &f, 0.1, &mut out);

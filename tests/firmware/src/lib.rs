@@ -481,7 +481,7 @@ pub fn start<'g, R: Scalar>(
     graph: Graph<'g, R>,
 ) -> Result<(), ProbeError> {
     machine.reset(graph, &scene.clips)?;
-    machine.set_root_motion(Some(RootMotionSettings::default()));
+    machine.set_root_motion(Some(RootMotionSettings::default())).map_err(ProbeError::Graph)?;
     Ok(())
 }
 

@@ -382,8 +382,8 @@ fn root_motion_comes_from_the_base() {
     let settings = Some(RootMotionSettings { joint: 0, translation: [true; 3], yaw: false });
     let mut m = Lsm::new(LayeredGraph { base: d.base(), layers: &layers }, &f.clips).unwrap();
     let mut base = StateMachine::<f32, Rig>::new(d.base(), &f.clips).unwrap();
-    m.set_root_motion(settings);
-    base.set_root_motion(settings);
+    m.set_root_motion(settings).unwrap();
+    base.set_root_motion(settings).unwrap();
     let (mut scratch, mut out, mut b) = (LScratch::new(), [SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);
     m.set_float(0, 1.0).unwrap();
     base.set_float(0, 1.0).unwrap();
