@@ -1,6 +1,6 @@
 //! The mesh section: parts of vertices (positions, optional normals and tangents, joint
 //! influences, optional texture coordinates and vertex colors), triangles and a material,
-//! rigid or skinned.
+//! rigid or skinned. `mesh/inputs.rs` reads a part's skinning inputs into the caller's buffers.
 
 use super::texture::MaterialData;
 use super::Asset;
@@ -9,6 +9,9 @@ use crate::format::{ParseError, ATTR_COLORS, ATTR_NORMALS, ATTR_TANGENTS, MATERI
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{Vec3, Vec4};
 use crate::real::Real;
+
+mod inputs;
+pub use inputs::{PartBuffers, PartInputs, PartInputsLen};
 
 /// A mesh section.
 #[derive(Debug, Clone, Copy)]

@@ -36,7 +36,7 @@ pub use crate::format::writer;
 pub use crate::format::{self, crc32, ParseError};
 pub use graph::{GraphBuffers, GraphData};
 pub use graph_layers::{GraphLayerData, LayerBuffers};
-pub use mesh::{MeshData, MeshPart};
+pub use mesh::{MeshData, MeshPart, PartBuffers, PartInputs, PartInputsLen};
 pub use report::ClipReport;
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
