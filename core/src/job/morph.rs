@@ -114,9 +114,10 @@ impl<R: Real> MorphWeightsJob<'_, R> {
 /// if let (Some(m), Some(targets)) = (asset.mesh(mesh), asset.morph_targets(mesh)) {
 ///     for (part, morph) in m.parts().zip(targets.parts()) {
 ///         let n = part.num_vertices();
-///         let bind: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
+///         let mut bind = vec![Vec3::ZERO; n];
+///         let bind = part.read_positions(&mut bind)?;
 ///         let mut morphed = vec![Vec3::ZERO; n];
-///         MorphJob::new(morph, &weights, &bind, &mut morphed).run()?;
+///         MorphJob::new(morph, &weights, bind, &mut morphed).run()?;
 ///     }
 /// }
 /// # Ok(()) }

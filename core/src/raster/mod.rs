@@ -62,7 +62,8 @@
 //! let asset = Asset::parse(bytes)?;
 //! // The mesh: positions and triangles (skinned positions, in an animated frame).
 //! let part = asset.mesh(0).and_then(|mesh| mesh.parts().next()).ok_or("no mesh")?;
-//! let positions: Vec<Vec3<f32>> = (0..part.num_vertices()).map(|v| part.position(v)).collect();
+//! let mut positions = vec![Vec3::ZERO; part.num_vertices()];
+//! let positions = part.read_positions(&mut positions)?;
 //! let triangles: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
 //! // The bones: a line from each joint to its parent, at the joints' rest positions.
 //! let skeleton: Skeleton<f32, 6> = asset.skeleton().ok_or("no skeleton")?.to_skeleton()?;
@@ -82,7 +83,7 @@
 //! let view = Mat4::look_at_rh(Vec3::new(0.0, 0.9, 4.0), Vec3::new(0.0, 0.9, 0.0), Vec3::Y);
 //! let renderer = Renderer::new(proj * view);
 //!
-//! let body = Mesh::new(&positions, None, Indices::U32(&triangles), Rgb::new(90, 140, 220));
+//! let body = Mesh::new(positions, None, Indices::U32(&triangles), Rgb::new(90, 140, 220));
 //! let overlay = Lines {
 //!     positions: &joints,
 //!     indices: Indices::U16(&bones),

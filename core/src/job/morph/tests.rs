@@ -184,16 +184,13 @@ fn morph_quad<R: Real>(asset: &Asset<'_>) -> Morphed<R> {
     let part = mesh.parts().next().expect("part");
     let targets = asset.morph_targets(0).expect("targets");
     let morph = targets.part(0).expect("morph part");
-    let p: Vec<Vec3<R>> = (0..4).map(|v| part.position(v)).collect();
-    let n: Vec<Vec3<R>> = (0..4).map(|v| part.normal(v)).collect();
-    let t: Vec<Vec4<R>> = (0..4).map(|v| part.tangent(v)).collect();
+    let (mut p, mut n, mut t) = ([Vec3::ZERO; 4], [Vec3::ZERO; 4], [Vec4::ZERO; 4]);
+    let p = part.read_positions(&mut p).expect("positions");
+    let n = part.read_normals(&mut n).expect("normals").expect("stored");
+    let t = part.read_tangents(&mut t).expect("tangents").expect("stored");
     let (mut op, mut on, mut ot) = (std::vec![Vec3::ZERO; 4], std::vec![Vec3::ZERO; 4], std::vec![Vec4::ZERO; 4]);
     let weights = [R::HALF, R::TWO];
-    MorphJob::new(morph, &weights, &p, &mut op)
-        .with_normals(&n, &mut on)
-        .with_tangents(&t, &mut ot)
-        .run()
-        .expect("run");
+    MorphJob::new(morph, &weights, p, &mut op).with_normals(n, &mut on).with_tangents(t, &mut ot).run().expect("run");
     (op, on, ot)
 }
 
