@@ -11,8 +11,8 @@ use embedded_graphics::pixelcolor::Rgb565 as EgRgb565;
 use embedded_graphics::prelude::*;
 use embedded_graphics::primitives::Rectangle;
 
-use sinew::asset::Asset;
-use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
+use sinew::asset::{Asset, PartBuffers};
+use sinew::job::{LocalToModelJob, Palette, SamplingJob, SkinMatrixJob};
 use sinew::limits::soa_count;
 use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew::raster::display::{render_to_display, EgColor};
@@ -81,12 +81,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut palette = vec![Mat4::IDENTITY; skin.num_joints()];
     SkinMatrixJob::new(&model, &inverse_bind, &mut palette).with_joints(&joints).run()?;
     let part = mesh.parts().next().ok_or("no part")?;
-    let (n, k) = (part.num_vertices(), part.influences());
-    let bind: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
-    let index: Vec<u16> = (0..n * k).map(|i| part.palette(part.joint(i / k, i % k) as usize)).collect();
-    let weight: Vec<f32> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
+    let (n, len) = (part.num_vertices(), part.inputs_len());
+    let (mut bind, mut index, mut weight) =
+        (vec![Vec3::ZERO; n], vec![0u16; len.influences], vec![0.0; len.influences]);
+    let inputs = part.read_inputs(PartBuffers::new(&mut bind, &mut index, &mut weight))?;
+    let mut part_palette = vec![Mat4::IDENTITY; len.palette];
+    let part_palette = part.local_palette(&palette, &mut part_palette)?;
     let mut positions = vec![Vec3::ZERO; n];
-    SkinningJob::new(Palette::Matrices(&palette), k, &index, &weight, &bind, &mut positions).run()?;
+    inputs.job(Palette::Matrices(part_palette), &mut positions).run()?;
     let triangles: Vec<u16> = (0..part.num_indices()).map(|i| part.index(i) as u16).collect();
 
     // ANCHOR: display
