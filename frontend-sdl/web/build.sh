@@ -24,6 +24,10 @@ module() {
   RUSTFLAGS="$flags" cargo build --quiet --profile web --target wasm32-unknown-unknown --target-dir "$dir" "$@"
   cp "$dir/wasm32-unknown-unknown/web/$(sed 's/_scalar\|_graph//' <<<"$name")" "$out/$name"
 }
+# The lockfile's packages: esbuild minifies the pages' modules, binaryen's wasm-opt the runtime's.
+if [ -f "$web/package-lock.json" ] && [ ! -x "$web/node_modules/.bin/wasm-opt" ] && command -v npm >/dev/null; then
+  npm ci --prefix "$web" --no-audit --no-fund --silent
+fi
 simd="-C target-feature=+simd128"
 # The runtime without the graphs' state machines, the one every page loads: with SIMD
 # (simd128, in every current engine) and without, for engines that lack it.
@@ -34,13 +38,27 @@ module sinew_web_graph.wasm simd "$simd" -p sinew-web
 # The glTF importer, fetched when a page is given a .glb or .gltf.
 module sinew_web_import.wasm scalar "" -p sinew-web-import
 
+# The runtime modules through wasm-opt -Oz when npm has installed binaryen (a smaller module
+# with the same arithmetic: binaryen keeps IEEE float semantics); as rustc wrote them otherwise.
+# The features are those rustc's wasm32 target enables (the stripped modules do not list them),
+# and simd128 where the module was built with it.
+wasm_opt="$web/node_modules/.bin/wasm-opt"
+if [ -x "$wasm_opt" ]; then
+  features=(--enable-bulk-memory --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int
+    --enable-multivalue --enable-reference-types)
+  for name in sinew_web.wasm sinew_web_scalar.wasm sinew_web_graph.wasm; do
+    simd_feature=(--enable-simd)
+    [ "$name" != sinew_web_scalar.wasm ] || simd_feature=()
+    "$wasm_opt" -Oz --converge "${features[@]}" "${simd_feature[@]}" "$out/$name" -o "$out/$name"
+  done
+else
+  echo "build.sh: no npm: the runtime modules are not passed through wasm-opt" >&2
+fi
+
 cp "$web"/site/* "$out/"
 # The pages' modules, minified one by one (imports and exports kept) by the lockfile's esbuild
 # when npm has installed it; as written otherwise.
 esbuild="$web/node_modules/.bin/esbuild"
-if [ ! -x "$esbuild" ] && [ -f "$web/package-lock.json" ] && command -v npm >/dev/null; then
-  npm ci --prefix "$web" --no-audit --no-fund --silent
-fi
 for f in "$web"/js/*.js; do
   if [ -x "$esbuild" ]; then
     "$esbuild" "$f" --minify --format=esm --log-level=warning --outfile="$out/$(basename "$f")"

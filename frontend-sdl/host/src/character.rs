@@ -1,25 +1,31 @@
-//! A character ([`Character`]): one instance of a [`WebModel`] with its own clock and pose. It
-//! plays a clip, blends or crossfades to a second one (the desktop viewer's playback, on the
-//! core's [`Player`], [`SamplingJob`] and [`BlendingJob`]), or runs one of the file's graphs
-//! ([`GraphRun`]); [`Character::update`] then computes what a renderer reads in place: the
-//! joints' model matrices, each skin's palette, and per draw part the shader's uniform rows
-//! (linear blend or dual quaternion) and morphed vertices.
+//! A character ([`Character`]): one instance of a [`Model`] with its own clock and pose, on the
+//! core's [`Controller`]. It plays a clip, blends a second one in by a weight, crossfades to
+//! it (with the controller's fade curves and phase sync), seeks, changes speed and loop mode,
+//! or runs one of the file's graphs ([`GraphRun`]); [`Character::update`] then computes what a
+//! renderer reads in place: the joints' model matrices, each skin's palette, and per draw part
+//! the shader's uniform rows ([`crate::rows`]) and morphed vertices.
+//!
+//! The clips play in two slots of the controller's base layer: the primary clip's and the
+//! second clip's. A crossfade fades the second slot in and the primary out; when it ends the
+//! second slot becomes the primary and the other is emptied.
 
-use std::rc::Rc;
+use alloc::boxed::Box;
+use alloc::rc::Rc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
 
-use sinew::clip::{RotationInterpolation, SoaTrackCache};
-use sinew::job::blending::{BlendingJob, Layer};
+use sinew::capacity::Capacity;
+use sinew::controller::{ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId};
 use sinew::job::morph::{MorphJob, MorphWeightsJob};
-use sinew::job::{JobError, LocalToModelJob, SamplingJob, SkinDualQuatJob, SkinMatrixJob};
+use sinew::job::{JobError, SkinDualQuatJob, SkinMatrixJob};
 use sinew::math::{DualQuat, Mat4, SoaTransform, SymMat3, Vec3};
-use sinew::player::{LoopMode, Player};
+use sinew::player::LoopMode;
 
-use crate::graph::{GraphRun, Scratch};
-use crate::model::WebModel;
+use crate::graph::{GraphError, GraphRun, Scratch};
+use crate::model::Model;
 use crate::parts::FLOATS_PER_VERTEX;
-
-/// Crossfade length when the caller gives none, in seconds (the desktop viewer's).
-pub const CROSSFADE_SECONDS: f32 = 0.5;
+use crate::rows;
 
 /// What [`Character::update`] computes besides the pose and the model matrices.
 pub mod outputs {
@@ -33,52 +39,106 @@ pub mod outputs {
     pub const MORPHS: u32 = 8;
 }
 
-/// Buffers a character's update works in and leaves nothing in: the two clips' poses before
-/// they are blended. One serves every character updated in turn.
-#[derive(Debug, Default)]
-pub struct Work {
-    base: Vec<SoaTransform<f32>>,
-    other: Vec<SoaTransform<f32>>,
+/// Why a character refused a call or an update; what it held before is unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CharacterError {
+    /// The model has more joints than the character's capacity.
+    TooManyJoints {
+        /// The model's joints.
+        joints: usize,
+        /// The capacity's.
+        capacity: usize,
+    },
+    /// No such clip.
+    NoClip {
+        /// The clip asked for.
+        clip: usize,
+        /// The model's clip count.
+        clips: usize,
+    },
+    /// A blend weight outside 0 to 1.
+    Weight,
+    /// A crossfade duration that is not a positive number of seconds.
+    Duration,
+    /// No graph is running.
+    NoGraph,
+    /// The controller's refusal.
+    Controller(ControllerError),
+    /// A job's refusal (not expected: the model's parts are checked at load).
+    Job(JobError),
+    /// The graph's refusal.
+    Graph(GraphError),
 }
 
-impl Work {
-    /// Empty buffers.
-    pub const fn new() -> Work {
-        Work { base: Vec::new(), other: Vec::new() }
-    }
-}
-
-/// A clip playing: its index, its clock, and its sampling cache (one entry per four joints).
-#[derive(Debug, Clone)]
-struct ClipPlayer {
-    clip: usize,
-    player: Player<f32>,
-    cache: Vec<SoaTrackCache<f32>>,
-}
-
-impl ClipPlayer {
-    fn new(model: &WebModel, clip: usize, mode: LoopMode, speed: f32) -> Option<ClipPlayer> {
-        let c = model.clips.get(clip)?;
-        let mut player = Player::new(&c.clip);
-        player.set_mode(mode);
-        player.set_speed(speed);
-        Some(ClipPlayer { clip, player, cache: vec![SoaTrackCache::EMPTY; model.skeleton.num_soa_joints()] })
-    }
-
-    fn sample(&mut self, model: &WebModel, pose: &mut [SoaTransform<f32>]) -> Result<(), JobError> {
-        let Some(entry) = model.clips.get(self.clip) else {
-            pose.copy_from_slice(model.skeleton.rest_pose());
-            return Ok(());
-        };
-        SamplingJob {
-            clip: entry.clip,
-            time: self.player.time(),
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: model.skeleton.rest_pose(),
-            cursor: &mut self.cache,
-            output: pose,
+impl fmt::Display for CharacterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CharacterError::TooManyJoints { joints, capacity } => {
+                write!(f, "{joints} joints exceed the skeleton capacity of {capacity}")
+            }
+            CharacterError::NoClip { clip, clips } => write!(f, "no clip {clip} (the file has {clips})"),
+            CharacterError::Weight => f.write_str("a blend weight is from 0 to 1"),
+            CharacterError::Duration => f.write_str("a crossfade lasts a positive number of seconds"),
+            CharacterError::NoGraph => f.write_str("no graph is running"),
+            CharacterError::Controller(e) => write!(f, "{e}"),
+            CharacterError::Job(e) => write!(f, "{e}"),
+            CharacterError::Graph(e) => write!(f, "{e}"),
         }
-        .run()
+    }
+}
+
+impl core::error::Error for CharacterError {}
+
+impl From<ControllerError> for CharacterError {
+    fn from(e: ControllerError) -> Self {
+        CharacterError::Controller(e)
+    }
+}
+
+impl From<JobError> for CharacterError {
+    fn from(e: JobError) -> Self {
+        CharacterError::Job(e)
+    }
+}
+
+impl From<GraphError> for CharacterError {
+    fn from(e: GraphError) -> Self {
+        CharacterError::Graph(e)
+    }
+}
+
+/// Buffers a character's update works in and leaves nothing in: the controller's and the
+/// graph's scratch. One serves every character of capacity `C` updated in turn.
+pub struct Work<C: Capacity> {
+    controller: Option<Box<ControllerScratch<f32, C>>>,
+    graph: Option<Box<Scratch>>,
+}
+
+impl<C: Capacity> fmt::Debug for Work<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Work").finish_non_exhaustive()
+    }
+}
+
+impl<C: Capacity> Default for Work<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Capacity> Work<C> {
+    /// Empty buffers, allocated by the first update that needs them.
+    #[must_use]
+    pub const fn new() -> Work<C> {
+        Work { controller: None, graph: None }
+    }
+
+    fn controller(&mut self) -> &mut ControllerScratch<f32, C> {
+        self.controller.get_or_insert_with(|| Box::new(ControllerScratch::new()))
+    }
+
+    fn graph(&mut self) -> &mut Scratch {
+        self.graph.get_or_insert_with(|| Box::new(Scratch::new()))
     }
 }
 
@@ -93,19 +153,23 @@ struct PartOut {
     morphed: Vec<f32>,
 }
 
-/// A character: playback state and every buffer its frames are computed into.
-pub struct Character {
+/// A character: playback state on a [`Controller`] of capacity `C`, and every buffer its
+/// frames are computed into.
+pub struct Character<C: Capacity> {
     // The graph borrows nothing of `model` past its own store, but goes first anyway.
     graph: Option<GraphRun>,
     /// The model it animates.
-    pub model: Rc<WebModel>,
-    primary: Option<ClipPlayer>,
-    secondary: Option<ClipPlayer>,
-    weight: f32,
-    fade: Option<f32>,
+    pub model: Rc<Model>,
+    controller: Box<Controller<f32, C>>,
+    /// The primary clip's slot (0 or 1); the other holds the second clip, if any.
+    primary: usize,
+    /// A crossfade to the second slot runs.
+    fading: bool,
     playing: bool,
     speed: f32,
     mode: LoopMode,
+    /// The pose was not sampled since the last change of clips, times or weights.
+    stale: bool,
     pose: Vec<SoaTransform<f32>>,
     /// Model matrices of the joints.
     pub joints: Vec<Mat4<f32>>,
@@ -117,36 +181,43 @@ pub struct Character {
     parts: Vec<Vec<PartOut>>,
 }
 
-impl std::fmt::Debug for Character {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<C: Capacity> fmt::Debug for Character<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Character").field("time", &self.time()).field("graph", &self.graph).finish_non_exhaustive()
     }
 }
 
-impl Character {
+impl<C: Capacity> Character<C> {
     /// A character of `model` playing its first clip (the rest pose without clips).
-    #[must_use]
-    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::TooManyJoints`] for a model larger than `C`, or the controller's
+    /// refusal of its first clip (more tracks than `C::TRACKS`).
+    // Out of line: a load-time path, whose inlined copies only grow a wasm module.
     #[inline(never)]
-    pub fn new(model: Rc<WebModel>) -> Character {
-        // One element per four joints, as the rest pose has.
-        let rest = model.skeleton.rest_pose().to_vec();
+    pub fn new(model: Rc<Model>) -> Result<Character<C>, CharacterError> {
+        let joints = model.num_joints();
+        if joints > C::JOINTS {
+            return Err(CharacterError::TooManyJoints { joints, capacity: C::JOINTS });
+        }
         let skins = &model.skins;
         let morph_weights = (0..model.meshes.len())
             .map(|m| model.asset.morph_targets(m).map_or(Vec::new(), |t| vec![0.0; t.num_targets()]))
             .collect();
         let parts = model.meshes.iter().map(|m| vec![PartOut::default(); m.len()]).collect();
-        Character {
+        let mut c = Character {
             graph: None,
-            primary: ClipPlayer::new(&model, 0, LoopMode::Loop, 1.0),
-            secondary: None,
-            weight: 0.0,
-            fade: None,
+            controller: Box::new(Controller::new()),
+            primary: 0,
+            fading: false,
             playing: true,
             speed: 1.0,
             mode: LoopMode::Loop,
-            pose: rest,
-            joints: vec![Mat4::IDENTITY; model.num_joints()],
+            stale: true,
+            // One element per four joints, as the rest pose has.
+            pose: model.skeleton().rest_pose().to_vec(),
+            joints: vec![Mat4::IDENTITY; joints],
             palettes: skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect(),
             // Sized by the first update that asks for dual quaternions.
             dual_quats: vec![Vec::new(); skins.len()],
@@ -154,60 +225,99 @@ impl Character {
             morph_weights,
             parts,
             model,
+        };
+        if !c.model.clips.is_empty() {
+            c.play(0)?;
         }
+        Ok(c)
+    }
+
+    fn secondary_slot(&self) -> usize {
+        1 - self.primary
+    }
+
+    /// Puts clip `clip` in slot `slot` with a fresh player at the character's speed and loop
+    /// mode, weight 0.
+    fn load(&mut self, slot: usize, clip: usize) -> Result<(), CharacterError> {
+        let clips = self.model.clips.len();
+        if clip >= clips {
+            return Err(CharacterError::NoClip { clip, clips });
+        }
+        self.controller.assign(SlotId(slot), LayerId(0), ClipId(clip), &self.model.clips)?;
+        if let Some(p) = self.controller.player_mut(slot) {
+            p.set_mode(self.mode);
+            p.set_speed(self.speed);
+        }
+        self.stale = true;
+        Ok(())
     }
 
     /// Plays clip `clip` from its start, alone (any blend or crossfade ends, the graph stops).
     ///
     /// # Errors
     ///
-    /// A message for a clip the model does not have.
-    pub fn play(&mut self, clip: usize) -> Result<(), String> {
-        self.primary = Some(self.player(clip)?);
-        self.secondary = None;
-        self.weight = 0.0;
-        self.fade = None;
+    /// [`CharacterError::NoClip`], or the controller's refusal; nothing changes.
+    pub fn play(&mut self, clip: usize) -> Result<(), CharacterError> {
+        self.load(self.primary, clip)?;
+        self.controller.set_weight(self.primary, 1.0)?;
+        self.controller.clear(self.secondary_slot())?;
+        self.fading = false;
         self.graph = None;
         Ok(())
     }
 
     /// Blends clip `clip` in at `weight` (0 to 1) over the playing one, both running; a
-    /// weight of 0 leaves the second clip out.
+    /// weight of 0 leaves the second clip out. A second clip already playing `clip` keeps its
+    /// time; a crossfade stops where it is.
     ///
     /// # Errors
     ///
-    /// A message for a clip the model does not have or a weight outside 0 to 1.
-    pub fn blend(&mut self, clip: usize, weight: f32) -> Result<(), String> {
+    /// [`CharacterError::Weight`], [`CharacterError::NoClip`]; nothing changes.
+    pub fn blend(&mut self, clip: usize, weight: f32) -> Result<(), CharacterError> {
         if !(0.0..=1.0).contains(&weight) {
-            return Err("a blend weight is from 0 to 1".into());
+            return Err(CharacterError::Weight);
         }
-        if self.secondary.as_ref().is_none_or(|s| s.clip != clip) {
-            self.secondary = Some(self.player(clip)?);
+        let s = self.secondary_slot();
+        if self.controller.clip_of(s) != Some(clip) {
+            self.load(s, clip)?;
         }
-        self.weight = weight;
-        self.fade = None;
+        if self.controller.clip_of(self.primary).is_some() {
+            self.controller.set_weight(self.primary, 1.0 - weight)?;
+        }
+        self.controller.set_weight(s, weight)?;
+        self.fading = false;
+        self.stale = true;
         Ok(())
     }
 
-    /// Crossfades from the playing clip to clip `clip` over `seconds` (the second clip starts
-    /// at its beginning and becomes the only one when the fade ends).
+    /// Leaves the second clip out: the primary plays alone at full weight.
+    pub fn stop_blend(&mut self) {
+        let _empty = self.controller.clear(self.secondary_slot());
+        let _no_primary = self.controller.set_weight(self.primary, 1.0);
+        self.fading = false;
+        self.stale = true;
+    }
+
+    /// Crossfades from the playing clip to clip `clip` over `seconds` with `curve` (the
+    /// second clip starts at its beginning, or at the playing clip's phase with `sync`, and
+    /// becomes the only one when the fade ends). A second clip already playing `clip` fades
+    /// in from its time and weight.
     ///
     /// # Errors
     ///
-    /// A message for a clip the model does not have or a duration that is not positive.
-    pub fn crossfade(&mut self, clip: usize, seconds: f32) -> Result<(), String> {
+    /// [`CharacterError::Duration`], [`CharacterError::NoClip`]; nothing changes.
+    pub fn crossfade(&mut self, clip: usize, seconds: f32, curve: FadeCurve, sync: bool) -> Result<(), CharacterError> {
         if !(seconds.is_finite() && seconds > 0.0) {
-            return Err("a crossfade lasts a positive number of seconds".into());
+            return Err(CharacterError::Duration);
         }
-        self.secondary = Some(self.player(clip)?);
-        self.weight = 0.0;
-        self.fade = Some(seconds);
+        let s = self.secondary_slot();
+        if self.controller.clip_of(s) != Some(clip) {
+            self.load(s, clip)?;
+        }
+        self.controller.crossfade(s, seconds, curve, sync)?;
+        self.fading = true;
+        self.stale = true;
         Ok(())
-    }
-
-    fn player(&self, clip: usize) -> Result<ClipPlayer, String> {
-        ClipPlayer::new(&self.model, clip, self.mode, self.speed)
-            .ok_or_else(|| format!("no clip {clip} (the file has {})", self.model.clips.len()))
     }
 
     /// Plays (`true`) or pauses time.
@@ -215,51 +325,122 @@ impl Character {
         self.playing = playing;
     }
 
-    /// Sets the speed factor of both clips (finite values only).
+    /// Whether time plays.
+    #[must_use]
+    pub fn is_playing(&self) -> bool {
+        self.playing
+    }
+
+    /// Sets the speed factor of both clips (finite values only; negative plays backwards).
     pub fn set_speed(&mut self, speed: f32) {
         if speed.is_finite() {
             self.speed = speed;
-            for p in [&mut self.primary, &mut self.secondary].into_iter().flatten() {
-                p.player.set_speed(speed);
+            for slot in 0..2 {
+                if let Some(p) = self.controller.player_mut(slot) {
+                    p.set_speed(speed);
+                }
             }
         }
+    }
+
+    /// The speed factor.
+    #[must_use]
+    pub fn speed(&self) -> f32 {
+        self.speed
     }
 
     /// Sets the loop mode of both clips.
     pub fn set_loop_mode(&mut self, mode: LoopMode) {
         self.mode = mode;
-        for p in [&mut self.primary, &mut self.secondary].into_iter().flatten() {
-            p.player.set_mode(mode);
+        for slot in 0..2 {
+            if let Some(p) = self.controller.player_mut(slot) {
+                p.set_mode(mode);
+            }
         }
+        self.stale = true;
+    }
+
+    /// The loop mode.
+    #[must_use]
+    pub fn loop_mode(&self) -> LoopMode {
+        self.mode
     }
 
     /// Moves the playing clip to time `t` (seconds on the clip's timeline, clamped to it).
     pub fn seek(&mut self, t: f32) {
-        if let Some(p) = self.primary.as_mut() {
-            p.player.seek(t);
+        if let Some(p) = self.controller.player_mut(self.primary) {
+            p.seek(t);
+            self.stale = true;
         }
+    }
+
+    /// Moves both clips by `dt` seconds of clip time along their cycle (forward on a
+    /// ping-pong's forward pass, backward on its return; `dt < 0` goes the other way),
+    /// whatever the speed, without markers' events. A step the player refuses (non-finite, or
+    /// millions of loops) is ignored.
+    pub fn seek_by(&mut self, dt: f32) {
+        for slot in 0..2 {
+            if self.controller.clip_of(slot).is_none() {
+                continue;
+            }
+            if let Some(p) = self.controller.player_mut(slot) {
+                let speed = p.speed();
+                p.set_speed(1.0);
+                let _ignored = p.advance(dt, &[], |_| {});
+                p.set_speed(speed);
+            }
+        }
+        self.stale = true;
     }
 
     /// The playing clip's index and time (`None`: no clip, or a graph runs).
     #[must_use]
     pub fn clip(&self) -> Option<(usize, f32)> {
-        self.primary.as_ref().filter(|_| self.graph.is_none()).map(|p| (p.clip, p.player.time()))
+        if self.graph.is_some() {
+            return None;
+        }
+        let clip = self.controller.clip_of(self.primary)?;
+        Some((clip, self.controller.player(self.primary).map_or(0.0, sinew::player::Player::time)))
+    }
+
+    /// The second clip's index and time (`None` without one).
+    #[must_use]
+    pub fn second_clip(&self) -> Option<(usize, f32)> {
+        let s = self.secondary_slot();
+        let clip = self.controller.clip_of(s)?;
+        Some((clip, self.controller.player(s).map_or(0.0, sinew::player::Player::time)))
     }
 
     /// The playing clip's time (0 without one).
     #[must_use]
     pub fn time(&self) -> f32 {
-        self.primary.as_ref().map_or(0.0, |p| p.player.time())
+        self.controller
+            .player(self.primary)
+            .filter(|_| self.controller.clip_of(self.primary).is_some())
+            .map_or(0.0, sinew::player::Player::time)
     }
 
     /// The second clip's weight (0 without one).
     #[must_use]
     pub fn weight(&self) -> f32 {
-        if self.secondary.is_some() {
-            self.weight
+        let s = self.secondary_slot();
+        if self.controller.clip_of(s).is_some() {
+            self.controller.weight(s).unwrap_or(0.0)
         } else {
             0.0
         }
+    }
+
+    /// Whether a crossfade runs.
+    #[must_use]
+    pub fn is_fading(&self) -> bool {
+        self.fading
+    }
+
+    /// The controller the clips play on.
+    #[must_use]
+    pub fn controller(&self) -> &Controller<f32, C> {
+        &self.controller
     }
 
     /// Runs graph `index` of the file from its initial state in place of the clips.
@@ -267,7 +448,7 @@ impl Character {
     /// # Errors
     ///
     /// What [`GraphRun::start`] refuses; the clips keep playing.
-    pub fn use_graph(&mut self, index: usize) -> Result<(), String> {
+    pub fn use_graph(&mut self, index: usize) -> Result<(), CharacterError> {
         self.graph = Some(GraphRun::start(&self.model, index)?);
         Ok(())
     }
@@ -275,6 +456,7 @@ impl Character {
     /// Stops the graph; the clips play again.
     pub fn stop_graph(&mut self) {
         self.graph = None;
+        self.stale = true;
     }
 
     /// The running graph.
@@ -287,50 +469,64 @@ impl Character {
     ///
     /// # Errors
     ///
-    /// No graph runs, or the machine's message.
-    pub fn set_parameter(&mut self, p: usize, value: f32) -> Result<(), String> {
-        self.graph.as_mut().ok_or_else(|| "no graph is running".to_string())?.set(p, value)
+    /// [`CharacterError::NoGraph`], or the machine's refusal.
+    pub fn set_parameter(&mut self, p: usize, value: f32) -> Result<(), CharacterError> {
+        Ok(self.graph.as_mut().ok_or(CharacterError::NoGraph)?.set(p, value)?)
     }
 
-    /// Advances time by `dt` seconds (the graph, or the clips and the crossfade); nothing
-    /// while paused.
+    /// Advances time by `dt` seconds (the graph, or the clips and the crossfade) and samples
+    /// the pose; nothing while paused.
     ///
     /// # Errors
     ///
-    /// What the graph refuses (it keeps its state; the pose is unchanged).
-    pub fn advance(&mut self, dt: f32, scratch: &mut Scratch) -> Result<(), String> {
+    /// What the graph or the controller refuses (they keep their state; the pose is
+    /// unchanged).
+    pub fn advance(&mut self, dt: f32, work: &mut Work<C>) -> Result<(), CharacterError> {
         if !(dt.is_finite() && dt > 0.0 && self.playing) {
             return Ok(());
         }
         if let Some(g) = self.graph.as_mut() {
-            return g.update(&self.model, dt, scratch, &mut self.pose);
+            return Ok(g.update(&self.model, dt, work.graph(), &mut self.pose)?);
         }
-        for p in [&mut self.primary, &mut self.secondary].into_iter().flatten() {
-            let _ignored = p.player.advance(dt, &[], |_| {});
-        }
-        if let Some(seconds) = self.fade {
-            self.weight += dt / seconds;
-            if self.weight >= 1.0 {
-                self.primary = self.secondary.take();
-                self.weight = 0.0;
-                self.fade = None;
+        self.sample(dt, work)
+    }
+
+    /// Runs the controller by `dt` into the pose, and ends a crossfade that finished.
+    fn sample(&mut self, dt: f32, work: &mut Work<C>) -> Result<(), CharacterError> {
+        let model = &*self.model;
+        self.controller.update(dt, &model.clips, model.skeleton(), work.controller(), &mut self.pose, |_| {})?;
+        // The controller advances the slots it blends; a second clip at weight 0 runs on too,
+        // so that raising its weight finds it where it would be.
+        let s = self.secondary_slot();
+        if dt > 0.0 && !self.fading && self.controller.weight(s) == Some(0.0) {
+            if let Some(p) = self.controller.player_mut(s) {
+                let _finite_dt_checked_above = p.advance(dt, &[], |_| {});
             }
+        }
+        self.stale = false;
+        if self.fading && !self.controller.is_fading(self.secondary_slot()) {
+            let old = self.primary;
+            self.primary = self.secondary_slot();
+            self.controller.clear(old)?;
+            self.fading = false;
         }
         Ok(())
     }
 
-    /// Computes the pose at the current time, the joints' model matrices, and the `outputs`
-    /// asked for (an or of [`outputs`] flags).
+    /// Computes the pose at the current time (sampled again only after a change since the
+    /// last advance), the joints' model matrices, and the `outputs` asked for (an or of
+    /// [`outputs`] flags).
     ///
     /// # Errors
     ///
-    /// A job's message (not expected: the model's parts were checked at load).
-    pub fn update(&mut self, outputs: u32, work: &mut Work) -> Result<(), JobError> {
-        let model = Rc::clone(&self.model);
-        if self.graph.is_none() {
-            self.sample_clips(&model, work)?;
+    /// The controller's or a job's refusal (not expected: the model's parts were checked at
+    /// load).
+    pub fn update(&mut self, outputs: u32, work: &mut Work<C>) -> Result<(), CharacterError> {
+        if self.graph.is_none() && self.stale {
+            self.sample(0.0, work)?;
         }
-        LocalToModelJob::new(model.skeleton.view(), &self.pose, &mut self.joints).run()?;
+        let model = Rc::clone(&self.model);
+        crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
         let dqs = outputs & outputs::DQS_ROWS != 0;
         for (s, skin) in model.skins.iter().enumerate() {
             let (Some(out), Some(dq), Some(scales)) =
@@ -359,33 +555,9 @@ impl Character {
         Ok(())
     }
 
-    /// The local pose of the clips: the first sampled, the second blended in.
-    fn sample_clips(&mut self, model: &WebModel, work: &mut Work) -> Result<(), JobError> {
-        // Sampling writes every joint (the rest pose where a clip has no track).
-        let rest = model.skeleton.rest_pose();
-        let blend = self.secondary.is_some() && self.weight > 0.0;
-        let Work { base, other } = work;
-        for w in [&mut *base, &mut *other] {
-            w.resize(rest.len(), SoaTransform::IDENTITY);
-        }
-        let first = if blend { &mut *base } else { &mut self.pose };
-        match self.primary.as_mut() {
-            Some(p) => p.sample(model, first)?,
-            None => first.copy_from_slice(rest),
-        }
-        if let (Some(sec), true) = (self.secondary.as_mut(), blend) {
-            sec.sample(model, other)?;
-            let layers = [Layer::new(base, 1.0 - self.weight), Layer::new(other, self.weight)];
-            // The weights sum to 1: any threshold up to 1 leaves the rest pose out.
-            BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.5, output: &mut self.pose }
-                .run()?;
-        }
-        Ok(())
-    }
-
     /// Each draw part's shader rows: its palette's joints (or its mesh node for a rigid part)
     /// as three matrix rows, and as dual quaternion and scale factor.
-    fn rows(&mut self, model: &WebModel, outputs: u32) {
+    fn rows(&mut self, model: &Model, outputs: u32) {
         for (mi, parts) in model.meshes.iter().enumerate() {
             let mesh = model.asset.mesh(mi);
             let skin = mesh.and_then(|m| m.skin()).unwrap_or(0);
@@ -398,10 +570,10 @@ impl Character {
                 if outputs & outputs::LBS_ROWS != 0 {
                     out.lbs.clear();
                     if part.is_rigid() {
-                        push_rows(&mut out.lbs, &node);
+                        rows::push_matrix(&mut out.lbs, &node);
                     }
                     for &j in &part.map {
-                        push_rows(&mut out.lbs, palette.get(j as usize).unwrap_or(&Mat4::IDENTITY));
+                        rows::push_matrix(&mut out.lbs, palette.get(j as usize).unwrap_or(&Mat4::IDENTITY));
                     }
                 }
                 if outputs & outputs::DQS_ROWS != 0 {
@@ -409,9 +581,7 @@ impl Character {
                     for &j in &part.map {
                         let d = dq.get(j as usize).copied().unwrap_or(DualQuat::IDENTITY);
                         let s = scales.get(j as usize).copied().unwrap_or(SymMat3::IDENTITY);
-                        out.dqs.extend(d.real.to_array());
-                        out.dqs.extend(d.dual.to_array());
-                        out.dqs.extend([s.xx, s.yy, s.zz, s.xy, s.xz, s.yz, 0.0, 0.0]);
+                        rows::push_dual_quat(&mut out.dqs, &d, Some(&s));
                     }
                 }
             }
@@ -420,14 +590,14 @@ impl Character {
 
     /// Morph weights from the playing clips (the second blended in), and the morphed vertices
     /// of every draw part of a mesh with targets.
-    // Out of line: a load-time or rarely used path, whose inlined copies only grow the module.
+    // Out of line: a rarely used path, whose inlined copies only grow a wasm module.
     #[inline(never)]
-    fn morphs(&mut self, model: &WebModel) -> Result<(), JobError> {
-        let clip_time = |p: &Option<ClipPlayer>| p.as_ref().map(|p| (p.clip, p.player.time()));
-        let (first, second) = if self.graph.is_some() {
-            (None, None)
+    fn morphs(&mut self, model: &Model) -> Result<(), JobError> {
+        let (first, second, weight) = if self.graph.is_some() {
+            (None, None, 0.0)
         } else {
-            (clip_time(&self.primary), clip_time(&self.secondary).filter(|_| self.weight > 0.0))
+            let w = self.weight();
+            (self.clip(), self.second_clip().filter(|_| w > 0.0), w)
         };
         for (mi, weights) in self.morph_weights.iter_mut().enumerate() {
             let Some(targets) = model.asset.morph_targets(mi) else { continue };
@@ -441,7 +611,7 @@ impl Character {
                 let mut other = vec![0.0; weights.len()];
                 sample(Some(at), &mut other)?;
                 for (a, b) in weights.iter_mut().zip(other) {
-                    *a += (b - *a) * self.weight;
+                    *a += (b - *a) * weight;
                 }
             }
             let (Some(parts), Some(outs)) = (model.meshes.get(mi), self.parts.get_mut(mi)) else { continue };
@@ -497,9 +667,5 @@ impl Character {
     }
 }
 
-/// Appends the first three rows of `m`, as `u_jointMat` takes them.
-fn push_rows(out: &mut Vec<f32>, m: &Mat4<f32>) {
-    for r in 0..3 {
-        out.extend([m.cols[0][r], m.cols[1][r], m.cols[2][r], m.cols[3][r]]);
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,9 @@
 //! for the palette it is given), and a group starts a new part also where its next triangle
 //! would bring in one vertex too many.
 
+use alloc::vec;
+use alloc::vec::Vec;
+
 use sinew::asset::{MaterialData, MeshData, MeshPart};
 use sinew::limits::MAX_INFLUENCES;
 use sinew::math::Vec3;

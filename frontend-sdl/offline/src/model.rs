@@ -31,6 +31,18 @@ pub enum ModelError {
     Skeleton(SkeletonError),
     /// The file has no skeleton.
     NoSkeleton,
+    /// The runtime's character refused the model.
+    Character(sinew_host::CharacterError),
+}
+
+impl From<sinew_host::LoadError> for ModelError {
+    fn from(e: sinew_host::LoadError) -> Self {
+        match e {
+            sinew_host::LoadError::Parse(e) => Self::Parse(e),
+            sinew_host::LoadError::NoSkeleton => Self::NoSkeleton,
+            sinew_host::LoadError::Skeleton(e) => Self::Skeleton(e),
+        }
+    }
 }
 
 impl fmt::Display for ModelError {
@@ -42,6 +54,7 @@ impl fmt::Display for ModelError {
             Self::Parse(e) => write!(f, "{e}"),
             Self::Skeleton(e) => write!(f, "{e}"),
             Self::NoSkeleton => f.write_str("the file has no skeleton"),
+            Self::Character(e) => write!(f, "{e}"),
         }
     }
 }

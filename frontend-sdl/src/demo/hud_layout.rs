@@ -317,7 +317,7 @@ impl App {
                 "graph '{}'  t {:.2} s  {}\n{}",
                 g.name(),
                 g.time(),
-                if v.playing { "playing" } else { "paused" },
+                if v.is_playing() { "playing" } else { "paused" },
                 g.state_line()
             ));
             let list: Vec<String> = g
@@ -333,38 +333,38 @@ impl App {
             let top_right = TopRight::Clips(list, g.selected());
             return Content { header, top_right, status, message, timeline: false, help };
         }
-        match &v.primary {
-            Some(p) => {
-                let (s, e) = v.clip_range(p.clip);
+        match v.primary() {
+            Some((clip, time)) => {
+                let (s, e) = v.clip_range(clip);
                 header.push_str(&format!(
                     "clip {}/{} '{}'\n{:.2} / {:.2} s  x{:.2}  {}  {}\n",
-                    p.clip + 1,
+                    clip + 1,
                     v.num_clips(),
-                    v.clip_name(p.clip),
-                    p.time() - s,
+                    v.clip_name(clip),
+                    time - s,
                     e - s,
                     v.speed(),
                     loop_mode_name(v.loop_mode()),
-                    if v.playing { "playing" } else { "paused" }
+                    if v.is_playing() { "playing" } else { "paused" }
                 ));
             }
             None => header.push_str("no clips: rest pose\n"),
         }
-        match &v.secondary {
+        match v.secondary() {
             Some(sec) => header.push_str(&format!(
                 "blend '{}' {:.0}%{}",
-                v.clip_name(sec.clip),
-                v.weight * 100.0,
-                if v.fading { "  crossfading" } else { "" }
+                v.clip_name(sec),
+                v.weight() * 100.0,
+                if v.is_fading() { "  crossfading" } else { "" }
             )),
             None => header.push_str("blend: none"),
         }
         let n = v.num_clips();
         let list: Vec<String> = (0..n)
             .map(|i| {
-                let mark = if v.primary.as_ref().is_some_and(|p| p.clip == i) {
+                let mark = if v.primary().is_some_and(|(clip, _)| clip == i) {
                     '>'
-                } else if v.secondary.as_ref().is_some_and(|p| p.clip == i) {
+                } else if v.secondary() == Some(i) {
                     '+'
                 } else {
                     ' '
@@ -372,8 +372,8 @@ impl App {
                 clip_line(mark, i, &v.clip_name(i))
             })
             .collect();
-        let top_right = TopRight::Clips(list, v.primary.as_ref().map_or(0, |p| p.clip));
-        Content { header, top_right, status, message, timeline: v.primary.is_some(), help }
+        let top_right = TopRight::Clips(list, v.primary().map_or(0, |(clip, _)| clip));
+        Content { header, top_right, status, message, timeline: v.primary().is_some(), help }
     }
 
     /// The HUD of a `w × h` frame: the labels at their projected positions `labels`, then the
@@ -450,7 +450,7 @@ impl App {
         }
         // Timeline: drag to scrub.
         if let (Some(r), Some((v, _))) = (l.timeline, self.viewer.as_ref()) {
-            if let Some((clip, time)) = v.primary.as_ref().map(|p| (p.clip, p.time())) {
+            if let Some((clip, time)) = v.primary() {
                 let (s, e) = v.clip_range(clip);
                 let mouse = self.mouse;
                 let mut t = time;

@@ -29,11 +29,11 @@ impl App {
             _ => {}
         }
         match self.viewer.as_mut() {
+            Some((v, _)) if v.graph.is_some() && key == Keycode::P => v.set_playing(!v.is_playing()),
             Some((v, _)) if v.graph.is_some() => {
                 let Some(g) = v.graph.as_mut() else { return false };
                 let step = if shift { 10.0 * FLOAT_STEP } else { FLOAT_STEP };
                 match key {
-                    Keycode::P => v.playing = !v.playing,
                     Keycode::Space | Keycode::Return => g.toggle(),
                     Keycode::Tab => g.select_by(if shift { -1 } else { 1 }),
                     Keycode::Up => g.nudge(step),
@@ -47,7 +47,7 @@ impl App {
                 }
             }
             Some((v, _)) => match key {
-                Keycode::Space => v.playing = !v.playing,
+                Keycode::Space => v.set_playing(!v.is_playing()),
                 Keycode::Left => v.seek_by(if shift { -0.5 } else { -1.0 / 30.0 }),
                 Keycode::Right => v.seek_by(if shift { 0.5 } else { 1.0 / 30.0 }),
                 Keycode::Up => v.set_speed((v.speed() * 1.25).min(16.0)),

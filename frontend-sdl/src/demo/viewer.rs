@@ -1,17 +1,18 @@
 //! The model viewer's state: a loaded model, its clip playback (play/pause, scrub, speed, loop
-//! mode) on the core's [`Player`], a second clip to blend with or crossfade to (mixed by
-//! [`BlendingJob`]), or an animation graph driving the pose instead ([`GraphDrive`]), or
-//! another model's clips retargeted onto it ([`RetargetDrive`]), and the model's framing.
+//! mode, a second clip to blend with or crossfade to) on the host layer's [`Character`], or an
+//! animation graph driving the pose instead ([`GraphDrive`]), or another model's clips
+//! retargeted onto it ([`RetargetDrive`]), and the model's framing.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use sinew::clip::{RotationInterpolation, SoaTrackCache};
-use sinew::job::blending::{BlendingJob, Layer};
-use sinew::job::{JobError, RetargetJoint, RetargetRoot, SamplingJob};
+use sinew::clip::RotationInterpolation;
+use sinew::controller::FadeCurve;
+use sinew::job::{JobError, RetargetJoint, RetargetRoot};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
-use sinew::player::Player;
+use sinew_host::limits::{DesktopRig, CROSSFADE_CURVE, CROSSFADE_SECONDS};
+use sinew_host::{Character, CharacterError, Work};
 
 use super::graph_drive::GraphDrive;
 use crate::retarget::{setup, SetupError};
@@ -42,52 +43,6 @@ pub fn loop_mode_name(mode: LoopMode) -> &'static str {
     }
 }
 
-/// A clip playing in the viewer: its index, its clock, and a sampling cache per four joints (so
-/// forward playback decodes keys only when it crosses them).
-#[derive(Debug, Clone)]
-pub struct ClipPlayer {
-    /// Clip index.
-    pub clip: usize,
-    /// The clip's clock: time, speed, loop mode.
-    pub player: Player<f32>,
-    cache: RefCell<Vec<SoaTrackCache<f32>>>,
-}
-
-impl ClipPlayer {
-    /// Clip `clip` of `model` at its start, playing at `speed` in `mode`; `None` past the clip
-    /// count.
-    #[must_use]
-    pub fn new(model: &Model, clip: usize, mode: LoopMode, speed: f32) -> Option<ClipPlayer> {
-        let c = model.asset().clip(clip)?;
-        let mut player = Player::new(&c);
-        player.set_mode(mode);
-        player.set_speed(speed);
-        let soa = model.skeleton().num_soa_joints();
-        Some(ClipPlayer { clip, player, cache: RefCell::new(vec![SoaTrackCache::EMPTY; soa]) })
-    }
-
-    /// Current clip time, in seconds.
-    #[must_use]
-    pub fn time(&self) -> f32 {
-        self.player.time()
-    }
-
-    /// Samples the clip at the player's time into `pose` (as long as the rest pose).
-    fn sample(&self, model: &Model, pose: &mut [SoaTransform<f32>]) -> Result<(), JobError> {
-        let Some(clip) = model.asset().clip(self.clip) else { return Ok(()) };
-        let mut cache = self.cache.borrow_mut();
-        SamplingJob {
-            clip,
-            time: self.player.time(),
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: model.skeleton().rest_pose(),
-            cursor: &mut cache,
-            output: pose,
-        }
-        .run()
-    }
-}
-
 /// Another model (the source) whose clips drive the viewed model (the target) through
 /// retargeting: the viewer's players play the source's clips, the target takes the retargeted
 /// pose, and the source is drawn beside it (to its left, on the same ground) while
@@ -114,7 +69,12 @@ impl RetargetDrive {
     /// The source's object-to-world matrix: its up-axis turn, then [`RetargetDrive::offset`].
     #[must_use]
     pub fn world(&self) -> Mat4<f32> {
-        Mat4::from_translation(self.offset) * up_axis(self.z_up)
+        self.world_at(self.offset)
+    }
+
+    /// The source's object-to-world matrix standing at `offset`.
+    fn world_at(&self, offset: Vec3<f32>) -> Mat4<f32> {
+        Mat4::from_translation(offset) * up_axis(self.z_up)
     }
 
     /// The target's local pose for the source's local pose `source_pose`: what
@@ -133,33 +93,27 @@ fn up_axis(z_up: bool) -> Mat4<f32> {
     }
 }
 
-/// The bind-pose bounds `(low, high)` of `model` placed by `world`, in world space (its skinned
-/// vertices, else its joints); `None` when it has no finite point.
-fn bounds(model: &Model, world: Mat4<f32>) -> Option<(Vec3<f32>, Vec3<f32>)> {
-    let rest = model.skeleton().rest_pose().to_vec();
-    let mut points: Vec<Vec3<f32>> = Vec::new();
-    let mut frame = Frame::default();
-    if push_model(&mut frame, model, 0, &rest, world, Skinning::Lbs, None, true).is_ok() {
-        for o in &frame.objects {
-            for part in o.skin_cpu().unwrap_or_default() {
-                points.extend(part.positions.iter().map(|&p| world.transform_point3(p)));
-            }
-        }
-        if points.is_empty() {
-            points.extend(frame.bones.iter().flatten());
-        }
-    }
-    let mut lo = Vec3::splat(f32::INFINITY);
-    let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for p in points.into_iter().filter(|p| p.is_finite()) {
-        lo = lo.min(p);
-        hi = hi.max(p);
-    }
-    (lo.x <= hi.x).then_some((lo, hi))
+/// A character of the desktop viewer: the host layer's, at the format's joint limit.
+pub type ViewerCharacter = Character<DesktopRig>;
+
+/// `model` as the host layer holds it: its skeleton at the format's limit, its bind-pose
+/// bounds.
+///
+/// # Errors
+///
+/// A model the host layer cannot open (not expected: `model` was opened from the same bytes).
+pub fn host_model(model: &Model) -> Result<Rc<sinew_host::Model>, ModelError> {
+    Ok(Rc::new(sinew_host::Model::open::<{ DesktopRig::SOA }>(model.bytes().into(), usize::MAX)?))
 }
 
-/// Crossfade length, in seconds.
-pub const CROSSFADE_SECONDS: f32 = 0.5;
+/// A character playing the clips of `model` (its first clip; the rest pose without clips).
+///
+/// # Errors
+///
+/// What the host layer refuses: a model it cannot open, or a clip past the capacity.
+pub fn character_of(model: Rc<sinew_host::Model>) -> Result<ViewerCharacter, ModelError> {
+    Character::new(model).map_err(ModelError::Character)
+}
 
 /// The viewer.
 #[derive(Debug)]
@@ -172,20 +126,13 @@ pub struct Viewer {
     pub anim: Option<PathBuf>,
     /// The model is Z-up (md5) and is turned to Y-up.
     pub z_up: bool,
-    /// The primary clip (`None`: the model has no clips; the rest pose is shown).
-    pub primary: Option<ClipPlayer>,
-    /// A second clip blended in with [`Viewer::weight`].
-    pub secondary: Option<ClipPlayer>,
-    /// Weight of the secondary clip, 0 to 1.
-    pub weight: f32,
-    /// A crossfade to the secondary clip is running.
-    pub fading: bool,
-    /// Playing (else paused).
-    pub playing: bool,
-    /// Playback speed factor (applied to both players).
-    speed: f32,
-    /// Loop mode (applied to both players).
-    loop_mode: LoopMode,
+    /// The model as the host layer holds it.
+    host: Rc<sinew_host::Model>,
+    /// The clips' playback: the primary clip (the rest pose without one), a second clip
+    /// blended in or crossfaded to, speed, loop mode, pause.
+    character: ViewerCharacter,
+    /// The character's update buffers.
+    work: Work<DesktopRig>,
     /// Center of the bind-pose bounds, in world space.
     pub center: Vec3<f32>,
     /// Radius of the bind-pose bounds.
@@ -276,18 +223,16 @@ impl Viewer {
     /// The [`ModelError`] of a file that cannot be loaded.
     pub fn load(path: &Path, anim: Option<&Path>, palette: PaletteSizes) -> Result<Viewer, ModelError> {
         let model = load_split(path, anim, palette)?;
+        let host = host_model(&model)?;
+        let character = character_of(Rc::clone(&host))?;
         let mut v = Viewer {
-            primary: ClipPlayer::new(&model, 0, LoopMode::Loop, 1.0),
+            host,
+            character,
+            work: Work::new(),
             model,
             path: path.to_path_buf(),
             anim: anim.map(Path::to_path_buf),
             z_up: is_md5(path),
-            secondary: None,
-            weight: 0.0,
-            fading: false,
-            playing: true,
-            speed: 1.0,
-            loop_mode: LoopMode::Loop,
             center: Vec3::ZERO,
             radius: 1.0,
             floor: 0.0,
@@ -308,26 +253,21 @@ impl Viewer {
     /// retarget source, it is placed to the target's left with a gap, its lowest point on the
     /// target's and its center at the target's depth, and the bounds hold both models.
     pub fn measure_bounds(&mut self) {
-        let mut both = bounds(&self.model, self.world());
+        let mut both = self.host.bounds.transformed(&self.world());
         if let Some(d) = self.retarget.as_mut() {
-            d.offset = Vec3::ZERO;
-            if let Some((slo, shi)) = bounds(&d.source, d.world()) {
-                let (tlo, thi) = both.unwrap_or((Vec3::ZERO, Vec3::ZERO));
-                let gap = 0.25 * (thi.y - tlo.y).max(shi.y - slo.y);
-                d.offset = Vec3::new(tlo.x - gap - shi.x, tlo.y - slo.y, (tlo.z + thi.z) * 0.5 - (slo.z + shi.z) * 0.5);
-                let (slo, shi) = (slo + d.offset, shi + d.offset);
-                both = Some(both.map_or((slo, shi), |(lo, hi)| (lo.min(slo), hi.max(shi))));
-            }
+            let source = self.character.model.bounds.transformed(&d.world_at(Vec3::ZERO));
+            let (t, s) = (both, source);
+            let gap = 0.25 * (t.high.y - t.low.y).max(s.high.y - s.low.y);
+            d.offset = Vec3::new(
+                t.low.x - gap - s.high.x,
+                t.low.y - s.low.y,
+                (t.low.z + t.high.z) * 0.5 - (s.low.z + s.high.z) * 0.5,
+            );
+            both = both.union(&source.translated(d.offset));
         }
-        if let Some((lo, hi)) = both {
-            self.center = (lo + hi) * 0.5;
-            self.radius = ((hi - lo).length() * 0.5).max(1.0e-3);
-            self.floor = lo.y;
-        } else {
-            self.center = Vec3::ZERO;
-            self.radius = 1.0;
-            self.floor = 0.0;
-        }
+        self.center = both.center;
+        self.radius = both.radius;
+        self.floor = both.floor;
     }
 
     /// Drives the model by the clips of the model in `path` (the source) retargeted onto it,
@@ -351,6 +291,12 @@ impl Viewer {
         let r = setup(&source, path, &self.model, &self.path, map, options)?;
         let (joints, root) = (r.joints().to_vec(), r.root());
         drop(r);
+        let mut character = host_model(&source)
+            .and_then(character_of)
+            .map_err(|e| SetupError { file: path.to_path_buf(), message: e.to_string() })?;
+        character.set_speed(self.character.speed());
+        character.set_loop_mode(self.character.loop_mode());
+        character.set_playing(self.character.is_playing());
         self.retarget = Some(RetargetDrive {
             z_up: is_md5(path),
             source,
@@ -360,10 +306,8 @@ impl Viewer {
             joints,
             root,
         });
-        self.primary = self.player_for(0);
-        self.secondary = None;
-        self.weight = 0.0;
-        self.fading = false;
+        self.character = character;
+        self.settle();
         self.measure_bounds();
         Ok(())
     }
@@ -392,55 +336,87 @@ impl Viewer {
         self.clip_model().asset().clip(i).map_or((0.0, 0.0), |c| (c.start(), c.end()))
     }
 
+    /// The character playing the clips.
+    #[must_use]
+    pub fn character(&self) -> &ViewerCharacter {
+        &self.character
+    }
+
+    /// Samples the pose after a change of clips, times or weights (the character samples only
+    /// then); a failure leaves the last pose, and the next advance reports it.
+    fn settle(&mut self) {
+        let _kept = self.character.update(0, &mut self.work);
+    }
+
+    /// The primary clip's index and time (`None`: the model has no clips; the rest pose is
+    /// shown).
+    #[must_use]
+    pub fn primary(&self) -> Option<(usize, f32)> {
+        self.character.clip()
+    }
+
+    /// The second clip, blended in with [`Viewer::weight`] or crossfaded to.
+    #[must_use]
+    pub fn secondary(&self) -> Option<usize> {
+        self.character.second_clip().map(|(clip, _)| clip)
+    }
+
+    /// Weight of the second clip, 0 to 1.
+    #[must_use]
+    pub fn weight(&self) -> f32 {
+        self.character.weight()
+    }
+
+    /// Whether a crossfade to the second clip runs.
+    #[must_use]
+    pub fn is_fading(&self) -> bool {
+        self.character.is_fading()
+    }
+
+    /// Whether time plays (else paused).
+    #[must_use]
+    pub fn is_playing(&self) -> bool {
+        self.character.is_playing()
+    }
+
+    /// Plays (`true`) or pauses.
+    pub fn set_playing(&mut self, playing: bool) {
+        self.character.set_playing(playing);
+    }
+
     /// The playback speed factor.
     #[must_use]
     pub fn speed(&self) -> f32 {
-        self.speed
+        self.character.speed()
     }
 
     /// Sets the playback speed factor of both clips (negative plays backwards; non-finite
     /// values are ignored).
     pub fn set_speed(&mut self, speed: f32) {
-        if speed.is_finite() {
-            self.speed = speed;
-            for p in self.players_mut() {
-                p.player.set_speed(speed);
-            }
-        }
+        self.character.set_speed(speed);
     }
 
     /// The loop mode.
     #[must_use]
     pub fn loop_mode(&self) -> LoopMode {
-        self.loop_mode
+        self.character.loop_mode()
     }
 
     /// Sets the loop mode of both clips.
     pub fn set_loop_mode(&mut self, mode: LoopMode) {
-        self.loop_mode = mode;
-        for p in self.players_mut() {
-            p.player.set_mode(mode);
-        }
+        self.character.set_loop_mode(mode);
+        self.settle();
     }
 
     /// Switches to the next loop mode ([`next_loop_mode`]).
     pub fn cycle_loop_mode(&mut self) {
-        self.set_loop_mode(next_loop_mode(self.loop_mode));
+        self.set_loop_mode(next_loop_mode(self.loop_mode()));
     }
 
-    fn players_mut(&mut self) -> impl Iterator<Item = &mut ClipPlayer> {
-        [&mut self.primary, &mut self.secondary].into_iter().flatten()
-    }
-
-    fn player_for(&self, clip: usize) -> Option<ClipPlayer> {
-        ClipPlayer::new(self.clip_model(), clip, self.loop_mode, self.speed)
-    }
-
-    /// Switches the primary clip to `clip` at its start (no-op past the clip count).
+    /// Plays clip `clip` alone from its start (no-op past the clip count).
     pub fn select(&mut self, clip: usize) {
-        if let Some(p) = self.player_for(clip) {
-            self.primary = Some(p);
-            self.fading = false;
+        if self.character.play(clip).is_ok() {
+            self.settle();
         }
     }
 
@@ -448,60 +424,76 @@ impl Viewer {
     pub fn step_clip(&mut self, delta: i64) {
         let n = self.num_clips() as i64;
         if n > 0 {
-            let cur = self.primary.as_ref().map_or(0, |p| p.clip as i64);
+            let cur = self.primary().map_or(0, |(clip, _)| clip as i64);
             self.select((cur + delta).rem_euclid(n) as usize);
         }
     }
 
-    /// Cycles the secondary (blend) clip: none → 0 → 1 → … → none.
+    /// Cycles the second (blend) clip: none → 0 → 1 → … → none, keeping the weight.
     pub fn cycle_secondary(&mut self) {
-        let next = match &self.secondary {
-            None => 0,
-            Some(p) => p.clip + 1,
-        };
-        self.fading = false;
-        self.secondary = self.player_for(next);
+        let next = self.secondary().map_or(0, |clip| clip + 1);
+        let weight = self.weight();
+        if next >= self.num_clips() || self.character.blend(next, weight).is_err() {
+            self.character.stop_blend();
+        }
+        self.settle();
     }
 
-    /// Starts a crossfade to the secondary clip, or to the clip after the primary when no
-    /// secondary is chosen.
+    /// Starts a crossfade of [`CROSSFADE_SECONDS`] to the second clip, or to the clip after the
+    /// primary when there is none.
     pub fn crossfade(&mut self) {
         let n = self.num_clips();
         if n == 0 {
             return;
         }
-        if self.secondary.is_none() {
-            let next = self.primary.as_ref().map_or(0, |p| (p.clip + 1) % n);
-            self.secondary = self.player_for(next);
-            self.weight = 0.0;
-        }
-        self.fading = true;
+        let to = self.secondary().unwrap_or_else(|| self.primary().map_or(0, |(clip, _)| (clip + 1) % n));
+        let _no_such_clip = self.crossfade_to(to, CROSSFADE_SECONDS, CROSSFADE_CURVE, false);
     }
 
-    /// Changes the blend weight by `delta` (clamped to 0..1).
+    /// Crossfades to clip `clip` over `seconds` with `curve`, phase-synced with `sync` (see
+    /// [`Character::crossfade`]).
+    ///
+    /// # Errors
+    ///
+    /// What the character refuses; playback is unchanged.
+    pub fn crossfade_to(
+        &mut self,
+        clip: usize,
+        seconds: f32,
+        curve: FadeCurve,
+        sync: bool,
+    ) -> Result<(), CharacterError> {
+        self.character.crossfade(clip, seconds, curve, sync)?;
+        self.settle();
+        Ok(())
+    }
+
+    /// Changes the second clip's weight by `delta` (clamped to 0..1; without a second clip,
+    /// the clip after the primary comes in).
     pub fn nudge_weight(&mut self, delta: f32) {
-        self.weight = (self.weight + delta).clamp(0.0, 1.0);
-        self.fading = false;
+        let n = self.num_clips();
+        if n == 0 {
+            return;
+        }
+        let clip = self.secondary().unwrap_or_else(|| self.primary().map_or(0, |(clip, _)| (clip + 1) % n));
+        let weight = (self.weight() + delta).clamp(0.0, 1.0);
+        if self.character.blend(clip, weight).is_ok() {
+            self.settle();
+        }
     }
 
     /// Moves both clips by `dt` seconds of clip time along their cycle (forward on a
     /// ping-pong's forward pass, backward on its return; `dt < 0` goes the other way), whatever
-    /// the speed, without firing markers' events (there are none here). A step the player
-    /// refuses (non-finite, or millions of loops) is ignored.
+    /// the speed. A step the player refuses (non-finite, or millions of loops) is ignored.
     pub fn seek_by(&mut self, dt: f32) {
-        for p in self.players_mut() {
-            let speed = p.player.speed();
-            p.player.set_speed(1.0);
-            let _ignored = p.player.advance(dt, &[], |_| {});
-            p.player.set_speed(speed);
-        }
+        self.character.seek_by(dt);
+        self.settle();
     }
 
     /// Moves the primary clip to clip time `time` (clamped into its range).
     pub fn seek_primary(&mut self, time: f32) {
-        if let Some(p) = self.primary.as_mut() {
-            p.player.seek(time);
-        }
+        self.character.seek(time);
+        self.settle();
     }
 
     /// Drives the model by the animation graph file `path` (validated against the model's
@@ -527,22 +519,9 @@ impl Viewer {
             return Ok(());
         }
         if let Some(g) = self.graph.as_mut() {
-            return if self.playing { g.advance(&self.model, dt) } else { Ok(()) };
+            return if self.character.is_playing() { g.advance(&self.model, dt) } else { Ok(()) };
         }
-        if self.playing {
-            for p in self.players_mut() {
-                let _ignored = p.player.advance(dt, &[], |_| {});
-            }
-        }
-        if self.fading {
-            self.weight += dt / CROSSFADE_SECONDS;
-            if self.weight >= 1.0 {
-                self.primary = self.secondary.take();
-                self.weight = 0.0;
-                self.fading = false;
-            }
-        }
-        Ok(())
+        self.character.advance(dt, &mut self.work).map_err(|e| e.to_string())
     }
 
     /// The local pose now: the graph's, or the primary clip (or the rest pose) blended with
@@ -570,21 +549,7 @@ impl Viewer {
     ///
     /// A [`JobError`] when a clip does not fit the skeleton.
     pub fn clip_pose(&self) -> Result<Vec<SoaTransform<f32>>, JobError> {
-        let model = self.clip_model();
-        let rest = model.skeleton().rest_pose();
-        let mut pose = rest.to_vec();
-        if let Some(p) = &self.primary {
-            p.sample(model, &mut pose)?;
-        }
-        if let (Some(sec), true) = (&self.secondary, self.weight > 0.0) {
-            let mut other = rest.to_vec();
-            sec.sample(model, &mut other)?;
-            let base = pose.clone();
-            let layers = [Layer::new(&base, 1.0 - self.weight), Layer::new(&other, self.weight)];
-            // The weights sum to 1: any threshold up to 1 leaves the rest pose out.
-            BlendingJob { layers: &layers, additive: &[], rest_pose: rest, threshold: 0.5, output: &mut pose }.run()?;
-        }
-        Ok(pose)
+        Ok(self.character.pose().to_vec())
     }
 
     /// The morph weights of mesh `mesh` now: the primary clip's (the mesh's default weights
@@ -606,13 +571,13 @@ impl Viewer {
     /// [`Viewer::morph_weights`] mixes them.
     fn clip_morph_weights(&self, mesh: usize) -> Result<Vec<f32>, JobError> {
         let asset = self.clip_model().asset();
-        let at =
-            |p: Option<&ClipPlayer>| sample_weights(&asset, mesh, p.map(|p| p.clip), p.map_or(0.0, ClipPlayer::time));
-        let mut w = at(self.primary.as_ref())?;
-        if let (Some(sec), true) = (&self.secondary, self.weight > 0.0) {
+        let at = |p: Option<(usize, f32)>| sample_weights(&asset, mesh, p.map(|p| p.0), p.map_or(0.0, |p| p.1));
+        let mut w = at(self.character.clip())?;
+        let weight = self.weight();
+        if let (Some(sec), true) = (self.character.second_clip(), weight > 0.0) {
             let other = at(Some(sec))?;
             for (a, b) in w.iter_mut().zip(other) {
-                *a += (b - *a) * self.weight;
+                *a += (b - *a) * weight;
             }
         }
         Ok(w)
@@ -715,7 +680,7 @@ mod tests {
     fn loop_modes_speed_and_scrubbing_follow_the_player() {
         let mut v = humanoid("loop");
         let walk = v.model.find_clip("walk").unwrap();
-        let time = |v: &Viewer| v.primary.as_ref().unwrap().time();
+        let time = |v: &Viewer| v.primary().unwrap().1;
         v.select(walk);
         assert_eq!(v.clip_range(walk), (0.0, 1.0));
         v.advance(2.5).unwrap();
@@ -725,11 +690,11 @@ mod tests {
         assert_eq!(v.loop_mode(), LoopMode::Once);
         v.advance(2.0).unwrap();
         assert_eq!(time(&v), 1.0);
-        assert!(v.primary.as_ref().unwrap().player.finished());
+        assert!(v.character().controller().player(0).unwrap().finished());
         // Ping-pong bounces; scrubbing moves along the pass.
         v.cycle_loop_mode();
         v.select(walk);
-        assert_eq!(v.primary.as_ref().unwrap().player.mode(), LoopMode::PingPong);
+        assert_eq!(v.loop_mode(), LoopMode::PingPong);
         v.advance(1.25).unwrap();
         assert!((time(&v) - 0.75).abs() < 1e-6);
         v.seek_by(0.125);
@@ -743,7 +708,7 @@ mod tests {
         assert!((time(&v) - 0.5).abs() < 1e-6);
         v.seek_by(-0.75);
         assert!((time(&v) - 0.75).abs() < 1e-6);
-        v.playing = false;
+        v.set_playing(false);
         v.advance(1.0).unwrap();
         assert!((time(&v) - 0.75).abs() < 1e-6);
         v.seek_primary(0.25);
@@ -757,7 +722,7 @@ mod tests {
         let mut v = humanoid("blend");
         let (walk, run) = (v.model.find_clip("walk").unwrap(), v.model.find_clip("run").unwrap());
         v.select(walk);
-        while v.secondary.as_ref().map(|p| p.clip) != Some(run) {
+        while v.secondary() != Some(run) {
             v.cycle_secondary();
         }
         v.advance(0.3).unwrap();
@@ -778,9 +743,9 @@ mod tests {
         v.nudge_weight(-1.0);
         v.crossfade();
         v.advance(CROSSFADE_SECONDS * 0.5).unwrap();
-        assert!((v.weight - 0.5).abs() < 1e-6 && v.fading);
+        assert!((v.weight() - 0.5).abs() < 1e-6 && v.is_fading());
         v.advance(CROSSFADE_SECONDS * 0.5).unwrap();
-        assert_eq!((v.primary.as_ref().map(|p| p.clip), v.secondary.is_none(), v.weight), (Some(run), true, 0.0));
+        assert_eq!((v.primary().map(|p| p.0), v.secondary().is_none(), v.weight()), (Some(run), true, 0.0));
         // Next loop modes cycle through all three.
         assert_eq!(next_loop_mode(next_loop_mode(next_loop_mode(LoopMode::Loop))), LoopMode::Loop);
     }

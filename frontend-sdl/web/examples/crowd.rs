@@ -11,31 +11,30 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::Instant;
 
-use sinew_web::character::{outputs, Character, Work};
-use sinew_web::graph::Scratch;
-use sinew_web::model::WebModel;
+use sinew_host::character::outputs;
+use sinew_web::{WebCharacter as Character, WebWork as Work};
 
 fn run(args: &[String]) -> Result<String, String> {
     let path = args.first().ok_or("usage: crowd MODEL [N] [CLIP CLIP]")?;
     let n: usize = args.get(1).map_or(Ok(1000), |s| s.parse()).map_err(|_| "N is a count")?;
     let (a, b) = (args.get(2).map_or("Walk", String::as_str), args.get(3).map_or("Run", String::as_str));
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    let model = Rc::new(WebModel::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
+    let model =
+        Rc::new(sinew_web::model::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
     let clip = |name: &str| model.clips.iter().position(|c| c.clip.name() == name).ok_or(format!("no clip '{name}'"));
     let (a, b) = (clip(a)?, clip(b)?);
-    let mut scratch = Scratch::new();
     let mut work = Work::default();
     let mut crowd = Vec::with_capacity(n);
     for i in 0..n {
-        let mut c = Character::new(Rc::clone(&model));
-        c.play(a)?;
-        c.blend(b, 0.5)?;
-        c.advance((i as f32 * 0.37) % 1.0, &mut scratch)?;
+        let mut c = Character::new(Rc::clone(&model)).map_err(|e| e.to_string())?;
+        c.play(a).map_err(|e| e.to_string())?;
+        c.blend(b, 0.5).map_err(|e| e.to_string())?;
+        c.advance((i as f32 * 0.37) % 1.0, &mut work).map_err(|e| e.to_string())?;
         crowd.push(c);
     }
     let mut frame = |crowd: &mut Vec<Character>| -> Result<(), String> {
         for c in crowd.iter_mut() {
-            c.advance(1.0 / 60.0, &mut scratch)?;
+            c.advance(1.0 / 60.0, &mut work).map_err(|e| e.to_string())?;
             c.update(outputs::PALETTES, &mut work).map_err(|e| e.to_string())?;
         }
         Ok(())

@@ -105,8 +105,8 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 mod tests {
     use std::rc::Rc;
 
-    use sinew_web::character::{outputs, Character, Work};
-    use sinew_web::model::WebModel;
+    use sinew_host::character::outputs;
+    use sinew_web::{WebCharacter as Character, WebWork as Work};
 
     use super::*;
 
@@ -116,11 +116,11 @@ mod tests {
     /// (to rounding: key cursors and the runtime's lane caches order some products apart).
     #[test]
     fn gives_the_runtime_palette() {
-        let model = Rc::new(WebModel::open(CHARACTER.into(), usize::MAX).unwrap());
+        let model = Rc::new(sinew_web::model::open(CHARACTER.into(), usize::MAX).unwrap());
         for clip in 0..model.clips.len() {
             let entry = &model.clips[clip].clip;
             let time = entry.start() + (entry.end() - entry.start()) * 0.37;
-            let mut c = Character::new(Rc::clone(&model));
+            let mut c = Character::new(Rc::clone(&model)).unwrap();
             c.play(clip).unwrap();
             c.seek(time);
             c.update(outputs::PALETTES, &mut Work::default()).unwrap();

@@ -10,20 +10,20 @@
 use std::process::ExitCode;
 use std::rc::Rc;
 
-use sinew_web::character::{outputs, Character, Work};
-use sinew_web::graph::Scratch;
-use sinew_web::model::WebModel;
+use sinew_host::character::outputs;
+use sinew_web::{WebCharacter as Character, WebWork as Work};
 
 fn run(args: &[String]) -> Result<String, String> {
     let [path, clip, time] = args else { return Err("usage: palette MODEL CLIP SECONDS".into()) };
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    let model = Rc::new(WebModel::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
+    let model =
+        Rc::new(sinew_web::model::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
     let index = model.clips.iter().position(|c| c.clip.name() == clip).ok_or(format!("no clip named '{clip}'"))?;
     let t: f32 = time.parse().map_err(|_| format!("'{time}' is not a time"))?;
-    let mut c = Character::new(Rc::clone(&model));
-    c.play(index)?;
-    c.advance(t, &mut Scratch::new())?;
+    let mut c = Character::new(Rc::clone(&model)).map_err(|e| e.to_string())?;
+    c.play(index).map_err(|e| e.to_string())?;
     let mut work = Work::default();
+    c.advance(t, &mut work).map_err(|e| e.to_string())?;
     c.update(outputs::PALETTES, &mut work).map_err(|e| e.to_string())?;
     let floats: Vec<String> =
         c.palettes.first().into_iter().flatten().flat_map(|m| m.to_cols_array()).map(|x| x.to_string()).collect();

@@ -72,6 +72,12 @@ export class Sinew {
   constructor(exports) {
     /** The module's exports (the C ABI of frontend-sdl/web/src/abi.rs). */
     this.wasm = exports;
+    const limit = exports.sinew_limit;
+    /**
+     * The limits the runtime defines (sinew-host's `limits`): a crossfade's default seconds, the
+     * most joints of a model, floats per draw-part vertex, the fewest joints of a palette.
+     */
+    this.limits = Object.freeze({ crossfadeSeconds: limit(0), maxJoints: limit(1), floatsPerVertex: limit(2), minPalette: limit(3) });
   }
 
   /** The module's memory as bytes (a new view after the memory grew). */
@@ -183,9 +189,9 @@ export class Model {
     return i;
   }
 
-  /** A draw part's interleaved vertices (20 floats each: position, normal, joints, weights, uv, color), in place. */
+  /** A draw part's interleaved vertices (`limits.floatsPerVertex` floats each: position, normal, joints, weights, uv, color), in place. */
   vertexData(part) {
-    return this.sinew.floats(part.vertices, part.vertexCount * 20);
+    return this.sinew.floats(part.vertices, part.vertexCount * this.sinew.limits.floatsPerVertex);
   }
 
   /** A draw part's 16-bit triangle indices, in place. */
@@ -250,9 +256,14 @@ export class Character {
     return this;
   }
 
-  /** Crossfades to a clip over `seconds` (0.5 by default). */
-  crossfade(clip, seconds = 0.5) {
-    this.sinew.check(this.sinew.wasm.sinew_character_crossfade(this.id, this.model.clipIndex(clip), seconds));
+  /**
+   * Crossfades to a clip over `seconds` (by default the runtime's `limits.crossfadeSeconds`),
+   * linearly or with `curve: 'smoothstep'`; with `sync`, the clip starts at the playing one's
+   * phase and they stay in phase through the fade.
+   */
+  crossfade(clip, seconds = this.sinew.limits.crossfadeSeconds, { curve = 'linear', sync = false } = {}) {
+    const flags = (curve === 'smoothstep' ? 1 : 0) | (sync ? 2 : 0);
+    this.sinew.check(this.sinew.wasm.sinew_character_crossfade(this.id, this.model.clipIndex(clip), seconds, flags));
     return this;
   }
 

@@ -23,9 +23,9 @@ const GL_TO_THREE = {
   9986: THREE.NearestMipmapLinearFilter, 9987: THREE.LinearMipmapLinearFilter,
 };
 
-/** A part's triangles: the 20-float vertices (position, normal, joints, weights, uv, color) and indices, copied. */
+/** A part's triangles: the interleaved vertices (position, normal, joints, weights, uv, color) and indices, copied. */
 function partGeometry(model, part) {
-  const vertices = new THREE.InterleavedBuffer(model.vertexData(part).slice(), 20);
+  const vertices = new THREE.InterleavedBuffer(model.vertexData(part).slice(), model.sinew.limits.floatsPerVertex);
   const geometry = new THREE.BufferGeometry();
   geometry.setAttribute('position', new THREE.InterleavedBufferAttribute(vertices, 3, 0));
   geometry.setAttribute('normal', new THREE.InterleavedBufferAttribute(vertices, 3, 3));

@@ -19,10 +19,6 @@ const message = document.getElementById('message');
 const RESERVED_VECTORS = 16;
 /** Uniform vectors per joint: the dual quaternion and its scale factor (4) bound both shaders. */
 const VECTORS_PER_JOINT = 4;
-/** The runtime's largest skeleton. */
-const MAX_JOINTS = 1024;
-/** The fewest joints a palette may hold (parts.rs MIN_PALETTE). */
-const MIN_PALETTE = 12;
 const ATTRIBUTES = ['a_position', 'a_normal', 'a_jointIndices', 'a_jointWeights', 'a_uv', 'a_color'];
 const CLEAR = [0.12, 0.13, 0.16, 1];
 const GRID_COLOR = [0.42, 0.45, 0.52, 0.55];
@@ -77,12 +73,12 @@ function program(gl, vertex, fragment, uniforms) {
 
 /** The GL renderer: programs, the model's buffers and textures, and the frame's draws. */
 class Renderer {
-  constructor(gl, sources, maxVectors) {
+  constructor(gl, sources, maxVectors, limits) {
     this.gl = gl;
     const budget = Math.min(gl.getParameter(gl.MAX_VERTEX_UNIFORM_VECTORS), maxVectors || Infinity);
-    this.joints = Math.min(Math.floor((budget - RESERVED_VECTORS) / VECTORS_PER_JOINT), MAX_JOINTS);
-    if (this.joints < MIN_PALETTE) {
-      throw new Error(`${budget} vertex uniform vectors leave room for ${this.joints} joints; at least ${MIN_PALETTE} are needed`);
+    this.joints = Math.min(Math.floor((budget - RESERVED_VECTORS) / VECTORS_PER_JOINT), limits.maxJoints);
+    if (this.joints < limits.minPalette) {
+      throw new Error(`${budget} vertex uniform vectors leave room for ${this.joints} joints; at least ${limits.minPalette} are needed`);
     }
     const skin = `#define JOINTS ${this.joints}\n${sources['skin_common.vert']}`;
     const common = ['u_MVP', 'u_normalMat', 'u_lightDir', 'u_light', 'u_color', 'u_texture'];
@@ -500,7 +496,7 @@ async function main() {
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
   const runtime = moduleUrl({ simd: params.get('simd') !== '0' });
   const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
-  const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0);
+  const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew.limits);
   const viewer = new Viewer(sinew, renderer);
   window.sinewViewer = viewer;
   viewer.wireControls();

@@ -11,29 +11,24 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::character::{Character, Work};
-use crate::graph::Scratch;
-use crate::model::WebModel;
+use sinew::controller::FadeCurve;
+use sinew_host::limits::{WebRig, CROSSFADE_SECONDS, FLOATS_PER_VERTEX, MIN_PALETTE};
+use sinew_host::Model;
 
-/// The module's state: its tables, the last text, the graphs' shared scratch.
+use crate::{WebCharacter as Character, WebWork as Work};
+
+/// The module's state: its tables, the last text, the characters' shared update buffers.
 #[derive(Default)]
 struct State {
-    models: Vec<Option<Rc<WebModel>>>,
+    models: Vec<Option<Rc<Model>>>,
     characters: Vec<Option<Box<Character>>>,
     text: String,
-    scratch: Option<Box<Scratch>>,
     work: Work,
 }
 
 thread_local! {
     static STATE: RefCell<State> = const {
-        RefCell::new(State {
-            models: Vec::new(),
-            characters: Vec::new(),
-            text: String::new(),
-            scratch: None,
-            work: Work::new(),
-        })
+        RefCell::new(State { models: Vec::new(), characters: Vec::new(), text: String::new(), work: Work::new() })
     };
 }
 
@@ -117,6 +112,20 @@ pub unsafe extern "C" fn sinew_free(ptr: *mut u8, len: usize) {
     }
 }
 
+/// The limits the page shares with the runtime, by `what`: 0 a crossfade's default length in
+/// seconds, 1 the most joints of a model, 2 floats per vertex of a draw part, 3 the fewest
+/// joints a palette may hold. NaN for any other.
+#[no_mangle]
+pub extern "C" fn sinew_limit(what: u32) -> f32 {
+    match what {
+        0 => CROSSFADE_SECONDS,
+        1 => WebRig::JOINTS as f32,
+        2 => FLOATS_PER_VERTEX as f32,
+        3 => MIN_PALETTE as f32,
+        _ => f32::NAN,
+    }
+}
+
 /// Address of the last text: an error message, or a model's description.
 #[no_mangle]
 pub extern "C" fn sinew_text_ptr() -> *const u8 {
@@ -144,7 +153,7 @@ pub unsafe extern "C" fn sinew_model_open(ptr: *mut u8, len: usize, palette: usi
     }
     // SAFETY: the caller's contract: the box `sinew_alloc` leaked, handed over.
     let bytes = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) };
-    match WebModel::open(bytes, palette) {
+    match crate::model::open(bytes, palette) {
         Ok(m) => with(|s| insert(&mut s.models, Rc::new(m))),
         Err(e) => {
             with(|s| s.text = e.to_string());
@@ -163,7 +172,7 @@ pub extern "C" fn sinew_model_close(id: u32) {
     });
 }
 
-/// Writes model `id`'s description (JSON, see `WebModel::describe`) as the last text and
+/// Writes model `id`'s description (JSON, see [`crate::model::describe`]) as the last text and
 /// returns its length (0: no such model).
 #[no_mangle]
 pub extern "C" fn sinew_model_describe(id: u32) -> usize {
@@ -172,20 +181,23 @@ pub extern "C" fn sinew_model_describe(id: u32) -> usize {
             missing(s, "model", id);
             return 0;
         };
-        s.text = m.describe();
+        s.text = crate::model::describe(m);
         s.text.len()
     })
 }
 
 /// A new character of model `id` playing its first clip; 0 with the message for no such
-/// model.
+/// model (or one the character refuses).
 #[no_mangle]
 pub extern "C" fn sinew_character_new(model: u32) -> u32 {
     with(|s| match s.models.get(slot(model)).and_then(Option::as_ref) {
-        Some(m) => {
-            let c = Box::new(Character::new(Rc::clone(m)));
-            insert(&mut s.characters, c)
-        }
+        Some(m) => match Character::new(Rc::clone(m)) {
+            Ok(c) => insert(&mut s.characters, Box::new(c)),
+            Err(e) => {
+                report(s, e.to_string());
+                0
+            }
+        },
         None => {
             missing(s, "model", model);
             0
@@ -206,19 +218,24 @@ pub extern "C" fn sinew_character_free(id: u32) {
 /// Plays clip `clip` alone (see `Character::play`). 1, or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_play(id: u32, clip: u32) -> u32 {
-    character(id, 0, |c, _| c.play(clip as usize).map(|()| 1))
+    character(id, 0, |c, _| c.play(clip as usize).map(|()| 1).map_err(|e| e.to_string()))
 }
 
 /// Blends clip `clip` in at `weight`. 1, or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_blend(id: u32, clip: u32, weight: f32) -> u32 {
-    character(id, 0, |c, _| c.blend(clip as usize, weight).map(|()| 1))
+    character(id, 0, |c, _| c.blend(clip as usize, weight).map(|()| 1).map_err(|e| e.to_string()))
 }
 
-/// Crossfades to clip `clip` over `seconds`. 1, or 0 with the message.
+/// Crossfades to clip `clip` over `seconds`; `flags` bit 0 fades by smoothstep (else
+/// linearly), bit 1 starts the clip at the playing one's phase and keeps them in phase. 1, or 0
+/// with the message.
 #[no_mangle]
-pub extern "C" fn sinew_character_crossfade(id: u32, clip: u32, seconds: f32) -> u32 {
-    character(id, 0, |c, _| c.crossfade(clip as usize, seconds).map(|()| 1))
+pub extern "C" fn sinew_character_crossfade(id: u32, clip: u32, seconds: f32, flags: u32) -> u32 {
+    let curve = if flags & 1 != 0 { FadeCurve::SmoothStep } else { FadeCurve::Linear };
+    character(id, 0, |c, _| {
+        c.crossfade(clip as usize, seconds, curve, flags & 2 != 0).map(|()| 1).map_err(|e| e.to_string())
+    })
 }
 
 /// Moves the playing clip to time `t`.
@@ -271,7 +288,7 @@ pub extern "C" fn sinew_character_use_graph(id: u32, graph: i32) -> u32 {
             c.stop_graph();
             Ok(1)
         } else {
-            c.use_graph(graph as usize).map(|()| 1)
+            c.use_graph(graph as usize).map(|()| 1).map_err(|e| e.to_string())
         }
     })
 }
@@ -279,7 +296,7 @@ pub extern "C" fn sinew_character_use_graph(id: u32, graph: i32) -> u32 {
 /// Sets parameter `p` of the running graph. 1, or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_set_parameter(id: u32, p: u32, value: f32) -> u32 {
-    character(id, 0, |c, _| c.set_parameter(p as usize, value).map(|()| 1))
+    character(id, 0, |c, _| c.set_parameter(p as usize, value).map(|()| 1).map_err(|e| e.to_string()))
 }
 
 /// Parameter `p`'s value in the running graph (NaN without one).
@@ -315,10 +332,7 @@ pub extern "C" fn sinew_character_weight(id: u32) -> f32 {
 /// Advances time by `dt` seconds. 1, or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_advance(id: u32, dt: f32) -> u32 {
-    character(id, 0, |c, s| {
-        let scratch = s.scratch.get_or_insert_with(|| Box::new(Scratch::new()));
-        c.advance(dt, scratch).map(|()| 1)
-    })
+    character(id, 0, |c, s| c.advance(dt, &mut s.work).map(|()| 1).map_err(|e| e.to_string()))
 }
 
 /// Computes the pose, the model matrices and `outputs` (flags of `character::outputs`). 1,
@@ -483,7 +497,7 @@ mod tests {
         sinew_model_close(m);
         assert_eq!(sinew_character_play(c, 7), 0);
         assert_eq!(text(), "no clip 7 (the file has 2)");
-        assert_eq!(sinew_character_crossfade(c, 1, 0.5), 1);
+        assert_eq!(sinew_character_crossfade(c, 1, 0.5, 0), 1);
         assert_eq!(sinew_character_advance(c, 0.25), 1);
         assert_eq!(sinew_character_update(c, 1 | 2 | 4), 1);
         assert!((sinew_character_weight(c) - 0.5).abs() < 1e-6);

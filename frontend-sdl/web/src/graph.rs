@@ -1,26 +1,12 @@
-//! A character driven by one of its file's animation graphs ([`GraphRun`]): the graph section
-//! decoded into buffers sized from its counts, and the core's `LayeredStateMachine` over it,
-//! with parameters set by index as the page's controls change them.
-//!
-//! The state machines are the larger part of the runtime, so they are a feature (`graph`, on
-//! by default): the site's `sinew_web.wasm` is built without them and shows and plays any
-//! file, and `sinew_web_graph.wasm`, with them, is fetched when a page runs a graph. Without
-//! the feature [`GraphRun::start`] says so and nothing else changes.
+//! The graphs of a file as the page lists them ([`describe_graphs`]). They run in the host
+//! layer's `sinew_host::graph`, whose state machines are the larger part of the runtime: the
+//! site's `sinew_web.wasm` is built without them (feature `graph` off) and shows and plays any
+//! file, and `sinew_web_graph.wasm`, with them, is fetched when a page runs a graph.
 
 use sinew::asset::Asset;
 use sinew::graph::ParameterKind;
 
 use crate::json::Json;
-
-#[cfg(feature = "graph")]
-mod run;
-#[cfg(feature = "graph")]
-pub use run::{GraphRig, GraphRun, Machine, Scratch};
-
-#[cfg(not(feature = "graph"))]
-mod none;
-#[cfg(not(feature = "graph"))]
-pub use none::{GraphRun, Scratch};
 
 /// Appends each graph of `asset` as `{"name", "states": [...], "parameters": [{"name",
 /// "kind", "value"}]}` (kinds `float`, `bool`, `trigger`; the initial value).

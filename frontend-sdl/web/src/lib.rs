@@ -2,24 +2,27 @@
 //! `js/sinew.js` through a plain C ABI ([`abi`]). No JavaScript glue generator is involved:
 //! the module imports nothing and exports functions over numbers and linear-memory addresses.
 //!
-//! - [`model`]: a `.sinew` file handed over as bytes and parsed in place (no copy), its
-//!   skeleton, skins, clips, meshes and bind-pose bounds;
-//! - [`parts`]: the meshes as WebGL 1 draws them, parts split at load time to fit the page's
-//!   uniform budget;
-//! - [`character`]: playback (play, blend, crossfade, seek, speed, loop mode) and the frame's
-//!   outputs (model matrices, skin palettes, shader rows, morphed vertices), read in place;
-//! - [`graph`]: a character driven by one of its file's animation graphs.
+//! Models and characters are the host layer's ([`sinew_host`]), the one runtime under every
+//! front end; this crate adds the ABI, the tables of handles, and the JSON the page reads:
+//!
+//! - [`model`]: a `.sinew` file opened at the browser's joint capacity, and its description;
+//! - [`graph`]: the file's graphs as the page lists them;
+//! - [`json`]: the writer of those descriptions.
 //!
 //! On wasm32 the heap is talc's (see `heap.rs`), smaller than the standard library's dlmalloc.
 //!
 //! The same code builds for the host, where the tests run.
 
 pub mod abi;
-pub mod character;
 pub mod graph;
 pub mod json;
 pub mod model;
-pub mod parts;
+
+/// A character of the browser runtime: the host layer's, at the browser's capacity.
+pub type WebCharacter = sinew_host::Character<sinew_host::limits::WebRig>;
+
+/// The update buffers the browser runtime's characters share.
+pub type WebWork = sinew_host::Work<sinew_host::limits::WebRig>;
 
 #[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
 mod heap;

@@ -2,7 +2,8 @@
 
 use sinew::math::SoaTransform;
 
-use crate::model::WebModel;
+use super::GraphError;
+use crate::model::Model;
 
 /// A running graph, of which this build has none.
 #[derive(Debug)]
@@ -21,13 +22,13 @@ impl Scratch {
 }
 
 impl GraphRun {
-    /// Refuses: this module runs no graphs.
+    /// Refuses: this build runs no graphs.
     ///
     /// # Errors
     ///
     /// Always, with the message that names the module that does.
-    pub fn start(_model: &WebModel, _index: usize) -> Result<GraphRun, String> {
-        Err("this module runs no graphs: load sinew_web_graph.wasm".into())
+    pub fn start(_model: &Model, _index: usize) -> Result<GraphRun, GraphError> {
+        Err(GraphError("this module runs no graphs: load sinew_web_graph.wasm".into()))
     }
 
     /// Never called: no run exists.
@@ -35,7 +36,7 @@ impl GraphRun {
     /// # Errors
     ///
     /// None.
-    pub fn set(&mut self, _p: usize, _value: f32) -> Result<(), String> {
+    pub fn set(&mut self, _p: usize, _value: f32) -> Result<(), GraphError> {
         match *self {}
     }
 
@@ -58,11 +59,11 @@ impl GraphRun {
     /// None.
     pub fn update(
         &mut self,
-        _model: &WebModel,
+        _model: &Model,
         _dt: f32,
         _scratch: &mut Scratch,
         _pose: &mut [SoaTransform<f32>],
-    ) -> Result<(), String> {
+    ) -> Result<(), GraphError> {
         match *self {}
     }
 }

@@ -1,7 +1,12 @@
 //! The graphs' runtime: the decoded lists and the state machine over them.
 
-use std::mem::ManuallyDrop;
-use std::ptr::NonNull;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::ToString;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::mem::ManuallyDrop;
+use core::ptr::NonNull;
 
 use sinew::asset::{GraphBuffers, GraphData, LayerBuffers};
 use sinew::graph::{
@@ -10,7 +15,8 @@ use sinew::graph::{
 use sinew::job::mask::Channel;
 use sinew::math::SoaTransform;
 
-use crate::model::WebModel;
+use super::GraphError;
+use crate::model::Model;
 
 sinew::capacity! {
     /// The capacity graphs run at: up to 128 joints, 4 clip slots (a crossfade's, or a blend
@@ -78,8 +84,8 @@ pub struct GraphRun {
     pub index: usize,
 }
 
-impl std::fmt::Debug for GraphRun {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for GraphRun {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("GraphRun").field("index", &self.index).finish_non_exhaustive()
     }
 }
@@ -102,17 +108,17 @@ impl GraphRun {
     ///
     /// A one-line message: no such graph, a model too large for [`GraphRig`], or what the
     /// graph's validation finds.
-    pub fn start(model: &WebModel, index: usize) -> Result<GraphRun, String> {
+    pub fn start(model: &Model, index: usize) -> Result<GraphRun, GraphError> {
         let data = model
             .asset
             .graph(index)
-            .ok_or_else(|| format!("no graph {index} (the file has {})", model.asset.num_graphs()))?;
-        if model.skeleton.num_soa_joints() > GraphRig::SOA {
-            return Err(format!(
+            .ok_or_else(|| GraphError(format!("no graph {index} (the file has {})", model.asset.num_graphs())))?;
+        if model.skeleton().num_soa_joints() > GraphRig::SOA {
+            return Err(GraphError(format!(
                 "the model has {} joints; graphs run on at most {}",
                 model.num_joints(),
                 GraphRig::JOINTS
-            ));
+            )));
         }
         let store = NonNull::from(Box::leak(Box::new(Store::sized_for(&data))));
         // SAFETY: `store` is the leaked box, alive until this run's drop (or the error path
@@ -133,6 +139,7 @@ impl GraphRun {
         match machine {
             Ok(machine) => Ok(GraphRun { machine: ManuallyDrop::new(machine), store, index }),
             Err(e) => {
+                let e = GraphError(e);
                 // SAFETY: nothing borrows the store on this path.
                 drop(unsafe { Box::from_raw(store.as_ptr()) });
                 Err(e)
@@ -146,14 +153,14 @@ impl GraphRun {
     /// # Errors
     ///
     /// The machine's message for a parameter it does not have.
-    pub fn set(&mut self, p: usize, value: f32) -> Result<(), String> {
+    pub fn set(&mut self, p: usize, value: f32) -> Result<(), GraphError> {
         let kind = self.machine.graph().base.parameters.get(p).map(|p| p.kind);
         let r = match kind {
             Some(ParameterKind::Float(_)) => self.machine.set_float(p, value),
             Some(ParameterKind::Bool(_)) => self.machine.set_bool(p, value != 0.0),
             Some(ParameterKind::Trigger) | None => self.machine.fire(p, value != 0.0),
         };
-        r.map_err(|e| e.to_string())
+        r.map_err(|e| GraphError(e.to_string()))
     }
 
     /// The current value of parameter `p` (bools and triggers as 0 or 1).
@@ -175,11 +182,13 @@ impl GraphRun {
     /// What the machine refuses.
     pub fn update(
         &mut self,
-        model: &WebModel,
+        model: &Model,
         dt: f32,
         scratch: &mut Scratch,
         pose: &mut [SoaTransform<f32>],
-    ) -> Result<(), String> {
-        self.machine.update(dt, &model.clips, model.skeleton.view(), scratch, pose, |_| {}).map_err(|e| e.to_string())
+    ) -> Result<(), GraphError> {
+        self.machine
+            .update(dt, &model.clips, model.skeleton(), scratch, pose, |_| {})
+            .map_err(|e| GraphError(e.to_string()))
     }
 }

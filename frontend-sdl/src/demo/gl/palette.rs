@@ -1,23 +1,26 @@
-//! Skin palettes as the shaders' uniform arrays take them: three rows per matrix for linear
-//! blend skinning ([`lbs_rows`]), four per dual quaternion and its scale factor ([`dq_rows`]),
-//! two per dual quaternion of a rigid palette ([`dq_rigid_rows`]), and back ([`mat_from_rows`]).
+//! Skin palettes as the shaders' uniform arrays take them, in `vec4`s: three rows per matrix for
+//! linear blend skinning ([`lbs_rows`]), four per dual quaternion and its scale factor
+//! ([`dq_rows`]), two per dual quaternion of a rigid palette ([`dq_rigid_rows`]), and back
+//! ([`mat_from_rows`]). The rows are the host layer's ([`sinew_host::rows`]), which the browser
+//! runtime uploads too.
 
-use sinew::math::{DualQuat, Mat4, SymMat3};
+use sinew::math::Mat4;
+use sinew_host::rows;
 use sinew_offline::model::DqPalette;
+
+/// `flat` as `vec4`s.
+fn vec4s(flat: &[f32]) -> Vec<[f32; 4]> {
+    flat.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect()
+}
 
 /// The first three rows of each skin matrix of a part's local palette, as uploaded to
 /// `u_jointMat`: entry `3i + r` is row `r` of `palette[map[i]]` (identity for an index past
 /// the palette).
 #[must_use]
 pub fn lbs_rows(palette: &[Mat4<f32>], map: &[u16]) -> Vec<[f32; 4]> {
-    let mut out = Vec::with_capacity(map.len() * 3);
-    for &j in map {
-        let m = palette.get(j as usize).copied().unwrap_or(Mat4::IDENTITY);
-        for r in 0..3 {
-            out.push([m.cols[0][r], m.cols[1][r], m.cols[2][r], m.cols[3][r]]);
-        }
-    }
-    out
+    let mut flat = Vec::new();
+    rows::lbs_rows(palette, map, &mut flat);
+    vec4s(&flat)
 }
 
 /// Each joint of a part's local palette as four rows, as uploaded to `u_jointDQ`: entry `4i` is
@@ -26,16 +29,9 @@ pub fn lbs_rows(palette: &[Mat4<f32>], map: &[u16]) -> Vec<[f32; 4]> {
 /// an index past the palette).
 #[must_use]
 pub fn dq_rows(palette: &DqPalette, map: &[u16]) -> Vec<[f32; 4]> {
-    let mut out = Vec::with_capacity(map.len() * 4);
-    for &j in map {
-        let d = palette.dual_quats.get(j as usize).copied().unwrap_or(DualQuat::IDENTITY);
-        let s = palette.scales.get(j as usize).copied().unwrap_or(SymMat3::IDENTITY);
-        out.push(d.real.to_array());
-        out.push(d.dual.to_array());
-        out.push([s.xx, s.yy, s.zz, s.xy]);
-        out.push([s.xz, s.yz, 0.0, 0.0]);
-    }
-    out
+    let mut flat = Vec::new();
+    rows::dq_rows(&palette.dual_quats, &palette.scales, map, &mut flat);
+    vec4s(&flat)
 }
 
 /// Each joint of a part's local palette as two rows, as uploaded to the rigid DQS program's
@@ -44,20 +40,16 @@ pub fn dq_rows(palette: &DqPalette, map: &[u16]) -> Vec<[f32; 4]> {
 /// sent: use it when [`part_is_rigid`] holds.
 #[must_use]
 pub fn dq_rigid_rows(palette: &DqPalette, map: &[u16]) -> Vec<[f32; 4]> {
-    let mut out = Vec::with_capacity(map.len() * 2);
-    for &j in map {
-        let d = palette.dual_quats.get(j as usize).copied().unwrap_or(DualQuat::IDENTITY);
-        out.push(d.real.to_array());
-        out.push(d.dual.to_array());
-    }
-    out
+    let mut flat = Vec::new();
+    rows::dq_rigid_rows(&palette.dual_quats, map, &mut flat);
+    vec4s(&flat)
 }
 
 /// True when every joint `map` names has no scale in `palette` (an index past it counts as
 /// the identity), so [`dq_rigid_rows`] loses nothing.
 #[must_use]
 pub fn part_is_rigid(palette: &DqPalette, map: &[u16]) -> bool {
-    map.iter().all(|&j| palette.scales.get(j as usize).is_none_or(SymMat3::is_identity))
+    rows::part_is_rigid(&palette.scales, map)
 }
 
 /// True when a part of `map`'s joints fits no program that can draw `palette` under DQS: it
@@ -71,19 +63,17 @@ pub fn needs_cpu_dqs(palette: &DqPalette, map: &[u16], scaled_size: usize) -> bo
 /// The matrix whose first three rows are `rows` (the inverse of one [`lbs_rows`] entry).
 #[must_use]
 pub fn mat_from_rows(rows: &[[f32; 4]; 3]) -> Mat4<f32> {
-    let mut m = Mat4::IDENTITY;
-    for (r, row) in rows.iter().enumerate() {
-        for (col, &v) in m.cols.iter_mut().zip(row) {
-            col[r] = v;
-        }
+    let mut flat = [0.0; rows::LBS_FLOATS];
+    for (out, row) in flat.chunks_exact_mut(4).zip(rows) {
+        out.copy_from_slice(row);
     }
-    m
+    rows::mat_from_rows(&flat)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sinew::math::{Quat, Vec3};
+    use sinew::math::{DualQuat, Quat, SymMat3, Vec3};
 
     fn palette(n: usize) -> DqPalette {
         let dual_quats = (0..n)

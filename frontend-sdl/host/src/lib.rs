@@ -1,0 +1,27 @@
+//! The runtime every sinew front end stands on: the desktop viewers, the browser runtime and
+//! the command line load a model and drive characters through this crate, so each rule of
+//! playback is written once. It depends on the core and `alloc` only.
+//!
+//! - [`model`]: a `.sinew` file parsed in place, its skeleton, skins, clips, meshes as
+//!   [`parts::DrawPart`]s for a palette budget, and its bind-pose bounds;
+//! - [`character`]: a character on the core's [`Controller`](sinew::controller::Controller):
+//!   play, blend, crossfade with fade curves and phase sync, seek, speed, loop modes, graphs;
+//!   and each frame's model matrices, palettes, shader rows and morphed vertices;
+//! - [`rows`]: skin palettes as the GLSL ES 1.00 shaders' uniform rows;
+//! - [`limits`]: the constants every front end shares (the crossfade time, joint capacities,
+//!   the vertex layout), which the browser's JavaScript reads from the module.
+
+#![no_std]
+
+extern crate alloc;
+
+pub mod character;
+pub mod graph;
+mod jobs;
+pub mod limits;
+pub mod model;
+pub mod parts;
+pub mod rows;
+
+pub use character::{Character, CharacterError, Work};
+pub use model::{Bounds, LoadError, Model};

@@ -1,0 +1,26 @@
+//! The constants every front end shares. The browser's JavaScript reads them from the module
+//! (`sinew_limits` in the web runtime's ABI) rather than retyping them.
+
+use sinew::controller::FadeCurve;
+
+pub use crate::parts::{FLOATS_PER_VERTEX, MAX_PART_VERTICES, MIN_PALETTE};
+
+/// A crossfade's length when the caller gives none, in seconds.
+pub const CROSSFADE_SECONDS: f32 = 0.5;
+
+/// A crossfade's curve when the caller gives none.
+pub const CROSSFADE_CURVE: FadeCurve = FadeCurve::Linear;
+
+sinew::capacity! {
+    /// The browser runtime's characters: up to 256 joints, the primary and the second clip, no
+    /// root motion (the viewer plays clips in place; its code stays out of the module). A
+    /// skeleton's storage is fixed and a module's allocations start from its initial data, so
+    /// the page's limit is a quarter of the format's.
+    pub struct WebRig { joints: 256, slots: 2, root_motion: false }
+}
+
+sinew::capacity! {
+    /// The desktop's characters: the format's limit of joints
+    /// ([`sinew::limits::MAX_JOINTS`]), the primary and the second clip.
+    pub struct DesktopRig { joints: sinew::limits::MAX_JOINTS, slots: 2 }
+}
