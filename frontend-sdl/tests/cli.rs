@@ -11,17 +11,12 @@ use std::process::{Command, Output};
 
 use base64::Engine as _;
 
-fn assets() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets")
-}
-
 fn gltf_asset(model: &str) -> PathBuf {
-    assets().join("gltf").join(model).join(format!("{model}.glb"))
+    sinew_assets::path(&format!("gltf/{model}/{model}.glb"))
 }
 
 fn bob() -> (PathBuf, PathBuf) {
-    let dir = assets().join("md5/boblamp");
-    (dir.join("boblampclean.md5mesh"), dir.join("boblampclean.md5anim"))
+    (sinew_assets::path("md5/boblamp/boblampclean.md5mesh"), sinew_assets::path("md5/boblamp/boblampclean.md5anim"))
 }
 
 /// A fresh scratch directory for one test (emptied at the start of each run, kept afterwards

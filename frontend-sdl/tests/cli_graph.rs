@@ -12,7 +12,7 @@ use serde_json::Value;
 const GRAPH: &str = include_str!("../offline/tests/data/fox_graph.json");
 
 fn fox() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/Fox/Fox.glb")
+    sinew_assets::path("gltf/Fox/Fox.glb")
 }
 
 fn graph_file(name: &str, json: &str) -> PathBuf {

@@ -9,7 +9,7 @@ use std::process::Command;
 use sinew_tests::corpus::gltf::glb_from;
 
 fn cesium_man() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/CesiumMan/CesiumMan.glb")
+    sinew_assets::path("gltf/CesiumMan/CesiumMan.glb")
 }
 
 /// The JSON text and BIN chunk of a GLB file.

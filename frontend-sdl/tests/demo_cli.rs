@@ -14,7 +14,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn asset(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel)
+    sinew_assets::path(rel)
 }
 
 fn demo(display: &Display, args: &[&str]) -> Output {

@@ -30,7 +30,7 @@ fn walk_pose(m: &Model, t: f32) -> Vec<SoaTransform<f32>> {
 
 /// ozz's Pab: 67 joints in one skin, 4 influences per vertex, one clip.
 fn pab() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/ozz/pab_crossarms.glb")
+    sinew_assets::path("ozz/pab_crossarms.glb")
 }
 
 /// Pab with its scene's nodes under one new root node of uniform scale `s` (an armature scale

@@ -15,8 +15,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn gltf(model: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf").join(model);
-    p.join(format!("{model}.glb")).to_str().expect("UTF-8 path").to_string()
+    sinew_assets::path(&format!("gltf/{model}/{model}.glb")).to_str().expect("UTF-8 path").to_string()
 }
 
 fn map_file() -> String {

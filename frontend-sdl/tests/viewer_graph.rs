@@ -14,7 +14,7 @@ use common::{coverage, read_png, sinew, Display};
 const GRAPH: &str = include_str!("../offline/tests/data/fox_graph.json");
 
 fn fox() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf/Fox/Fox.glb").display().to_string()
+    sinew_assets::path("gltf/Fox/Fox.glb").display().to_string()
 }
 
 fn tmp(name: &str) -> PathBuf {

@@ -30,7 +30,7 @@ use sinew_tests::corpus::gltf::{chain_glb, gltf_cases, hostile_chain, SmallGltf}
 use sinew_tests::corpus::md5::{edited, md5_cases, SMALL_ANIM, SMALL_MESH};
 use sinew_tests::corpus::sinew::{sinew_cases, SmallSinew};
 use sinew_tests::corpus::Category::{self, *};
-use sinew_tests::corpus::{assets, bob, gltf_asset, read, Case, ALL_BUT_CHECKSUM};
+use sinew_tests::corpus::{asset, bob, gltf_asset, read, Case, ALL_BUT_CHECKSUM};
 
 // ---------------------------------------------------------------------------------------------
 // Scratch space
@@ -321,7 +321,7 @@ fn sample_models_bake_well_within_the_work_budget() {
         models.push((m.into(), gltf::load_file(&gltf_asset(m, "glb")).expect("imports")));
     }
     models.push(("SimpleSkin".into(), gltf::load_file(&gltf_asset("SimpleSkin", "gltf")).expect("imports")));
-    models.push(("pab_crossarms".into(), gltf::load_file(&assets().join("ozz/pab_crossarms.glb")).expect("imports")));
+    models.push(("pab_crossarms".into(), gltf::load_file(&asset("ozz/pab_crossarms.glb")).expect("imports")));
     let (mesh, anim) = bob();
     models.push(("Bob".into(), md5::load_files(&mesh, Some(&anim)).expect("imports")));
     let mut most = 0;

@@ -2,14 +2,12 @@
 //! expects, and the crowd on Fox. Timing values are only checked for being positive and finite
 //! (speed is measured by `../shared/bench/compare.sh`, not asserted in tests).
 
-use std::path::PathBuf;
-
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::bench;
 use sinew_offline::model::Model;
 
 fn load(rel: &str) -> Model {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel);
+    let path = sinew_assets::path(rel);
     Model::load(&path, None, &BakeOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 

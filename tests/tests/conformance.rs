@@ -42,24 +42,18 @@ use sinew_tests::reference::{Mat4d, Quatd, Vec3d};
 // Inputs and settings
 // -------------------------------------------------------------------------------------------------
 
-/// The shared asset folder.
-fn assets() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets")
-}
-
+/// The shared `gltf/MODEL/MODEL.glb`, or `.gltf` where the manifest lists that one.
 fn gltf_path(model: &str) -> PathBuf {
-    let dir = assets().join("gltf").join(model);
-    let glb = dir.join(format!("{model}.glb"));
-    if glb.exists() {
-        glb
+    let glb = format!("gltf/{model}/{model}.glb");
+    if sinew_assets::entry(&glb).is_some() {
+        sinew_assets::path(&glb)
     } else {
-        dir.join(format!("{model}.gltf"))
+        sinew_assets::path(&format!("gltf/{model}/{model}.gltf"))
     }
 }
 
 fn bob() -> (PathBuf, PathBuf) {
-    let dir = assets().join("md5/boblamp");
-    (dir.join("boblampclean.md5mesh"), dir.join("boblampclean.md5anim"))
+    sinew_tests::corpus::bob()
 }
 
 /// Largest raw-vs-reference error, relative to the model's size.

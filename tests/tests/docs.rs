@@ -142,9 +142,9 @@ fn masked(table: &str, timings: &[&str]) -> Vec<Vec<String>> {
     rows
 }
 
-/// The shared models, beside the repository.
+/// The shared models' folder, beside the repository (or `$SINEW_ASSETS`).
 fn assets() -> PathBuf {
-    root().join("../shared/assets")
+    sinew_assets::dir("")
 }
 
 /// The table COMMAND prints now and its timing columns, for each command the documents name.

@@ -122,7 +122,6 @@ fn the_layered_graph_seed_is_accepted() {
 /// valid files and go through the whole pipeline.
 #[test]
 fn sinew_seeds_parse_and_run() {
-    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf");
     for m in [
         "SimpleSkin/SimpleSkin.gltf",
         "RiggedSimple/RiggedSimple.glb",
@@ -130,7 +129,7 @@ fn sinew_seeds_parse_and_run() {
         "BoxAnimated/BoxAnimated.glb",
         "AnimatedMorphCube/AnimatedMorphCube.glb",
     ] {
-        let path = assets.join(m);
+        let path = sinew_assets::path(&format!("gltf/{m}"));
         let rig = sinew_offline::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let (data, _) = sinew_offline::bake::bake(&rig, &sinew_offline::bake::BakeOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -144,9 +143,8 @@ fn sinew_seeds_parse_and_run() {
 /// skinned and morphed model of the corpus, each also cut short (what the fuzzer starts from).
 #[test]
 fn morph_seeds_import_and_run() {
-    let cube = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb");
-    let cube = std::fs::read(&cube).expect("AnimatedMorphCube");
+    let cube =
+        std::fs::read(sinew_assets::path("gltf/AnimatedMorphCube/AnimatedMorphCube.glb")).expect("AnimatedMorphCube");
     let morph = sinew_tests::corpus::morph::MorphGltf::new().gltf();
     for data in [&cube, &morph] {
         assert!(sinew_offline::import::gltf::load_bytes(data, None, "seed").is_ok());

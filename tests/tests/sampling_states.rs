@@ -21,7 +21,7 @@ use sinew_offline::bake::BakeOptions;
 use sinew_offline::model::Model;
 
 fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets").join(rel)
+    sinew_assets::path(rel)
 }
 
 /// Clip times: 60 Hz forward with wraps, every 53rd a jump back, key-like round times, and times

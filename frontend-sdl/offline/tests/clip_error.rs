@@ -2,7 +2,7 @@
 //! the per-joint shell from the mesh (`BakeOptions::shell_from_mesh`, the default) on a real
 //! character.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sinew_offline::bake::{bake, BakeOptions, BakeReport};
 use sinew_offline::clip_error::{measure_clips, ClipError, MeasureError};
@@ -12,7 +12,7 @@ use sinew_offline::rig::Rig;
 use sinew_offline::shells::{shells, uniform_shells};
 
 fn asset(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/gltf").join(rel)
+    sinew_assets::path(&format!("gltf/{rel}"))
 }
 
 /// The model without its materials and images (textures do not change clips; decoding them is slow in debug).

@@ -18,7 +18,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn original() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets/gltf/RiggedFigure/RiggedFigure.glb")
+    sinew_assets::path("gltf/RiggedFigure/RiggedFigure.glb")
 }
 
 fn exact() -> BakeOptions {

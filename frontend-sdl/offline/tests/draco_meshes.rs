@@ -23,7 +23,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn shared(model: &str, ext: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/assets/gltf/{model}/{model}.{ext}"))
+    sinew_assets::path(&format!("gltf/{model}/{model}.{ext}"))
 }
 
 fn exact() -> BakeOptions {

@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// `../shared/assets/gltf/MODEL/MODEL.glb`.
+/// The shared `gltf/MODEL/MODEL.glb`.
 pub fn gltf_asset(model: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/gltf").join(model).join(format!("{model}.glb"))
+    sinew_assets::path(&format!("gltf/{model}/{model}.glb"))
 }
 
 /// The map of RiggedFigure's joints to CesiumMan's.

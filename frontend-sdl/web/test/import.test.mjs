@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importGltf, importWith } from '../js/import.js';
-import { REPO, ASSETS, SITE } from './paths.mjs';
+import { REPO, SITE, asset } from './paths.mjs';
 
 const root = REPO;
 const wasmPath = resolve(SITE, 'sinew_web_import.wasm');
-const glbPath = resolve(ASSETS, 'gltf/Fox/Fox.glb');
 
 /** `core/src/format/mod.rs` MAGIC. */
 const MAGIC = [...'SINEW\0\r\n'].map((c) => c.charCodeAt(0));
@@ -24,6 +23,7 @@ function check(ok, what) {
 
 test('the importer module bakes glTF in the browser runtime and refuses what it cannot read with one line', async () => {
 
+const glbPath = asset('gltf/Fox/Fox.glb');
 const wasm = readFileSync(wasmPath);
 const glb = new Uint8Array(readFileSync(glbPath));
 const imports = WebAssembly.Module.imports(new WebAssembly.Module(wasm));

@@ -4,18 +4,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { REPO, SINEW, ASSETS } from './paths.mjs';
+import { REPO, SINEW, asset } from './paths.mjs';
 
-/** name in models/ → where it comes from. */
+/** name in models/ → where it comes from: a file of the repository (`file`), or a shared asset
+ * (`asset`, a path of tests/assets/manifest.tsv), copied or baked. */
 export const MODELS = {
-  'character.sinew': { copy: path.join(REPO, 'core/fixtures/character.sinew') },
-  'CesiumMan.glb': { copy: path.join(ASSETS, 'gltf/CesiumMan/CesiumMan.glb') },
-  'Fox.sinew': { bake: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
+  'character.sinew': { copy: true, file: path.join(REPO, 'core/fixtures/character.sinew') },
+  'CesiumMan.glb': { copy: true, asset: 'gltf/CesiumMan/CesiumMan.glb' },
+  'Fox.sinew': { bake: true, asset: 'gltf/Fox/Fox.glb' },
   // bench.html's three.js side loads the glTF beside the .sinew (models/Fox.glb).
-  'Fox.glb': { copy: path.join(ASSETS, 'gltf/Fox/Fox.glb') },
-  'pab_crossarms.glb': { copy: path.join(ASSETS, 'ozz/pab_crossarms.glb') },
+  'Fox.glb': { copy: true, asset: 'gltf/Fox/Fox.glb' },
+  'pab_crossarms.glb': { copy: true, asset: 'ozz/pab_crossarms.glb' },
   // Morph targets and their weight track, on a rigid mesh.
-  'AnimatedMorphCube.glb': { copy: path.join(ASSETS, 'gltf/AnimatedMorphCube/AnimatedMorphCube.glb') },
+  'AnimatedMorphCube.glb': { copy: true, asset: 'gltf/AnimatedMorphCube/AnimatedMorphCube.glb' },
 };
 
 function fresh(out, ...inputs) {
@@ -31,7 +32,7 @@ export function prepareModels(site) {
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, src] of Object.entries(MODELS)) {
     const out = path.join(dir, name);
-    const input = src.copy ?? src.bake;
+    const input = src.asset ? asset(src.asset) : src.file;
     if (!fs.existsSync(input)) throw new Error(`${input} is missing (test model ${name})`);
     if (src.copy) {
       if (!fresh(out, input)) fs.copyFileSync(input, out);

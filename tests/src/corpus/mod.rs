@@ -52,20 +52,25 @@ use std::path::{Path, PathBuf};
 // Files
 // ---------------------------------------------------------------------------------------------
 
-/// The shared model assets (`../shared/assets` next to the repository).
+/// The shared model assets' folder (`../shared/assets` next to the repository, or
+/// `$SINEW_ASSETS`), every file of `tests/assets/manifest.tsv` present: [`sinew_assets::dir`].
 pub fn assets() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets")
+    sinew_assets::dir("")
 }
 
-/// `assets()/gltf/<model>/<model>.<ext>`.
+/// The shared file `rel` (`ozz/pab_crossarms.glb`): [`sinew_assets::path`].
+pub fn asset(rel: &str) -> PathBuf {
+    sinew_assets::path(rel)
+}
+
+/// The shared `gltf/<model>/<model>.<ext>`.
 pub fn gltf_asset(model: &str, ext: &str) -> PathBuf {
-    assets().join("gltf").join(model).join(format!("{model}.{ext}"))
+    asset(&format!("gltf/{model}/{model}.{ext}"))
 }
 
 /// Bob with lamp: its md5mesh and md5anim.
 pub fn bob() -> (PathBuf, PathBuf) {
-    let dir = assets().join("md5/boblamp");
-    (dir.join("boblampclean.md5mesh"), dir.join("boblampclean.md5anim"))
+    (asset("md5/boblamp/boblampclean.md5mesh"), asset("md5/boblamp/boblampclean.md5anim"))
 }
 
 /// A file's bytes (panics, naming the file, when it cannot be read).

@@ -1,7 +1,5 @@
 //! Graphs baked into Fox: the section reads back as the JSON file's graph, and runs the same.
 
-use std::path::PathBuf;
-
 use super::*;
 use crate::bake::BakeOptions;
 use crate::graph_run::{parse_set, run_graph};
@@ -12,7 +10,7 @@ use sinew::math::SoaTransform;
 const GRAPH: &str = include_str!("../../tests/data/fox_graph.json");
 
 fn fox() -> Model {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/assets/gltf/Fox/Fox.glb"));
+    let path = sinew_assets::path("gltf/Fox/Fox.glb");
     Model::load(&path, None, &BakeOptions::default()).expect("Fox")
 }
 

@@ -1,8 +1,6 @@
 //! Graph runs on Fox (the JSON): the idle state equals the Survey clip, and the
 //! transitions after `--set speed=2@1.0` (inertialized) and back (crossfaded) do not pop.
 
-use std::path::PathBuf;
-
 use sinew::clip::RotationInterpolation;
 use sinew::graph::TransitionBlend;
 
@@ -14,7 +12,7 @@ use crate::graph_file::GraphFile;
 const GRAPH: &str = include_str!("../../tests/data/fox_graph.json");
 
 fn fox() -> Model {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/assets/gltf/Fox/Fox.glb"));
+    let path = sinew_assets::path("gltf/Fox/Fox.glb");
     Model::load(&path, None, &BakeOptions::default()).expect("Fox")
 }
 

@@ -12,8 +12,7 @@ use crate::import::gltf::load_file;
 use crate::model::Model;
 
 fn cube_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/assets/gltf/AnimatedMorphCube/AnimatedMorphCube.glb")
+    sinew_assets::path("gltf/AnimatedMorphCube/AnimatedMorphCube.glb")
 }
 
 #[test]

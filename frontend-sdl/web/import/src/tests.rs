@@ -2,9 +2,6 @@
 
 use super::*;
 
-/// The Fox sample model (3 clips) in the shared assets, next to the repository.
-const FOX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../../shared/assets/gltf/Fox/Fox.glb");
-
 /// Copies `bytes` into memory from [`sinew_import_alloc`], runs [`sinew_import`], releases the
 /// memory, and returns the outcome read through the result and error functions.
 fn import(bytes: &[u8], palette: u32) -> Result<Vec<u8>, String> {
@@ -62,8 +59,10 @@ fn notes_of_the_last_import_are_read_one_per_line() {
     assert_eq!(sinew_import_notes_len(), 0);
 }
 
+/// The Fox sample model (3 clips) of the shared assets.
 fn fox() -> Vec<u8> {
-    std::fs::read(FOX).unwrap_or_else(|e| panic!("{FOX}: {e}"))
+    let fox = sinew_assets::path("gltf/Fox/Fox.glb");
+    std::fs::read(&fox).unwrap_or_else(|e| panic!("{}: {e}", fox.display()))
 }
 
 #[test]

@@ -27,7 +27,7 @@ mod samples;
 // ---- helpers ------------------------------------------------------------------------
 
 fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/assets/")).join(rel)
+    sinew_assets::path(rel)
 }
 
 fn sample(model: &str) -> PathBuf {

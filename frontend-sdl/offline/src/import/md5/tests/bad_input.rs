@@ -322,7 +322,7 @@ fn mutated_inputs_never_panic() {
 #[test]
 fn load_files_errors_name_the_file() {
     let (m, _) = bob_paths();
-    let missing = PathBuf::from(BOB_DIR).join("missing.md5anim");
+    let missing = m.with_file_name("missing.md5anim");
     let e = load_files(&m, Some(&missing)).unwrap_err();
     assert!(matches!(&e, LoadError::Io { path, .. } if path == &missing), "{e}");
     assert!(std::error::Error::source(&e).is_some());

@@ -13,11 +13,8 @@ mod bad_input;
 mod bob;
 mod tiny;
 
-const BOB_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/assets/md5/boblamp/");
-
 fn bob_paths() -> (PathBuf, PathBuf) {
-    let dir = PathBuf::from(BOB_DIR);
-    (dir.join("boblampclean.md5mesh"), dir.join("boblampclean.md5anim"))
+    (sinew_assets::path("md5/boblamp/boblampclean.md5mesh"), sinew_assets::path("md5/boblamp/boblampclean.md5anim"))
 }
 
 fn bob_texts() -> (String, String) {
