@@ -96,7 +96,8 @@ pub use fade::FadeCurve;
 pub use state::ControllerScratch;
 
 pub(crate) use fade::Fade;
-pub(crate) use update::{override_shares, ShareTerms};
+pub(crate) use update::override_shares;
+pub use update::{layer_shares, ShareTerms};
 
 use state::{LayerState, Slot};
 

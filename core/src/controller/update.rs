@@ -375,18 +375,46 @@ impl<R: Real> Element for Layer<'_, R> {
     const INIT: Self = Layer { transform: &[], weight: R::ZERO, joint_weights: None };
 }
 
-/// One layer's terms in the override share algebra of `weigh_layers` (shared by the
-/// controller and [`crate::graph::LayeredStateMachine`]).
+/// One layer's terms in the override share algebra of the controller's layers (shared by the
+/// controller, [`crate::graph::LayeredStateMachine`] and callers of [`layer_shares`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ShareTerms<'m, R> {
+pub struct ShareTerms<'m, R> {
     /// An override layer (additive layers take no share and cover nothing).
-    pub(crate) covers: bool,
-    /// Its coverage `α · min(1, Σw)`.
-    pub(crate) cover: R,
+    pub covers: bool,
+    /// Its coverage `α · min(1, Σw)`: the layer's weight `α` times its slots' summed weight
+    /// `Σw`, at most 1.
+    pub cover: R,
     /// The factor turning its slot weights into blend weights (`α`, or `α / Σw` when `Σw > 1`).
-    pub(crate) factor: R,
+    pub factor: R,
     /// Its per-joint mask (SoA layout), `None` for every joint.
-    pub(crate) mask: Option<&'m [[R; 4]]>,
+    pub mask: Option<&'m [[R; 4]]>,
+}
+
+/// The override layers' per-joint shares, as a [`Controller`](super::Controller) weighs its
+/// layers: from the last layer of `terms` to the first, each takes `factor · m(j) · r(j)` of
+/// joint `j`, where `m` is its mask and `r(j)` (starting at 1) what the layers above left,
+/// and leaves `r(j) · (1 − cover · m(j))` to the layers below. Layer `l`'s shares of the first
+/// `n` SoA elements go to `shares[l]` (those of additive layers are untouched); they are the
+/// per-joint weights of a [`BlendingJob`](crate::job::BlendingJob)'s layers.
+///
+/// # Errors
+///
+/// [`JobError::OutputTooSmall`] when `shares` has fewer entries than `terms` or an entry
+/// fewer than `n` elements; [`JobError::InputTooSmall`] for a mask of fewer than `n`
+/// elements. Nothing is written then.
+pub fn layer_shares<R: Real, S: AsMut<[[R; 4]]>>(
+    n: usize,
+    terms: &[ShareTerms<'_, R>],
+    shares: &mut [S],
+) -> Result<(), JobError> {
+    if shares.len() < terms.len() || shares.iter_mut().take(terms.len()).any(|s| s.as_mut().len() < n) {
+        return Err(JobError::OutputTooSmall);
+    }
+    if terms.iter().any(|t| t.mask.is_some_and(|m| m.len() < n)) {
+        return Err(JobError::InputTooSmall);
+    }
+    override_shares(n, terms, shares);
+    Ok(())
 }
 
 /// A layer that covers nothing.

@@ -29,6 +29,7 @@
 use std::fmt::Write as _;
 
 use sinew::clip::RotationInterpolation;
+use sinew::controller::{layer_shares, ShareTerms};
 use sinew::job::additive::MakeAdditiveJob;
 use sinew::job::blending::{BlendingJob, Layer};
 use sinew::job::mask::{Channel, MaskJob};
@@ -296,15 +297,15 @@ pub fn blended_pose(model: &Model, opts: &DumpOptions) -> Result<Vec<SoaTransfor
     let skeleton = model.skeleton();
     let n = skeleton.num_soa_joints();
 
-    // Override layers: each covers `weight × mask` of what the layers below it give, the top
-    // one first; the base keeps what is left.
+    // Override layers over the base clip, weighed by the controller's rule: each covers
+    // `weight × mask` of what the layers below it give, the top one first; the base, a layer
+    // of weight 1, keeps what is left.
     let mut poses = Vec::with_capacity(opts.layers.len());
-    let mut shares = vec![vec![[0.0f32; 4]; n]; opts.layers.len()];
-    let mut remaining = vec![[1.0f32; 4]; n];
     for l in &opts.layers {
         poses.push(sample(Some(find(&l.clip)?), opts.time)?);
     }
-    for (l, share) in opts.layers.iter().zip(shares.iter_mut()).rev() {
+    let mut masks = Vec::with_capacity(opts.layers.len());
+    for l in &opts.layers {
         let mut mask = vec![[1.0f32; 4]; n];
         if let Some(name) = &l.mask {
             let channel =
@@ -313,14 +314,17 @@ pub fn blended_pose(model: &Model, opts: &DumpOptions) -> Result<Vec<SoaTransfor
                 .run()
                 .map_err(|e| e.to_string())?;
         }
-        for ((s, r), m) in share.iter_mut().zip(remaining.iter_mut()).zip(&mask) {
-            for k in 0..4 {
-                let cover = l.weight.clamp(0.0, 1.0) * m[k];
-                s[k] = cover * r[k];
-                r[k] *= 1.0 - cover;
-            }
-        }
+        masks.push(mask);
     }
+    let base_terms = ShareTerms { covers: true, cover: 1.0, factor: 1.0, mask: None };
+    let terms: Vec<ShareTerms<'_, f32>> = std::iter::once(base_terms)
+        .chain(opts.layers.iter().zip(&masks).map(|(l, mask)| {
+            let w = l.weight.clamp(0.0, 1.0);
+            ShareTerms { covers: true, cover: w, factor: w, mask: Some(mask) }
+        }))
+        .collect();
+    let mut shares = vec![vec![[0.0f32; 4]; n]; terms.len()];
+    layer_shares(n, &terms, &mut shares).map_err(|e| e.to_string())?;
 
     // Additive layers: the clip at the time as a delta from its first frame.
     let mut deltas = Vec::with_capacity(opts.additive.len());
@@ -333,10 +337,11 @@ pub fn blended_pose(model: &Model, opts: &DumpOptions) -> Result<Vec<SoaTransfor
         deltas.push(delta);
     }
 
-    let mut layers = vec![Layer { transform: &base, weight: 1.0, joint_weights: Some(&remaining) }];
-    for (pose, share) in poses.iter().zip(&shares) {
-        layers.push(Layer { transform: pose, weight: 1.0, joint_weights: Some(share) });
-    }
+    let layers: Vec<Layer<'_, f32>> = std::iter::once(&base)
+        .chain(&poses)
+        .zip(&shares)
+        .map(|(pose, share)| Layer { transform: pose, weight: 1.0, joint_weights: Some(share) })
+        .collect();
     let additive: Vec<Layer<'_, f32>> =
         deltas.iter().zip(&opts.additive).map(|(d, a)| Layer::new(d, a.weight)).collect();
     let mut out = base.clone();
