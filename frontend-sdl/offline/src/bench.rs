@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use sinew::asset::{MeshPart, PartBuffers};
 use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache};
 use sinew::job::{BlendingJob, JobError, Layer, LocalToModelJob, Palette, SamplingJob, SkinMatrixJob, SkinningJob};
 use sinew::math::{Mat4, SoaTransform, Vec3};
@@ -184,27 +185,32 @@ pub fn run(model: &Model, clip: usize, threads: usize) -> Result<Vec<Measurement
             out_p: Vec<Vec3<f32>>,
             out_n: Vec<Vec3<f32>>,
         }
+        let read = |p: MeshPart<'_>| -> Result<Part, JobError> {
+            let (n, len) = (p.num_vertices(), p.inputs_len());
+            let mut part = Part {
+                pal: vec![Mat4::IDENTITY; len.palette],
+                dq: dq.of_part(&p)?,
+                k: p.influences(),
+                joints: vec![0; len.influences],
+                weights: vec![0.0; len.influences],
+                pos: vec![Vec3::ZERO; n],
+                // Zero where the part stores no normals.
+                nrm: vec![Vec3::ZERO; n],
+                out_p: vec![Vec3::ZERO; n],
+                out_n: vec![Vec3::ZERO; n],
+            };
+            p.local_palette(&palette, &mut part.pal)?;
+            p.read_inputs(
+                PartBuffers::new(&mut part.pos, &mut part.joints, &mut part.weights).with_normals(&mut part.nrm),
+            )?;
+            Ok(part)
+        };
         let mut parts: Vec<Part> = mesh
             .parts()
             .filter(|p| p.influences() > 0)
-            .map(|p| {
-                let n = p.num_vertices();
-                let k = p.influences();
-                Part {
-                    pal: (0..p.palette_len())
-                        .map(|i| palette.get(p.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY))
-                        .collect(),
-                    dq: dq.local(&(0..p.palette_len()).map(|i| p.palette(i)).collect::<Vec<_>>()),
-                    k,
-                    joints: (0..n * k).map(|i| p.joint(i / k, i % k)).collect(),
-                    weights: (0..n * k).map(|i| p.weight(i / k, i % k)).collect(),
-                    pos: (0..n).map(|v| p.position(v)).collect(),
-                    nrm: (0..n).map(|v| p.normal(v)).collect(),
-                    out_p: vec![Vec3::ZERO; n],
-                    out_n: vec![Vec3::ZERO; n],
-                }
-            })
-            .collect();
+            .map(read)
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
         let verts: usize = parts.iter().map(|p| p.pos.len()).sum();
         // `skin` is the kit's operation, which ozz-rs runs: the blended matrix transforms
         // positions and normals, and the normals are not renormalized
@@ -316,11 +322,12 @@ impl<'a> KitCrowd<'a> {
         let mut used = vec![false; skin_ib.len()];
         if let Some(mesh) = (0..asset.num_meshes()).filter_map(|i| asset.mesh(i)).find(|m| m.skin() == Some(0)) {
             for p in mesh.parts() {
-                for v in 0..p.num_vertices() {
-                    for k in (0..p.influences()).filter(|&k| p.weight::<f32>(v, k) != 0.0) {
-                        if let Some(u) = used.get_mut(p.palette(p.joint(v, k) as usize) as usize) {
-                            *u = true;
-                        }
+                let len = p.inputs_len();
+                let (mut joints, mut weights) = (vec![0u16; len.influences], vec![0.0f32; len.influences]);
+                let (joints, weights) = p.read_influences(&mut joints, &mut weights).map_err(|e| e.to_string())?;
+                for (&j, _) in joints.iter().zip(weights).filter(|&(_, &w)| w != 0.0) {
+                    if let Some(u) = used.get_mut(usize::from(p.palette(usize::from(j)))) {
+                        *u = true;
                     }
                 }
             }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use sinew::asset::{Asset, ParseError};
+use sinew::asset::{Asset, MeshPart, ParseError};
 use sinew::clip::RotationInterpolation;
 use sinew::job::{JobError, LocalToModelJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
 use sinew::limits::MAX_SOA_JOINTS;
@@ -266,7 +266,8 @@ impl Model {
     ///
     /// # Errors
     ///
-    /// A [`JobError`] when the palette does not fit the mesh.
+    /// A [`JobError`] when the palette does not fit the mesh
+    /// ([`JobError::JointIndexOutOfRange`]: a part names a skin joint past it).
     pub fn skin_mesh(
         &self,
         mesh: usize,
@@ -314,21 +315,26 @@ impl Model {
                 out.push(sp);
                 continue;
             }
-            let k = part.influences();
-            let joints: Vec<u16> = (0..n * k).map(|i| part.joint(i / k, i % k)).collect();
-            let weights: Vec<f32> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
-            let pl = part.palette_len();
-            let local_m: Vec<Mat4<f32>> =
-                (0..pl).map(|i| palette.get(part.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY)).collect();
-            let local_d = dq.local(&(0..pl).map(|i| part.palette(i)).collect::<Vec<_>>());
+            let len = part.inputs_len();
+            let (mut joints, mut joint_weights) = (vec![0u16; len.influences], vec![0.0f32; len.influences]);
+            part.read_influences(&mut joints, &mut joint_weights)?;
+            // The part's palette, of the method's kind only.
+            let (local_m, local_d) = match method {
+                Skinning::Lbs => {
+                    let mut local = vec![Mat4::IDENTITY; len.palette];
+                    part.local_palette(palette, &mut local)?;
+                    (local, DqPalette::default())
+                }
+                Skinning::Dqs => (Vec::new(), dq.of_part(&part)?),
+            };
             SkinningJob {
                 palette: match method {
                     Skinning::Lbs => Palette::Matrices(&local_m),
                     Skinning::Dqs => local_d.palette(),
                 },
-                influences: k,
+                influences: part.influences(),
                 joint_indices: &joints,
-                joint_weights: &weights,
+                joint_weights: &joint_weights,
                 positions: &positions,
                 normals: normals.as_deref(),
                 tangents: None,
@@ -367,6 +373,19 @@ impl DqPalette {
         };
         let (dual_quats, scales) = map.iter().map(|&j| get(j)).unzip();
         DqPalette { dual_quats, scales }
+    }
+    /// The entries of `part`'s palette, in its order ([`MeshPart::local_palette`]): the
+    /// palette its joint indices point into.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::JointIndexOutOfRange`] when the part names a joint past this palette.
+    pub fn of_part(&self, part: &MeshPart<'_>) -> Result<DqPalette, JobError> {
+        let n = part.palette_len();
+        let mut local = DqPalette { dual_quats: vec![DualQuat::IDENTITY; n], scales: vec![SymMat3::IDENTITY; n] };
+        part.local_palette(&self.dual_quats, &mut local.dual_quats)?;
+        part.local_palette(&self.scales, &mut local.scales)?;
+        Ok(local)
     }
     /// The palette for [`SkinningJob`].
     #[must_use]

@@ -45,10 +45,12 @@ pub fn morphed_part(
     part: &MeshPart<'_>,
     weights: &[f32],
 ) -> Result<MorphedPart, JobError> {
-    let n = part.num_vertices();
-    let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
-    let normals: Option<Vec<Vec3<f32>>> = part.has_normals().then(|| (0..n).map(|v| part.normal(v)).collect());
-    let tangents: Option<Vec<Vec4<f32>>> = part.has_tangents().then(|| (0..n).map(|v| part.tangent(v)).collect());
+    let (n, len) = (part.num_vertices(), part.inputs_len());
+    let (mut positions, mut normals, mut tangents) =
+        (vec![Vec3::ZERO; n], vec![Vec3::ZERO; len.normals], vec![Vec4::ZERO; len.tangents]);
+    part.read_positions(&mut positions)?;
+    let normals = part.read_normals(&mut normals)?.is_some().then_some(normals);
+    let tangents = part.read_tangents(&mut tangents)?.is_some().then_some(tangents);
     let morph = if weights.is_empty() { None } else { asset.morph_targets(mesh).and_then(|m| m.part(index)) };
     let Some(morph) = morph else { return Ok(MorphedPart { positions, normals, tangents }) };
     let mut out = MorphedPart {
