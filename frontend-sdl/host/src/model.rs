@@ -8,9 +8,9 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ptr::NonNull;
 
-use sinew::asset::{Asset, ParseError};
+use sinew::asset::{Asset, ParseError, PartBuffers, PartInputsLen};
 use sinew::controller::ClipEntry;
-use sinew::job::{Palette, SkinMatrixJob, SkinningJob};
+use sinew::job::{Palette, SkinMatrixJob};
 use sinew::math::{Mat4, Vec3};
 use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
@@ -216,22 +216,21 @@ impl Model {
                 None => Vec::new(),
             };
             let node = mesh.node().and_then(|n| model.get(n)).copied().unwrap_or(Mat4::IDENTITY);
+            // Each part's inputs in turn, in buffers that fit the longest.
+            let len = PartInputsLen::of_mesh(&mesh);
+            let mut positions = vec![Vec3::ZERO; len.vertices];
+            let (mut joints, mut weights) = (vec![0u16; len.influences], vec![0.0f32; len.influences]);
+            let mut local = vec![Mat4::IDENTITY; len.palette];
             for part in mesh.parts() {
-                let n = part.num_vertices();
-                let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
-                let k = part.influences();
-                if k == 0 {
-                    points.extend(positions.iter().map(|&p| node.transform_point3(p)));
+                let buffers = PartBuffers::new(&mut positions, &mut joints, &mut weights);
+                let Ok(inputs) = part.read_inputs(buffers) else { continue };
+                if inputs.influences == 0 {
+                    points.extend(inputs.positions.iter().map(|&p| node.transform_point3(p)));
                     continue;
                 }
-                let joints: Vec<u16> = (0..n * k).map(|i| part.joint(i / k, i % k)).collect();
-                let weights: Vec<f32> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
-                let local: Vec<Mat4<f32>> = (0..part.palette_len())
-                    .map(|i| palette.get(part.palette(i) as usize).copied().unwrap_or(Mat4::IDENTITY))
-                    .collect();
-                let mut out = vec![Vec3::ZERO; n];
-                let job = SkinningJob::new(Palette::Matrices(&local), k, &joints, &weights, &positions, &mut out).run();
-                if job.is_ok() {
+                let Ok(local) = part.local_palette(&palette, &mut local) else { continue };
+                let mut out = vec![Vec3::ZERO; part.num_vertices()];
+                if inputs.job(Palette::Matrices(local), &mut out).run().is_ok() {
                     points.extend(out);
                 }
             }
