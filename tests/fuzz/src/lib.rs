@@ -7,12 +7,11 @@
 //! buffers of the documented sizes run, and the baker's output parses.
 
 use sinew::asset::format::{CRC_START, HEADER_LEN};
-use sinew::asset::{crc32, Asset};
+use sinew::asset::{crc32, Asset, PartBuffers};
 use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
 use sinew::job::sampling::TrackState;
 use sinew::job::{
     JobError, LocalToModelJob, MorphJob, MorphWeightsJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob,
-    SkinningJob,
 };
 use sinew::limits::{MAX_INFLUENCES, MAX_SOA_JOINTS};
 use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
@@ -403,16 +402,18 @@ fn morph_all<R: Real>(asset: &Asset<'_>, times: &[f32]) {
             for (part, morph) in mesh.parts().zip(targets.parts()) {
                 assert_eq!(morph.num_vertices(), part.num_vertices());
                 let n = part.num_vertices();
-                let positions: Vec<Vec3<R>> = (0..n).map(|v| part.position(v)).collect();
-                let normals: Vec<Vec3<R>> = (0..n).map(|v| part.normal(v)).collect();
-                let tangents: Vec<Vec4<R>> = (0..n).map(|v| part.tangent(v)).collect();
+                let (mut positions, mut normals, mut tangents) =
+                    (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n], vec![Vec4::ZERO; n]);
+                let positions = part.read_positions(&mut positions).expect("positions of a validated part");
+                let normals = part.read_normals(&mut normals).expect("normals of a validated part");
+                let tangents = part.read_tangents(&mut tangents).expect("tangents of a validated part");
                 let (mut p, mut nr, mut tg) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n], vec![Vec4::ZERO; n]);
-                let mut job = MorphJob::new(morph, &weights, &positions, &mut p);
-                if part.has_normals() {
-                    job = job.with_normals(&normals, &mut nr);
+                let mut job = MorphJob::new(morph, &weights, positions, &mut p);
+                if let Some(normals) = normals {
+                    job = job.with_normals(normals, &mut nr);
                 }
-                if part.has_tangents() {
-                    job = job.with_tangents(&tangents, &mut tg);
+                if let Some(tangents) = tangents {
+                    job = job.with_tangents(tangents, &mut tg);
                 }
                 let r = job.run();
                 assert!(matches!(r, Ok(()) | Err(JobError::InvalidWeight)), "morphing mesh {i}: {r:?}");
@@ -493,60 +494,41 @@ fn skin_part<R: Real>(
     world: &[Mat4<R>],
     pal: &Palettes<R>,
 ) {
-    let n = part.num_vertices();
-    let positions: Vec<Vec3<R>> = (0..n).map(|v| part.position(v)).collect();
-    let normals: Option<Vec<Vec3<R>>> = part.has_normals().then(|| (0..n).map(|v| part.normal(v)).collect());
-    let tangents: Option<Vec<Vec4<R>>> = part.has_tangents().then(|| (0..n).map(|v| part.tangent(v)).collect());
-    let k = part.influences();
-    let joints: Vec<u16> = (0..n * k).map(|i| part.joint(i / k, i % k)).collect();
-    let weights: Vec<R> = (0..n * k).map(|i| part.weight(i / k, i % k)).collect();
+    // The part's inputs, read into buffers of the lengths it states.
+    let (n, len) = (part.num_vertices(), part.inputs_len());
+    let (mut positions, mut normals, mut tangents) =
+        (vec![Vec3::ZERO; len.vertices], vec![Vec3::ZERO; len.normals], vec![Vec4::ZERO; len.tangents]);
+    let (mut joints, mut weights) = (vec![0u16; len.influences], vec![R::ZERO; len.influences]);
+    let buffers = PartBuffers::new(&mut positions, &mut joints, &mut weights)
+        .with_normals(&mut normals)
+        .with_tangents(&mut tangents);
+    let inputs = part.read_inputs(buffers).expect("the inputs of a validated part");
+    let k = inputs.influences;
     let Some(s) = skin else {
         // Rigid: follows its node. The skinning job refuses zero influences with a typed error.
         let m = node.and_then(|j| world.get(j)).copied().unwrap_or(Mat4::IDENTITY);
-        for p in &positions {
+        for p in inputs.positions {
             let _ = m.transform_point3(*p);
         }
         let mut out = vec![Vec3::ZERO; n];
-        let r = SkinningJob {
-            palette: Palette::<R>::Matrices(&[]),
-            influences: k,
-            joint_indices: &joints,
-            joint_weights: &weights,
-            positions: &positions,
-            normals: None,
-            tangents: None,
-            out_positions: &mut out,
-            out_normals: None,
-            out_tangents: None,
-        }
-        .run();
+        let r = inputs.job(Palette::<R>::Matrices(&[]), &mut out).run();
         assert_eq!(r, Err(JobError::InvalidInfluenceCount));
         return;
     };
     let (skin_m, skin_d) = (&pal.matrices[s], &pal.dual_quats[s]);
-    let local_m: Vec<Mat4<R>> = (0..part.palette_len())
-        .map(|i| *skin_m.get(part.palette(i) as usize).expect("palette entry below the skin's joint count"))
-        .collect();
-    let local_d: Vec<DualQuat<R>> = (0..part.palette_len())
-        .map(|i| *skin_d.get(part.palette(i) as usize).expect("palette entry below the skin's joint count"))
-        .collect();
-    for palette in [Palette::Matrices(&local_m), Palette::DualQuats(&local_d)] {
-        let mut out_p = vec![Vec3::ZERO; n];
-        let mut out_n = normals.as_ref().map(|_| vec![Vec3::ZERO; n]);
-        let mut out_t = tangents.as_ref().map(|_| vec![Vec4::ZERO; n]);
-        let r = SkinningJob {
-            palette,
-            influences: k,
-            joint_indices: &joints,
-            joint_weights: &weights,
-            positions: &positions,
-            normals: normals.as_deref(),
-            tangents: tangents.as_deref(),
-            out_positions: &mut out_p,
-            out_normals: out_n.as_deref_mut(),
-            out_tangents: out_t.as_deref_mut(),
+    let (mut local_m, mut local_d) = (vec![Mat4::IDENTITY; len.palette], vec![DualQuat::IDENTITY; len.palette]);
+    let local_m = part.local_palette(skin_m, &mut local_m).expect("palette entries below the skin's joint count");
+    let local_d = part.local_palette(skin_d, &mut local_d).expect("palette entries below the skin's joint count");
+    for palette in [Palette::Matrices(local_m), Palette::DualQuats(local_d)] {
+        let (mut out_p, mut out_n, mut out_t) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n], vec![Vec4::ZERO; n]);
+        let mut job = inputs.job(palette, &mut out_p);
+        if let Some(normals) = inputs.normals {
+            job = job.with_normals(normals, &mut out_n);
         }
-        .run();
+        if let Some(tangents) = inputs.tangents {
+            job = job.with_tangents(tangents, &mut out_t);
+        }
+        let r = job.run();
         assert_eq!(r, Ok(()), "skinning a validated part ({k} influences, {n} vertices)");
     }
 }
