@@ -10,6 +10,7 @@ use sinew_offline::bake::BakeOptions;
 use sinew_offline::dump::{parse_additive, parse_layer, AdditiveSpec, LayerSpec};
 use sinew_offline::graph_run::{parse_set, SetSpec};
 use sinew_offline::model::Skinning;
+use sinew_offline::retarget::RetargetOptions;
 
 use super::output::{error, Failure};
 
@@ -141,7 +142,8 @@ pub struct InfoArgs {
     pub retarget: RetargetArgs,
 }
 
-/// How `--retarget-from` maps and moves joints (`sinew info`, `sinew dump`, `sinew bake`).
+/// How `--retarget-from` maps and moves joints (`sinew info`, `sinew dump`, `sinew bake`,
+/// `sinew demo`).
 #[derive(Args)]
 pub struct RetargetArgs {
     /// Joint map file for --retarget-from: one `TARGET = SOURCE` per line, `#` comments, and
@@ -156,6 +158,13 @@ pub struct RetargetArgs {
     /// With --retarget-from: drop the horizontal part of the hips' displacement.
     #[arg(long, requires = "retarget_from")]
     pub in_place: bool,
+}
+
+impl RetargetArgs {
+    /// The hips options of `--retarget-scale` and `--in-place`.
+    pub fn options(&self) -> RetargetOptions {
+        RetargetOptions { scale: self.retarget_scale, in_place: self.in_place }
+    }
 }
 
 /// The arguments of `sinew bench`.

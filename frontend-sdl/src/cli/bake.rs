@@ -11,8 +11,8 @@ use sinew_offline::retarget::{retarget_clips, ResampleOptions};
 use sinew_offline::rig::Rig;
 
 use super::args::BakeArgs;
-use super::info::print_info;
 use super::measure::{load_with_rig, print_clip_errors};
+use super::model_info::print_info;
 use super::output::{error, fail, Failure, Out};
 
 /// `sinew bake`: checks the arguments, bakes `input` (and `--graph`), writes `--output`, prints
@@ -115,7 +115,7 @@ fn load_retargeted(args: &BakeArgs, source_path: &Path, opts: &BakeOptions) -> R
         let key = args.clip.get(i).map_or("", String::as_str);
         return Err(fail(source_path, format!("--clip '{key}' selects source clip {c} a second time")));
     }
-    let retarget = super::dump::retarget(&source, source_path, &target, input, &args.retarget)?;
+    let retarget = super::retarget::setup(&source, source_path, &target, input, &args.retarget)?;
     let resample = ResampleOptions { tolerance: 0.1 * opts.tolerance, shell: opts.shell, ..ResampleOptions::default() };
     rig.clips = retarget_clips(&rig, &source, source_rig.as_ref(), &retarget, &clips, &resample)
         .map_err(|e| fail(source_path, e))?;

@@ -1,21 +1,15 @@
 //! `sinew demo`: the SDL2/OpenGL ES viewer, in a window or headless.
 
 use sinew_frontend::demo::{self, DemoOptions};
-use sinew_offline::retarget::RetargetOptions;
 
-use std::path::Path;
-
-use sinew_offline::bake::BakeOptions;
-use sinew_offline::model::Model;
-
-use super::args::{DemoArgs, RetargetArgs};
-use super::output::{error, fail, Failure};
+use super::args::DemoArgs;
+use super::output::{error, Failure};
 
 /// `sinew demo`: runs the viewer and reports the frames, their mean time and the renderer (the
 /// graph's last state, the screenshot written) on standard error.
 pub fn run(args: DemoArgs) -> Result<(), Failure> {
     if let (Some(source), Some(target)) = (&args.retarget_from, &args.view.model) {
-        check_retarget(source, target, args.view.anim.as_deref(), &args.retarget)?;
+        super::retarget::check(source, target, args.view.anim.as_deref(), &args.retarget)?;
     }
     let opts = DemoOptions {
         model: args.view.model,
@@ -24,8 +18,8 @@ pub fn run(args: DemoArgs) -> Result<(), Failure> {
         graph: args.graph,
         sets: args.sets.sets,
         retarget_from: args.retarget_from,
+        retarget: args.retarget.options(),
         retarget_map: args.retarget.map,
-        retarget: RetargetOptions { scale: args.retarget.retarget_scale, in_place: args.retarget.in_place },
         hide_source: args.hide_source,
         frames: args.frames,
         screenshot: args.screenshot,
@@ -50,19 +44,4 @@ pub fn run(args: DemoArgs) -> Result<(), Failure> {
         eprintln!("wrote {}", p.display());
     }
     Ok(())
-}
-
-/// Sets the retargeting of `sinew demo --retarget-from` up once before the window opens, so
-/// that a model that cannot be loaded or a mapping that cannot be set up fails as
-/// `sinew dump --retarget-from` does: one line naming the file, exit code 2.
-fn check_retarget(
-    source_path: &Path,
-    target_path: &Path,
-    anim: Option<&Path>,
-    args: &RetargetArgs,
-) -> Result<(), Failure> {
-    let opts = BakeOptions::default();
-    let target = Model::load(target_path, anim, &opts).map_err(|e| fail(target_path, e))?;
-    let source = Model::load(source_path, None, &opts).map_err(|e| fail(source_path, e))?;
-    super::dump::retarget(&source, source_path, &target, target_path, args).map(drop)
 }

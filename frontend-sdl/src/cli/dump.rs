@@ -5,16 +5,14 @@ use std::path::{Path, PathBuf};
 
 use sinew::clip::RotationInterpolation;
 use sinew::graph::LayeredGraph;
-use sinew_frontend::retarget::setup;
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::dump::{dump, dump_pose, DumpOptions};
 use sinew_offline::graph_bake::baked_graph;
 use sinew_offline::graph_file::GraphFile;
 use sinew_offline::graph_run::{run_layered, SetSpec};
 use sinew_offline::model::Model;
-use sinew_offline::retarget::{Retarget, RetargetOptions};
 
-use super::args::{DumpArgs, RetargetArgs};
+use super::args::DumpArgs;
 use super::output::{error, fail, Failure, Out};
 
 /// Where `sinew dump` takes its graph from.
@@ -60,7 +58,7 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         let rotation = if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected };
         let mut pose = Vec::new();
         source.sample(clip, time, rotation, &mut Vec::new(), &mut pose).map_err(|e| fail(&source_path, e))?;
-        let r = retarget(&source, &source_path, &model, &path, &retarget_args)?;
+        let r = super::retarget::setup(&source, &source_path, &model, &path, &retarget_args)?;
         let pose = r.pose(&pose).map_err(|e| fail(&path, e))?;
         if skin > 0 && skin >= model.asset().num_skins() {
             return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
@@ -135,17 +133,4 @@ fn find_clip(model: &Model, path: &Path, key: Option<&str>) -> Result<Option<usi
         }
         None => Ok((model.asset().num_clips() > 0).then_some(0)),
     }
-}
-
-/// Sets up retargeting `source`'s poses onto `target` with the map file and options of `args`
-/// ([`sinew_frontend::retarget::setup`]); a failure names the file the problem is in.
-pub fn retarget<'a>(
-    source: &'a Model,
-    source_path: &Path,
-    target: &'a Model,
-    target_path: &Path,
-    args: &RetargetArgs,
-) -> Result<Retarget<'a>, Failure> {
-    let options = RetargetOptions { scale: args.retarget_scale, in_place: args.in_place };
-    setup(source, source_path, target, target_path, args.map.as_deref(), options).map_err(|e| fail(&e.file, e.message))
 }

@@ -1,0 +1,184 @@
+//! What a model holds, line by line ([`print_info`]): `sinew info`'s listing, and what
+//! `sinew bake` prints of the file it wrote.
+
+use sinew_offline::model::Model;
+
+use super::measure::shell_text;
+use super::output::{Failure, Out};
+
+/// The model's joints and skins; its meshes with their parts' materials and
+/// morph targets; its textures and animation graphs; each clip with its tracks by storage, its
+/// stored bake report and morph weights; then the import's notes.
+pub fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
+    let a = model.asset();
+    let s = model.skeleton();
+    out.line(format_args!("model {} ({} bytes baked)", model.name, model.bytes().len()))?;
+    out.line(format_args!("joints {}", s.num_joints()))?;
+    if s.num_joints() == 0 && a.num_clips() == 0 {
+        out.line(format_args!("nothing to animate: the model has no joints and no clips"))?;
+    }
+    for i in 0..a.num_skins() {
+        if let Some(k) = a.skin(i) {
+            out.line(format_args!("skin {i} '{}': {} joints", k.name(), k.num_joints()))?;
+        }
+    }
+    for i in 0..a.num_meshes() {
+        if let Some(m) = a.mesh(i) {
+            let (v, t, k) = m.parts().fold((0, 0, 0), |acc, p| {
+                (acc.0 + p.num_vertices(), acc.1 + p.num_indices() / 3, acc.2.max(p.influences()))
+            });
+            let skin = m.skin().map(|s| s.to_string()).unwrap_or_else(|| "-".into());
+            out.line(format_args!(
+                "mesh {i} '{}': skin {skin}, {} parts, {v} vertices, {t} triangles, {k} influences",
+                m.name(),
+                m.num_parts()
+            ))?;
+            for (j, p) in m.parts().enumerate() {
+                out.line(format_args!("  part {j}: {}", material_text(&p)))?;
+            }
+            if let Some(mt) = a.morph_targets(i) {
+                let stored: Vec<_> = mt.parts().flat_map(|p| p.targets()).collect();
+                let quantized = stored.iter().filter(|t| t.is_quantized()).count();
+                let deltas: usize = stored.iter().map(|t| t.len()).sum();
+                let weights: Vec<String> =
+                    (0..mt.num_targets()).map(|t| format!("{}", mt.default_weight::<f32>(t))).collect();
+                out.line(format_args!(
+                    "  {} morph targets, default weights [{}], {deltas} vertex deltas ({quantized} of {} part targets quantized), {} bytes",
+                    mt.num_targets(),
+                    weights.join(", "),
+                    stored.len(),
+                    mt.byte_len()
+                ))?;
+            }
+        }
+    }
+    for i in 0..a.num_textures() {
+        if let Some(t) = a.texture(i) {
+            let texture = t.texture();
+            out.line(format_args!(
+                "texture {i} '{}': {}x{} {:?}, {} bytes",
+                t.name(),
+                texture.width(),
+                texture.height(),
+                texture.format(),
+                texture.texels().len()
+            ))?;
+        }
+    }
+    for i in 0..a.num_graphs() {
+        if let Some(g) = a.graph(i) {
+            let states: Vec<&str> = (0..g.num_states()).filter_map(|s| g.state_name(s)).collect();
+            let parameters: Vec<&str> = (0..g.num_parameters()).filter_map(|p| g.parameter_name(p)).collect();
+            let layers: Vec<&str> = (1..=g.num_layers()).filter_map(|l| g.layer(l)).map(|l| l.name()).collect();
+            let layers = if layers.is_empty() {
+                String::new()
+            } else {
+                format!(", {} layers [{}]", layers.len(), layers.join(", "))
+            };
+            out.line(format_args!(
+                "graph {i} '{}': {} states [{}], {} parameters [{}], {} transitions, initial '{}'{layers}, {} bytes",
+                g.name(),
+                states.len(),
+                states.join(", "),
+                parameters.len(),
+                parameters.join(", "),
+                g.num_transitions(),
+                g.state_name(g.initial()).unwrap_or("?"),
+                g.byte_len()
+            ))?;
+        }
+    }
+    for i in 0..a.num_clips() {
+        if let Some(c) = a.clip(i) {
+            out.line(format_args!(
+                "clip {i} '{}': {:.4} s ({:.4} .. {:.4}), {} tracks ({}), {} keys, {} bytes",
+                c.name(),
+                c.end() - c.start(),
+                c.start(),
+                c.end(),
+                c.num_tracks(),
+                track_storage(&c),
+                c.num_keys(),
+                c.byte_len()
+            ))?;
+            if let Some(r) = a.clip_report(i) {
+                out.line(format_args!("  {}", report_text(&r, s)))?;
+            }
+            if let Some(w) = a.morph_weights(i) {
+                let meshes: Vec<String> = (0..w.num_tracks())
+                    .filter_map(|t| w.track(t))
+                    .map(|t| format!("mesh {} ({} keys, {:?}, {:?})", t.mesh, t.key_count, t.interpolation, t.format))
+                    .collect();
+                out.line(format_args!("  morph weights: {}, {} bytes", meshes.join(", "), w.byte_len()))?;
+            }
+        }
+    }
+    for n in &model.notes {
+        out.line(format_args!("note: {n}"))?;
+    }
+    Ok(())
+}
+
+/// A clip's tracks counted by storage (packed, quantized, lossless `f32`), then the constant
+/// ones (a single key, in any storage) and the exactly slerped ones.
+fn track_storage(c: &sinew::clip::Clip<'_>) -> String {
+    use sinew::clip::KeyFormat;
+    let tracks: Vec<_> = (0..c.num_tracks()).filter_map(|t| c.track(t)).collect();
+    let count = |f: KeyFormat| tracks.iter().filter(|t| t.format == f).count();
+    format!(
+        "{} packed, {} quantized, {} lossless f32; {} constant, {} exact slerp",
+        count(KeyFormat::Packed),
+        count(KeyFormat::Quantized),
+        count(KeyFormat::F32),
+        tracks.iter().filter(|t| t.key_count == 1).count(),
+        tracks.iter().filter(|t| t.slerp).count()
+    )
+}
+
+/// One line about a clip's stored bake report: the bound and shell it was baked to, and the
+/// largest shell error the baker measured, with its joint and time.
+fn report_text(r: &sinew::asset::ClipReport, skeleton: sinew::skeleton::SkeletonView<'_, f32>) -> String {
+    let shell = shell_text(r.shell_from_mesh, f64::from(r.shell));
+    let head = format!("baked to {:.1e} m at {shell}", r.bound);
+    if !r.measured {
+        return format!("{head}; stored lossless without measurement (work budget)");
+    }
+    match r.joint {
+        Some(j) => format!(
+            "{head}; baker's largest shell error {:.2e} m at joint '{}', {:.4} s",
+            r.error,
+            skeleton.name(j).unwrap_or("?"),
+            r.time
+        ),
+        None => format!("{head}; baker's largest shell error 0 m"),
+    }
+}
+
+/// One line about a mesh part's material: base-color factor, texture and sampler, vertex colors.
+fn material_text(p: &sinew::asset::MeshPart<'_>) -> String {
+    use sinew::asset::format::*;
+    let m = p.material();
+    let f = m.factor;
+    let mut s = format!("material color #{:02x}{:02x}{:02x}{:02x}", f[0], f[1], f[2], f[3]);
+    if let Some(t) = m.texture {
+        let filter = |c: u8| match c {
+            FILTER_NEAREST => "nearest",
+            FILTER_LINEAR => "linear",
+            FILTER_NEAREST_MIPMAP_NEAREST => "nearest-mipmap-nearest",
+            FILTER_LINEAR_MIPMAP_NEAREST => "linear-mipmap-nearest",
+            FILTER_NEAREST_MIPMAP_LINEAR => "nearest-mipmap-linear",
+            _ => "linear-mipmap-linear",
+        };
+        s += &format!(
+            ", texture {t} (wrap {:?}/{:?}, mag {}, min {})",
+            m.wrap_s,
+            m.wrap_t,
+            filter(m.mag_filter),
+            filter(m.min_filter)
+        );
+    }
+    if m.vertex_colors {
+        s += ", vertex colors";
+    }
+    s
+}
