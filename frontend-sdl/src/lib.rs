@@ -1,8 +1,10 @@
 //! sinew's viewers behind the `sinew` command line: the SDL2 window with an OpenGL ES 2 context
-//! ([`demo`]), the software rasterizer in a minifb window ([`soft`]) and the built-in scene both
+//! ([`demo`]), the software rasterizer in a minifb window ([`soft`]), the model and playback
+//! options both take and the viewer built from them ([`playback`]), and the built-in scene both
 //! draw ([`scene`]). The offline pipeline they load models through is [`sinew_offline`].
 
 pub mod demo;
+pub mod playback;
 pub mod retarget;
 pub mod scene;
 pub mod soft;

@@ -1,6 +1,9 @@
 //! Setting up retargeting between two loaded models from a map file's path and options, shared
-//! by `sinew info`/`sinew dump --retarget-from` and `sinew demo --retarget-from`: a failure
-//! names the file the problem is in.
+//! by the command line's `--retarget-from` (`sinew info`, `dump`, `bake`) and the viewers'
+//! (`sinew demo`, `sinew soft`, through [`Viewer::attach_retarget`]): a failure names the file
+//! the problem is in.
+//!
+//! [`Viewer::attach_retarget`]: crate::demo::viewer::Viewer::attach_retarget
 
 use std::fmt;
 use std::path::{Path, PathBuf};

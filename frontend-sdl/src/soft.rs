@@ -1,8 +1,9 @@
 //! `sinew soft`: the same scene as the SDL demo, skinned on the CPU and drawn by the core's
 //! software rasterizer (`sinew::raster`, textured parts as `TexturedMesh`es reading the baked
-//! textures in place), shown in a `minifb` window (X11) or written to a PNG. A viewed model can
-//! be driven by an animation graph file (`--graph`), its state and parameters in the window's
-//! title.
+//! textures in place), shown in a `minifb` window (X11) or written to a PNG. A viewed model is
+//! built as `sinew demo` builds it ([`load_viewer`]): from a clip (`--clip`), driven by an
+//! animation graph file (`--graph`, its state and parameters in the window's title), or playing
+//! another model's clips retargeted onto it (`--retarget-from`, the source drawn to its left).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -16,8 +17,8 @@ use sinew::raster::{
 
 use crate::demo::graph_drive::FLOAT_STEP;
 use crate::demo::viewer::{PaletteSizes, Viewer};
+use crate::playback::{load_viewer, PlaybackOptions};
 use crate::scene::{default_camera, linear_to_srgb, srgb_to_linear, Camera, Frame, Scene, SceneLight};
-use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
 
 /// Background color (the GL demo's clear color).
@@ -28,10 +29,9 @@ const BONES: Rgb = Rgb::new(255, 214, 64);
 /// Options of `sinew soft`.
 #[derive(Debug, Clone)]
 pub struct SoftOptions {
-    /// A model to view instead of the built-in scene.
-    pub model: Option<PathBuf>,
-    /// md5 animation for an `.md5mesh` model.
-    pub anim: Option<PathBuf>,
+    /// The model to view (default: the built-in scene) and what drives it, as `sinew demo`
+    /// takes them.
+    pub playback: PlaybackOptions,
     /// Render without a window.
     pub headless: bool,
     /// Headless: frames to render.
@@ -46,17 +46,12 @@ pub struct SoftOptions {
     pub height: u32,
     /// Draw the bone overlay.
     pub bones: bool,
-    /// An animation graph file (JSON) driving the model instead of its clips.
-    pub graph: Option<PathBuf>,
-    /// Scheduled changes of the graph's parameters (`NAME=VALUE@SECONDS` of graph time).
-    pub sets: Vec<SetSpec>,
 }
 
 impl Default for SoftOptions {
     fn default() -> Self {
         SoftOptions {
-            model: None,
-            anim: None,
+            playback: PlaybackOptions::default(),
             headless: false,
             frames: 1,
             time: None,
@@ -64,8 +59,6 @@ impl Default for SoftOptions {
             width: crate::DEFAULT_WIDTH,
             height: crate::DEFAULT_HEIGHT,
             bones: false,
-            graph: None,
-            sets: Vec::new(),
         }
     }
 }
@@ -393,20 +386,12 @@ pub fn run(opts: &SoftOptions) -> Result<SoftReport, SoftError> {
     if opts.width == 0 || opts.height == 0 || opts.width > 4096 || opts.height > 4096 {
         return Err(SoftError::Scene("width and height must be 1 to 4096".into()));
     }
-    if !opts.sets.is_empty() && opts.graph.is_none() {
-        return Err(SoftError::Scene("--set needs --graph".into()));
-    }
-    let mut content = match &opts.model {
-        None if opts.graph.is_some() => return Err(SoftError::Scene("--graph needs a model to drive".into())),
+    opts.playback.validate().map_err(SoftError::Scene)?;
+    let viewer =
+        load_viewer(&opts.playback, PaletteSizes::same(usize::MAX)).map_err(|e| SoftError::Scene(e.to_string()))?;
+    let mut content = match viewer {
+        Some(v) => Content::Model(Box::new(v)),
         None => Content::Scene(Box::new(Scene::new(None).map_err(|e| SoftError::Scene(e.to_string()))?)),
-        Some(p) => {
-            let mut v = Viewer::load(p, opts.anim.as_deref(), PaletteSizes::same(usize::MAX))
-                .map_err(|e| SoftError::Scene(format!("{}: {e}", p.display())))?;
-            if let Some(g) = &opts.graph {
-                v.attach_graph(g, &opts.sets).map_err(|e| SoftError::Scene(format!("{}: {e}", g.display())))?;
-            }
-            Content::Model(Box::new(v))
-        }
     };
     let aspect = opts.width as f32 / opts.height as f32;
     let mut camera = content.camera(aspect);
@@ -493,6 +478,13 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
                         v.step_clip(-1);
                     }
                 }
+                Key::S => {
+                    if let Content::Model(v) = content {
+                        if let Some(d) = v.retarget.as_mut() {
+                            d.show_source = !d.show_source;
+                        }
+                    }
+                }
                 Key::F => *camera = content.camera(opts.width as f32 / opts.height as f32),
                 _ => {}
             }
@@ -514,12 +506,14 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         total += ms;
         frames += 1;
+        let retarget = matches!(content, Content::Model(v) if v.retarget.is_some());
         let title = match content.graph_state() {
             Some(g) => format!(
                 "sinew soft — {g} — Tab parameter, Up/Down change, Space flip/fire, P pause, Left/Right orbit, Esc quit"
             ),
             None => format!(
-                "sinew soft — {ms:.1} ms/frame — Space pause, B bones, [ ] clip, arrows orbit, +/- zoom, F frame, Esc quit"
+                "sinew soft — {ms:.1} ms/frame — Space pause, B bones, [ ] clip,{} arrows orbit, +/- zoom, F frame, Esc quit",
+                if retarget { " S source," } else { "" }
             ),
         };
         window.set_title(&title);

@@ -165,6 +165,26 @@ fn bad_input_fails_headless_with_a_message() {
     let _ = std::fs::remove_file(&junk);
 }
 
+/// `--clip` picks the viewer's first clip as `sinew soft --clip` does: an unknown one fails
+/// headless with one line naming the model (the same line as `sinew soft`'s).
+#[test]
+fn an_unknown_clip_fails_headless_naming_the_model() {
+    let d = Display::get();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/fixtures/character.sinew");
+    let model = model.to_str().unwrap();
+    let out = demo(&d, &[model, "--clip", "run", "--frames", "1", "--width", "64", "--height", "36"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = demo(&d, &[model, "--clip", "jump", "--frames", "1", "--width", "64", "--height", "36"]);
+    assert_eq!(out.status.code(), Some(2));
+    let want = format!("sinew: {model}: no clip named or numbered 'jump'");
+    assert_eq!(stderr(&out).lines().last(), Some(want.as_str()), "{}", stderr(&out));
+    let soft = Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(["soft", model, "--clip", "jump", "--headless"])
+        .output()
+        .expect("run sinew");
+    assert_eq!(String::from_utf8_lossy(&soft.stderr).trim_end(), want);
+}
+
 /// CesiumMan and Fox drawn by GL (`sinew demo`) and by the software rasterizer (`sinew soft`)
 /// at the same time and size: the same silhouette, the same texture colors, and the textures'
 /// own colors on screen (CesiumMan's blue and green logo stripes, the fox's orange fur), which an

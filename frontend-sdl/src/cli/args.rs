@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sinew_frontend::demo::GlRequest;
+use sinew_frontend::playback::PlaybackOptions;
 use sinew_frontend::{DEFAULT_HEIGHT, DEFAULT_WIDTH};
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::dump::{parse_additive, parse_layer, AdditiveSpec, LayerSpec};
@@ -143,7 +144,7 @@ pub struct InfoArgs {
 }
 
 /// How `--retarget-from` maps and moves joints (`sinew info`, `sinew dump`, `sinew bake`,
-/// `sinew demo`).
+/// `sinew demo`, `sinew soft`).
 #[derive(Args)]
 pub struct RetargetArgs {
     /// Joint map file for --retarget-from: one `TARGET = SOURCE` per line, `#` comments, and
@@ -210,7 +211,7 @@ pub struct BenchArgs {
 #[derive(Args)]
 pub struct SoftArgs {
     #[command(flatten)]
-    pub view: ViewedModel,
+    pub playback: PlaybackArgs,
     /// Render without a window.
     #[arg(long)]
     pub headless: bool,
@@ -228,13 +229,6 @@ pub struct SoftArgs {
     /// Draw the bone overlay.
     #[arg(long)]
     pub bones: bool,
-    /// Animation graph file (JSON, see core/docs/graphs.md) driving the model instead of its clips:
-    /// Tab selects a parameter, Up/Down change a float, Space flips a bool or fires a
-    /// trigger, P pauses.
-    #[arg(long)]
-    pub graph: Option<PathBuf>,
-    #[command(flatten)]
-    pub sets: GraphSets,
 }
 
 /// The arguments of `sinew dump`.
@@ -301,27 +295,7 @@ pub struct DumpArgs {
 #[derive(Args)]
 pub struct DemoArgs {
     #[command(flatten)]
-    pub view: ViewedModel,
-    /// The viewer's first clip, by name or index.
-    #[arg(long, conflicts_with = "graph")]
-    pub clip: Option<String>,
-    /// Animation graph file (JSON, see core/docs/graphs.md) driving the model instead of its clips:
-    /// Tab or 1-9 select a parameter, Up/Down change a float, Space flips a bool or fires a
-    /// trigger, P pauses; the HUD shows the state, the transition and the parameters.
-    #[arg(long)]
-    pub graph: Option<PathBuf>,
-    #[command(flatten)]
-    pub sets: GraphSets,
-    /// Play the clips of this model (the source) retargeted onto MODEL (the target): the clip
-    /// list, playback and crossfades are the source's, and the source is drawn to the
-    /// target's left (S shows or hides it). Mapped by --map or the automatic humanoid mapping.
-    #[arg(long, value_name = "SOURCE", requires = "model", conflicts_with = "graph")]
-    pub retarget_from: Option<PathBuf>,
-    #[command(flatten)]
-    pub retarget: RetargetArgs,
-    /// With --retarget-from: start with the source hidden.
-    #[arg(long, requires = "retarget_from")]
-    pub hide_source: bool,
+    pub playback: PlaybackArgs,
     /// Render N frames headless, then exit (non-zero on GL errors).
     #[arg(long)]
     pub frames: Option<u64>,
@@ -418,6 +392,51 @@ pub struct ViewedModel {
     /// md5 animation (for .md5mesh models).
     #[arg(long)]
     pub anim: Option<PathBuf>,
+}
+
+/// What a viewer (`sinew demo`, `sinew soft`) shows and what drives it: the model, its first
+/// clip, an animation graph, or another model's clips retargeted onto it.
+#[derive(Args)]
+pub struct PlaybackArgs {
+    #[command(flatten)]
+    pub view: ViewedModel,
+    /// The viewer's first clip, by name or index (the source's with --retarget-from).
+    #[arg(long, conflicts_with = "graph")]
+    pub clip: Option<String>,
+    /// Animation graph file (JSON, see core/docs/graphs.md) driving the model instead of its
+    /// clips: Tab (or, in the demo, 1-9) selects a parameter, Up/Down change a float, Space
+    /// flips a bool or fires a trigger, P pauses; the demo's HUD and the soft window's title
+    /// show the state.
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
+    #[command(flatten)]
+    pub sets: GraphSets,
+    /// Play the clips of this model (the source) retargeted onto MODEL (the target): the clip
+    /// list, playback and crossfades are the source's, and the source is drawn to the
+    /// target's left (S shows or hides it). Mapped by --map or the automatic humanoid mapping.
+    #[arg(long, value_name = "SOURCE", requires = "model", conflicts_with = "graph")]
+    pub retarget_from: Option<PathBuf>,
+    #[command(flatten)]
+    pub retarget: RetargetArgs,
+    /// With --retarget-from: start with the source hidden.
+    #[arg(long, requires = "retarget_from")]
+    pub hide_source: bool,
+}
+
+impl From<PlaybackArgs> for PlaybackOptions {
+    fn from(a: PlaybackArgs) -> PlaybackOptions {
+        PlaybackOptions {
+            model: a.view.model,
+            anim: a.view.anim,
+            clip: a.clip,
+            graph: a.graph,
+            sets: a.sets.sets,
+            retarget_from: a.retarget_from,
+            retarget: a.retarget.options(),
+            retarget_map: a.retarget.map,
+            hide_source: a.hide_source,
+        }
+    }
 }
 
 /// A viewer's image size.

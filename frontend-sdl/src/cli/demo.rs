@@ -8,19 +8,12 @@ use super::output::{error, Failure};
 /// `sinew demo`: runs the viewer and reports the frames, their mean time and the renderer (the
 /// graph's last state, the screenshot written) on standard error.
 pub fn run(args: DemoArgs) -> Result<(), Failure> {
-    if let (Some(source), Some(target)) = (&args.retarget_from, &args.view.model) {
-        super::retarget::check(source, target, args.view.anim.as_deref(), &args.retarget)?;
+    let p = &args.playback;
+    if let (Some(source), Some(target)) = (&p.retarget_from, &p.view.model) {
+        super::retarget::check(source, target, p.view.anim.as_deref(), &p.retarget)?;
     }
     let opts = DemoOptions {
-        model: args.view.model,
-        anim: args.view.anim,
-        clip: args.clip,
-        graph: args.graph,
-        sets: args.sets.sets,
-        retarget_from: args.retarget_from,
-        retarget: args.retarget.options(),
-        retarget_map: args.retarget.map,
-        hide_source: args.hide_source,
+        playback: args.playback.into(),
         frames: args.frames,
         screenshot: args.screenshot,
         time: args.time,

@@ -13,8 +13,7 @@ pub fn run(args: SoftArgs) -> Result<(), Failure> {
     }
     let (width, height) = (args.size.width, args.size.height);
     let opts = SoftOptions {
-        model: args.view.model,
-        anim: args.view.anim,
+        playback: args.playback.into(),
         headless: args.headless,
         frames: args.frames,
         time: args.time,
@@ -22,8 +21,6 @@ pub fn run(args: SoftArgs) -> Result<(), Failure> {
         width,
         height,
         bones: args.bones,
-        graph: args.graph,
-        sets: args.sets.sets,
     };
     let report = soft::run(&opts).map_err(error)?;
     eprintln!(

@@ -9,10 +9,9 @@ use super::gl::{GpuModel, PartMode, Renderer};
 use super::hud::{Mouse, Ui};
 use super::options::{DemoError, DemoOptions};
 use super::viewer::Viewer;
+use crate::playback::{load_viewer, PlaybackOptions};
 use crate::scene::{default_camera, Camera, Scene};
-use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
-use sinew_offline::retarget::RetargetOptions;
 
 /// What a mouse drag does to the camera.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,22 +85,11 @@ pub(super) struct App {
     pub(super) snapshot: bool,
     /// The mouse cursor in the window, in pixels (`None` outside): the character looks at it.
     pub(super) cursor: Option<(f32, f32)>,
-    /// The animation graph file (and its scheduled changes) that drives every model loaded.
-    pub(super) graph: Option<(PathBuf, Vec<SetSpec>)>,
-    /// The model whose clips drive every model loaded through retargeting, with its map file.
-    pub(super) retarget: Option<RetargetSpec>,
+    /// What drives every model loaded (a graph file, or a retarget source), as the command line
+    /// asked; its model and clip are the first model's.
+    pub(super) playback: PlaybackOptions,
     /// The retarget source's GPU buffers, while the viewer has one.
     pub(super) source_gpu: Option<GpuModel>,
-}
-
-/// What `--retarget-from` asks for: the source, its map file, its options, and whether the
-/// source starts hidden.
-#[derive(Debug, Clone)]
-pub(super) struct RetargetSpec {
-    pub(super) source: PathBuf,
-    pub(super) map: Option<PathBuf>,
-    pub(super) options: RetargetOptions,
-    pub(super) hide_source: bool,
 }
 
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -132,13 +120,7 @@ impl App {
             stats: Stats::default(),
             snapshot: false,
             cursor: None,
-            graph: opts.graph.clone().map(|g| (g, opts.sets.clone())),
-            retarget: opts.retarget_from.clone().map(|source| RetargetSpec {
-                source,
-                map: opts.retarget_map.clone(),
-                options: opts.retarget,
-                hide_source: opts.hide_source,
-            }),
+            playback: opts.playback.clone(),
             source_gpu: None,
         })
     }
@@ -149,42 +131,23 @@ impl App {
         self.message = Some(Message { text, error, at: Instant::now() });
     }
 
-    /// Loads a model into the viewer, driven by the demo's graph file or retarget source when
-    /// it has one; on failure the current view stays and the error is shown.
-    pub(super) fn load(&mut self, r: &Renderer, path: &Path, anim: Option<&Path>) -> Result<(), String> {
-        let mut v = match Viewer::load(path, anim, r.palette_sizes()) {
-            Ok(v) => v,
-            Err(e) => {
-                let msg = format!("cannot load {}: {e}", path.display());
-                self.say(msg.clone(), true);
-                return Err(msg);
-            }
+    /// Loads the model of `opts` into the viewer, driven and playing as `opts` says (see
+    /// [`load_viewer`]); on failure (or without a model) the current view stays and the error is
+    /// shown.
+    pub(super) fn load(&mut self, r: &Renderer, opts: &PlaybackOptions) -> Result<(), String> {
+        let fail = |app: &mut App, msg: String| {
+            app.say(msg.clone(), true);
+            Err(msg)
         };
-        if let Some((graph, sets)) = &self.graph {
-            if let Err(e) = v.attach_graph(graph, sets) {
-                let msg = format!("{}: {e}", graph.display());
-                self.say(msg.clone(), true);
-                return Err(msg);
-            }
-        }
-        if let Some(spec) = &self.retarget {
-            let attached = v.attach_retarget(&spec.source, spec.map.as_deref(), spec.options, r.palette_sizes());
-            if let Err(e) = attached {
-                let msg = e.to_string();
-                self.say(msg.clone(), true);
-                return Err(msg);
-            }
-            if let Some(d) = v.retarget.as_mut() {
-                d.show_source = !spec.hide_source;
-            }
-        }
+        let v = match load_viewer(opts, r.palette_sizes()) {
+            Ok(Some(v)) => v,
+            Ok(None) => return fail(self, "no model to load".into()),
+            Err(e) => return fail(self, e.to_string()),
+        };
+        let path = v.path.clone();
         let source_gpu = match v.retarget.as_ref().map(|d| (r.upload(&d.source), &d.path)) {
             Some((Ok(g), _)) => Some(g),
-            Some((Err(e), p)) => {
-                let msg = format!("cannot upload {}: {e}", p.display());
-                self.say(msg.clone(), true);
-                return Err(msg);
-            }
+            Some((Err(e), p)) => return fail(self, format!("cannot upload {}: {e}", p.display())),
             None => None,
         };
         let gpu = match r.upload(&v.model) {
@@ -193,9 +156,7 @@ impl App {
                 if let Some(g) = source_gpu {
                     r.free(g);
                 }
-                let msg = format!("cannot upload {}: {e}", path.display());
-                self.say(msg.clone(), true);
-                return Err(msg);
+                return fail(self, format!("cannot upload {}: {e}", path.display()));
             }
         };
         let modes = gpu.modes();
@@ -246,12 +207,14 @@ impl App {
             let md5 = self.viewer.as_ref().map(|(v, _)| v.path.clone()).filter(|p| is_ext(p, "md5mesh"));
             match md5 {
                 Some(mesh) => {
-                    let _ = self.load(r, &mesh, Some(&path));
+                    let opts = self.playback.with_model(&mesh, Some(&path));
+                    let _ = self.load(r, &opts);
                 }
                 None => self.say(format!("{}: drop the .md5mesh first, then its .md5anim", path.display()), true),
             }
         } else {
-            let _ = self.load(r, &path, None);
+            let opts = self.playback.with_model(&path, None);
+            let _ = self.load(r, &opts);
         }
     }
 

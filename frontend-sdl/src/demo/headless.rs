@@ -88,7 +88,8 @@ impl Headless {
     ///
     /// The message of a model that cannot be loaded or uploaded.
     pub fn load(&mut self, path: &std::path::Path) -> Result<(), String> {
-        self.app.load(&self.renderer, path, None)
+        let opts = self.app.playback.with_model(path, None);
+        self.app.load(&self.renderer, &opts)
     }
 
     /// The viewer's GPU buffers of its model, once [`Headless::load`] succeeded.

@@ -4,35 +4,19 @@
 use std::path::PathBuf;
 
 use sinew::job::JobError;
-use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::Skinning;
-use sinew_offline::retarget::RetargetOptions;
 
 use super::gl::GlError;
 use super::window::GlRequest;
+use crate::playback::PlaybackOptions;
 use crate::scene::SceneError;
 
 /// What `sinew demo` should do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DemoOptions {
-    /// A model to view instead of the built-in scene.
-    pub model: Option<PathBuf>,
-    /// md5 animation for an `.md5mesh` model.
-    pub anim: Option<PathBuf>,
-    /// The viewer's first clip, by name or index (default: the first).
-    pub clip: Option<String>,
-    /// An animation graph file (JSON) driving the model instead of its clips.
-    pub graph: Option<PathBuf>,
-    /// Scheduled changes of the graph's parameters (`NAME=VALUE@SECONDS` of graph time).
-    pub sets: Vec<SetSpec>,
-    /// A model (the source) whose clips drive the viewed model through retargeting.
-    pub retarget_from: Option<PathBuf>,
-    /// The joint map file of the retargeting (default: the automatic humanoid mapping).
-    pub retarget_map: Option<PathBuf>,
-    /// The retargeting's hips options.
-    pub retarget: RetargetOptions,
-    /// Start with the retarget source hidden (it is drawn beside the model otherwise).
-    pub hide_source: bool,
+    /// The model to view (default: the built-in scene) and what drives it, as `sinew soft`
+    /// takes them.
+    pub playback: PlaybackOptions,
     /// Headless: render this many frames, then stop.
     pub frames: Option<u64>,
     /// Headless: write the last frame here (PNG).
@@ -58,15 +42,7 @@ pub struct DemoOptions {
 impl Default for DemoOptions {
     fn default() -> Self {
         DemoOptions {
-            model: None,
-            anim: None,
-            clip: None,
-            graph: None,
-            sets: Vec::new(),
-            retarget_from: None,
-            retarget_map: None,
-            retarget: RetargetOptions::default(),
-            hide_source: false,
+            playback: PlaybackOptions::default(),
             frames: None,
             screenshot: None,
             time: None,
@@ -179,18 +155,7 @@ pub(super) fn validate(opts: &DemoOptions) -> Result<(), DemoError> {
     if opts.time.is_some_and(|t| !t.is_finite() || t < 0.0) {
         return Err(DemoError::Options("--time must be a finite number ≥ 0".into()));
     }
-    if opts.graph.is_some() && opts.model.is_none() {
-        return Err(DemoError::Options("--graph needs a model to drive".into()));
-    }
-    if opts.retarget_from.is_some() && opts.model.is_none() {
-        return Err(DemoError::Options("--retarget-from needs a model to drive".into()));
-    }
-    if opts.retarget_from.is_some() && opts.graph.is_some() {
-        return Err(DemoError::Options("--retarget-from and --graph cannot be used together".into()));
-    }
-    if !opts.sets.is_empty() && opts.graph.is_none() {
-        return Err(DemoError::Options("--set needs --graph".into()));
-    }
+    opts.playback.validate().map_err(DemoError::Options)?;
     if opts.frames == Some(0) {
         return Err(DemoError::Options("--frames must be at least 1".into()));
     }

@@ -66,18 +66,14 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
         ));
     }
     let mut app = App::new(&r, opts)?;
-    if let Some(m) = &opts.model {
-        let loaded = app.load(&r, m, opts.anim.as_deref());
-        // A model the graph was asked for cannot be shown without it.
-        if let (Err(e), true) = (loaded, headless || opts.graph.is_some()) {
+    if opts.playback.model.is_some() {
+        // The model on the command line, driven and playing as asked; a window stays on the
+        // scene with the error shown unless a graph, a retarget source or a clip was asked for.
+        let loaded = app.load(&r, &opts.playback);
+        let p = &opts.playback;
+        let asked = p.graph.is_some() || p.retarget_from.is_some() || p.clip.is_some();
+        if let (Err(e), true) = (loaded, headless || asked) {
             return Err(DemoError::Load(e));
-        }
-        if let (Some(key), Some((v, _))) = (&opts.clip, app.viewer.as_mut()) {
-            match v.clip_model().find_clip(key) {
-                Some(i) => v.select(i),
-                None if headless => return Err(DemoError::Options(format!("no clip named or numbered '{key}'"))),
-                None => app.say(format!("no clip named or numbered '{key}'"), true),
-            }
         }
     }
     let mut events = win.sdl.event_pump().map_err(DemoError::Window)?;
