@@ -8,6 +8,8 @@
 //!   play, blend, crossfade with fade curves and phase sync, seek, speed, loop modes, graphs;
 //!   and each frame's model matrices, palettes, shader rows and morphed vertices;
 //! - [`rows`]: skin palettes as the GLSL ES 1.00 shaders' uniform rows;
+//! - [`camera`]: the orbit camera that frames a model, and the floor grid's spacing;
+//! - [`gl`]: a material's sampler codes as OpenGL ES 2.0 / WebGL 1 enums;
 //! - [`limits`]: the constants every front end shares (the crossfade time, joint capacities,
 //!   the vertex layout), which the browser's JavaScript reads from the module.
 
@@ -15,7 +17,9 @@
 
 extern crate alloc;
 
+pub mod camera;
 pub mod character;
+pub mod gl;
 pub mod graph;
 mod jobs;
 pub mod limits;

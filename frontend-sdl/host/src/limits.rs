@@ -5,6 +5,22 @@ use sinew::controller::FadeCurve;
 
 pub use crate::parts::{FLOATS_PER_VERTEX, MAX_PART_VERTICES, MIN_PALETTE};
 
+/// The attributes of an interleaved draw-part vertex ([`FLOATS_PER_VERTEX`] floats), in
+/// order: position, normal, joint indices, joint weights, texture coordinates, color; each as
+/// (components, offset in floats). The shaders' attribute locations follow this order.
+pub const VERTEX_ATTRIBUTES: [(usize, usize); 6] = [(3, 0), (3, 3), (4, 6), (4, 10), (2, 14), (4, 16)];
+
+const _: () = {
+    let mut i = 0;
+    let mut next = 0;
+    while i < VERTEX_ATTRIBUTES.len() {
+        assert!(VERTEX_ATTRIBUTES[i].1 == next);
+        next += VERTEX_ATTRIBUTES[i].0;
+        i += 1;
+    }
+    assert!(next == FLOATS_PER_VERTEX);
+};
+
 /// A crossfade's length when the caller gives none, in seconds.
 pub const CROSSFADE_SECONDS: f32 = 0.5;
 

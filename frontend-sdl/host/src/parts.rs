@@ -108,8 +108,11 @@ fn computed_normals(positions: &[Vec3<f32>], indices: &[u32]) -> Vec<Vec3<f32>> 
     n.into_iter().map(Vec3::normalize_or_zero).collect()
 }
 
-/// The source part's vertices in full: positions, normals, influences, surface attributes.
-struct Source {
+/// A baked part's vertices as both viewers draw them: positions, normals (area-weighted from
+/// the triangles where the part has none), up to 4 influences (the heaviest, renormalized:
+/// the shaders take 4), texture coordinates (zero without a texture) and colors (white
+/// without vertex colors), interleaved by [`PartVertices::push_vertex`].
+pub struct PartVertices {
     positions: Vec<Vec3<f32>>,
     normals: Vec<Vec3<f32>>,
     influences: Vec<Influences>,
@@ -118,8 +121,10 @@ struct Source {
     indices: Vec<u32>,
 }
 
-impl Source {
-    fn read(part: &MeshPart<'_>) -> Source {
+impl PartVertices {
+    /// Reads `part`'s vertices and indices.
+    #[must_use]
+    pub fn read(part: &MeshPart<'_>) -> PartVertices {
         let n = part.num_vertices();
         let indices: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
         let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
@@ -131,7 +136,7 @@ impl Source {
         let material = part.material();
         let textured = material.texture.is_some() && part.has_texcoords();
         let colored = material.vertex_colors && part.has_colors();
-        Source {
+        PartVertices {
             influences: (0..n).map(|v| influences(part, v)).collect(),
             uv: (0..n).map(|v| if textured { part.texcoord(v) } else { [0.0; 2] }).collect(),
             colors: (0..n)
@@ -143,9 +148,28 @@ impl Source {
         }
     }
 
-    /// Appends source vertex `v` to `out`, its joints renumbered by `local` (source palette
-    /// index → the new part's); a rigid part's vertices follow entry 0 alone.
-    fn push_vertex(&self, v: usize, rigid: bool, local: &dyn Fn(u16) -> u16, out: &mut Vec<f32>) {
+    /// Number of vertices.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether the part has no vertex.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The part's triangles, three vertex indices each.
+    #[must_use]
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// Appends vertex `v` to `out` as [`FLOATS_PER_VERTEX`] floats, its joints renumbered by
+    /// `local` (the part's palette index → the drawn part's); with `rigid` it follows palette
+    /// entry 0 alone. Zeros for a vertex past the part.
+    pub fn push_vertex(&self, v: usize, rigid: bool, local: &dyn Fn(u16) -> u16, out: &mut Vec<f32>) {
         let (Some(p), Some(n), Some(inf), Some(uv), Some(c)) =
             (self.positions.get(v), self.normals.get(v), self.influences.get(v), self.uv.get(v), self.colors.get(v))
         else {
@@ -198,7 +222,7 @@ impl Group {
     }
 
     /// The part's index of source vertex `v`, appended on first use.
-    fn vertex(&mut self, v: u32, rigid: bool, src: &Source) -> u16 {
+    fn vertex(&mut self, v: u32, rigid: bool, src: &PartVertices) -> u16 {
         match self.vertex_of.get(v as usize) {
             Some(&i) if i != u16::MAX => i,
             _ => {
@@ -223,7 +247,7 @@ impl Group {
 /// The order split parts take `triangles` in, with each triangle's joints and group: grouped
 /// by the joints they share ([`partition`]), each group in the given order. The given order
 /// alone, as one group, should the partition fail (the split then still holds the palette).
-fn grouped(triangles: &[&[u32]], src: &Source, rigid: bool, joints: usize, cap: usize) -> Grouped {
+fn grouped(triangles: &[&[u32]], src: &PartVertices, rigid: bool, joints: usize, cap: usize) -> Grouped {
     let mut sets = Vec::with_capacity(triangles.len());
     for t in triangles {
         let mut set = TriangleJoints::EMPTY;
@@ -263,7 +287,7 @@ pub fn draw_parts(mesh: &MeshData<'_>, palette: usize) -> Vec<DrawPart> {
     let cap = palette.max(MIN_PALETTE);
     let mut out = Vec::new();
     for (source, part) in mesh.parts().enumerate() {
-        let src = Source::read(&part);
+        let src = PartVertices::read(&part);
         let rigid = part.influences() == 0;
         let map: Vec<u16> = (0..part.palette_len()).map(|i| part.palette(i)).collect();
         let material = part.material();

@@ -618,14 +618,7 @@ impl Viewer {
     }
 }
 
-/// A round grid spacing for a model of `radius`: 1, 2 or 5 times a power of ten, about a
-/// fifth of the radius.
-#[must_use]
-pub fn grid_step(radius: f32) -> f32 {
-    let target = (radius / 5.0).max(1.0e-4);
-    let p = 10f32.powf(target.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|&s| s >= target).unwrap_or(target)
-}
+pub use sinew_host::camera::grid_step;
 
 #[cfg(test)]
 mod tests {
@@ -796,13 +789,5 @@ mod tests {
         v.retarget.as_mut().unwrap().show_source = false;
         let f = v.frame(Skinning::Lbs, false).unwrap();
         assert!(f.objects.iter().all(|o| o.model_index == 0));
-    }
-
-    #[test]
-    fn grid_steps_are_round() {
-        assert_eq!(grid_step(5.0), 1.0);
-        assert_eq!(grid_step(6.0), 2.0);
-        assert!((grid_step(0.9) - 0.2).abs() < 1e-6);
-        assert!((grid_step(40.0) - 10.0).abs() < 1e-4);
     }
 }

@@ -1,12 +1,13 @@
-// The desktop viewer's camera and ground grid (frontend-sdl/src/scene/camera.rs and
-// demo/viewer.rs), so the pages frame a model as `sinew demo` does: an orbit camera that shows
-// the bind-pose bounds whole from a slightly raised front view, and a grid on the floor.
+// The orbit camera and floor grid of every viewer (sinew-host's camera.rs), so the pages frame a
+// model as `sinew demo` does: the bind-pose bounds whole from a slightly raised front view, a
+// grid on the floor. The constants are the runtime's (`Sinew.limits`); the matrices are the
+// usual OpenGL ones.
 
 /** An orbit camera framing a sphere: `{target, yaw, pitch, distance, fovY}`. */
-export function framing(center, radius) {
-  const fovY = (40 * Math.PI) / 180;
+export function framing(limits, center, radius) {
+  const { yaw, pitch, fovY, distancePerRadius } = limits.framing;
   const r = Number.isFinite(radius) && radius > 0 ? radius : 1;
-  return { target: [...center], yaw: 0.35, pitch: 0.3, distance: (r * 1.1) / Math.sin(fovY * 0.5), fovY };
+  return { target: [...center], yaw, pitch, distance: r * distancePerRadius, fovY };
 }
 
 /** The camera's eye position. */
@@ -36,14 +37,19 @@ export function mul(a, b) {
   return out;
 }
 
+/** The near and far planes of camera `c`. */
+export function clipPlanes(limits, c) {
+  return [c.distance * limits.nearPerDistance, c.distance * limits.farPerDistance];
+}
+
 /** Projection × view for a viewport `aspect` wide (OpenGL clip conventions, right-handed). */
-export function viewProj(c, aspect) {
+export function viewProj(limits, c, aspect) {
   const e = eye(c);
   const f = normalize(sub(c.target, e));
   const s = normalize(cross(f, [0, 1, 0]));
   const u = cross(s, f);
   const view = [s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0, -dot(s, e), -dot(u, e), dot(f, e), 1];
-  const [near, far] = [c.distance * 0.02, c.distance * 20];
+  const [near, far] = clipPlanes(limits, c);
   const a = Number.isFinite(aspect) && aspect > 0 ? aspect : 1;
   const t = Math.cos(c.fovY * 0.5) / Math.sin(c.fovY * 0.5);
   const nf = 1 / (near - far);
@@ -51,16 +57,8 @@ export function viewProj(c, aspect) {
   return mul(proj, view);
 }
 
-/** The grid spacing for a model of `radius`: 1, 2 or 5 times a power of ten, about a fifth of it. */
-export function gridStep(radius) {
-  const target = Math.max(radius / 5, 1e-4);
-  const p = 10 ** Math.floor(Math.log10(target));
-  return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= target) ?? target;
-}
-
-/** The floor grid under bounds `{center, radius, floor}` as line-segment endpoints (x, y, z each). */
-export function gridLines({ center, radius, floor }) {
-  const step = gridStep(radius);
+/** The floor grid under bounds `{center, radius, floor}`, lines `step` apart (`Sinew.gridStep`), as line-segment endpoints (x, y, z each). */
+export function gridLines({ center, radius, floor }, step) {
   const half = Math.ceil((radius * 1.5) / step) * step;
   const cx = Math.round(center[0] / step) * step;
   const cz = Math.round(center[2] / step) * step;

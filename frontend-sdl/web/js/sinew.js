@@ -77,7 +77,24 @@ export class Sinew {
      * The limits the runtime defines (sinew-host's `limits`): a crossfade's default seconds, the
      * most joints of a model, floats per draw-part vertex, the fewest joints of a palette.
      */
-    this.limits = Object.freeze({ crossfadeSeconds: limit(0), maxJoints: limit(1), floatsPerVertex: limit(2), minPalette: limit(3) });
+    this.limits = Object.freeze({
+      crossfadeSeconds: limit(0),
+      maxJoints: limit(1),
+      floatsPerVertex: limit(2),
+      minPalette: limit(3),
+      maxPitch: limit(4),
+      nearPerDistance: limit(5),
+      farPerDistance: limit(6),
+      framing: { yaw: limit(7), pitch: limit(8), fovY: limit(9), distancePerRadius: limit(10) },
+    });
+    /** A draw part's vertex attributes in order, as `[components, offset in floats]`. */
+    this.vertexLayout = [];
+    for (let i = 0, a; (a = exports.sinew_vertex_attribute(i)); i++) this.vertexLayout.push([a & 255, a >> 8]);
+  }
+
+  /** The floor grid's spacing under a model of `radius`. */
+  gridStep(radius) {
+    return this.wasm.sinew_grid_step(radius);
   }
 
   /** The module's memory as bytes (a new view after the memory grew). */

@@ -11,7 +11,7 @@
 
 import * as THREE from 'three';
 import { Sinew, Outputs } from './sinew.js';
-import { framing, eye, gridLines } from './camera.js';
+import { framing, eye, clipPlanes, gridLines } from './camera.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -27,12 +27,11 @@ const GL_TO_THREE = {
 function partGeometry(model, part) {
   const vertices = new THREE.InterleavedBuffer(model.vertexData(part).slice(), model.sinew.limits.floatsPerVertex);
   const geometry = new THREE.BufferGeometry();
-  geometry.setAttribute('position', new THREE.InterleavedBufferAttribute(vertices, 3, 0));
-  geometry.setAttribute('normal', new THREE.InterleavedBufferAttribute(vertices, 3, 3));
-  geometry.setAttribute('skinIndex', new THREE.InterleavedBufferAttribute(vertices, 4, 6));
-  geometry.setAttribute('skinWeight', new THREE.InterleavedBufferAttribute(vertices, 4, 10));
-  geometry.setAttribute('uv', new THREE.InterleavedBufferAttribute(vertices, 2, 14));
-  geometry.setAttribute('color', new THREE.InterleavedBufferAttribute(vertices, 4, 16));
+  // The runtime's vertex layout, attribute by attribute, under three's names.
+  ['position', 'normal', 'skinIndex', 'skinWeight', 'uv', 'color'].forEach((name, i) => {
+    const [n, offset] = model.sinew.vertexLayout[i];
+    geometry.setAttribute(name, new THREE.InterleavedBufferAttribute(vertices, n, offset));
+  });
   geometry.setIndex(new THREE.BufferAttribute(model.indexData(part).slice(), 1));
   return geometry;
 }
@@ -138,11 +137,13 @@ async function main() {
   );
 
   // The viewer's camera, floor grid and light.
-  const cam = framing(model.bounds.center, model.bounds.radius);
-  const camera = new THREE.PerspectiveCamera(40, width / height, cam.distance * 0.02, cam.distance * 20);
+  const limits = model.sinew.limits;
+  const cam = framing(limits, model.bounds.center, model.bounds.radius);
+  const camera = new THREE.PerspectiveCamera((cam.fovY * 180) / Math.PI, width / height, ...clipPlanes(limits, cam));
   camera.position.set(...eye(cam));
   camera.lookAt(...cam.target);
-  const grid = new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(gridLines(model.bounds), 3));
+  const lines = gridLines(model.bounds, model.sinew.gridStep(model.bounds.radius));
+  const grid = new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(lines, 3));
   const gridColor = new THREE.Color().setRGB(0.42, 0.45, 0.52, THREE.SRGBColorSpace);
   scene.add(new THREE.LineSegments(grid, new THREE.LineBasicMaterial({ color: gridColor, transparent: true, opacity: 0.55 })));
   const light = new THREE.DirectionalLight(0xffffff, Math.PI * 0.75); // three's Lambert divides by π

@@ -73,7 +73,9 @@ function program(gl, vertex, fragment, uniforms) {
 
 /** The GL renderer: programs, the model's buffers and textures, and the frame's draws. */
 class Renderer {
-  constructor(gl, sources, maxVectors, limits) {
+  constructor(gl, sources, maxVectors, sinew) {
+    const limits = sinew.limits;
+    this.sinew = sinew;
     this.gl = gl;
     const budget = Math.min(gl.getParameter(gl.MAX_VERTEX_UNIFORM_VECTORS), maxVectors || Infinity);
     this.joints = Math.min(Math.floor((budget - RESERVED_VECTORS) / VECTORS_PER_JOINT), limits.maxJoints);
@@ -169,11 +171,10 @@ class Renderer {
 
   bindMeshVertex() {
     const gl = this.gl;
-    const stride = 80;
-    const layout = [[3, 0], [3, 12], [4, 24], [4, 40], [2, 56], [4, 64]];
-    layout.forEach(([n, offset], i) => {
+    const stride = this.sinew.limits.floatsPerVertex * 4;
+    this.sinew.vertexLayout.forEach(([n, offset], i) => {
       gl.enableVertexAttribArray(i);
-      gl.vertexAttribPointer(i, n, gl.FLOAT, false, stride, offset);
+      gl.vertexAttribPointer(i, n, gl.FLOAT, false, stride, offset * 4);
     });
   }
 
@@ -185,7 +186,7 @@ class Renderer {
     gl.clearColor(...CLEAR);
     gl.depthMask(true);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    const vp = viewProj(cam, width / Math.max(height, 1));
+    const vp = viewProj(this.sinew.limits, cam, width / Math.max(height, 1));
     if (grid) this.drawLines(grid, vp, GRID_COLOR);
     if (!character || !this.gpu) return;
     const model = character.model;
@@ -254,7 +255,7 @@ class Viewer {
     this.playing = params.get('paused') !== '1';
     this.method = params.get('skinning') === 'dqs' ? 'dqs' : 'lbs';
     this.speed = 1;
-    this.camera = framing([0, 0, 0], 1);
+    this.camera = framing(sinew.limits, [0, 0, 0], 1);
     this.grid = null;
     this.last = null;
   }
@@ -279,8 +280,8 @@ class Viewer {
       this.character?.free();
       this.model?.close();
       [this.model, this.character] = [model, character];
-      this.camera = framing(model.bounds.center, model.bounds.radius);
-      this.grid = gridLines(model.bounds);
+      this.camera = framing(this.sinew.limits, model.bounds.center, model.bounds.radius);
+      this.grid = gridLines(model.bounds, this.sinew.gridStep(model.bounds.radius));
       document.body.dataset.parts = String(parts);
       document.body.dataset.joints = String(this.renderer.joints);
       this.character.playing = this.playing;
@@ -475,7 +476,8 @@ class Viewer {
     addEventListener('pointermove', (e) => {
       if (!drag) return;
       this.camera.yaw -= (e.clientX - drag[0]) * 0.01;
-      this.camera.pitch = Math.min(1.5, Math.max(-1.5, this.camera.pitch + (e.clientY - drag[1]) * 0.01));
+      const max = this.sinew.limits.maxPitch;
+      this.camera.pitch = Math.min(max, Math.max(-max, this.camera.pitch + (e.clientY - drag[1]) * 0.01));
       drag = [e.clientX, e.clientY];
       this.render();
     });
@@ -496,7 +498,7 @@ async function main() {
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
   const runtime = moduleUrl({ simd: params.get('simd') !== '0' });
   const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
-  const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew.limits);
+  const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew);
   const viewer = new Viewer(sinew, renderer);
   window.sinewViewer = viewer;
   viewer.wireControls();

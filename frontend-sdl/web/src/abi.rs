@@ -12,7 +12,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use sinew::controller::FadeCurve;
-use sinew_host::limits::{WebRig, CROSSFADE_SECONDS, FLOATS_PER_VERTEX, MIN_PALETTE};
+use sinew_host::camera::{grid_step, Camera};
+use sinew_host::limits::{WebRig, CROSSFADE_SECONDS, FLOATS_PER_VERTEX, MIN_PALETTE, VERTEX_ATTRIBUTES};
 use sinew_host::Model;
 
 use crate::{WebCharacter as Character, WebWork as Work};
@@ -112,9 +113,11 @@ pub unsafe extern "C" fn sinew_free(ptr: *mut u8, len: usize) {
     }
 }
 
-/// The limits the page shares with the runtime, by `what`: 0 a crossfade's default length in
-/// seconds, 1 the most joints of a model, 2 floats per vertex of a draw part, 3 the fewest
-/// joints a palette may hold. NaN for any other.
+/// The constants the page shares with the runtime, by `what`: 0 a crossfade's default length
+/// in seconds, 1 the most joints of a model, 2 floats per vertex of a draw part, 3 the fewest
+/// joints a palette may hold; the camera's ([`Camera`]): 4 its largest elevation, 5 and 6 its
+/// near and far planes per unit of distance, 7 to 10 the framing's yaw, pitch, vertical field
+/// of view (radians) and distance per unit of radius. NaN for any other.
 #[no_mangle]
 pub extern "C" fn sinew_limit(what: u32) -> f32 {
     match what {
@@ -122,8 +125,29 @@ pub extern "C" fn sinew_limit(what: u32) -> f32 {
         1 => WebRig::JOINTS as f32,
         2 => FLOATS_PER_VERTEX as f32,
         3 => MIN_PALETTE as f32,
+        4 => Camera::MAX_PITCH,
+        5 => Camera::NEAR_PER_DISTANCE,
+        6 => Camera::FAR_PER_DISTANCE,
+        7 => Camera::FRAMING_YAW,
+        8 => Camera::FRAMING_PITCH,
+        9 => Camera::FRAMING_FOV_Y,
+        10 => Camera::FRAMING_DISTANCE_PER_RADIUS,
         _ => f32::NAN,
     }
+}
+
+/// Attribute `i` of a draw part's vertex (position, normal, joint indices, joint weights,
+/// texture coordinates, color) as `components + 256 × offset` (offset in floats); 0 past the
+/// last.
+#[no_mangle]
+pub extern "C" fn sinew_vertex_attribute(i: u32) -> u32 {
+    VERTEX_ATTRIBUTES.get(i as usize).map_or(0, |&(n, offset)| (n + 256 * offset) as u32)
+}
+
+/// The floor grid's spacing under a model of `radius`.
+#[no_mangle]
+pub extern "C" fn sinew_grid_step(radius: f32) -> f32 {
+    grid_step(radius)
 }
 
 /// Address of the last text: an error message, or a model's description.

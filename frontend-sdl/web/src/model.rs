@@ -1,10 +1,7 @@
 //! A loaded `.sinew` file as the page sees it: [`open`] with the browser's joint capacity,
 //! and [`describe`], the model's description for the JavaScript side.
 
-use sinew::asset::format::{
-    FILTER_LINEAR_MIPMAP_LINEAR, FILTER_LINEAR_MIPMAP_NEAREST, FILTER_NEAREST, FILTER_NEAREST_MIPMAP_LINEAR,
-    FILTER_NEAREST_MIPMAP_NEAREST,
-};
+use sinew_host::gl;
 use sinew_host::limits::WebRig;
 use sinew_host::{LoadError, Model};
 
@@ -79,9 +76,14 @@ pub fn describe(model: &Model) -> String {
             let color = m.factor.map(|c| f32::from(c) / 255.0);
             j.raw(",").key("color").floats(&color);
             j.raw(",").key("texture").opt_uint(m.texture.filter(|_| p.textured));
-            j.raw(",").key("wrapS").uint(wrap_code(m.wrap_s));
-            j.raw(",").key("wrapT").uint(wrap_code(m.wrap_t));
-            j.raw(",").key("mag").uint(mag_code(m.mag_filter)).raw(",").key("min").uint(min_code(m.min_filter));
+            j.raw(",").key("wrapS").uint(gl::wrap(m.wrap_s) as usize);
+            j.raw(",").key("wrapT").uint(gl::wrap(m.wrap_t) as usize);
+            j.raw(",")
+                .key("mag")
+                .uint(gl::mag_filter(m.mag_filter) as usize)
+                .raw(",")
+                .key("min")
+                .uint(gl::min_filter(m.min_filter) as usize);
             j.raw("}");
         }
         j.raw("]}");
@@ -112,34 +114,4 @@ pub fn describe(model: &Model) -> String {
     j.raw("],").key("bounds").raw("{").key("center").floats(&b.center.to_array());
     j.raw(",").key("radius").float(b.radius).raw(",").key("floor").float(b.floor).raw("}}");
     j.out
-}
-
-/// The GL enum of a wrap mode.
-fn wrap_code(w: sinew::raster::Wrap) -> usize {
-    match w {
-        sinew::raster::Wrap::Repeat => 0x2901,
-        sinew::raster::Wrap::ClampToEdge => 0x812F,
-        sinew::raster::Wrap::MirroredRepeat => 0x8370,
-    }
-}
-
-/// The GL enum of a magnification filter code (`NEAREST` or `LINEAR`).
-fn mag_code(code: u8) -> usize {
-    if code == FILTER_NEAREST {
-        0x2600
-    } else {
-        0x2601
-    }
-}
-
-/// The GL enum of a minification filter code.
-fn min_code(code: u8) -> usize {
-    match code {
-        FILTER_NEAREST => 0x2600,
-        FILTER_NEAREST_MIPMAP_NEAREST => 0x2700,
-        FILTER_LINEAR_MIPMAP_NEAREST => 0x2701,
-        FILTER_NEAREST_MIPMAP_LINEAR => 0x2702,
-        FILTER_LINEAR_MIPMAP_LINEAR => 0x2703,
-        _ => 0x2601,
-    }
 }

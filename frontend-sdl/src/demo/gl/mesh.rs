@@ -8,7 +8,7 @@
 
 use glow::HasContext;
 use sinew::asset::MeshPart;
-use sinew::math::Vec3;
+use sinew_host::parts::{PartVertices, FLOATS_PER_VERTEX};
 use sinew_offline::model::{Model, SkinnedPart};
 use sinew_offline::morph::MorphedPart;
 
@@ -123,60 +123,30 @@ impl GpuModel {
     }
 }
 
-/// Area-weighted vertex normals of indexed triangles.
-fn computed_normals(positions: &[Vec3<f32>], indices: &[u32]) -> Vec<Vec3<f32>> {
-    let mut n = vec![Vec3::ZERO; positions.len()];
-    for t in indices.chunks_exact(3) {
-        let (Some(&a), Some(&b), Some(&c)) =
-            (positions.get(t[0] as usize), positions.get(t[1] as usize), positions.get(t[2] as usize))
-        else {
-            continue;
-        };
-        let f = (b - a).cross(c - a);
-        for &i in t {
-            if let Some(v) = n.get_mut(i as usize) {
-                *v += f;
-            }
-        }
-    }
-    n.into_iter().map(Vec3::normalize_or_zero).collect()
-}
-
-/// The vertices of a part for `mode`: its joints and weights when skinned on the GPU, else
-/// palette entry 0 alone.
-fn part_vertex_data(part: &MeshPart<'_>, indices: &[u32], mode: &PartMode) -> Vec<MeshVertex> {
-    let n = part.num_vertices();
-    let positions: Vec<Vec3<f32>> = (0..n).map(|v| part.position(v)).collect();
-    let normals: Vec<Vec3<f32>> = if part.has_normals() {
-        (0..n).map(|v| part.normal(v)).collect()
-    } else {
-        computed_normals(&positions, indices)
-    };
-    let k = part.influences();
-    let material = part.material();
-    let textured = material.texture.is_some() && part.has_texcoords();
-    let colored = material.vertex_colors && part.has_colors();
-    let mut out = Vec::with_capacity(n);
-    for v in 0..n {
-        let mut idx = MeshVertex::SINGLE_INDICES;
-        let mut w = MeshVertex::SINGLE_WEIGHTS;
-        if *mode == PartMode::Gpu {
-            w = [0.0; 4];
-            for i in 0..k.min(4) {
-                idx[i] = f32::from(part.joint(v, i));
-                w[i] = part.weight(v, i);
-            }
-        }
-        out.push(MeshVertex {
-            position: positions[v].to_array(),
-            normal: normals[v].to_array(),
-            joint_indices: idx,
-            joint_weights: w,
-            uv: if textured { part.texcoord(v) } else { [0.0; 2] },
-            color: if colored { part.color(v).map(|c| f32::from(c) / 255.0) } else { [1.0; 4] },
-        });
-    }
-    out
+/// The vertices of a part for `mode` (the host layer's [`PartVertices`], as the browser
+/// runtime draws them): its joints and weights when skinned on the GPU, else palette entry 0
+/// alone.
+fn part_vertex_data(part: &MeshPart<'_>, mode: &PartMode) -> Vec<MeshVertex> {
+    const { assert!(size_of::<MeshVertex>() == FLOATS_PER_VERTEX * 4) };
+    let src = PartVertices::read(part);
+    let rigid = *mode != PartMode::Gpu;
+    let mut floats = Vec::with_capacity(FLOATS_PER_VERTEX);
+    (0..src.len())
+        .map(|v| {
+            floats.clear();
+            src.push_vertex(v, rigid, &|j| j, &mut floats);
+            let at = |i: usize| floats.get(i).copied().unwrap_or(0.0);
+            let take = |from: usize, out: &mut [f32]| out.iter_mut().enumerate().for_each(|(k, x)| *x = at(from + k));
+            let mut m = MeshVertex::default();
+            take(0, &mut m.position);
+            take(3, &mut m.normal);
+            take(6, &mut m.joint_indices);
+            take(10, &mut m.joint_weights);
+            take(14, &mut m.uv);
+            take(16, &mut m.color);
+            m
+        })
+        .collect()
 }
 
 /// Vertex data repeated per index (for non-indexed drawing); zeros for an index past `base`.
@@ -219,7 +189,7 @@ pub(super) fn upload(
                 PartMode::Gpu
             };
             let indices: Vec<u32> = (0..part.num_indices()).map(|i| part.index(i)).collect();
-            let base = part_vertex_data(&part, &indices, &mode);
+            let base = part_vertex_data(&part, &mode);
             let n = part.num_vertices();
             let (index_type, expand) = if n <= 65536 {
                 (glow::UNSIGNED_SHORT, None)

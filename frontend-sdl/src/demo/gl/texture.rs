@@ -7,7 +7,7 @@
 //! offscreen target's color texture.
 
 use glow::HasContext;
-use sinew::asset::format::{FILTER_LINEAR, FILTER_NEAREST};
+use sinew::asset::format::FILTER_LINEAR;
 use sinew::asset::MaterialData;
 use sinew::raster::{PixelFormat, Rgb565, TexelFormat, Texture, Wrap};
 use sinew_offline::material::resize_rgba;
@@ -72,24 +72,14 @@ fn prev_pot(n: u32) -> u32 {
     1 << (31 - n.max(1).leading_zeros())
 }
 
+/// The wrap mode's enum (the host layer's table, which the browser page reads too).
 fn gl_wrap(w: Wrap) -> i32 {
-    (match w {
-        Wrap::Repeat => glow::REPEAT,
-        Wrap::ClampToEdge => glow::CLAMP_TO_EDGE,
-        Wrap::MirroredRepeat => glow::MIRRORED_REPEAT,
-    }) as i32
+    sinew_host::gl::wrap(w) as i32
 }
 
+/// A minification filter code's enum.
 fn gl_min(code: u8) -> i32 {
-    use sinew::asset::format::*;
-    (match code {
-        FILTER_NEAREST => glow::NEAREST,
-        FILTER_NEAREST_MIPMAP_NEAREST => glow::NEAREST_MIPMAP_NEAREST,
-        FILTER_LINEAR_MIPMAP_NEAREST => glow::LINEAR_MIPMAP_NEAREST,
-        FILTER_NEAREST_MIPMAP_LINEAR => glow::NEAREST_MIPMAP_LINEAR,
-        FILTER_LINEAR_MIPMAP_LINEAR => glow::LINEAR_MIPMAP_LINEAR,
-        _ => glow::LINEAR,
-    }) as i32
+    sinew_host::gl::min_filter(code) as i32
 }
 
 /// Sampler state of nearest texels clamped to the edge (the white texture, the offscreen color
@@ -156,7 +146,7 @@ pub(super) fn upload(
     let (w, h) = upload_size(t.width(), t.height(), key.needs_pot(), max_size);
     let rgba = rgba_of(t);
     let pixels = if (w, h) == (t.width(), t.height()) { rgba } else { resize_rgba(&rgba, t.width(), t.height(), w, h) };
-    let mag = if key.mag == FILTER_NEAREST { glow::NEAREST } else { glow::LINEAR } as i32;
+    let mag = sinew_host::gl::mag_filter(key.mag) as i32;
     let texture = create(
         gl,
         w,

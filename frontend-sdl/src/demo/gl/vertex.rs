@@ -118,6 +118,18 @@ impl Vertex for MeshVertex {
     }
 }
 
+// The layout is the host layer's draw-part vertex (`sinew_host::limits::VERTEX_ATTRIBUTES`),
+// which the browser page reads from its module: the same attributes in the same places.
+const _: () = {
+    let (ours, host) = (<MeshVertex as Vertex>::ATTRIBUTES, sinew_host::limits::VERTEX_ATTRIBUTES);
+    assert!(ours.len() == host.len() && size_of::<MeshVertex>() == sinew_host::limits::FLOATS_PER_VERTEX * 4);
+    let mut i = 0;
+    while i < ours.len() {
+        assert!(ours[i].components as usize == host[i].0 && ours[i].offset == host[i].1 * 4);
+        i += 1;
+    }
+};
+
 /// One end of a world-space line.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
