@@ -216,7 +216,8 @@ pub(super) fn new_machine(
     clips: &[sinew::controller::ClipEntry<'_, f32>],
 ) -> Result<Box<CharacterMachine>, LayerError> {
     let mut m = Box::new(CharacterMachine::new(CHARACTER_GRAPH, clips)?);
-    m.set_root_motion(Some(RootMotionSettings { joint: humanoid::ROOT, ..RootMotionSettings::default() }))?;
+    m.set_root_motion(Some(RootMotionSettings { joint: humanoid::ROOT, ..RootMotionSettings::default() }))
+        .map_err(|error| LayerError { layer: 0, error })?;
     Ok(m)
 }
 
