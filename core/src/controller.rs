@@ -70,8 +70,10 @@
 //!
 //! # Memory
 //!
-//! The controller holds what persists between updates: per slot a cursor of `C::TRACKS` `u16`,
-//! a player and root-motion state; per layer a mask of `C::SOA` `[R; 4]`. What an update only works
+//! The controller holds what persists between updates: per slot its sampling state (by default
+//! [`KeyCursors`], `C::TRACKS` `u16` key cursors; [`SoaCaches`], a decoded-key cache per four
+//! joints, trades memory for speed on hosts: the controller's third parameter, a
+//! [`SlotSampling`]), a player and root-motion state; per layer a mask of `C::SOA` `[R; 4]`. What an update only works
 //! in — one sampled pose per slot and each layer's per-joint blend weights — is a
 //! [`ControllerScratch`] passed to [`Controller::update`]; characters updated in turn share one
 //! (one per thread). The caller supplies the clips, the skeleton and the output pose (and the
@@ -93,7 +95,7 @@ mod update;
 
 pub use error::ControllerError;
 pub use fade::FadeCurve;
-pub use state::ControllerScratch;
+pub use state::{ControllerScratch, KeyCursors, SlotSampling, SoaCaches};
 
 pub(crate) use fade::Fade;
 pub(crate) use update::override_shares;
@@ -263,8 +265,8 @@ pub struct ControllerEvent<R> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Controller<R: Real, C: Capacity> {
-    slots: C::PerSlot<Slot<R, C>>,
+pub struct Controller<R: Real, C: Capacity, S: SlotSampling<R, C> = KeyCursors> {
+    slots: C::PerSlot<Slot<R, C, S>>,
     layers: C::PerLayer<LayerState<R, C>>,
     threshold: R,
     rotation: RotationInterpolation,
@@ -273,13 +275,13 @@ pub struct Controller<R: Real, C: Capacity> {
     root_total: Motion<R>,
 }
 
-impl<R: Real, C: Capacity> Default for Controller<R, C> {
+impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Default for Controller<R, C, S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<R: Real, C: Capacity> Controller<R, C> {
+impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
     /// An empty controller: every slot empty, every layer a full-weight override layer without
     /// mask, threshold 1, corrected-nlerp rotations, no root motion.
     #[must_use]
@@ -414,8 +416,8 @@ impl<R: Real, C: Capacity> Controller<R, C> {
         }
         let entry = clips.get(clip.0).ok_or(ControllerError::UnknownClip { clip, clips: clips.len() })?;
         let tracks = entry.clip.num_tracks();
-        if tracks > C::TRACKS {
-            return Err(ControllerError::TooManyTracks { tracks, capacity: C::TRACKS });
+        if tracks > S::MAX_TRACKS {
+            return Err(ControllerError::TooManyTracks { tracks, capacity: S::MAX_TRACKS });
         }
         let s = &mut self.slots.as_mut()[slot.0];
         *s = Slot::INIT;

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use sinew::asset::Asset;
-use sinew::controller::{ClipEntry, ClipId, Controller, ControllerScratch, FadeCurve, LayerId, SlotId};
+use sinew::controller::{ClipEntry, ClipId, Controller, ControllerScratch, FadeCurve, LayerId, SlotId, SoaCaches};
 use sinew::job::{LocalToModelJob, SkinMatrixJob};
 use sinew::math::{Mat4, SoaTransform};
 use sinew::skeleton::Skeleton;
@@ -76,7 +76,7 @@ fn controller_palettes(bytes: &[u8]) -> Vec<Vec<u32>> {
     let skeleton: Skeleton<f32, { Two::SOA }> = asset.skeleton().unwrap().to_skeleton().unwrap();
     let clips: Vec<ClipEntry<'_, f32>> =
         (0..asset.num_clips()).map(|i| ClipEntry::new(asset.clip(i).unwrap())).collect();
-    let mut c = Controller::<f32, Two>::new();
+    let mut c = Controller::<f32, Two, SoaCaches>::new();
     let mut scratch = ControllerScratch::new();
     let mut pose = skeleton.rest_pose().to_vec();
     let mut primary = 0;

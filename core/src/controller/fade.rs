@@ -4,7 +4,7 @@
 //! progress in the update's first pass (`progress_fades`, in `update.rs`).
 
 use super::state::Slot;
-use super::{Controller, ControllerError};
+use super::{Controller, ControllerError, SlotSampling};
 use crate::capacity::Capacity;
 use crate::real::Real;
 
@@ -40,7 +40,7 @@ impl<R: Real> Fade<R> {
     }
 }
 
-impl<R: Real, C: Capacity> Controller<R, C> {
+impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
     /// True while slot `slot` fades.
     #[must_use]
     pub fn is_fading(&self, slot: usize) -> bool {
@@ -80,7 +80,7 @@ impl<R: Real, C: Capacity> Controller<R, C> {
 
     /// Starts fading `s` to `to` over `duration` seconds, or sets its weight at once (leaving
     /// phase sync at weight 0) when `duration` is 0.
-    fn start_fade(s: &mut Slot<R, C>, to: R, duration: R, curve: FadeCurve) {
+    fn start_fade(s: &mut Slot<R, C, S>, to: R, duration: R, curve: FadeCurve) {
         if duration > R::ZERO {
             s.fade = Some(Fade { from: s.weight, to, duration, elapsed: R::ZERO, curve });
         } else {

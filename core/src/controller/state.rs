@@ -2,32 +2,85 @@
 //! and root-motion measure (`Slot`), per layer its mode, weight and mask (`LayerState`) — and
 //! what an update only works in ([`ControllerScratch`]).
 
+use core::fmt::Debug;
+
 use super::fade::Fade;
 use super::LayerMode;
 use crate::capacity::{Capacity, Element};
+use crate::clip::SoaTrackCache;
+use crate::job::sampling::TrackState;
 use crate::math::SoaTransform;
 use crate::player::Player;
 use crate::real::Real;
 use crate::root_motion::RootMotionTracker;
 
-/// One clip slot: its clip, player, weight, fade, phase sync, sampling cursor and root-motion
+/// How a controller's slots keep their sampling state from one update to the next (the
+/// [`SamplingJob`](crate::job::SamplingJob)'s `cursor`): [`KeyCursors`] (the default) or
+/// [`SoaCaches`]. Both sample the same keys; they differ in memory, speed and the order of
+/// some products (so in the last bits).
+pub trait SlotSampling<R: Real, C: Capacity>: Copy + Debug + Default + 'static {
+    /// One slot's state.
+    type State: Element;
+    /// Its entries, as the sampling job takes them.
+    type Entry: TrackState<R>;
+    /// The most tracks a slot's clip may have.
+    const MAX_TRACKS: usize;
+    /// The state's entries.
+    fn entries(state: &mut Self::State) -> &mut [Self::Entry];
+}
+
+/// A `u16` key cursor per track (`C::TRACKS` of them, 2 bytes each): the least memory, for
+/// microcontrollers; a clip may have up to `C::TRACKS` tracks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct KeyCursors;
+
+impl<R: Real, C: Capacity> SlotSampling<R, C> for KeyCursors {
+    type State = C::PerTrack<u16>;
+    type Entry = u16;
+    const MAX_TRACKS: usize = C::TRACKS;
+    fn entries(state: &mut Self::State) -> &mut [u16] {
+        state.as_mut()
+    }
+}
+
+/// A [`SoaTrackCache`] per four joints (`C::SOA` of them): the keys around the current time,
+/// decoded, so that playing forward decodes a key only when it crosses it — the fastest on
+/// hosts, at a few hundred bytes per four joints; any number of tracks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct SoaCaches;
+
+impl<R: Real, C: Capacity> SlotSampling<R, C> for SoaCaches {
+    type State = C::PerSoa<SoaTrackCache<R>>;
+    type Entry = SoaTrackCache<R>;
+    const MAX_TRACKS: usize = usize::MAX;
+    fn entries(state: &mut Self::State) -> &mut [SoaTrackCache<R>] {
+        state.as_mut()
+    }
+}
+
+/// An empty cache.
+impl<R: Real> Element for SoaTrackCache<R> {
+    const INIT: Self = SoaTrackCache::EMPTY;
+}
+
+/// One clip slot: its clip, player, weight, fade, phase sync, sampling state and root-motion
 /// measure.
 #[derive(Debug, Clone)]
-pub(super) struct Slot<R: Real, C: Capacity> {
+pub(super) struct Slot<R: Real, C: Capacity, S: SlotSampling<R, C>> {
     pub(super) clip: Option<usize>,
     pub(super) layer: usize,
     pub(super) player: Player<R>,
     pub(super) weight: R,
     pub(super) fade: Option<Fade<R>>,
     pub(super) synced: bool,
-    pub(super) cursor: C::PerTrack<u16>,
+    pub(super) cursor: S::State,
     pub(super) root: Option<RootMotionTracker<R>>,
     /// Player phase and loops after the last update, to notice seeks.
     pub(super) mark: (u64, i64),
 }
 
 /// An empty slot: no clip, weight 0, no fade.
-impl<R: Real, C: Capacity> Element for Slot<R, C> {
+impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Element for Slot<R, C, S> {
     const INIT: Self = Slot {
         clip: None,
         layer: 0,
@@ -41,7 +94,7 @@ impl<R: Real, C: Capacity> Element for Slot<R, C> {
     };
 }
 
-impl<R: Real, C: Capacity> Slot<R, C> {
+impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Slot<R, C, S> {
     /// Sampled, advanced and blended this update.
     pub(super) fn active(&self) -> bool {
         self.clip.is_some() && (self.weight > R::ZERO || self.fade.is_some_and(|f| f.to > R::ZERO))

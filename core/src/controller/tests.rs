@@ -445,6 +445,40 @@ fn a_capacity_without_root_motion_refuses_it_and_plays_the_same_pose() {
 }
 
 #[test]
+fn key_caches_sample_what_key_cursors_sample() {
+    let bytes = asset_bytes();
+    let asset = Asset::parse(&bytes).unwrap();
+    let f = fixture(&asset, &[]);
+    let mut cursors = Ctl::new();
+    let mut caches = Controller::<f32, Test, SoaCaches>::new();
+    for (slot, weight) in [(0, 0.6), (1, 0.4)] {
+        cursors.assign(SlotId(slot), LayerId(0), ClipId(slot), &f.clips).unwrap();
+        cursors.set_weight(slot, weight).unwrap();
+        caches.assign(SlotId(slot), LayerId(0), ClipId(slot), &f.clips).unwrap();
+        caches.set_weight(slot, weight).unwrap();
+    }
+    let (mut a, mut b) = ([SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);
+    // Forward, a seek back, then forward again: the caches refill where the cursors move.
+    for (step, dt) in [0.1, 0.25, 0.3, -0.45, 0.05, 0.2].into_iter().enumerate() {
+        if dt < 0.0 {
+            for slot in 0..2 {
+                let t = cursors.player(slot).unwrap().time() + dt;
+                cursors.player_mut(slot).unwrap().seek(t);
+                caches.player_mut(slot).unwrap().seek(t);
+            }
+        }
+        let dt = dt.max(0.0);
+        update(&mut cursors, &f, dt, &mut a);
+        caches.update(dt, &f.clips, f.skel.view(), &mut ControllerScratch::new(), &mut b, |_| {}).unwrap();
+        for j in 0..6 {
+            let (x, y) = (a[j / 4].lane(j % 4), b[j / 4].lane(j % 4));
+            assert!((x.translation - y.translation).max_abs() < 1e-5, "step {step}, joint {j}");
+            assert!(x.rotation.angle_between(y.rotation) < 1e-4, "step {step}, joint {j}");
+        }
+    }
+}
+
+#[test]
 fn root_motion_through_the_controller() {
     let bytes = asset_bytes();
     let asset = Asset::parse(&bytes).unwrap();

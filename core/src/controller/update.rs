@@ -5,7 +5,10 @@
 
 use super::fade::Fade;
 use super::state::Slot;
-use super::{AdditiveReference, ClipEntry, Controller, ControllerError, ControllerEvent, ControllerScratch, LayerMode};
+use super::{
+    AdditiveReference, ClipEntry, Controller, ControllerError, ControllerEvent, ControllerScratch, LayerMode,
+    SlotSampling,
+};
 use crate::capacity::{Buf, Capacity, Element};
 use crate::clip::{Clip, RotationInterpolation};
 use crate::job::blending::{make_additive, BlendingJob, Layer};
@@ -25,7 +28,7 @@ enum Plan<R> {
     Cycles(R),
 }
 
-impl<R: Real, C: Capacity> Controller<R, C> {
+impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
     /// Advances every active slot by `dt` seconds, samples them into `scratch` and blends them
     /// into `output` (the local pose, at least `skeleton.num_soa_joints()` elements), and reports
     /// marker crossings of active slots to `on_event` (slot order, then crossing order).
@@ -105,8 +108,8 @@ impl<R: Real, C: Capacity> Controller<R, C> {
             let Some(ci) = s.clip.filter(|_| s.active()) else { continue };
             let entry = clips.get(ci).ok_or(ControllerError::ClipOutOfRange { slot: i })?;
             let tracks = entry.clip.num_tracks();
-            if tracks > C::TRACKS {
-                return Err(ControllerError::TooManyTracks { tracks, capacity: C::TRACKS });
+            if tracks > S::MAX_TRACKS {
+                return Err(ControllerError::TooManyTracks { tracks, capacity: S::MAX_TRACKS });
             }
             if entry.clip.joint_bound() > skeleton.num_joints() {
                 return Err(ControllerError::Job(JobError::JointIndexOutOfRange));
@@ -247,7 +250,7 @@ impl<R: Real, C: Capacity> Controller<R, C> {
                 time: slot.player.time(),
                 rotation: self.rotation,
                 rest_pose: rest,
-                cursor: slot.cursor.as_mut(),
+                cursor: S::entries(&mut slot.cursor),
                 output: pose,
             }
             .run()?;
@@ -271,7 +274,7 @@ impl<R: Real, C: Capacity> Controller<R, C> {
     /// transform `root_rest` missing) and outside override layers.
     #[inline(always)]
     fn restart_root_measure(
-        slot: &mut Slot<R, C>,
+        slot: &mut Slot<R, C, S>,
         clip: &Clip<'_>,
         mode: LayerMode,
         settings: Option<RootMotionSettings>,
@@ -300,7 +303,7 @@ impl<R: Real, C: Capacity> Controller<R, C> {
     /// left alone.
     #[inline(always)]
     fn extract_root_motion(
-        slot: &mut Slot<R, C>,
+        slot: &mut Slot<R, C, S>,
         pose: &mut [SoaTransform<R>],
         shares: &[C::PerSoa<[R; 4]>],
         wraps: i64,

@@ -16,7 +16,9 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use sinew::capacity::Capacity;
-use sinew::controller::{ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId};
+use sinew::controller::{
+    ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId, SoaCaches,
+};
 use sinew::job::morph::{MorphJob, MorphWeightsJob};
 use sinew::job::{JobError, SkinDualQuatJob, SkinMatrixJob};
 use sinew::math::{DualQuat, Mat4, SoaTransform, SymMat3, Vec3};
@@ -160,7 +162,7 @@ pub struct Character<C: Capacity> {
     graph: Option<GraphRun>,
     /// The model it animates.
     pub model: Rc<Model>,
-    controller: Box<Controller<f32, C>>,
+    controller: Box<Controller<f32, C, SoaCaches>>,
     /// The primary clip's slot (0 or 1); the other holds the second clip, if any.
     primary: usize,
     /// A crossfade to the second slot runs.
@@ -437,9 +439,9 @@ impl<C: Capacity> Character<C> {
         self.fading
     }
 
-    /// The controller the clips play on.
+    /// The controller the clips play on (its slots keep decoded-key caches: [`SoaCaches`]).
     #[must_use]
-    pub fn controller(&self) -> &Controller<f32, C> {
+    pub fn controller(&self) -> &Controller<f32, C, SoaCaches> {
         &self.controller
     }
 
