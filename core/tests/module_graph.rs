@@ -356,6 +356,17 @@ fn module_graph(files: &BTreeMap<String, String>) -> Graph {
         assert!(seen.insert(file.clone()), "{file} is reached twice");
         let (code, tests) = prepare(&file);
         test_dirs.extend(tests.iter().map(|t| format!("{dir}{t}")));
+        // Files whose code this module includes (`include!("…")`, a path relative to this
+        // file's directory: the kernels compiled once per kernel set) are part of the module.
+        let here = file.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+        let included: BTreeSet<String> = files[&file]
+            .split("include!(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('"').map(|(name, _)| format!("{here}{name}")))
+            .collect();
+        for inc in included {
+            queue.push((inc, path.clone(), dir.clone()));
+        }
         for child in mod_declarations(&code) {
             let plain = format!("{dir}{child}.rs");
             let file = if files.contains_key(&plain) { plain } else { format!("{dir}{child}/mod.rs") };

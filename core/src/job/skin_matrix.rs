@@ -3,9 +3,9 @@
 
 use crate::job::JobError;
 use crate::math::{mat4::mul_mat4, DualQuat, Mat4, SymMat3};
-use crate::platform::dispatch::{dispatch, Kernel};
+use crate::platform::dispatch::{dispatch, PerSet};
 use crate::platform::SIMD_LANES;
-use crate::real::{Lanes, Real};
+use crate::real::Real;
 
 /// Checks the inputs shared by both palette jobs; returns the palette length.
 fn validate_inputs<R: Real>(
@@ -34,26 +34,6 @@ fn validate_inputs<R: Real>(
         return Err(JobError::OutputTooSmall);
     }
     Ok(n)
-}
-
-/// `a × b` with the columns of `a` in lanes: column `c` of the product is
-/// `((a₀·b[c][0] + a₁·b[c][1]) + a₂·b[c][2]) + a₃·b[c][3]`, lane by lane, as
-/// [`mul_mat4`] sums each entry (fused multiply-adds where the kernel set `V3`
-/// fuses them). The dispatched v3 kernels compute two columns to an eight-lane register
-/// (`Lanes::mul_mat4_wide_on`), the same sums in the same order.
-#[inline(always)]
-fn mul_mat4_lanes<R: Real, const V3: bool>(a: &Mat4<R>, b: &Mat4<R>) -> Mat4<R> {
-    if let Some(cols) = R::Lanes::mul_mat4_wide_on::<V3>(&a.cols, &b.cols) {
-        return Mat4 { cols };
-    }
-    let (ld, s) = (<R::Lanes as Lanes<R>>::load, <R::Lanes as Lanes<R>>::splat);
-    let a = [ld(&a.cols[0]), ld(&a.cols[1]), ld(&a.cols[2]), ld(&a.cols[3])];
-    let mut o = Mat4::ZERO;
-    for (oc, bc) in o.cols.iter_mut().zip(&b.cols) {
-        let sum = a[1].mul_add_on::<V3>(s(bc[1]), a[0] * s(bc[0]));
-        *oc = a[3].mul_add_on::<V3>(s(bc[3]), a[2].mul_add_on::<V3>(s(bc[2]), sum)).to_array();
-    }
-    o
 }
 
 #[inline(always)]
@@ -146,36 +126,38 @@ impl<R: Real> SkinMatrixJob<'_, R> {
         dispatch(LanePalette(self));
         Ok(())
     }
+}
 
-    /// Where lanes are SIMD registers, a column of the product is four lane multiply-adds
-    /// (the same sums in the same order as `mul_mat4`'s, so the same bits unless the kernel set
-    /// `V3` fuses them), and the loops zip their inputs instead of indexing them (validated:
-    /// every joint index has its model matrix).
+/// A matrix palette's lane products (`skin_matrix/kernels.rs`) as a dispatched kernel.
+struct LanePalette<'j, 'a, R: Real>(&'j mut SkinMatrixJob<'a, R>);
+
+impl<R: Real> PerSet for LanePalette<'_, '_, R> {
+    type Output = ();
     #[inline(always)]
-    fn lanes<const V3: bool>(&mut self) {
-        let pairs = self.output.iter_mut().zip(self.inverse_bind);
-        match self.joints {
-            Some(joints) => {
-                for ((o, ib), &j) in pairs.zip(joints) {
-                    if let Some(m) = self.model.get(usize::from(j)) {
-                        *o = mul_mat4_lanes::<R, V3>(m, ib);
-                    }
-                }
-            }
-            None => pairs.zip(self.model).for_each(|((o, ib), m)| *o = mul_mat4_lanes::<R, V3>(m, ib)),
-        }
+    fn build(self) {
+        build::palette(self.0);
+    }
+    #[cfg(sinew_dispatch)]
+    #[inline(always)]
+    fn v3(self) {
+        v3::palette(self.0);
     }
 }
 
-/// A matrix palette's lane products as a dispatched kernel.
-struct LanePalette<'j, 'a, R: Real>(&'j mut SkinMatrixJob<'a, R>);
+/// The lane kernels (`skin_matrix/kernels.rs`) in the build's own kernel set.
+mod build {
+    /// The kernel set of this copy of the kernels: the build's own.
+    const V3: bool = false;
+    include!("skin_matrix/kernels.rs");
+}
 
-impl<R: Real> Kernel for LanePalette<'_, '_, R> {
-    type Output = ();
-    #[inline(always)]
-    fn run<const V3: bool>(self) {
-        self.0.lanes::<V3>();
-    }
+/// The lane kernels (`skin_matrix/kernels.rs`) in the x86-64-v3 kernel set, which [`dispatch`]
+/// runs on CPUs with the level (in builds with run-time dispatch only).
+#[cfg(sinew_dispatch)]
+mod v3 {
+    /// The kernel set of this copy of the kernels: x86-64-v3.
+    const V3: bool = true;
+    include!("skin_matrix/kernels.rs");
 }
 
 /// Builds a dual-quaternion palette: the rigid part of `model[joints[i]] × inverse_bind[i]`,
@@ -352,11 +334,13 @@ mod tests {
         assert!((dq[0].transform_point3(p) - m0.transform_point3(p)).max_abs() < 1.0e-5);
     }
 
-    /// The lane product gives `mul_mat4`'s bits (the scalar product of microcontrollers), or
-    /// with fused multiply-adds agrees within the rounding of its sums (entries below 4, so
-    /// every partial sum below 64: four ulps at 64); Q16 lanes never fuse.
+    /// The palette (lane products where lanes are SIMD registers) in each kernel set this build
+    /// and CPU have gives the rule's bits, `mul_mat4`'s (the scalar product of
+    /// microcontrollers), or with fused multiply-adds agrees within the rounding of its sums
+    /// (entries below 4, so every partial sum below 64: four ulps at 64); Q16 lanes never fuse.
     #[test]
-    fn lane_product_gives_the_scalar_product() {
+    fn palette_gives_the_scalar_product() {
+        use crate::platform::dispatch::{with_kernels, Kernels};
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut rnd = move || {
             seed ^= seed << 13;
@@ -364,19 +348,35 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 40) as f32 / (1u64 << 23) as f32 - 1.0
         };
-        for _ in 0..200 {
-            let a = Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
-            let b = Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
-            let (got, want) = (mul_mat4_lanes::<_, false>(&a, &b), mul_mat4(&a, &b));
-            if crate::platform::FMA {
-                for (x, y) in got.to_cols_array().iter().zip(want.to_cols_array()) {
-                    assert!((x - y).abs() <= 4.0 * 64.0 * f32::EPSILON, "{x} vs {y}");
+        let q = |m: &Mat4<f32>| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) };
+        for _ in 0..40 {
+            let mut m = || Mat4 { cols: core::array::from_fn(|_| core::array::from_fn(|_| rnd() * 4.0)) };
+            let model: [Mat4<f32>; 7] = core::array::from_fn(|_| m());
+            let ib: [Mat4<f32>; 5] = core::array::from_fn(|_| m());
+            let joints = [6, 0, 3, 3, 1];
+            for kernels in [Kernels::Build, Kernels::X86_64V3] {
+                let Some((fused, out, out_q)) = with_kernels(kernels, || {
+                    let mut out = [Mat4::ZERO; 5];
+                    SkinMatrixJob::new(&model, &ib, &mut out).with_joints(&joints).run().unwrap();
+                    let (model_q, ib_q) = (model.map(|m| q(&m)), ib.map(|m| q(&m)));
+                    let mut out_q = [Mat4::ZERO; 5];
+                    SkinMatrixJob::new(&model_q, &ib_q, &mut out_q).with_joints(&joints).run().unwrap();
+                    (crate::platform::jobs_fuse(), out, out_q)
+                }) else {
+                    continue;
+                };
+                for (i, j) in joints.iter().map(|&j| usize::from(j)).enumerate() {
+                    let want = mul_mat4(&model[j], &ib[i]);
+                    if fused {
+                        for (x, y) in out[i].to_cols_array().iter().zip(want.to_cols_array()) {
+                            assert!((x - y).abs() <= 4.0 * 64.0 * f32::EPSILON, "{x} vs {y}");
+                        }
+                    } else {
+                        assert_eq!(out[i].to_cols_array().map(f32::to_bits), want.to_cols_array().map(f32::to_bits));
+                    }
+                    assert_eq!(out_q[i], mul_mat4(&q(&model[j]), &q(&ib[i])));
                 }
-            } else {
-                assert_eq!(got.to_cols_array().map(f32::to_bits), want.to_cols_array().map(f32::to_bits));
             }
-            let q = |m: &Mat4<f32>| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) };
-            assert_eq!(mul_mat4_lanes::<_, false>(&q(&a), &q(&b)), mul_mat4(&q(&a), &q(&b)));
         }
     }
 }

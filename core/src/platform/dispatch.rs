@@ -71,8 +71,25 @@ macro_rules! v3_features {
     };
 }
 
-/// A lane kernel compiled once per kernel set: `run::<true>` is the x86-64-v3 form. Only
-/// [`dispatch`] and [`call`] run it.
+/// A job's kernel in both kernel sets: `build` runs the build's own, `v3` the x86-64-v3 set.
+/// Only [`dispatch`] and [`call`] run them.
+///
+/// A job whose kernels sit in a file of their own includes that file twice, once in a module
+/// per set, each module naming its set with a constant `V3` that the lane operations read
+/// ([`fma`](super::fma), [`avx2`](super::avx2), `Lanes::mul_add_on`): the kernels are written
+/// once and take no parameter for the set (`job/blending.rs`, `job/skin_matrix.rs`). Kernels
+/// generic over the set ([`Kernel`]) get both methods from it.
+pub(crate) trait PerSet {
+    /// What the kernel returns.
+    type Output;
+    /// The kernel in the build's own set.
+    fn build(self) -> Self::Output;
+    /// The kernel in the x86-64-v3 set; run only once the CPU was found to have the level.
+    #[cfg(sinew_dispatch)]
+    fn v3(self) -> Self::Output;
+}
+
+/// A lane kernel generic over its kernel set: `run::<true>` is the x86-64-v3 form.
 pub(crate) trait Kernel {
     /// What the kernel returns.
     type Output;
@@ -81,29 +98,42 @@ pub(crate) trait Kernel {
     fn run<const V3: bool>(self) -> Self::Output;
 }
 
+impl<K: Kernel> PerSet for K {
+    type Output = K::Output;
+    #[inline(always)]
+    fn build(self) -> K::Output {
+        self.run::<false>()
+    }
+    #[cfg(sinew_dispatch)]
+    #[inline(always)]
+    fn v3(self) -> K::Output {
+        self.run::<true>()
+    }
+}
+
 /// Runs a job's kernel with the kernels [`active`] names.
 #[inline(always)]
-pub(crate) fn dispatch<K: Kernel>(k: K) -> K::Output {
+pub(crate) fn dispatch<K: PerSet>(k: K) -> K::Output {
     #[cfg(sinew_dispatch)]
     if v3() {
         #[allow(unsafe_code)]
         // SAFETY: `v3()` is true only once `cpu_has_v3` found every feature `on_v3` enables.
         return unsafe { on_v3(k) };
     }
-    k.run::<false>()
+    k.build()
 }
 
 /// Runs a kernel out of line from a kernel of the set `V3` (the kernels that keep a loop in a
 /// function of its own so that its pointers stay in registers): the v3 form, compiled with its
 /// target features, inside v3 kernels; the build's own, out of line on hosts, elsewhere.
 #[inline(always)]
-pub(crate) fn call<K: Kernel, const V3: bool>(k: K) -> K::Output {
+pub(crate) fn call<K: PerSet, const V3: bool>(k: K) -> K::Output {
     #[cfg(sinew_dispatch)]
     if V3 {
         #[allow(unsafe_code)]
         // SAFETY: `V3` kernels run only below `dispatch`'s call of `on_v3`, made once the CPU
-        // was found to have every feature `on_v3` enables (`Kernel::run::<true>` is called
-        // nowhere else, and `call::<_, true>` only from such kernels).
+        // was found to have every feature `on_v3` enables (`PerSet::v3` is called nowhere else,
+        // and `call::<_, true>` only from such kernels).
         return unsafe { on_v3(k) };
     }
     on_build(k)
@@ -148,17 +178,17 @@ v3_features! {
 /// The build's own form of a kernel called out of line (on hosts; elsewhere the compiler
 /// decides).
 #[cfg_attr(sinew_host_kernels, inline(never))]
-fn on_build<K: Kernel>(k: K) -> K::Output {
-    k.run::<false>()
+fn on_build<K: PerSet>(k: K) -> K::Output {
+    k.build()
 }
 
 #[cfg(sinew_dispatch)]
 v3_features! {
-    /// The x86-64-v3 form of a kernel: `run::<true>` inlined into a function compiled for every
-    /// feature of the level.
+    /// The x86-64-v3 form of a kernel: [`PerSet::v3`] inlined into a function compiled for
+    /// every feature of the level.
     #[inline(never)]
-    fn on_v3<K: Kernel>(k: K) -> K::Output {
-        k.run::<true>()
+    fn on_v3<K: PerSet>(k: K) -> K::Output {
+        k.v3()
     }
 }
 
