@@ -3,7 +3,7 @@
 use crate::job::JobError;
 use crate::limits::MAX_JOINTS;
 use crate::math::{Mat4, SoaTransform, SoaVec3};
-use crate::platform::dispatch::{dispatch, Kernel};
+use crate::platform::dispatch::{dispatch, PerSet};
 use crate::platform::SIMD_LANES;
 use crate::real::Lanes as _;
 use crate::real::Real;
@@ -175,16 +175,29 @@ struct Walk<'w, R: Real> {
     subtree: bool,
 }
 
-impl<R: Real> Kernel for Walk<'_, R> {
-    type Output = ();
+impl<R: Real> Walk<'_, R> {
+    /// The walk, in the kernel set of the function it is inlined into.
     #[inline(always)]
-    fn run<const V3: bool>(self) {
+    fn walk(self) {
         let Walk { parents, input, output, root, range, subtree } = self;
         if subtree {
             walk_subtree::<R>(parents, input, output, root, range);
         } else {
             walk_all::<R>(parents, input, output, root, range.end);
         }
+    }
+}
+
+impl<R: Real> PerSet for Walk<'_, R> {
+    type Output = ();
+    #[inline(always)]
+    fn build(self) {
+        self.walk();
+    }
+    #[cfg(sinew_dispatch)]
+    #[inline(always)]
+    fn v3(self) {
+        self.walk();
     }
 }
 
@@ -711,18 +724,25 @@ mod tests {
         }
     }
 
+    /// The walks in each kernel set this build and CPU have against the rule: whole 4×4
+    /// products down the hierarchy ([`product_reference`]).
     #[test]
     fn equals_whole_matrix_products_for_any_root() {
+        use crate::platform::dispatch::{with_kernels, Kernels};
         let affine = Mat4::from_trs(Vec3::new(1.0, -2.0, 0.5), Quat::from_axis_angle(Vec3::Y, 0.7), Vec3::splat(1.5));
         let mut projective = affine;
         projective.cols[0][3] = 0.25;
         projective.cols[2][3] = -0.5;
         projective.cols[3][3] = 2.0;
-        for root in [None, Some(&affine), Some(&projective)] {
-            check_against_products::<f32>(root);
-            // Q16.16 takes the three-row walk with an affine root; its last rows are exact.
-            let q = root.map(|m| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) });
-            check_against_products::<crate::real::Q16>(q.as_ref());
+        for kernels in [Kernels::Build, Kernels::X86_64V3] {
+            with_kernels(kernels, || {
+                for root in [None, Some(&affine), Some(&projective)] {
+                    check_against_products::<f32>(root);
+                    // Q16.16 takes the three-row walk with an affine root; its last rows are exact.
+                    let q = root.map(|m| Mat4 { cols: m.cols.map(|c| c.map(crate::real::Q16::from_f32)) });
+                    check_against_products::<crate::real::Q16>(q.as_ref());
+                }
+            });
         }
     }
 }
