@@ -8,6 +8,12 @@
 //! The clips play in two slots of the controller's base layer: the primary clip's and the
 //! second clip's. A crossfade fades the second slot in and the primary out; when it ends the
 //! second slot becomes the primary and the other is emptied.
+//!
+//! A frame runs these stages, each on the previous one's output: the clips (or the graph) give
+//! the local pose; a retargeted source ([`Character::retarget_from`]) maps another model's pose
+//! onto it; local-to-model gives the joints' model matrices; the skins' palettes, the shader
+//! rows and the morphs follow. A stage that changes the pose after sampling (IK, foot
+//! placement, secondary motion) goes between the retargeting and local-to-model.
 
 use alloc::boxed::Box;
 use alloc::rc::Rc;
@@ -20,8 +26,8 @@ use sinew::controller::{
     ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId, SoaCaches,
 };
 use sinew::job::morph::{MorphJob, MorphWeightsJob};
-use sinew::job::{JobError, SkinDualQuatJob, SkinMatrixJob};
-use sinew::math::{DualQuat, Mat4, SoaTransform, SymMat3, Vec3};
+use sinew::job::{JobError, RetargetJob, RetargetJoint, RetargetRoot, SkinDualQuatJob, SkinMatrixJob};
+use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Vec3};
 use sinew::player::LoopMode;
 
 use crate::graph::{GraphError, GraphRun, Scratch};
@@ -155,6 +161,23 @@ struct PartOut {
     morphed: Vec<f32>,
 }
 
+/// Another model whose clips drive a character through the core's [`RetargetJob`], and the
+/// buffers it works in.
+struct Retargeted {
+    /// The model whose clips play.
+    source: Rc<Model>,
+    /// One entry per joint of the character's model.
+    joints: Vec<RetargetJoint<f32>>,
+    /// The hips' motion.
+    root: RetargetRoot<f32>,
+    /// The source's local pose.
+    pose: Vec<SoaTransform<f32>>,
+    /// The source's model matrices.
+    model: Vec<Mat4<f32>>,
+    /// The job's work space: the target joints' world rotations.
+    world: Vec<Quat<f32>>,
+}
+
 /// A character: playback state on a [`Controller`] of capacity `C`, and every buffer its
 /// frames are computed into.
 pub struct Character<C: Capacity> {
@@ -162,6 +185,8 @@ pub struct Character<C: Capacity> {
     graph: Option<GraphRun>,
     /// The model it animates.
     pub model: Rc<Model>,
+    /// The model whose clips play in its place, retargeted.
+    retarget: Option<Retargeted>,
     controller: Box<Controller<f32, C, SoaCaches>>,
     /// The primary clip's slot (0 or 1); the other holds the second clip, if any.
     primary: usize,
@@ -210,6 +235,7 @@ impl<C: Capacity> Character<C> {
         let parts = model.meshes.iter().map(|m| vec![PartOut::default(); m.len()]).collect();
         let mut c = Character {
             graph: None,
+            retarget: None,
             controller: Box::new(Controller::new()),
             primary: 0,
             fading: false,
@@ -238,14 +264,84 @@ impl<C: Capacity> Character<C> {
         1 - self.primary
     }
 
+    /// The model whose clips play: the retargeted source, else the character's model.
+    #[must_use]
+    pub fn clip_model(&self) -> &Rc<Model> {
+        self.retarget.as_ref().map_or(&self.model, |r| &r.source)
+    }
+
+    /// Plays the clips of `source` in place of the model's, each frame's pose mapped onto the
+    /// model by the core's [`RetargetJob`] with `joints` (one per joint of the model) and the
+    /// hips' motion `root` (what the offline side's joint maps compute). Playback restarts on
+    /// the source's first clip; the graph stops.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::TooManyJoints`] for a source larger than `C`, [`CharacterError::Job`]
+    /// with [`JobError::InputTooSmall`] when `joints` does not have one entry per joint of the
+    /// model; nothing changes.
+    pub fn retarget_from(
+        &mut self,
+        source: Rc<Model>,
+        joints: Vec<RetargetJoint<f32>>,
+        root: RetargetRoot<f32>,
+    ) -> Result<(), CharacterError> {
+        let n = source.num_joints();
+        if n > C::JOINTS {
+            return Err(CharacterError::TooManyJoints { joints: n, capacity: C::JOINTS });
+        }
+        if joints.len() != self.model.num_joints() {
+            return Err(CharacterError::Job(JobError::InputTooSmall));
+        }
+        let pose = source.skeleton().rest_pose().to_vec();
+        let target = self.model.num_joints();
+        let r = Retargeted {
+            joints,
+            root,
+            pose,
+            model: vec![Mat4::IDENTITY; n],
+            world: vec![Quat::IDENTITY; target],
+            source,
+        };
+        let clips = r.source.clips.len();
+        self.retarget = Some(r);
+        self.graph = None;
+        self.stale = true;
+        if clips > 0 {
+            self.play(0)?;
+        } else {
+            self.controller.clear(self.primary)?;
+            self.controller.clear(self.secondary_slot())?;
+        }
+        Ok(())
+    }
+
+    /// Plays the model's own clips again (from its first).
+    pub fn stop_retarget(&mut self) {
+        if self.retarget.take().is_some() {
+            self.stale = true;
+            let _empty = self.controller.clear(self.secondary_slot());
+            if self.play(0).is_err() {
+                let _empty = self.controller.clear(self.primary);
+            }
+        }
+    }
+
+    /// The local pose of the model whose clips play: the retargeted source's, else the pose.
+    #[must_use]
+    pub fn clip_pose(&self) -> &[SoaTransform<f32>] {
+        self.retarget.as_ref().map_or(&self.pose, |r| &r.pose)
+    }
+
     /// Puts clip `clip` in slot `slot` with a fresh player at the character's speed and loop
     /// mode, weight 0.
     fn load(&mut self, slot: usize, clip: usize) -> Result<(), CharacterError> {
-        let clips = self.model.clips.len();
-        if clip >= clips {
-            return Err(CharacterError::NoClip { clip, clips });
+        let model = Rc::clone(self.clip_model());
+        let clips = &model.clips;
+        if clip >= clips.len() {
+            return Err(CharacterError::NoClip { clip, clips: clips.len() });
         }
-        self.controller.assign(SlotId(slot), LayerId(0), ClipId(clip), &self.model.clips)?;
+        self.controller.assign(SlotId(slot), LayerId(0), ClipId(clip), clips)?;
         if let Some(p) = self.controller.player_mut(slot) {
             p.set_mode(self.mode);
             p.set_speed(self.speed);
@@ -495,8 +591,33 @@ impl<C: Capacity> Character<C> {
 
     /// Runs the controller by `dt` into the pose, and ends a crossfade that finished.
     fn sample(&mut self, dt: f32, work: &mut Work<C>) -> Result<(), CharacterError> {
-        let model = &*self.model;
-        self.controller.update(dt, &model.clips, model.skeleton(), work.controller(), &mut self.pose, |_| {})?;
+        match self.retarget.as_mut() {
+            None => {
+                let model = &*self.model;
+                self.controller.update(
+                    dt,
+                    &model.clips,
+                    model.skeleton(),
+                    work.controller(),
+                    &mut self.pose,
+                    |_| {},
+                )?;
+            }
+            Some(r) => {
+                let source = &*r.source;
+                self.controller.update(dt, &source.clips, source.skeleton(), work.controller(), &mut r.pose, |_| {})?;
+                crate::jobs::local_to_model(source.skeleton(), &r.pose, &mut r.model)?;
+                RetargetJob {
+                    target: self.model.skeleton(),
+                    joints: &r.joints,
+                    root: Some(r.root),
+                    source: &r.model,
+                    world: &mut r.world,
+                    output: &mut self.pose,
+                }
+                .run()?;
+            }
+        }
         // The controller advances the slots it blends; a second clip at weight 0 runs on too,
         // so that raising its weight finds it where it would be.
         let s = self.secondary_slot();
@@ -595,7 +716,7 @@ impl<C: Capacity> Character<C> {
     // Out of line: a rarely used path, whose inlined copies only grow a wasm module.
     #[inline(never)]
     fn morphs(&mut self, model: &Model) -> Result<(), JobError> {
-        let (first, second, weight) = if self.graph.is_some() {
+        let (first, second, weight) = if self.graph.is_some() || self.retarget.is_some() {
             (None, None, 0.0)
         } else {
             let w = self.weight();

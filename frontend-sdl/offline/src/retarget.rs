@@ -504,7 +504,7 @@ impl<'a> Retarget<'a> {
 ///
 /// A [`JobError`] when `source_pose` is shorter than the source skeleton's, or `joints` and
 /// `root` are not the two models'.
-pub fn retarget_pose(
+fn retarget_pose(
     source: &Model,
     target: &Model,
     joints: &[RetargetJoint<f32>],

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use sinew::clip::RotationInterpolation;
 use sinew::controller::FadeCurve;
-use sinew::job::{JobError, RetargetJoint, RetargetRoot};
+use sinew::job::JobError;
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew_host::limits::{DesktopRig, CROSSFADE_CURVE, CROSSFADE_SECONDS};
@@ -21,7 +21,7 @@ use sinew_offline::bake::BakeOptions;
 use sinew_offline::graph_run::SetSpec;
 use sinew_offline::model::{Model, ModelError, Skinning};
 use sinew_offline::morph::sample_weights;
-use sinew_offline::retarget::{retarget_pose, RetargetOptions};
+use sinew_offline::retarget::RetargetOptions;
 
 /// The loop mode after `mode` (Loop → Once → PingPong → Loop).
 #[must_use]
@@ -59,10 +59,6 @@ pub struct RetargetDrive {
     pub show_source: bool,
     /// Where the source stands: a translation applied after its up-axis turn.
     pub offset: Vec3<f32>,
-    /// The core's constants of [`sinew_offline::retarget::Retarget`], one per target joint.
-    joints: Vec<RetargetJoint<f32>>,
-    /// Its hips motion.
-    root: RetargetRoot<f32>,
 }
 
 impl RetargetDrive {
@@ -75,12 +71,6 @@ impl RetargetDrive {
     /// The source's object-to-world matrix standing at `offset`.
     fn world_at(&self, offset: Vec3<f32>) -> Mat4<f32> {
         Mat4::from_translation(offset) * up_axis(self.z_up)
-    }
-
-    /// The target's local pose for the source's local pose `source_pose`: what
-    /// [`sinew_offline::retarget::Retarget::pose`] gives, with the constants it computed.
-    fn pose(&self, target: &Model, source_pose: &[SoaTransform<f32>]) -> Result<Vec<SoaTransform<f32>>, JobError> {
-        retarget_pose(&self.source, target, &self.joints, self.root, source_pose)
     }
 }
 
@@ -255,7 +245,7 @@ impl Viewer {
     pub fn measure_bounds(&mut self) {
         let mut both = self.host.bounds.transformed(&self.world());
         if let Some(d) = self.retarget.as_mut() {
-            let source = self.character.model.bounds.transformed(&d.world_at(Vec3::ZERO));
+            let source = self.character.clip_model().bounds.transformed(&d.world_at(Vec3::ZERO));
             let (t, s) = (both, source);
             let gap = 0.25 * (t.high.y - t.low.y).max(s.high.y - s.low.y);
             d.offset = Vec3::new(
@@ -291,9 +281,10 @@ impl Viewer {
         let r = setup(&source, path, &self.model, &self.path, map, options)?;
         let (joints, root) = (r.joints().to_vec(), r.root());
         drop(r);
-        let mut character = host_model(&source)
-            .and_then(character_of)
-            .map_err(|e| SetupError { file: path.to_path_buf(), message: e.to_string() })?;
+        let fail = |e: String| SetupError { file: path.to_path_buf(), message: e };
+        let mut character = character_of(Rc::clone(&self.host)).map_err(|e| fail(e.to_string()))?;
+        let source_host = host_model(&source).map_err(|e| fail(e.to_string()))?;
+        character.retarget_from(source_host, joints, root).map_err(|e| fail(e.to_string()))?;
         character.set_speed(self.character.speed());
         character.set_loop_mode(self.character.loop_mode());
         character.set_playing(self.character.is_playing());
@@ -303,8 +294,6 @@ impl Viewer {
             path: path.to_path_buf(),
             show_source: true,
             offset: Vec3::ZERO,
-            joints,
-            root,
         });
         self.character = character;
         self.settle();
@@ -524,9 +513,9 @@ impl Viewer {
         self.character.advance(dt, &mut self.work).map_err(|e| e.to_string())
     }
 
-    /// The local pose now: the graph's, or the primary clip (or the rest pose) blended with
-    /// the secondary by the weight with [`BlendingJob`], retargeted from the source while a
-    /// [`RetargetDrive`] drives the model.
+    /// The local pose now: the graph's, or the character's (the primary clip, or the rest
+    /// pose, blended with the second clip by the weight; the source's retargeted while a
+    /// [`RetargetDrive`] drives the model).
     ///
     /// # Errors
     ///
@@ -535,11 +524,7 @@ impl Viewer {
         if let Some(g) = &self.graph {
             return Ok(g.pose().to_vec());
         }
-        let pose = self.clip_pose()?;
-        match &self.retarget {
-            Some(d) => d.pose(&self.model, &pose),
-            None => Ok(pose),
-        }
+        Ok(self.character.pose().to_vec())
     }
 
     /// The local pose of [`Viewer::clip_model`] now: the primary clip (or the rest pose)
@@ -549,7 +534,7 @@ impl Viewer {
     ///
     /// A [`JobError`] when a clip does not fit the skeleton.
     pub fn clip_pose(&self) -> Result<Vec<SoaTransform<f32>>, JobError> {
-        Ok(self.character.pose().to_vec())
+        Ok(self.character.clip_pose().to_vec())
     }
 
     /// The morph weights of mesh `mesh` now: the primary clip's (the mesh's default weights
@@ -595,7 +580,7 @@ impl Viewer {
         match (&self.retarget, &self.graph) {
             (Some(d), None) => {
                 let source_pose = self.clip_pose()?;
-                let pose = d.pose(&self.model, &source_pose)?;
+                let pose = self.pose()?;
                 push_model(&mut f, &self.model, 0, &pose, self.world(), skinning, None, bones)?;
                 if d.show_source {
                     push_model(&mut f, &d.source, 1, &source_pose, d.world(), skinning, None, bones)?;

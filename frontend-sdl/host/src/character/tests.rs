@@ -3,6 +3,8 @@ use alloc::string::ToString;
 use alloc::vec::Vec;
 
 use sinew::controller::{ControllerError, FadeCurve};
+use sinew::job::{JobError, RetargetJoint, RetargetRoot};
+use sinew::math::{Mat4, Quat};
 use sinew::player::LoopMode;
 
 use super::*;
@@ -104,4 +106,53 @@ fn a_seek_while_paused_shows_at_the_next_update() {
     d.advance(0.4, &mut w).unwrap();
     d.update(outputs::PALETTES, &mut w).unwrap();
     assert_eq!(d.palettes[0], c.palettes[0]);
+}
+
+/// The identity map of the fixture onto itself: each joint follows itself, the hips (joint 0)
+/// at scale 1.
+fn self_map(m: &Model) -> (Vec<RetargetJoint<f32>>, RetargetRoot<f32>) {
+    use sinew::job::retarget::world_rotations;
+    let skeleton = m.skeleton();
+    let n = skeleton.num_joints();
+    let mut rest = alloc::vec![Mat4::IDENTITY; n];
+    crate::jobs::local_to_model(skeleton, skeleton.rest_pose(), &mut rest).unwrap();
+    let mut world = alloc::vec![Quat::IDENTITY; n];
+    world_rotations(&rest, &mut world).unwrap();
+    let map: Vec<u16> = (0..n as u16).collect();
+    let mut joints = alloc::vec![RetargetJoint::UNMAPPED; n];
+    RetargetJoint::offsets(&map, &world, &world, &mut joints).unwrap();
+    let root = RetargetRoot::new(0, 0, skeleton, &rest, &rest, Some(1.0)).unwrap();
+    (joints, root)
+}
+
+#[test]
+fn a_model_retargeted_onto_itself_plays_its_own_pose() {
+    let (mut direct, mut work) = character();
+    let (mut retargeted, mut w) = character();
+    let (joints, root) = self_map(&model());
+    assert_eq!(
+        retargeted.retarget_from(model(), joints[..3].to_vec(), root),
+        Err(CharacterError::Job(JobError::InputTooSmall))
+    );
+    retargeted.retarget_from(model(), joints, root).unwrap();
+    assert_eq!(retargeted.clip_model().num_joints(), 22);
+    direct.blend(RUN, 0.3).unwrap();
+    retargeted.blend(RUN, 0.3).unwrap();
+    for _ in 0..10 {
+        direct.advance(0.07, &mut work).unwrap();
+        retargeted.advance(0.07, &mut w).unwrap();
+        direct.update(outputs::PALETTES, &mut work).unwrap();
+        retargeted.update(outputs::PALETTES, &mut w).unwrap();
+        // Retargeting carries rotations (and the hips' path); every joint turns as played.
+        for j in 0..22 {
+            let (a, b) = (direct.pose()[j / 4].lane(j % 4), retargeted.pose()[j / 4].lane(j % 4));
+            assert!(a.rotation.angle_between(b.rotation) < 1e-3, "joint {j}");
+        }
+        let (a, b) = (direct.pose()[0].lane(0), retargeted.pose()[0].lane(0));
+        assert!((a.translation - b.translation).max_abs() < 1e-4, "the hips");
+    }
+    // The source's pose is the clip's; the model's own clips come back on request.
+    assert_eq!(retargeted.clip_pose(), direct.pose());
+    retargeted.stop_retarget();
+    assert_eq!(retargeted.clip().map(|c| c.0), Some(0));
 }
