@@ -8,22 +8,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{read_png, sinew, Display, Image};
+use common::{gltf, map_file, read_png, sinew, Display, Image};
 
 fn tmp(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo_retarget_{}_{name}", std::process::id()))
-}
-
-fn gltf(model: &str) -> String {
-    sinew_assets::path(&format!("gltf/{model}/{model}.glb")).to_str().expect("UTF-8 path").to_string()
-}
-
-fn map_file() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/riggedfigure-from-cesiumman.map")
-        .to_str()
-        .expect("UTF-8 path")
-        .to_string()
 }
 
 /// RiggedFigure driven by CesiumMan's `clip0` at `time`, 640 × 360 without the HUD, with

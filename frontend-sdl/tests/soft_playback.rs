@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{coverage, read_png, sinew, Image};
+use common::{coverage, gltf, map_file, read_png, sinew, Image};
 
 fn tmp(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("soft_playback_{}_{name}", std::process::id()))
@@ -18,18 +18,6 @@ fn tmp(name: &str) -> PathBuf {
 fn character() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../core/fixtures/character.sinew")
-        .to_str()
-        .expect("UTF-8 path")
-        .to_string()
-}
-
-fn gltf(model: &str) -> String {
-    sinew_assets::path(&format!("gltf/{model}/{model}.glb")).to_str().expect("UTF-8 path").to_string()
-}
-
-fn map_file() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/riggedfigure-from-cesiumman.map")
         .to_str()
         .expect("UTF-8 path")
         .to_string()

@@ -90,3 +90,17 @@ pub fn coverage(rgba: &[u8]) -> (f64, usize) {
     colors.dedup();
     (differ as f64 / px.len() as f64, colors.len())
 }
+
+/// A shared glTF sample model's path, `gltf/MODEL/MODEL.glb`, as a string.
+pub fn gltf(model: &str) -> String {
+    sinew_assets::path(&format!("gltf/{model}/{model}.glb")).to_str().expect("UTF-8 path").to_string()
+}
+
+/// The joint map of RiggedFigure driven by CesiumMan (`tests/data`), as a string.
+pub fn map_file() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/riggedfigure-from-cesiumman.map")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_string()
+}
