@@ -348,4 +348,6 @@ impl<R: Real, const UNIT: bool> Kernel for Skin<'_, '_, R, UNIT> {
 }
 
 #[cfg(test)]
+mod rule;
+#[cfg(test)]
 mod tests;
