@@ -550,11 +550,17 @@ mod tests {
         }
     }
 
+    /// In each kernel set this build and CPU have.
     #[test]
     fn scaled_lanes_give_the_bits_of_one_vertex_at_a_time() {
-        for no_identity in [false, true] {
-            lanes_match_one_at_a_time::<f32>(no_identity);
-            lanes_match_one_at_a_time::<Q16>(no_identity);
+        use crate::platform::dispatch::{with_kernels, Kernels};
+        for kernels in [Kernels::Build, Kernels::X86_64V3] {
+            with_kernels(kernels, || {
+                for no_identity in [false, true] {
+                    lanes_match_one_at_a_time::<f32>(no_identity);
+                    lanes_match_one_at_a_time::<Q16>(no_identity);
+                }
+            });
         }
     }
 
