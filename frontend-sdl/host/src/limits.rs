@@ -27,12 +27,16 @@ pub const CROSSFADE_SECONDS: f32 = 0.5;
 /// A crossfade's curve when the caller gives none.
 pub const CROSSFADE_CURVE: FadeCurve = FadeCurve::Linear;
 
+/// The most joints of a character in the browser runtime and of a model a graph runs on (the
+/// page's runtime and the command line's runner): a quarter of the format's
+/// ([`sinew::limits::MAX_JOINTS`]), since a skeleton's storage is fixed and a module's
+/// allocations start from its initial data.
+pub const RUNTIME_JOINTS: usize = 256;
+
 sinew::capacity! {
-    /// The browser runtime's characters: up to 256 joints, the primary and the second clip, no
-    /// root motion (the viewer plays clips in place; its code stays out of the module). A
-    /// skeleton's storage is fixed and a module's allocations start from its initial data, so
-    /// the page's limit is a quarter of the format's.
-    pub struct WebRig { joints: 256, slots: 2, root_motion: false }
+    /// The browser runtime's characters: up to [`RUNTIME_JOINTS`] joints, the primary and the second clip, no
+    /// root motion (the viewer plays clips in place; its code stays out of the module).
+    pub struct WebRig { joints: RUNTIME_JOINTS, slots: 2, root_motion: false }
 }
 
 sinew::capacity! {

@@ -9,10 +9,16 @@ use sinew::math::SoaTransform;
 use crate::model::Model;
 
 sinew::capacity! {
-    /// The capacities the host runs graphs with: 256 joints; two states of up to eight clips
-    /// each (the slots of a crossfade between blend spaces); 4 layers, the base included; three
-    /// tracks per joint; 32 parameters.
-    pub struct Host { joints: 256, slots: 2 * sinew::graph::MAX_BLEND_POINTS, layers: 4, params: 32 }
+    /// The capacities the host runs graphs with: the runtime's joints
+    /// ([`sinew_host::limits::RUNTIME_JOINTS`]); two states of up to eight clips each (the
+    /// slots of a crossfade between blend spaces); 4 layers, the base included; three tracks per
+    /// joint; 32 parameters.
+    pub struct Host {
+        joints: sinew_host::limits::RUNTIME_JOINTS,
+        slots: 2 * sinew::graph::MAX_BLEND_POINTS,
+        layers: 4,
+        params: 32,
+    }
 }
 
 /// The state machine the host runs graphs with (one layer's).

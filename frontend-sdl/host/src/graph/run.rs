@@ -19,10 +19,10 @@ use super::GraphError;
 use crate::model::Model;
 
 sinew::capacity! {
-    /// The capacity graphs run at: up to 128 joints, 4 clip slots (a crossfade's, or a blend
-    /// space's), a base and one more layer, 16 parameters. The state machines and their shared
-    /// scratch are sized by it, and start as the module's initial data.
-    pub struct GraphRig { joints: 128, slots: 4, layers: 2, params: 16 }
+    /// The capacity graphs run at: up to [`RUNTIME_JOINTS`](crate::limits::RUNTIME_JOINTS)
+    /// joints, 4 clip slots (a crossfade's, or a blend space's), a base and one more layer, 16
+    /// parameters. The state machines and their shared scratch are sized by it.
+    pub struct GraphRig { joints: crate::limits::RUNTIME_JOINTS, slots: 4, layers: 2, params: 16 }
 }
 /// The state machine a [`GraphRun`] holds.
 pub type Machine = LayeredStateMachine<'static, f32, GraphRig>;
