@@ -6,21 +6,19 @@
 
 //!
 //! This file holds the job's interface ([`Palette`], [`SkinningJob`]: fields, validation, and
-//! the choice of loop); the loops and their kernels are in `skinning/`: `lbs.rs` (linear blend),
-//! `dqs.rs` and `scaled.rs` (dual quaternions, without and with scale), `blended.rs` (a blended
-//! matrix as lane vectors, shared by both methods), `vertex.rs` (vertex streams, unit length).
+//! the choice of kernel set); the loops and their kernels are in `skinning/`: `loops.rs` (the
+//! choice of loop), `lbs.rs` (linear blend), `dqs.rs` and `scaled.rs` (dual quaternions, without
+//! and with scale), `blended.rs` (a blended matrix as lane vectors, shared by both methods),
+//! written once and compiled once per kernel set (`loops.rs` and the files it includes, in the
+//! modules `build` and `v3`), and `vertex.rs` (vertex streams, unit length). LBS's rule is
+//! `skinning/rule.rs`, which the tests hold the kernels to.
 
 use crate::job::{check_streams, JobError};
 use crate::limits::MAX_INFLUENCES;
 use crate::math::{DualQuat, Mat4, SymMat3, Vec3, Vec4};
-use crate::platform::dispatch::{dispatch, Kernel};
-use crate::platform::HOST_KERNELS;
+use crate::platform::dispatch::{dispatch, PerSet};
 use crate::real::Real;
 
-mod blended;
-mod dqs;
-mod lbs;
-mod scaled;
 mod vertex;
 
 /// The skinning palette, which also selects the method.
@@ -308,46 +306,43 @@ impl<R: Real> SkinningJob<'_, R> {
         dispatch(Skin::<'_, '_, R, UNIT>(self));
         Ok(())
     }
-
-    /// The loop for the palette's kind and the influence count, in the kernel set `V3`.
-    #[inline(always)]
-    fn kernels<const UNIT: bool, const V3: bool>(&mut self) {
-        // Hosts get a loop specialised for each usual influence count; microcontrollers one
-        // general loop, which keeps the code small.
-        if HOST_KERNELS {
-            match (self.palette, self.influences) {
-                (Palette::Matrices(p), 1) => self.lbs::<1, UNIT, V3>(p),
-                (Palette::Matrices(p), 2) => self.lbs::<2, UNIT, V3>(p),
-                (Palette::Matrices(p), 3) => self.lbs::<3, UNIT, V3>(p),
-                (Palette::Matrices(p), 4) => self.lbs::<4, UNIT, V3>(p),
-                (Palette::Matrices(p), _) => self.lbs::<0, UNIT, V3>(p),
-                (Palette::DualQuats(p), _) => self.dqs::<V3>(p),
-                (Palette::ScaledDualQuats { dual_quats, scales }, _) => {
-                    self.dqs_maybe_scaled::<V3>(dual_quats, scales);
-                }
-            }
-        } else {
-            match self.palette {
-                Palette::Matrices(p) => self.lbs::<0, UNIT, V3>(p),
-                Palette::DualQuats(p) => self.dqs::<V3>(p),
-                Palette::ScaledDualQuats { dual_quats, scales } => self.dqs_maybe_scaled::<V3>(dual_quats, scales),
-            }
-        }
-    }
 }
 
 /// A skinning job's loops as a dispatched kernel.
 struct Skin<'j, 'a, R: Real, const UNIT: bool>(&'j mut SkinningJob<'a, R>);
 
-impl<R: Real, const UNIT: bool> Kernel for Skin<'_, '_, R, UNIT> {
+impl<R: Real, const UNIT: bool> PerSet for Skin<'_, '_, R, UNIT> {
     type Output = ();
     #[inline(always)]
-    fn run<const V3: bool>(self) {
-        self.0.kernels::<UNIT, V3>();
+    fn build(self) {
+        build::kernels::<R, UNIT>(self.0);
     }
+    #[cfg(sinew_dispatch)]
+    #[inline(always)]
+    fn v3(self) {
+        v3::kernels::<R, UNIT>(self.0);
+    }
+}
+
+/// The loops (`skinning/loops.rs` and the files it includes) in the build's own kernel set.
+mod build {
+    /// The kernel set of this copy of the loops: the build's own.
+    const V3: bool = false;
+    include!("skinning/loops.rs");
+}
+
+/// The loops in the x86-64-v3 kernel set, which [`dispatch`] runs on CPUs with the level (in
+/// builds with run-time dispatch only).
+#[cfg(sinew_dispatch)]
+mod v3 {
+    /// The kernel set of this copy of the loops: x86-64-v3.
+    const V3: bool = true;
+    include!("skinning/loops.rs");
 }
 
 #[cfg(test)]
 mod rule;
+#[cfg(test)]
+mod scaled_tests;
 #[cfg(test)]
 mod tests;

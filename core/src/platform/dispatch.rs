@@ -72,13 +72,14 @@ macro_rules! v3_features {
 }
 
 /// A job's kernel in both kernel sets: `build` runs the build's own, `v3` the x86-64-v3 set.
-/// Only [`dispatch`] and [`call`] run them.
+/// Only [`dispatch`] runs them.
 ///
 /// A job whose kernels sit in a file of their own includes that file twice, once in a module
 /// per set, each module naming its set with a constant `V3` that the lane operations read
 /// ([`fma`](super::fma), [`avx2`](super::avx2), `Lanes::mul_add_on`): the kernels are written
-/// once and take no parameter for the set (`job/blending.rs`, `job/skin_matrix.rs`). Kernels
-/// generic over the set ([`Kernel`]) get both methods from it.
+/// once and take no parameter for the set (`job/blending.rs`, `job/skin_matrix.rs`,
+/// `job/skinning.rs`). Kernels generic over the set ([`Kernel`]: sampling's) get both methods
+/// from it.
 pub(crate) trait PerSet {
     /// What the kernel returns.
     type Output;
@@ -123,18 +124,27 @@ pub(crate) fn dispatch<K: PerSet>(k: K) -> K::Output {
     k.build()
 }
 
-/// Runs a kernel out of line from a kernel of the set `V3` (the kernels that keep a loop in a
-/// function of its own so that its pointers stay in registers): the v3 form, compiled with its
-/// target features, inside v3 kernels; the build's own, out of line on hosts, elsewhere.
+/// A kernel of one kernel set, the set of the copy of the kernels that defines it (see
+/// [`PerSet`]), which [`call`] runs out of line.
+pub(crate) trait Here {
+    /// What the kernel returns.
+    type Output;
+    /// The kernel.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs a kernel out of line from a copy of the kernels of the set `V3` (the kernels that keep
+/// a loop in a function of its own so that its pointers stay in registers): in the v3 copy, in
+/// a function compiled with the v3 target features; in the build's own, out of line on hosts.
 #[inline(always)]
-pub(crate) fn call<K: PerSet, const V3: bool>(k: K) -> K::Output {
+pub(crate) fn call<K: Here, const V3: bool>(k: K) -> K::Output {
     #[cfg(sinew_dispatch)]
     if V3 {
         #[allow(unsafe_code)]
-        // SAFETY: `V3` kernels run only below `dispatch`'s call of `on_v3`, made once the CPU
-        // was found to have every feature `on_v3` enables (`PerSet::v3` is called nowhere else,
-        // and `call::<_, true>` only from such kernels).
-        return unsafe { on_v3(k) };
+        // SAFETY: the v3 kernels run only below `dispatch`'s call of `on_v3`, made once the CPU
+        // was found to have every feature `on_v3_here` enables (`PerSet::v3` is called nowhere
+        // else, and `call::<_, true>` only from the v3 copies of the kernels).
+        return unsafe { on_v3_here(k) };
     }
     on_build(k)
 }
@@ -142,53 +152,63 @@ pub(crate) fn call<K: PerSet, const V3: bool>(k: K) -> K::Output {
 /// A kernel that writes two slices, called out of line with the slices as arguments of their
 /// own: the compiler then knows that its stores do not alias what it reads, and keeps the
 /// reads of the next element ahead of the stores of this one (in a struct's fields it cannot).
-pub(crate) trait Kernel2<T, U> {
-    /// The kernel, in the set `V3` (see [`Kernel::run`]), writing `a` and `b`.
-    fn run<const V3: bool>(self, a: &mut [T], b: &mut [U]);
+pub(crate) trait Here2<T, U> {
+    /// The kernel (see [`Here`]), writing `a` and `b`.
+    fn run(self, a: &mut [T], b: &mut [U]);
 }
 
-/// [`call`] for a [`Kernel2`].
+/// [`call`] for a [`Here2`].
 #[inline(always)]
-pub(crate) fn call2<K: Kernel2<T, U>, T, U, const V3: bool>(k: K, a: &mut [T], b: &mut [U]) {
+pub(crate) fn call2<K: Here2<T, U>, T, U, const V3: bool>(k: K, a: &mut [T], b: &mut [U]) {
     #[cfg(sinew_dispatch)]
     if V3 {
         #[allow(unsafe_code)]
-        // SAFETY: as in `call`: `V3` kernels run only below `dispatch`'s call of `on_v3`, made
-        // once the CPU was found to have every feature `on_v3_2` enables.
+        // SAFETY: as in `call`: the v3 kernels run only below `dispatch`'s call of `on_v3`,
+        // made once the CPU was found to have every feature `on_v3_2` enables.
         return unsafe { on_v3_2(k, a, b) };
     }
     on_build_2(k, a, b);
 }
 
-/// The build's own form of a [`Kernel2`] called out of line.
+/// The build's own form of a [`Here2`] called out of line.
 #[cfg_attr(sinew_host_kernels, inline(never))]
-fn on_build_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
-    k.run::<false>(a, b);
+fn on_build_2<K: Here2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
+    k.run(a, b);
 }
 
 #[cfg(sinew_dispatch)]
 v3_features! {
-    /// The x86-64-v3 form of a [`Kernel2`].
+    /// The x86-64-v3 form of a [`Here2`].
     #[inline(never)]
-    fn on_v3_2<K: Kernel2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
-        k.run::<true>(a, b);
+    fn on_v3_2<K: Here2<T, U>, T, U>(k: K, a: &mut [T], b: &mut [U]) {
+        k.run(a, b);
     }
 }
 
 /// The build's own form of a kernel called out of line (on hosts; elsewhere the compiler
 /// decides).
 #[cfg_attr(sinew_host_kernels, inline(never))]
-fn on_build<K: PerSet>(k: K) -> K::Output {
-    k.build()
+fn on_build<K: Here>(k: K) -> K::Output {
+    k.run()
 }
 
 #[cfg(sinew_dispatch)]
 v3_features! {
-    /// The x86-64-v3 form of a kernel: [`PerSet::v3`] inlined into a function compiled for
-    /// every feature of the level.
+    /// The x86-64-v3 form of a job's kernel: [`PerSet::v3`] inlined into a function compiled
+    /// for every feature of the level.
     #[inline(never)]
     fn on_v3<K: PerSet>(k: K) -> K::Output {
         k.v3()
+    }
+}
+
+#[cfg(sinew_dispatch)]
+v3_features! {
+    /// The x86-64-v3 form of a kernel called out of line: [`Here::run`] inlined into a
+    /// function compiled for every feature of the level.
+    #[inline(never)]
+    fn on_v3_here<K: Here>(k: K) -> K::Output {
+        k.run()
     }
 }
 

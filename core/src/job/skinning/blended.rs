@@ -1,24 +1,24 @@
-//! A blended matrix as lane vectors ([`Blended`]) and the affine transforms of lane vectors
-//! that LBS and DQS share, so that both give the same bits for the same matrix.
+// A blended matrix as lane vectors ([`Blended`]) and the affine transforms of lane vectors
+// that LBS and DQS share, so that both give the same bits for the same matrix.
 
 use crate::math::Vec3;
 use crate::platform::fma;
 use crate::real::{Lanes, Real};
 
 /// The lanes of one matrix column.
-pub(super) type V<R> = <R as Real>::Lanes;
+pub(crate) type V<R> = <R as Real>::Lanes;
 
 /// A matrix as lane vectors: columns 0 to 2 and the translation (lanes 0 to 2 of each matter).
 #[derive(Clone, Copy)]
-pub(super) struct Blended<R: Real> {
-    pub(super) cols: [V<R>; 3],
-    pub(super) translation: V<R>,
+pub(crate) struct Blended<R: Real> {
+    pub(crate) cols: [V<R>; 3],
+    pub(crate) translation: V<R>,
 }
 
 impl<R: Real> Blended<R> {
     /// The lanes of a column-major matrix.
     #[inline(always)]
-    pub(super) fn columns(m: &[[R; 4]; 4]) -> Self {
+    pub(crate) fn columns(m: &[[R; 4]; 4]) -> Self {
         Blended {
             cols: [V::<R>::load(&m[0]), V::<R>::load(&m[1]), V::<R>::load(&m[2])],
             translation: V::<R>::load(&m[3]),
@@ -28,27 +28,27 @@ impl<R: Real> Blended<R> {
     /// `m · (v, 1)`: `((c₀·x + c₁·y) + c₂·z) + t`, lane by lane; with FMA three fused
     /// multiply-adds starting from the translation, `((t + c₀·x) + c₁·y) + c₂·z`.
     #[inline(always)]
-    pub(super) fn point<const V3: bool>(&self, v: Vec3<R>) -> Vec3<R> {
-        vec3(self.point_lanes::<V3>(v))
+    pub(crate) fn point(&self, v: Vec3<R>) -> Vec3<R> {
+        vec3(self.point_lanes(v))
     }
 
     /// [`point`](Self::point) in lanes 0 to 2.
     #[inline(always)]
-    pub(super) fn point_lanes<const V3: bool>(&self, v: Vec3<R>) -> V<R> {
+    pub(crate) fn point_lanes(&self, v: Vec3<R>) -> V<R> {
         let s = V::<R>::splat;
-        affine_point::<R, V3>(self.cols, self.translation, [s(v.x), s(v.y), s(v.z)])
+        affine_point::<R>(self.cols, self.translation, [s(v.x), s(v.y), s(v.z)])
     }
 
     /// `m · (v, 0)`: `(c₀·x + c₁·y) + c₂·z`, lane by lane.
     #[inline(always)]
-    pub(super) fn direction<const V3: bool>(&self, v: Vec3<R>) -> Vec3<R> {
-        vec3(self.linear::<V3>(v))
+    pub(crate) fn direction(&self, v: Vec3<R>) -> Vec3<R> {
+        vec3(self.linear(v))
     }
 
     #[inline(always)]
-    pub(super) fn linear<const V3: bool>(&self, v: Vec3<R>) -> V<R> {
+    pub(crate) fn linear(&self, v: Vec3<R>) -> V<R> {
         let s = V::<R>::splat;
-        affine_linear::<R, V3>(self.cols, [s(v.x), s(v.y), s(v.z)])
+        affine_linear::<R>(self.cols, [s(v.x), s(v.y), s(v.z)])
     }
 }
 
@@ -57,22 +57,22 @@ impl<R: Real> Blended<R> {
 /// for a matrix's columns against a vector's broadcast components ([`Blended`]) and for four
 /// matrices' rows against four vectors' components (DQS), so the two give the same bits.
 #[inline(always)]
-pub(super) fn affine_point<R: Real, const V3: bool>([c0, c1, c2]: [V<R>; 3], t: V<R>, [x, y, z]: [V<R>; 3]) -> V<R> {
+pub(crate) fn affine_point<R: Real>([c0, c1, c2]: [V<R>; 3], t: V<R>, [x, y, z]: [V<R>; 3]) -> V<R> {
     if fma(V3) {
         return c2.mul_add_whole_on::<V3>(z, c1.mul_add_whole_on::<V3>(y, c0.mul_add_whole_on::<V3>(x, t)));
     }
-    affine_linear::<R, V3>([c0, c1, c2], [x, y, z]) + t
+    affine_linear::<R>([c0, c1, c2], [x, y, z]) + t
 }
 
 /// `(c₀·x + c₁·y) + c₂·z` lane by lane (see [`affine_point`]).
 #[inline(always)]
-pub(super) fn affine_linear<R: Real, const V3: bool>([c0, c1, c2]: [V<R>; 3], [x, y, z]: [V<R>; 3]) -> V<R> {
+pub(crate) fn affine_linear<R: Real>([c0, c1, c2]: [V<R>; 3], [x, y, z]: [V<R>; 3]) -> V<R> {
     c2.mul_add_whole_on::<V3>(z, c1.mul_add_whole_on::<V3>(y, c0 * x))
 }
 
 /// The first three lanes of `o`.
 #[inline(always)]
-pub(super) fn vec3<R: Real>(o: V<R>) -> Vec3<R> {
+pub(crate) fn vec3<R: Real>(o: V<R>) -> Vec3<R> {
     let a = o.to_array();
     Vec3::new(a[0], a[1], a[2])
 }

@@ -1,6 +1,6 @@
-//! Dual-quaternion skinning ([`Palette::DualQuats`](super::Palette)): each vertex's influences
-//! blended with aligned signs, normalized, and turned into the rigid matrix they represent,
-//! which moves the vertex (cheaper than applying the dual quaternion twice).
+// Dual-quaternion skinning ([`Palette::DualQuats`](super::Palette)): each vertex's influences
+// blended with aligned signs, normalized, and turned into the rigid matrix they represent,
+// which moves the vertex (cheaper than applying the dual quaternion twice).
 
 use core::ops::{Add, Mul, Sub};
 
@@ -8,95 +8,93 @@ use super::blended::{affine_linear, affine_point, Blended, V};
 use super::vertex::{directions, map_vertex};
 use super::SkinningJob;
 use crate::math::{DualQuat, Vec3, Vec4};
-use crate::platform::dispatch::{call, Kernel};
+use crate::platform::dispatch::{call, Here};
 use crate::platform::HOST_KERNELS;
 use crate::real::{Lanes, Real};
 
 /// A vertex's blended dual quaternion before normalization: its real and dual parts (x, y, z,
 /// w).
-pub(super) type Sums<R> = ([R; 4], [R; 4]);
+pub(crate) type Sums<R> = ([R; 4], [R; 4]);
 
 /// A column-major 4×4 matrix as arrays.
 type Columns<R> = [[R; 4]; 4];
 
-impl<R: Real> SkinningJob<'_, R> {
-    /// Dual-quaternion skinning: blend, normalize, then transform through the equivalent
-    /// rigid matrix.
-    ///
-    /// In floating point on hosts, four vertices at a time share the normalization and the
-    /// matrix's construction, one vertex per lane: the same operations on each vertex as one at
-    /// a time, so the same bits, but the four inverse square roots (a seed and three dependent
-    /// Newton steps) run side by side instead of ending each vertex's dependency chain.
-    #[inline(always)]
-    pub(super) fn dqs<const V3: bool>(&mut self, palette: &[DualQuat<R>]) {
-        call::<_, V3>(Dqs { job: self, palette });
-    }
+/// Dual-quaternion skinning: blend, normalize, then transform through the equivalent
+/// rigid matrix.
+///
+/// In floating point on hosts, four vertices at a time share the normalization and the
+/// matrix's construction, one vertex per lane: the same operations on each vertex as one at
+/// a time, so the same bits, but the four inverse square roots (a seed and three dependent
+/// Newton steps) run side by side instead of ending each vertex's dependency chain.
+#[inline(always)]
+pub(crate) fn dqs<R: Real>(job: &mut SkinningJob<'_, R>, palette: &[DualQuat<R>]) {
+    call::<_, V3>(Dqs { job, palette });
+}
 
-    /// [`dqs`](Self::dqs), in its caller's function.
-    #[cfg_attr(sinew_host_kernels, inline(always))]
-    fn dqs_here<const V3: bool>(&mut self, palette: &[DualQuat<R>]) {
-        let k = self.influences;
-        let n = self.positions.len();
-        let idx = &self.joint_indices[..n * k];
-        let wts = &self.joint_weights[..n * k];
-        let (positions, normals, tangents) = (self.positions, self.normals, self.tangents);
-        let out_p = &mut *self.out_positions;
-        let mut out_n = self.out_normals.as_deref_mut();
-        let mut out_t = self.out_tangents.as_deref_mut();
-        let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
-        let (idx4, idx1) = idx.split_at(grouped * k);
-        let (w4, w1) = wts.split_at(grouped * k);
-        for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
-            let mut sums = [([R::ZERO; 4], [R::ZERO; 4]); 4];
-            for (s, (i, w)) in sums.iter_mut().zip(i.chunks_exact(k).zip(w.chunks_exact(k))) {
-                *s = blend_sums(palette, i, w);
-            }
-            let m = Rigid4::new(sums);
-            let at = g * 4;
-            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point::<V3>(p));
-            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction::<V3>(d));
-            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction::<V3>(d));
+/// [`dqs`](dqs), in its caller's function.
+#[cfg_attr(sinew_host_kernels, inline(always))]
+fn dqs_here<R: Real>(job: &mut SkinningJob<'_, R>, palette: &[DualQuat<R>]) {
+    let k = job.influences;
+    let n = job.positions.len();
+    let idx = &job.joint_indices[..n * k];
+    let wts = &job.joint_weights[..n * k];
+    let (positions, normals, tangents) = (job.positions, job.normals, job.tangents);
+    let out_p = &mut *job.out_positions;
+    let mut out_n = job.out_normals.as_deref_mut();
+    let mut out_t = job.out_tangents.as_deref_mut();
+    let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
+    let (idx4, idx1) = idx.split_at(grouped * k);
+    let (w4, w1) = wts.split_at(grouped * k);
+    for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
+        let mut sums = [([R::ZERO; 4], [R::ZERO; 4]); 4];
+        for (s, (i, w)) in sums.iter_mut().zip(i.chunks_exact(k).zip(w.chunks_exact(k))) {
+            *s = blend_sums(palette, i, w);
         }
-        for (v, (i, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
-            let v = grouped + v;
-            let m = Blended::columns(&blend_dual_quats(palette, i, w));
-            map_vertex(Some(positions), Some(&mut *out_p), v, |p| m.point::<V3>(p));
-            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction::<V3>(d));
-        }
+        let m = Rigid4::new(sums);
+        let at = g * 4;
+        map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
+        map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
+        map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
+    }
+    for (v, (i, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
+        let v = grouped + v;
+        let m = Blended::columns(&blend_dual_quats(palette, i, w));
+        map_vertex(Some(positions), Some(&mut *out_p), v, |p| m.point(p));
+        directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
     }
 }
 
-/// [`SkinningJob::dqs`]'s loop as a kernel called out of line.
+/// [`dqs`]'s loop as a kernel called out of line.
 struct Dqs<'j, 'a, 'p, R: Real> {
     job: &'j mut SkinningJob<'a, R>,
     palette: &'p [DualQuat<R>],
 }
 
-impl<R: Real> Kernel for Dqs<'_, '_, '_, R> {
+impl<R: Real> Here for Dqs<'_, '_, '_, R> {
     type Output = ();
     #[inline(always)]
-    fn run<const V3: bool>(self) {
-        self.job.dqs_here::<V3>(self.palette);
+    fn run(self) {
+        dqs_here(self.job, self.palette);
     }
 }
 
 /// The normalized, sign-aligned weighted sum of the influences' dual quaternions, as the
 /// rigid matrix it represents (identity when the weights cancel).
 #[inline(always)]
-pub(super) fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Columns<R> {
+pub(crate) fn blend_dual_quats<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Columns<R> {
     matrix(blend_sums(palette, idx, w))
 }
 
 /// The sign-aligned weighted sum of the influences' dual quaternions, not normalized.
 #[inline(always)]
-pub(super) fn blend_sums<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Sums<R> {
+pub(crate) fn blend_sums<R: Real>(palette: &[DualQuat<R>], idx: &[u16], w: &[R]) -> Sums<R> {
     blend_sums_with(palette, idx, w, |_, _| {})
 }
 
 /// [`blend_sums`], calling `each(j, w)` for every influence it adds, in order (a weight that is
 /// not zero, an index in the palette): a second blend over the same influences shares the loop.
 #[inline(always)]
-pub(super) fn blend_sums_with<R: Real>(
+pub(crate) fn blend_sums_with<R: Real>(
     palette: &[DualQuat<R>],
     idx: &[u16],
     w: &[R],
@@ -177,19 +175,19 @@ fn rigid<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(
 
 /// A position or normal as the vector [`map4`] maps.
 #[inline(always)]
-pub(super) fn vector<R: Real>(v: &Vec3<R>) -> Vec3<R> {
+pub(crate) fn vector<R: Real>(v: &Vec3<R>) -> Vec3<R> {
     *v
 }
 
 /// A tangent's xyz, the vector [`map4`] maps (its w is kept).
 #[inline(always)]
-pub(super) fn tangent<R: Real>(t: &Vec4<R>) -> Vec3<R> {
+pub(crate) fn tangent<R: Real>(t: &Vec4<R>) -> Vec3<R> {
     t.truncate()
 }
 
 /// Four vertices' values of one component, one vertex per lane.
 #[inline(always)]
-pub(super) fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
+pub(crate) fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
     let l = |i: usize| v.get(i).map_or(R::ZERO, &f);
     V::<R>::load(&[l(0), l(1), l(2), l(3)])
 }
@@ -197,7 +195,7 @@ pub(super) fn lanes<T, R: Real>(v: &[T], f: impl Fn(&T) -> R) -> V<R> {
 /// `out[at + l] = put(src[at + l], f(get(src[at + l])))` for the four vertices from `at`, with
 /// the vectors `get` reads from the four in lanes (`x`, `y`, `z`), where the job has the stream.
 #[inline(always)]
-pub(super) fn map4<R: Real, T: Copy>(
+pub(crate) fn map4<R: Real, T: Copy>(
     src: Option<&[T]>,
     out: Option<&mut [T]>,
     at: usize,
@@ -217,7 +215,7 @@ pub(super) fn map4<R: Real, T: Copy>(
 
 /// The rigid matrices of four vertices, one per lane: `cols[c][r]` is row `r` of column `c`
 /// (rows 0 to 2), `t` the translation.
-pub(super) struct Rigid4<R: Real> {
+pub(crate) struct Rigid4<R: Real> {
     cols: [[V<R>; 3]; 3],
     t: [V<R>; 3],
 }
@@ -228,7 +226,7 @@ impl<R: Real> Rigid4<R> {
     /// steps), so the same bits; a lane whose squared length is zero or not finite takes the
     /// identity.
     #[inline(always)]
-    pub(super) fn new(sums: [Sums<R>; 4]) -> Self {
+    pub(crate) fn new(sums: [Sums<R>; 4]) -> Self {
         let real = |c: usize| lanes(&sums, |s| s.0.get(c).copied().unwrap_or(R::ZERO));
         let dual = |c: usize| lanes(&sums, |s| s.1.get(c).copied().unwrap_or(R::ZERO));
         Self::from_lanes([real(0), real(1), real(2), real(3)], [dual(0), dual(1), dual(2), dual(3)])
@@ -237,7 +235,7 @@ impl<R: Real> Rigid4<R> {
     /// [`new`](Self::new) from the sums' components in lanes: `r[c]` and `d[c]` hold
     /// component `c` (x, y, z, w) of the four vertices' real and dual sums.
     #[inline(always)]
-    pub(super) fn from_lanes(r: [V<R>; 4], d: [V<R>; 4]) -> Self {
+    pub(crate) fn from_lanes(r: [V<R>; 4], d: [V<R>; 4]) -> Self {
         let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
         let s = V::<R>::splat;
         let (one, zero) = (s(R::ONE), s(R::ZERO));
@@ -255,23 +253,19 @@ impl<R: Real> Rigid4<R> {
 
     /// [`Blended::point`] of each lane's matrix and point: the same operations.
     #[inline(always)]
-    pub(super) fn point<const V3: bool>(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+    pub(crate) fn point(&self, v: [V<R>; 3]) -> [V<R>; 3] {
         let [t0, t1, t2] = self.t;
         [
-            affine_point::<R, V3>(self.row(0), t0, v),
-            affine_point::<R, V3>(self.row(1), t1, v),
-            affine_point::<R, V3>(self.row(2), t2, v),
+            affine_point::<R>(self.row(0), t0, v),
+            affine_point::<R>(self.row(1), t1, v),
+            affine_point::<R>(self.row(2), t2, v),
         ]
     }
 
     /// [`Blended::direction`] of each lane's matrix and vector: the same operations.
     #[inline(always)]
-    pub(super) fn direction<const V3: bool>(&self, v: [V<R>; 3]) -> [V<R>; 3] {
-        [
-            affine_linear::<R, V3>(self.row(0), v),
-            affine_linear::<R, V3>(self.row(1), v),
-            affine_linear::<R, V3>(self.row(2), v),
-        ]
+    pub(crate) fn direction(&self, v: [V<R>; 3]) -> [V<R>; 3] {
+        [affine_linear::<R>(self.row(0), v), affine_linear::<R>(self.row(1), v), affine_linear::<R>(self.row(2), v)]
     }
 
     /// Row `r` of the four matrices: its entries in columns 0 to 2.

@@ -1,190 +1,166 @@
-//! Dual-quaternion skinning with scale ([`Palette::ScaledDualQuats`](super::Palette)): the
-//! vertex is scaled and sheared by its blended `P` first, then moved by its blended dual
-//! quaternion.
+// Dual-quaternion skinning with scale ([`Palette::ScaledDualQuats`](super::Palette)): the
+// vertex is scaled and sheared by its blended `P` first, then moved by its blended dual
+// quaternion.
 
 use core::ops::{Add, Mul, Sub};
 
 use super::blended::{Blended, V};
-use super::dqs::{blend_dual_quats, blend_sums_with, map4, tangent, vector, Rigid4};
+use super::dqs::{blend_dual_quats, blend_sums_with, dqs, map4, tangent, vector, Rigid4};
 use super::vertex::{directions, map_vertex, unit};
 use super::SkinningJob;
 use crate::math::{DualQuat, SymMat3, Vec3};
-use crate::platform::dispatch::{call, Kernel};
+use crate::platform::dispatch::{call, Here};
 use crate::platform::HOST_KERNELS;
 use crate::real::{Lanes, Real};
 
-impl<R: Real> SkinningJob<'_, R> {
-    /// Today's rigid loop when every scale is the identity, the scaled loop otherwise.
-    #[inline(always)]
-    pub(super) fn dqs_maybe_scaled<const V3: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
-        if scales.iter().all(SymMat3::is_identity) {
-            self.dqs::<V3>(palette);
-        } else {
-            call::<_, V3>(Scaled { job: self, palette, scales });
-        }
-    }
-
-    /// The scaled loop; on hosts, without the per-influence identity test when no scale is
-    /// the identity (as under an armature's scale). Out of line on hosts ([`Scaled`]), so that
-    /// the choice does not grow the job's dispatch, which the other loops share.
-    #[cfg_attr(sinew_host_kernels, inline(always))]
-    fn dqs_scaled<const V3: bool>(&mut self, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
-        if HOST_KERNELS && !scales.iter().any(SymMat3::is_identity) {
-            self.dqs_scaled_with::<true, V3>(palette, scales);
-        } else {
-            self.dqs_scaled_with::<false, V3>(palette, scales);
-        }
-    }
-
-    /// Per vertex: `v' = DQ_b(P_b · v)`, `n' = R_b · P_b⁻ᵀ · n` and `t' = R_b · P_b · t`
-    /// renormalized; vertices whose weighted influences are all rigid skip `P_b`.
-    ///
-    /// In floating point on hosts, four vertices at a time, one per lane, as the rigid loop
-    /// does: each vertex's dual quaternion and `P_b` (its entries four to a lane vector) are
-    /// blended one at a time and transposed into lanes, then the normalizations, the matrices,
-    /// `P_b`'s products and adjugate and the directions' unit lengths run in lanes, with the
-    /// same operations on each lane as one vertex at a time, so the same bits. A group's rigid
-    /// vertices take their lane's unscaled input and output by a lane select, as the
-    /// one-at-a-time loop skips `P_b` for them; a group without a scaled vertex is the rigid
-    /// loop's. `NO_IDENTITY`: no scale of the palette is the identity, so every vertex with a
-    /// weighted influence is scaled, without testing each influence.
-    #[cfg_attr(sinew_host_kernels, inline(always))]
-    fn dqs_scaled_with<const NO_IDENTITY: bool, const V3: bool>(
-        &mut self,
-        palette: &[DualQuat<R>],
-        scales: &[SymMat3<R>],
-    ) {
-        let k = self.influences;
-        let n = self.positions.len();
-        let idx = &self.joint_indices[..n * k];
-        let wts = &self.joint_weights[..n * k];
-        let (positions, normals, tangents) = (self.positions, self.normals, self.tangents);
-        let out_p = &mut *self.out_positions;
-        let mut out_n = self.out_normals.as_deref_mut();
-        let mut out_t = self.out_tangents.as_deref_mut();
-        let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
-        let (idx4, idx1) = idx.split_at(grouped * k);
-        let (w4, w1) = wts.split_at(grouped * k);
-        // `validate` checked that the palette has one scale per dual quaternion: both cut to
-        // one length, so that an index found in the palette needs no second bounds check.
-        let joints = palette.len().min(scales.len());
-        let group_palette = palette.get(..joints).unwrap_or(palette);
-        let group_scales = scales.get(..joints).unwrap_or(scales);
-        for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
-            // Each vertex's sums and `P_b` (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`) as lanes, then
-            // transposed: lane `l` of each component for vertex `l`.
-            let zero = V::<R>::splat(R::ZERO);
-            let (mut r, mut d, mut lo, mut hi, mut scaled) = ([zero; 4], [zero; 4], [zero; 4], [zero; 4], 0);
-            for (l, (i, w)) in i.chunks_exact(k).zip(w.chunks_exact(k)).enumerate().take(4) {
-                // `blend_scales` in the loop of `blend_sums`, each entry's sum in a lane of `p`
-                // (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`): the same products and additions in the
-                // same order.
-                let (mut p, mut any) = ([zero; 2], false);
-                let (rs, ds) = blend_sums_with(group_palette, i, w, |j, wj| {
-                    if let Some(s) = group_scales.get(j) {
-                        let [lo, hi] = entries(s);
-                        any = any || NO_IDENTITY || !is_identity::<R>(lo, hi);
-                        p = [p[0] + lo * V::<R>::splat(wj), p[1] + hi * V::<R>::splat(wj)];
-                    }
-                });
-                let [p_lo, p_hi] = if any { p } else { entries::<R>(&SymMat3::IDENTITY) };
-                for (a, v) in
-                    [(&mut r, V::<R>::load(&rs)), (&mut d, V::<R>::load(&ds)), (&mut lo, p_lo), (&mut hi, p_hi)]
-                {
-                    if let Some(e) = a.get_mut(l) {
-                        *e = v;
-                    }
-                }
-                scaled |= u32::from(any) << l;
-            }
-            let m = Rigid4::<R>::from_lanes(V::<R>::transpose(r), V::<R>::transpose(d));
-            let p4 = Scale4::<R>::new(V::<R>::transpose(lo), V::<R>::transpose(hi), scaled);
-            let at = g * 4;
-            if scaled == 0 {
-                // The rigid loop's group.
-                map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point::<V3>(p));
-                map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction::<V3>(d));
-                map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction::<V3>(d));
-                continue;
-            }
-            map4(
-                Some(positions),
-                Some(&mut *out_p),
-                at,
-                vector,
-                |_, v| v,
-                |p| m.point::<V3>(p4.scaled(sym_mul(p4.p, p), p)),
-            );
-            if normals.is_none() && tangents.is_none() {
-                continue;
-            }
-            let q = p4.unit_scale();
-            let scaled_direction = |inner: [V<R>; 3], d: [V<R>; 3]| {
-                let out = m.direction::<V3>(p4.scaled(inner, d));
-                p4.scaled(unit4::<R>(out), out)
-            };
-            map4(
-                normals,
-                out_n.as_deref_mut(),
-                at,
-                vector,
-                |_, v| v,
-                |d| {
-                    let ([x, y, z], det) = adjugate_mul(q, d);
-                    let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
-                    scaled_direction(n, d)
-                },
-            );
-            map4(
-                tangents,
-                out_t.as_deref_mut(),
-                at,
-                tangent,
-                |t, v| v.extend(t.w),
-                |d| scaled_direction(sym_mul(q, d), d),
-            );
-        }
-        for (v, (idx, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
-            let v = grouped + v;
-            let m = Blended::columns(&blend_dual_quats(palette, idx, w));
-            let (Some(p), Some(op)) = (positions.get(v), out_p.get_mut(v)) else { continue };
-            let Some(pb) = blend_scales(scales, idx, w) else {
-                // The rigid loop's operations, for the same bits.
-                *op = m.point::<V3>(*p);
-                directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| {
-                    m.direction::<V3>(d)
-                });
-                continue;
-            };
-            *op = m.point::<V3>(mul_vec3(&pb, *p));
-            if normals.is_none() && tangents.is_none() {
-                continue;
-            }
-            // Directions only need P_b up to a positive factor: divided by its largest
-            // diagonal entry, its entries stay near 1 (Q16 keeps its precision at 0.01 or 100).
-            let q = unit_scale(&pb);
-            map_vertex(normals, out_n.as_deref_mut(), v, |s| {
-                unit(m.direction::<V3>(inverse_transpose_direction(&q, s)))
-            });
-            map_vertex(tangents, out_t.as_deref_mut(), v, |s| {
-                unit(m.direction::<V3>(mul_vec3(&q, s.truncate()))).extend(s.w)
-            });
-        }
+/// Today's rigid loop when every scale is the identity, the scaled loop otherwise.
+#[inline(always)]
+pub(crate) fn dqs_maybe_scaled<R: Real>(job: &mut SkinningJob<'_, R>, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
+    if scales.iter().all(SymMat3::is_identity) {
+        dqs(job, palette);
+    } else {
+        call::<_, V3>(Scaled { job, palette, scales });
     }
 }
 
-/// [`SkinningJob::dqs_maybe_scaled`]'s scaled loops as a kernel called out of line.
+/// The scaled loop; on hosts, without the per-influence identity test when no scale is
+/// the identity (as under an armature's scale). Out of line on hosts ([`Scaled`]), so that
+/// the choice does not grow the job's dispatch, which the other loops share.
+#[cfg_attr(sinew_host_kernels, inline(always))]
+fn dqs_scaled<R: Real>(job: &mut SkinningJob<'_, R>, palette: &[DualQuat<R>], scales: &[SymMat3<R>]) {
+    if HOST_KERNELS && !scales.iter().any(SymMat3::is_identity) {
+        dqs_scaled_with::<R, true>(job, palette, scales);
+    } else {
+        dqs_scaled_with::<R, false>(job, palette, scales);
+    }
+}
+
+/// Per vertex: `v' = DQ_b(P_b · v)`, `n' = R_b · P_b⁻ᵀ · n` and `t' = R_b · P_b · t`
+/// renormalized; vertices whose weighted influences are all rigid skip `P_b`.
+///
+/// In floating point on hosts, four vertices at a time, one per lane, as the rigid loop
+/// does: each vertex's dual quaternion and `P_b` (its entries four to a lane vector) are
+/// blended one at a time and transposed into lanes, then the normalizations, the matrices,
+/// `P_b`'s products and adjugate and the directions' unit lengths run in lanes, with the
+/// same operations on each lane as one vertex at a time, so the same bits. A group's rigid
+/// vertices take their lane's unscaled input and output by a lane select, as the
+/// one-at-a-time loop skips `P_b` for them; a group without a scaled vertex is the rigid
+/// loop's. `NO_IDENTITY`: no scale of the palette is the identity, so every vertex with a
+/// weighted influence is scaled, without testing each influence.
+#[cfg_attr(sinew_host_kernels, inline(always))]
+fn dqs_scaled_with<R: Real, const NO_IDENTITY: bool>(
+    job: &mut SkinningJob<'_, R>,
+    palette: &[DualQuat<R>],
+    scales: &[SymMat3<R>],
+) {
+    let k = job.influences;
+    let n = job.positions.len();
+    let idx = &job.joint_indices[..n * k];
+    let wts = &job.joint_weights[..n * k];
+    let (positions, normals, tangents) = (job.positions, job.normals, job.tangents);
+    let out_p = &mut *job.out_positions;
+    let mut out_n = job.out_normals.as_deref_mut();
+    let mut out_t = job.out_tangents.as_deref_mut();
+    let grouped = if HOST_KERNELS && !R::FIXED_POINT { n / 4 * 4 } else { 0 };
+    let (idx4, idx1) = idx.split_at(grouped * k);
+    let (w4, w1) = wts.split_at(grouped * k);
+    // `validate` checked that the palette has one scale per dual quaternion: both cut to
+    // one length, so that an index found in the palette needs no second bounds check.
+    let joints = palette.len().min(scales.len());
+    let group_palette = palette.get(..joints).unwrap_or(palette);
+    let group_scales = scales.get(..joints).unwrap_or(scales);
+    for (g, (i, w)) in idx4.chunks_exact(4 * k).zip(w4.chunks_exact(4 * k)).enumerate() {
+        // Each vertex's sums and `P_b` (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`) as lanes, then
+        // transposed: lane `l` of each component for vertex `l`.
+        let zero = V::<R>::splat(R::ZERO);
+        let (mut r, mut d, mut lo, mut hi, mut scaled) = ([zero; 4], [zero; 4], [zero; 4], [zero; 4], 0);
+        for (l, (i, w)) in i.chunks_exact(k).zip(w.chunks_exact(k)).enumerate().take(4) {
+            // `blend_scales` in the loop of `blend_sums`, each entry's sum in a lane of `p`
+            // (`[xx, yy, zz, xy]`, `[xz, yz, 0, 0]`): the same products and additions in the
+            // same order.
+            let (mut p, mut any) = ([zero; 2], false);
+            let (rs, ds) = blend_sums_with(group_palette, i, w, |j, wj| {
+                if let Some(s) = group_scales.get(j) {
+                    let [lo, hi] = entries(s);
+                    any = any || NO_IDENTITY || !is_identity::<R>(lo, hi);
+                    p = [p[0] + lo * V::<R>::splat(wj), p[1] + hi * V::<R>::splat(wj)];
+                }
+            });
+            let [p_lo, p_hi] = if any { p } else { entries::<R>(&SymMat3::IDENTITY) };
+            for (a, v) in [(&mut r, V::<R>::load(&rs)), (&mut d, V::<R>::load(&ds)), (&mut lo, p_lo), (&mut hi, p_hi)] {
+                if let Some(e) = a.get_mut(l) {
+                    *e = v;
+                }
+            }
+            scaled |= u32::from(any) << l;
+        }
+        let m = Rigid4::<R>::from_lanes(V::<R>::transpose(r), V::<R>::transpose(d));
+        let p4 = Scale4::<R>::new(V::<R>::transpose(lo), V::<R>::transpose(hi), scaled);
+        let at = g * 4;
+        if scaled == 0 {
+            // The rigid loop's group.
+            map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p));
+            map4(normals, out_n.as_deref_mut(), at, vector, |_, v| v, |d| m.direction(d));
+            map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| m.direction(d));
+            continue;
+        }
+        map4(Some(positions), Some(&mut *out_p), at, vector, |_, v| v, |p| m.point(p4.scaled(sym_mul(p4.p, p), p)));
+        if normals.is_none() && tangents.is_none() {
+            continue;
+        }
+        let q = p4.unit_scale();
+        let scaled_direction = |inner: [V<R>; 3], d: [V<R>; 3]| {
+            let out = m.direction(p4.scaled(inner, d));
+            p4.scaled(unit4::<R>(out), out)
+        };
+        map4(
+            normals,
+            out_n.as_deref_mut(),
+            at,
+            vector,
+            |_, v| v,
+            |d| {
+                let ([x, y, z], det) = adjugate_mul(q, d);
+                let n = [x.negate_where_negative(det), y.negate_where_negative(det), z.negate_where_negative(det)];
+                scaled_direction(n, d)
+            },
+        );
+        map4(tangents, out_t.as_deref_mut(), at, tangent, |t, v| v.extend(t.w), |d| scaled_direction(sym_mul(q, d), d));
+    }
+    for (v, (idx, w)) in idx1.chunks_exact(k).zip(w1.chunks_exact(k)).enumerate() {
+        let v = grouped + v;
+        let m = Blended::columns(&blend_dual_quats(palette, idx, w));
+        let (Some(p), Some(op)) = (positions.get(v), out_p.get_mut(v)) else { continue };
+        let Some(pb) = blend_scales(scales, idx, w) else {
+            // The rigid loop's operations, for the same bits.
+            *op = m.point(*p);
+            directions(v, (normals, out_n.as_deref_mut()), (tangents, out_t.as_deref_mut()), |d| m.direction(d));
+            continue;
+        };
+        *op = m.point(mul_vec3(&pb, *p));
+        if normals.is_none() && tangents.is_none() {
+            continue;
+        }
+        // Directions only need P_b up to a positive factor: divided by its largest
+        // diagonal entry, its entries stay near 1 (Q16 keeps its precision at 0.01 or 100).
+        let q = unit_scale(&pb);
+        map_vertex(normals, out_n.as_deref_mut(), v, |s| unit(m.direction(inverse_transpose_direction(&q, s))));
+        map_vertex(tangents, out_t.as_deref_mut(), v, |s| unit(m.direction(mul_vec3(&q, s.truncate()))).extend(s.w));
+    }
+}
+
+/// [`dqs_maybe_scaled`]'s scaled loops as a kernel called out of line.
 struct Scaled<'j, 'a, 'p, R: Real> {
     job: &'j mut SkinningJob<'a, R>,
     palette: &'p [DualQuat<R>],
     scales: &'p [SymMat3<R>],
 }
 
-impl<R: Real> Kernel for Scaled<'_, '_, '_, R> {
+impl<R: Real> Here for Scaled<'_, '_, '_, R> {
     type Output = ();
     #[inline(always)]
-    fn run<const V3: bool>(self) {
-        self.job.dqs_scaled::<V3>(self.palette, self.scales);
+    fn run(self) {
+        dqs_scaled(self.job, self.palette, self.scales);
     }
 }
 
@@ -322,362 +298,4 @@ impl<R: Real> Scale4<R> {
 fn unit4<R: Real>([x, y, z]: [V<R>; 3]) -> [V<R>; 3] {
     let s = (x * x + y * y + z * z).inv_sqrt_positive();
     [x * s, y * s, z * s]
-}
-
-#[cfg(test)]
-mod tests {
-    extern crate std;
-
-    use crate::job::{JobError, Palette, SkinDualQuatJob, SkinMatrixJob, SkinningJob};
-    use crate::math::{DualQuat, Mat4, Quat, SymMat3, Vec3, Vec4};
-    use crate::real::{Real, Q16};
-    use crate::test_support::Rng;
-
-    /// Skinned positions, normals and tangents.
-    type Skinned<R> = (std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec3<R>>, std::vec::Vec<Vec4<R>>);
-    /// The dual quaternions and scales of a two-joint rig, and its matrices.
-    type Palettes<R> = ([DualQuat<R>; 2], [SymMat3<R>; 2], [Mat4<R>; 2]);
-
-    /// Skins `pos` (two influences per vertex, `idx`/`w`) with `palette`; positions, normals
-    /// and tangents.
-    fn skin<R: Real>(palette: Palette<'_, R>, idx: &[u16], w: &[R], pos: &[Vec3<R>]) -> Skinned<R> {
-        let n = pos.len();
-        let nrm: std::vec::Vec<Vec3<R>> = pos.iter().map(|p| p.normalize_or_zero()).collect();
-        let tan: std::vec::Vec<Vec4<R>> =
-            nrm.iter().map(|v| Vec3::new(v.y, -v.x, R::ZERO).normalize_or_zero().extend(R::ONE)).collect();
-        let (mut op, mut on, mut ot) = (std::vec![Vec3::ZERO; n], std::vec![Vec3::ZERO; n], std::vec![Vec4::ZERO; n]);
-        SkinningJob::new(palette, 2, idx, w, pos, &mut op)
-            .with_normals(&nrm, &mut on)
-            .with_tangents(&tan, &mut ot)
-            .run()
-            .unwrap();
-        (op, on, ot)
-    }
-
-    /// A two-joint rig: joint 1 at (0, 1, 0) bent by `angle` about Z; `scale` on the root
-    /// that the bind pose does not have (a centimetre mesh under an armature scaled 0.01) and
-    /// `child_scale` on joint 1 (its own, non-uniform).
-    fn rig<R: Real>(angle: R, scale: Vec3<R>, child_scale: Vec3<R>) -> ([Mat4<R>; 2], [Mat4<R>; 2]) {
-        let root = Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::Y, R::ratio(3, 10)), scale);
-        let local1 = Mat4::from_trs(Vec3::Y, Quat::from_axis_angle(Vec3::Z, angle), child_scale);
-        let model = [root, root * local1];
-        let bind = [Mat4::IDENTITY, Mat4::from_translation(Vec3::Y)];
-        let ib = bind.map(|m| m.inverse().unwrap_or(Mat4::IDENTITY));
-        (model, ib)
-    }
-
-    fn vertices<R: Real>() -> ([Vec3<R>; 4], [u16; 8], [R; 8]) {
-        let h = R::HALF;
-        let pos = [
-            Vec3::new(R::ratio(1, 5), R::ratio(1, 2), R::ZERO),
-            Vec3::new(R::ZERO, R::ONE, R::ratio(1, 5)),
-            Vec3::new(R::ratio(-1, 5), R::ratio(3, 2), R::ZERO),
-            Vec3::new(R::ratio(1, 10), R::ratio(11, 10), R::ratio(-1, 5)),
-        ];
-        (pos, [0, 1, 0, 1, 0, 1, 1, 0], [R::ONE, R::ZERO, h, h, R::ratio(1, 4), R::ratio(3, 4), R::ONE, R::ZERO])
-    }
-
-    /// The scaled palette of `model`/`ib`, and the matrix palette.
-    fn palettes<R: Real>(model: &[Mat4<R>; 2], ib: &[Mat4<R>; 2]) -> Palettes<R> {
-        let (mut dq, mut sc, mut m) = ([DualQuat::IDENTITY; 2], [SymMat3::IDENTITY; 2], [Mat4::IDENTITY; 2]);
-        SkinDualQuatJob::new(model, ib, &mut dq).with_scales(&mut sc).run().unwrap();
-        SkinMatrixJob::new(model, ib, &mut m).run().unwrap();
-        (dq, sc, m)
-    }
-
-    /// A scalar's bits, for exact comparisons (a NaN's sign and payload, a zero's sign).
-    trait Bits: Real {
-        fn bits(self) -> u32;
-    }
-    impl Bits for f32 {
-        fn bits(self) -> u32 {
-            self.to_bits()
-        }
-    }
-    impl Bits for Q16 {
-        fn bits(self) -> u32 {
-            self.to_bits() as u32
-        }
-    }
-
-    /// A job's positions, normals and tangents.
-    type Inputs<'a, R> = (&'a [Vec3<R>], &'a [Vec3<R>], &'a [Vec4<R>]);
-    /// Where they are skinned to.
-    type Outputs<'a, R> = (&'a mut [Vec3<R>], &'a mut [Vec3<R>], &'a mut [Vec4<R>]);
-
-    /// Skins vertices `range` of the streams as one job, positions always, normals and tangents
-    /// where `streams` says, into the same vertices of the outputs.
-    fn skin_range<R: Real>(
-        palette: Palette<'_, R>,
-        k: usize,
-        (idx, w): (&[u16], &[R]),
-        (pos, nrm, tan): Inputs<'_, R>,
-        r: core::ops::Range<usize>,
-        streams: (bool, bool),
-        (op, on, ot): Outputs<'_, R>,
-    ) {
-        let mut job = SkinningJob::new(
-            palette,
-            k,
-            &idx[r.start * k..r.end * k],
-            &w[r.start * k..r.end * k],
-            &pos[r.clone()],
-            &mut op[r.clone()],
-        );
-        if streams.0 {
-            job = job.with_normals(&nrm[r.clone()], &mut on[r.clone()]);
-        }
-        if streams.1 {
-            job = job.with_tangents(&tan[r.clone()], &mut ot[r]);
-        }
-        job.run().unwrap();
-    }
-
-    /// A scaled palette of random joints: rigid ones (`P = I`), uniform scales from 0.01 to
-    /// 100, non-uniform and sheared ones, a mirror (`det P < 0`) and a zero `P`, with one
-    /// antipodal dual quaternion.
-    fn random_palette<R: Real>(rng: &mut Rng) -> (std::vec::Vec<DualQuat<R>>, std::vec::Vec<SymMat3<R>>) {
-        let mut dq = std::vec::Vec::new();
-        let mut sc = std::vec::Vec::new();
-        for j in 0..9 {
-            let axis = Vec3::new(R::from_f32(rng.next()), R::from_f32(rng.next()), R::ONE).normalize_or_zero();
-            let q = Quat::from_axis_angle(axis, R::from_f32(rng.next() * 3.0));
-            let scale = match j {
-                0 | 1 => Vec3::ONE,
-                2 => Vec3::splat(R::ratio(1, 100)),
-                3 => Vec3::splat(R::from_i32(100)),
-                _ => Vec3::ONE + rng.vec3(0.5),
-            };
-            let mut m = Mat4::from_trs(rng.vec3(2.0), q, scale);
-            if j == 5 {
-                // Shear: the x column leans into y.
-                m.cols[0][1] += R::HALF;
-            }
-            let (d, s) = DualQuat::from_mat4_scaled(&m);
-            let d = if j == 6 { DualQuat { real: -d.real, dual: -d.dual } } else { d };
-            dq.push(d);
-            sc.push(match j {
-                // A mirror with shear (`det P < 0`), as a palette built by hand may hold.
-                4 => SymMat3 { xx: -R::HALF, xz: R::ratio(1, 5), ..SymMat3::uniform(R::ratio(6, 5)) },
-                8 => SymMat3::ZERO,
-                _ => s,
-            });
-        }
-        assert!(sc[0].is_identity() && sc[1].is_identity(), "{:?}", &sc[..2]);
-        assert!(sc[4].determinant() < R::ZERO, "{:?}", sc[4]);
-        (dq, sc)
-    }
-
-    /// Every vertex count from 1 to 13 and 61 skinned as one job (four vertices at a time in
-    /// lanes on hosts, in floating point, then the rest one at a time) against one job per
-    /// vertex: the same bits for positions, normals and tangents, with positions alone, with
-    /// normals alone and with all three. Groups mix rigid vertices (influences on rigid joints
-    /// only) with scaled ones; some weights are zero, some vertices have none. `no_identity`
-    /// scales the two rigid joints too, so that no scale of the palette is the identity (the
-    /// loop that skips the per-influence identity test): only weightless vertices stay rigid.
-    fn lanes_match_one_at_a_time<R: Bits>(no_identity: bool) {
-        const K: usize = 3;
-        const M: usize = 61;
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let (dq, mut sc) = random_palette::<R>(&mut rng);
-        if no_identity {
-            sc[0] = SymMat3::uniform(R::ratio(3, 2));
-            sc[1] = SymMat3 { yy: R::ratio(4, 5), xy: R::ratio(1, 10), ..SymMat3::IDENTITY };
-            assert!(!sc.iter().any(SymMat3::is_identity));
-        }
-        let palette = Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc };
-        let pos: std::vec::Vec<Vec3<R>> = (0..M).map(|_| rng.vec3(3.0)).collect();
-        let nrm: std::vec::Vec<Vec3<R>> = (0..M).map(|_| rng.vec3(1.0)).collect();
-        let tan: std::vec::Vec<Vec4<R>> = (0..M).map(|_| rng.vec3(1.0).extend(-R::ONE)).collect();
-        let mut idx = std::vec![0u16; M * K];
-        let mut w = std::vec![R::ZERO; M * K];
-        for v in 0..M {
-            // Groups of four vertices: mixed (every third vertex rigid: joints 0 and 1 only, one
-            // in seven weightless), all scaled (one with only the zero `P`), all rigid.
-            let kind = (v / 4) % 3;
-            let rigid = match kind {
-                0 => v % 3 == 1,
-                1 => false,
-                _ => true,
-            };
-            for i in 0..K {
-                let r = (rng.next() + 1.0) * 0.5;
-                idx[v * K + i] = match (rigid, v) {
-                    (true, _) => (r * 2.0) as u16 % 2,
-                    (false, 29) => 8,
-                    _ => 2 + (r * 7.0) as u16 % 7,
-                };
-                w[v * K + i] = match (v % 7, i) {
-                    (5, _) if kind != 1 => R::ZERO,
-                    (_, 1) if v % 2 == 0 => R::ZERO,
-                    _ => R::from_f32(r / K as f32 + 0.01),
-                };
-            }
-        }
-        // Which groups have scaled vertices: some all, some none, some mixed.
-        let scaled =
-            |v: usize| (0..K).any(|i| w[v * K + i] != R::ZERO && !sc[usize::from(idx[v * K + i])].is_identity());
-        let groups: std::vec::Vec<usize> = (0..M / 4).map(|g| (0..4).filter(|l| scaled(g * 4 + l)).count()).collect();
-        let mixed = groups.iter().any(|&c| c > 0 && c < 4);
-        assert!(groups.contains(&4) && mixed && (no_identity || groups.contains(&0)), "{groups:?}");
-        let bits3 = |v: Vec3<R>| v.to_array().map(R::bits);
-        let bits4 = |v: Vec4<R>| v.to_array().map(R::bits);
-        for streams in [(false, false), (true, false), (true, true)] {
-            for n in (1..=13).chain([M]) {
-                let z = |_| Vec3::splat(R::from_i32(99));
-                let (mut op, mut on, mut ot): Skinned<R> =
-                    ((0..M).map(z).collect(), (0..M).map(z).collect(), (0..M).map(|i| z(i).extend(R::ONE)).collect());
-                let (mut ep, mut en, mut et) = (op.clone(), on.clone(), ot.clone());
-                let ins = ((&idx[..], &w[..]), (&pos[..], &nrm[..], &tan[..]));
-                skin_range(palette, K, ins.0, ins.1, 0..n, streams, (&mut op, &mut on, &mut ot));
-                for v in 0..n {
-                    skin_range(palette, K, ins.0, ins.1, v..v + 1, streams, (&mut ep, &mut en, &mut et));
-                }
-                for v in 0..M {
-                    assert_eq!(bits3(op[v]), bits3(ep[v]), "position {v} of {n}, {streams:?}");
-                    assert_eq!(bits3(on[v]), bits3(en[v]), "normal {v} of {n}, {streams:?}");
-                    assert_eq!(bits4(ot[v]), bits4(et[v]), "tangent {v} of {n}, {streams:?}");
-                }
-                // Scaled vertices did move by their scale: not the rigid palette's result.
-                let mut rigid = std::vec![Vec3::ZERO; n];
-                SkinningJob::new(Palette::DualQuats(&dq), K, &idx[..n * K], &w[..n * K], &pos[..n], &mut rigid)
-                    .run()
-                    .unwrap();
-                if n >= 3 {
-                    assert!((0..n).any(|v| v % 3 != 1 && rigid[v] != op[v]), "{n}: no vertex scaled");
-                }
-            }
-        }
-    }
-
-    /// In each kernel set this build and CPU have.
-    #[test]
-    fn scaled_lanes_give_the_bits_of_one_vertex_at_a_time() {
-        use crate::platform::dispatch::{with_kernels, Kernels};
-        for kernels in [Kernels::Build, Kernels::X86_64V3] {
-            with_kernels(kernels, || {
-                for no_identity in [false, true] {
-                    lanes_match_one_at_a_time::<f32>(no_identity);
-                    lanes_match_one_at_a_time::<Q16>(no_identity);
-                }
-            });
-        }
-    }
-
-    #[test]
-    fn rigid_palettes_take_the_rigid_path_bit_for_bit() {
-        let (model, ib) = rig::<f32>(1.1, Vec3::ONE, Vec3::ONE);
-        let (dq, sc, _) = palettes(&model, &ib);
-        assert!(sc.iter().all(SymMat3::is_identity));
-        let mut plain = [DualQuat::IDENTITY; 2];
-        SkinDualQuatJob::new(&model, &ib, &mut plain).run().unwrap();
-        assert_eq!(dq, plain);
-        let (pos, idx, w) = vertices::<f32>();
-        let a = skin(Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc }, &idx, &w, &pos);
-        let b = skin(Palette::DualQuats(&plain), &idx, &w, &pos);
-        assert_eq!(a, b);
-    }
-
-    /// Uniform armature scales (0.01, 100) and a non-uniform joint scale: where every influence
-    /// shares one matrix (weight 1, or the rest pose) DQS with scale lands where LBS does; at a
-    /// bend, as far from LBS as the rigid rig's DQS, scaled by the same factor.
-    fn matches_lbs<R: Real>(tol: f32) {
-        // Measured: at most 0.089 at vertex 2 (the rigid rig's DQS − LBS there is 0.049), from
-        // the blended stretch P_b under a 63° bend.
-        const NON_UNIFORM_BOUND: f32 = 0.1;
-        let (pos, idx, w) = vertices::<R>();
-        let s = |v: i32, d: i32| Vec3::splat(R::ratio(v, d));
-        for (scale, child) in [
-            (s(1, 100), Vec3::ONE),
-            (s(100, 1), Vec3::ONE),
-            (Vec3::ONE, Vec3::new(R::ratio(3, 2), R::ratio(1, 2), R::ONE)),
-            (s(1, 100), Vec3::new(R::ONE, R::TWO, R::ratio(1, 2))),
-        ] {
-            let unit = scale.x.to_f32() * child.x.to_f32().max(child.y.to_f32()).max(child.z.to_f32());
-            // Rest pose (joint 1 unbent): every vertex equals LBS.
-            let (model, ib) = rig(R::ZERO, scale, child);
-            let (dq, sc, m) = palettes(&model, &ib);
-            let scaled = Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc };
-            let (dp, dn, dt) = skin(scaled, &idx, &w, &pos);
-            let (lp, ln, _) = skin(Palette::Matrices(&m), &idx, &w, &pos);
-            for v in 0..pos.len() {
-                let e = (dp[v] - lp[v]).max_abs().to_f32() / unit;
-                assert!(e < tol, "scale {scale:?} {child:?}, vertex {v}: {e}");
-                assert!((dn[v].length().to_f32() - 1.0).abs() < tol * 4.0, "normal {v} {:?}", dn[v]);
-                assert!(
-                    (dt[v].truncate().length().to_f32() - 1.0).abs() < tol * 4.0,
-                    "tangent {v} {:?} {scale:?}",
-                    dt[v]
-                );
-            }
-            // Unit normals on the LBS side too.
-            assert!(ln.iter().all(|n| (n.length().to_f32() - 1.0).abs() < tol * 4.0), "lbs {ln:?} {scale:?} {child:?}");
-            // Bent: weight-1 vertices (0 and 3) equal LBS; the blended ones keep their distance
-            // from the bend as the unscaled rig's DQS does, times the scale.
-            let (model, ib) = rig(R::ratio(11, 10), scale, child);
-            let (dq, sc, m) = palettes(&model, &ib);
-            let (dp, _, _) = skin(Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc }, &idx, &w, &pos);
-            let (lp, _, _) = skin(Palette::Matrices(&m), &idx, &w, &pos);
-            for v in [0, 3] {
-                let e = (dp[v] - lp[v]).max_abs().to_f32() / unit;
-                assert!(e < tol, "bent, scale {scale:?} {child:?}, vertex {v}: {e}");
-            }
-            // The blended vertices (1 and 2): under a uniform armature scale, DQS minus LBS is
-            // the unscaled rig's difference times the scale; under a non-uniform joint scale,
-            // within `NON_UNIFORM_BOUND` (in units of the rig's size) of LBS.
-            let (model1, ib1) = rig(R::ratio(11, 10), Vec3::ONE, Vec3::ONE);
-            let (dq1, sc1, m1) = palettes(&model1, &ib1);
-            let (dp1, _, _) = skin(Palette::ScaledDualQuats { dual_quats: &dq1, scales: &sc1 }, &idx, &w, &pos);
-            let (lp1, _, _) = skin(Palette::Matrices(&m1), &idx, &w, &pos);
-            for v in [1, 2] {
-                let d = (dp[v] - lp[v]).to_array().map(R::to_f32);
-                if child == Vec3::ONE {
-                    let d1 = (dp1[v] - lp1[v]).to_array().map(R::to_f32);
-                    let e = (0..3).map(|c| (d[c] / unit - d1[c]).abs()).fold(0.0, f32::max);
-                    assert!(e < tol * 4.0, "bent, scale {scale:?}, vertex {v}: {e}");
-                } else {
-                    let e = d.iter().map(|c| c.abs()).fold(0.0, f32::max) / unit;
-                    assert!(e < NON_UNIFORM_BOUND, "bent, scale {scale:?} {child:?}, vertex {v}: {e}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn scaled_rigs_match_lbs_where_lbs_is_exact() {
-        matches_lbs::<f32>(1.0e-5);
-        matches_lbs::<Q16>(4.0e-3);
-    }
-
-    #[test]
-    fn candy_wrapper_keeps_its_volume_under_scale() {
-        // Two joints twisted ±90° about X under a 0.01 armature scale: a vertex bound half to
-        // each stays at the radius (0.01), where LBS collapses it onto the axis.
-        let s = Vec3::splat(0.01f32);
-        let a = Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::X, core::f32::consts::FRAC_PI_2), s);
-        let b = Mat4::from_trs(Vec3::ZERO, Quat::from_axis_angle(Vec3::X, -core::f32::consts::FRAC_PI_2), s);
-        let (mut dq, mut sc) = ([DualQuat::IDENTITY; 2], [SymMat3::IDENTITY; 2]);
-        SkinDualQuatJob::new(&[a, b], &[Mat4::IDENTITY; 2], &mut dq).with_scales(&mut sc).run().unwrap();
-        let pos = [Vec3::Y, Vec3::Y];
-        let (p, _, _) = skin(Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc }, &[0, 1, 0, 1], &[0.5; 4], &pos);
-        assert!((p[0].length() - 0.01).abs() < 1.0e-7, "{:?}", p[0]);
-        let (l, _, _) = skin(Palette::Matrices(&[a, b]), &[0, 1, 0, 1], &[0.5; 4], &pos);
-        assert!(l[0].length() < 1.0e-8);
-    }
-
-    #[test]
-    fn scales_must_match_the_dual_quaternions() {
-        let dq = [DualQuat::<f32>::IDENTITY; 2];
-        let sc = [SymMat3::uniform(2.0)];
-        let mut op = [Vec3::ZERO];
-        let palette = Palette::ScaledDualQuats { dual_quats: &dq, scales: &sc };
-        let mut job = SkinningJob::new(palette, 1, &[0], &[1.0], &[Vec3::X], &mut op);
-        assert_eq!(job.run(), Err(JobError::LengthMismatch));
-        assert_eq!(op[0], Vec3::ZERO);
-        let mut short = [SymMat3::<f32>::IDENTITY; 1];
-        let model = [Mat4::IDENTITY; 2];
-        let mut out = [DualQuat::IDENTITY; 2];
-        let mut job = SkinDualQuatJob::new(&model, &model, &mut out).with_scales(&mut short);
-        assert_eq!(job.run(), Err(JobError::OutputTooSmall));
-    }
 }

@@ -1,7 +1,7 @@
 //! Tests of the skinning job: validity, LBS against direct matrix sums, every influence count
 //! and kernel (direct, packed palette, narrow) agreeing bit for bit, and DQS keeping volume.
 
-use super::lbs::{blend_matrices, blend_packed, pack, FromPacked, PackedJoint, PACKED_JOINTS};
+use super::build::lbs::{blend_matrices, blend_packed, lbs_with, pack, FromPacked, PackedJoint, PACKED_JOINTS};
 use super::*;
 use crate::math::Quat;
 
@@ -267,21 +267,21 @@ fn skin_with_kernel<const K: usize>(pal: &[Mat4<f32>], kernel: u8, tangents: boo
     job.validate().unwrap();
     let ji = job.joint_indices;
     match kernel {
-        0 => job.lbs_with::<0, true, false, _>(ji, |i: &[u16], w: &[f32]| blend_matrices::<f32, 0, false>(pal, i, w)),
-        1 => job.lbs_with::<K, true, false, _>(ji, |i: &[u16], w: &[f32]| blend_matrices::<f32, K, false>(pal, i, w)),
+        0 => lbs_with::<f32, 0, true, _>(&mut job, ji, |i: &[u16], w: &[f32]| blend_matrices::<f32, 0>(pal, i, w)),
+        1 => lbs_with::<f32, K, true, _>(&mut job, ji, |i: &[u16], w: &[f32]| blend_matrices::<f32, K>(pal, i, w)),
         2 => {
             let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
             pack::<f32, false>(&mut table, pal);
             let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
-            job.lbs_with::<K, true, false, _>(bytes, |i: &[[u8; 2]], w: &[f32]| {
-                blend_packed::<f32, K, false, false>(&table, i, w)
+            lbs_with::<f32, K, true, _>(&mut job, bytes, |i: &[[u8; 2]], w: &[f32]| {
+                blend_packed::<f32, K, false>(&table, i, w)
             });
         }
         _ => {
             let mut table = [PackedJoint([[0.0; 4]; 4]); PACKED_JOINTS];
             pack::<f32, true>(&mut table, pal);
             let bytes = bytemuck::cast_slice::<u16, [u8; 2]>(ji);
-            job.lbs_with::<K, true, false, _>(bytes, FromPacked::<f32, K, false>(&table));
+            lbs_with::<f32, K, true, _>(&mut job, bytes, FromPacked::<f32, K>(&table));
         }
     }
     core::array::from_fn(|v| {

@@ -1,9 +1,11 @@
 //! Per-vertex streams: optional input and output streams mapped vertex by vertex, and
 //! directions (normals, tangents' xyz) scaled back to unit length, one at a time or four.
 
-use super::blended::V;
 use crate::math::{Vec3, Vec4};
 use crate::real::{Lanes, Real};
+
+/// The lanes of one vector component.
+type V<R> = <R as Real>::Lanes;
 
 /// `out[v] = f(src[v])` where the job has the stream (both slices) and `v` is in both.
 #[inline(always)]
