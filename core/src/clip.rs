@@ -24,7 +24,7 @@ use crate::math::{Quat, Vec3};
 use crate::platform::HOST_KERNELS;
 use crate::real::Real;
 
-mod soa;
+pub(crate) mod soa;
 #[cfg(test)]
 pub(crate) mod tests;
 

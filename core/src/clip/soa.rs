@@ -146,66 +146,6 @@ impl<R: Real> SoaTrackCache<R> {
         base.wrapping_add((group as u32).wrapping_mul(0x27D4_EB2F)) | 1
     }
 
-    /// Samples element `group` of the pose at clip time `t` (clamped to the clip range) into
-    /// `out`; `rest` is that element of the rest pose, `tag` its [`tag_of`](Self::tag_of).
-    /// `V3`: the kernel set (`platform::dispatch`).
-    #[cfg_attr(sinew_host_kernels, inline(always))]
-    #[cfg_attr(not(sinew_host_kernels), inline)]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn sample<const V3: bool>(
-        &mut self,
-        clip: &Clip<'_>,
-        group: usize,
-        tag: u32,
-        t: R,
-        time: &ClipTime<R>,
-        rot: RotationInterpolation,
-        rest: &SoaTransform<R>,
-        out: &mut SoaTransform<R>,
-    ) {
-        if self.tag != tag {
-            self.reset(clip, group, tag, rest);
-        }
-        let tl = V::<R>::splat(t);
-
-        let miss = self.translation_span.misses(tl);
-        if miss != 0 {
-            self.refill_vectors(clip, 0, miss, t, time, rest);
-        }
-        let s = self.translation_span.param(tl);
-        lerp_into::<R, V3>(&self.translation, &self.translation1, s, &mut out.translation);
-
-        let miss = self.scale_span.misses(tl);
-        if miss != 0 {
-            self.refill_vectors(clip, 2, miss, t, time, rest);
-        }
-        let s = self.scale_span.param(tl);
-        lerp_into::<R, V3>(&self.scale, &self.scale1, s, &mut out.scale);
-
-        let miss = self.rotation_span.misses(tl);
-        if miss != 0 {
-            self.refill_rotations(clip, miss, t, time, rest);
-        }
-        self.rotations_into::<V3>(tl, rot, &mut out.rotation);
-
-        // Cubic-spline lanes, rare: one test of the three masks skips them all.
-        if self.direct == [0; 3] {
-            return;
-        }
-        for target in 0..3 {
-            for l in lanes_of(u32::from(self.direct[target])) {
-                // A direct lane is evaluated from its track.
-                let tv = clip.track_view(self.track[target][l] as usize);
-                let v = tv.evaluate(t, time, &mut self.key[target][l], rot);
-                match target {
-                    0 => out.translation.set_lane(l, crate::math::Vec3::new(v[0], v[1], v[2])),
-                    1 => out.rotation.set_lane(l, Quat::from_array(v)),
-                    _ => out.scale.set_lane(l, crate::math::Vec3::new(v[0], v[1], v[2])),
-                }
-            }
-        }
-    }
-
     /// Starts serving `clip` for element `group`: finds the tracks of its four joints and marks
     /// every tracked lane for filling; untracked lanes hold the rest pose.
     #[cold]
@@ -442,58 +382,6 @@ impl<R: Real> SoaTrackCache<R> {
             }
         }
     }
-
-    /// Interpolates the four rotations at `t`: corrected nlerp, or exact slerp in the lanes the
-    /// clip flags (four lanes at once), or in every lane when `rot` asks for it (lane by lane).
-    #[inline(always)]
-    fn rotations_into<const V3: bool>(&self, t: V<R>, rot: RotationInterpolation, out: &mut SoaQuat<R>) {
-        let s = self.rotation_span.param(t);
-        // The corrected-nlerp warp of `quat::warp_t`, lane by lane in the same order.
-        let one = V::<R>::splat(R::ONE);
-        let half = V::<R>::splat(R::HALF);
-        let w = &self.warp;
-        let u = s * (s - one);
-        let ws = s + u * (s - half) * (V::<R>::load(&w[0]) + u * (V::<R>::load(&w[1]) + u * V::<R>::load(&w[2])));
-        // q = a·c0 + b·c1.
-        let (mut c0, mut c1) = (one - ws, ws);
-        if self.exact_slerp != 0 {
-            // Slerp lanes hold θ and 1/sin θ (θ ≤ π/2, since the keys share a hemisphere).
-            let theta = V::<R>::load(&w[0]);
-            let inv_sin = V::<R>::load(&w[1]);
-            let e0 = sin_quadrant::<R>((one - s) * theta) * inv_sin;
-            let e1 = sin_quadrant::<R>(s * theta) * inv_sin;
-            let key = V::<R>::load(&self.slerp_key);
-            c0 = key.select_positive_finite(e0, c0);
-            c1 = key.select_positive_finite(e1, c1);
-        }
-        let (a, b) = (&self.rotation0, &self.rotation1);
-        let mix = |a: &[R; 4], b: &[R; 4]| V::<R>::load(b).mul_add_on::<V3>(c1, V::<R>::load(a) * c0);
-        let (x, y, z, q) = (mix(&a.x, &b.x), mix(&a.y, &b.y), mix(&a.z, &b.z), mix(&a.w, &b.w));
-        // `Quat::normalize_near_unit`, lane by lane.
-        let l2 = x * x + y * y + z * z + q * q;
-        let e = l2 - one;
-        let near = e.abs().mask_lt(V::<R>::splat(R::ratio(1, 100)));
-        let y0 = one - half * e;
-        let y1 = y0 * (V::<R>::splat(R::ratio(3, 2)) - half * l2 * y0 * y0);
-        out.x = (x * y1).to_array();
-        out.y = (y * y1).to_array();
-        out.z = (z * y1).to_array();
-        out.w = (q * y1).to_array();
-        let slow =
-            if rot == RotationInterpolation::Slerp { (self.interpolating & !self.exact_slerp) as u32 } else { 0 };
-        let lanes = (!near & 0xF) | slow;
-        if lanes != 0 {
-            let (xs, ys, zs, qs, ss) = (x.to_array(), y.to_array(), z.to_array(), q.to_array(), s.to_array());
-            for l in lanes_of(lanes) {
-                let v = if slow & (1 << l) != 0 {
-                    a.lane(l).slerp(b.lane(l), ss[l]).normalize()
-                } else {
-                    Quat::new(xs[l], ys[l], zs[l], qs[l]).normalize()
-                };
-                out.set_lane(l, v);
-            }
-        }
-    }
 }
 
 impl<R: Real> Default for SoaTrackCache<R> {
@@ -515,14 +403,18 @@ fn sin_quadrant<R: Real>(x: V<R>) -> V<R> {
                     + z * (c(1.0 / 362_880.0) + z * (c(-1.0 / 39_916_800.0) + z * c(1.0 / 6_227_020_800.0))))))
 }
 
-/// `out = value + (value1 − value) · s`, lane by lane.
-#[inline(always)]
-fn lerp_into<R: Real, const V3: bool>(value: &SoaVec3<R>, value1: &SoaVec3<R>, s: V<R>, out: &mut SoaVec3<R>) {
-    let lerp = |a: &[R; 4], b: &[R; 4]| {
-        let a = V::<R>::load(a);
-        (V::<R>::load(b) - a).mul_add_on::<V3>(s, a).to_array()
-    };
-    out.x = lerp(&value.x, &value1.x);
-    out.y = lerp(&value.y, &value1.y);
-    out.z = lerp(&value.z, &value1.z);
+/// SoA sampling's lane kernels (`clip/soa/sample.rs`) in the build's own kernel set.
+pub(crate) mod build {
+    /// The kernel set of this copy of the kernels: the build's own.
+    const V3: bool = false;
+    include!("soa/sample.rs");
+}
+
+/// SoA sampling's lane kernels in the x86-64-v3 kernel set, which the sampling job runs through
+/// `platform::dispatch` on CPUs with the level (in builds with run-time dispatch only).
+#[cfg(sinew_dispatch)]
+pub(crate) mod v3 {
+    /// The kernel set of this copy of the kernels: x86-64-v3.
+    const V3: bool = true;
+    include!("soa/sample.rs");
 }

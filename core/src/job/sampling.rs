@@ -1,10 +1,10 @@
 //! Sampling: evaluates a clip at a time into a local pose.
 
-use crate::clip::{Clip, ClipTime, RotationInterpolation, SoaTrackCache, TrackCache};
+use crate::clip::{soa, Clip, ClipTime, RotationInterpolation, SoaTrackCache, TrackCache};
 use crate::format::{TARGET_ROTATION, TARGET_TRANSLATION};
 use crate::job::JobError;
 use crate::math::SoaTransform;
-use crate::platform::dispatch::{dispatch, Kernel};
+use crate::platform::dispatch::{dispatch, PerSet};
 use crate::real::Real;
 
 mod sealed {
@@ -96,17 +96,18 @@ struct SoaSample<'j, 'a, R: Real> {
     t: R,
 }
 
-impl<R: Real> Kernel for SoaSample<'_, '_, R> {
+impl<R: Real> PerSet for SoaSample<'_, '_, R> {
     type Output = ();
     #[inline(always)]
-    fn run<const V3: bool>(self) {
-        let SamplingJob { clip, rotation: rot, rest_pose: rest, cursor: states, output: out, .. } = self.job;
-        let time = ClipTime::new(clip);
-        let base = SoaTrackCache::tag_base(&time, rest);
-        for (g, ((state, rest_g), out_g)) in states.iter_mut().zip(rest.iter()).zip(out.iter_mut()).enumerate() {
-            let tag = SoaTrackCache::<R>::tag_of(base, g);
-            state.sample::<V3>(clip, g, tag, self.t, &time, *rot, rest_g, out_g);
-        }
+    fn build(self) {
+        let SamplingJob { clip, rotation, rest_pose, cursor, output, .. } = self.job;
+        soa::build::sample_pose(clip, self.t, *rotation, rest_pose, cursor, output);
+    }
+    #[cfg(sinew_dispatch)]
+    #[inline(always)]
+    fn v3(self) {
+        let SamplingJob { clip, rotation, rest_pose, cursor, output, .. } = self.job;
+        soa::v3::sample_pose(clip, self.t, *rotation, rest_pose, cursor, output);
     }
 }
 

@@ -78,8 +78,7 @@ macro_rules! v3_features {
 /// per set, each module naming its set with a constant `V3` that the lane operations read
 /// ([`fma`](super::fma), [`avx2`](super::avx2), `Lanes::mul_add_on`): the kernels are written
 /// once and take no parameter for the set (`job/blending.rs`, `job/skin_matrix.rs`,
-/// `job/skinning.rs`). Kernels generic over the set ([`Kernel`]: sampling's) get both methods
-/// from it.
+/// `job/skinning.rs`, `clip/soa.rs`).
 pub(crate) trait PerSet {
     /// What the kernel returns.
     type Output;
@@ -88,28 +87,6 @@ pub(crate) trait PerSet {
     /// The kernel in the x86-64-v3 set; run only once the CPU was found to have the level.
     #[cfg(sinew_dispatch)]
     fn v3(self) -> Self::Output;
-}
-
-/// A lane kernel generic over its kernel set: `run::<true>` is the x86-64-v3 form.
-pub(crate) trait Kernel {
-    /// What the kernel returns.
-    type Output;
-    /// The kernel, its lane operations those of the v3 kernels when `V3`
-    /// ([`fma`](super::fma), [`avx2`](super::avx2), `Lanes::mul_add_on`).
-    fn run<const V3: bool>(self) -> Self::Output;
-}
-
-impl<K: Kernel> PerSet for K {
-    type Output = K::Output;
-    #[inline(always)]
-    fn build(self) -> K::Output {
-        self.run::<false>()
-    }
-    #[cfg(sinew_dispatch)]
-    #[inline(always)]
-    fn v3(self) -> K::Output {
-        self.run::<true>()
-    }
 }
 
 /// Runs a job's kernel with the kernels [`active`] names.
