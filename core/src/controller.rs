@@ -105,7 +105,7 @@ use state::{LayerState, Slot};
 
 use core::fmt;
 
-use crate::capacity::{check, Capacity, Element};
+use crate::capacity::{check, Buf, Capacity, Element};
 use crate::clip::{Clip, RotationInterpolation};
 use crate::job::mask::{Channel, MaskJob};
 use crate::player::{Event, Marker, Player};
@@ -275,9 +275,21 @@ pub struct Controller<R: Real, C: Capacity, S: SlotSampling<R, C> = KeyCursors> 
     root_total: Motion<R>,
 }
 
+/// [`Controller::new`]'s value, its slots built at run time rather than copied from a constant
+/// (for a controller on the heap with a large slot state, such as [`SoaCaches`]:
+/// `Box::default()`).
 impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Default for Controller<R, C, S> {
     fn default() -> Self {
-        Self::new()
+        const { check::<C>() };
+        Controller {
+            slots: Buf::from_fn(|_| Slot::fresh()),
+            layers: Element::INIT,
+            threshold: R::ONE,
+            rotation: RotationInterpolation::NlerpCorrected,
+            root_settings: None,
+            root_delta: Motion::IDENTITY,
+            root_total: Motion::IDENTITY,
+        }
     }
 }
 
@@ -302,7 +314,7 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
     /// (a whole constant controller would be copied from read-only data instead).
     pub(crate) fn reset(&mut self) {
         for s in self.slots.as_mut() {
-            *s = Slot::INIT;
+            *s = Slot::fresh();
         }
         for l in self.layers.as_mut() {
             *l = LayerState::INIT;
@@ -420,7 +432,7 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
             return Err(ControllerError::TooManyTracks { tracks, capacity: S::MAX_TRACKS });
         }
         let s = &mut self.slots.as_mut()[slot.0];
-        *s = Slot::INIT;
+        *s = Slot::fresh();
         s.clip = Some(clip.0);
         s.layer = layer.0;
         s.player = Player::new(&entry.clip);
@@ -433,7 +445,7 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
     ///
     /// [`ControllerError::SlotOutOfRange`].
     pub fn clear(&mut self, slot: usize) -> Result<(), ControllerError> {
-        *self.slots.as_mut().get_mut(slot).ok_or(ControllerError::SlotOutOfRange)? = Slot::INIT;
+        *self.slots.as_mut().get_mut(slot).ok_or(ControllerError::SlotOutOfRange)? = Slot::fresh();
         Ok(())
     }
 

@@ -6,7 +6,7 @@ use core::fmt::Debug;
 
 use super::fade::Fade;
 use super::LayerMode;
-use crate::capacity::{Capacity, Element};
+use crate::capacity::{Buf, Capacity, Element};
 use crate::clip::SoaTrackCache;
 use crate::job::sampling::TrackState;
 use crate::math::SoaTransform;
@@ -27,6 +27,11 @@ pub trait SlotSampling<R: Real, C: Capacity>: Copy + Debug + Default + 'static {
     const MAX_TRACKS: usize;
     /// The state's entries.
     fn entries(state: &mut Self::State) -> &mut [Self::Entry];
+    /// A fresh state, built in place at run time (a large state is not copied from a constant
+    /// in read-only data).
+    fn fresh() -> Self::State {
+        Self::State::INIT
+    }
 }
 
 /// A `u16` key cursor per track (`C::TRACKS` of them, 2 bytes each): the least memory, for
@@ -55,6 +60,9 @@ impl<R: Real, C: Capacity> SlotSampling<R, C> for SoaCaches {
     const MAX_TRACKS: usize = usize::MAX;
     fn entries(state: &mut Self::State) -> &mut [SoaTrackCache<R>] {
         state.as_mut()
+    }
+    fn fresh() -> Self::State {
+        Buf::from_fn(|_| SoaTrackCache::EMPTY)
     }
 }
 
@@ -95,6 +103,21 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Element for Slot<R, C, S> {
 }
 
 impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Slot<R, C, S> {
+    /// An empty slot ([`Element::INIT`]'s value), built in place at run time.
+    pub(super) fn fresh() -> Self {
+        Slot {
+            clip: None,
+            layer: 0,
+            player: Player::idle(),
+            weight: R::ZERO,
+            fade: None,
+            synced: false,
+            cursor: S::fresh(),
+            root: None,
+            mark: (0, 0),
+        }
+    }
+
     /// Sampled, advanced and blended this update.
     pub(super) fn active(&self) -> bool {
         self.clip.is_some() && (self.weight > R::ZERO || self.fade.is_some_and(|f| f.to > R::ZERO))
@@ -132,9 +155,12 @@ pub struct ControllerScratch<R: Real, C: Capacity> {
     pub(super) shares: C::PerLayer<C::PerSoa<[R; 4]>>,
 }
 
+/// [`ControllerScratch::new`]'s value, built at run time rather than copied from a constant
+/// (for a scratch on the heap: `Box::default()`).
 impl<R: Real, C: Capacity> Default for ControllerScratch<R, C> {
     fn default() -> Self {
-        Self::new()
+        const { crate::capacity::check::<C>() };
+        ControllerScratch { poses: Buf::from_fn(|_| Buf::from_fn(|_| SoaTransform::IDENTITY)), shares: Element::INIT }
     }
 }
 

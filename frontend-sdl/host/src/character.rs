@@ -142,7 +142,7 @@ impl<C: Capacity> Work<C> {
     }
 
     fn controller(&mut self) -> &mut ControllerScratch<f32, C> {
-        self.controller.get_or_insert_with(|| Box::new(ControllerScratch::new()))
+        self.controller.get_or_insert_with(Box::default)
     }
 
     fn graph(&mut self) -> &mut Scratch {
@@ -236,7 +236,7 @@ impl<C: Capacity> Character<C> {
         let mut c = Character {
             graph: None,
             retarget: None,
-            controller: Box::new(Controller::new()),
+            controller: Box::default(),
             primary: 0,
             fading: false,
             playing: true,
