@@ -142,12 +142,31 @@ impl<C: Capacity> Work<C> {
     }
 
     fn controller(&mut self) -> &mut ControllerScratch<f32, C> {
-        self.controller.get_or_insert_with(Box::default)
+        self.controller.get_or_insert_with(boxed_scratch)
     }
 
     fn graph(&mut self) -> &mut Scratch {
         self.graph.get_or_insert_with(|| Box::new(Scratch::new()))
     }
+}
+
+/// A fresh controller on the heap. In a wasm module a constant controller (its slots' key
+/// caches included) would sit in the module's initial data, so it is built at run time there,
+/// where the stack has room for a browser capacity's; elsewhere the constant is copied, since a
+/// desktop capacity's controller is larger than a thread's stack takes in building it.
+fn boxed_controller<C: Capacity>() -> Box<Controller<f32, C, SoaCaches>> {
+    #[cfg(target_family = "wasm")]
+    return Box::default();
+    #[cfg(not(target_family = "wasm"))]
+    Box::new(Controller::new())
+}
+
+/// A fresh update scratch on the heap, built as [`boxed_controller`] builds a controller.
+fn boxed_scratch<C: Capacity>() -> Box<ControllerScratch<f32, C>> {
+    #[cfg(target_family = "wasm")]
+    return Box::default();
+    #[cfg(not(target_family = "wasm"))]
+    Box::new(ControllerScratch::new())
 }
 
 /// One draw part's per-frame data.
@@ -236,7 +255,7 @@ impl<C: Capacity> Character<C> {
         let mut c = Character {
             graph: None,
             retarget: None,
-            controller: Box::default(),
+            controller: boxed_controller(),
             primary: 0,
             fading: false,
             playing: true,
