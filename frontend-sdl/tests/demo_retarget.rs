@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{gltf, map_file, read_png, sinew, Display, Image};
+use common::{figure_pixels, gltf, halves, map_file, read_png, sinew, Display, Image};
 
 fn tmp(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo_retarget_{}_{name}", std::process::id()))
@@ -29,31 +29,6 @@ fn render(d: &Display, name: &str, time: &str, extra: &[&str]) -> Image {
     assert_eq!((img.width, img.height), (640, 360));
     let _ = std::fs::remove_file(&png);
     img
-}
-
-/// Pixels of the left and right halves of `img` that `pred(x, y, pixel)` accepts.
-fn halves(img: &Image, pred: impl Fn(usize, usize, &[u8]) -> bool) -> (usize, usize) {
-    let w = img.width as usize;
-    let mut n = (0, 0);
-    for (i, p) in img.rgba.chunks_exact(4).enumerate() {
-        let (x, y) = (i % w, i / w);
-        if pred(x, y, p) {
-            if x < w / 2 {
-                n.0 += 1;
-            } else {
-                n.1 += 1;
-            }
-        }
-    }
-    n
-}
-
-/// Pixels, per half, that differ from the clear color (the top-left pixel) in the top 40% of
-/// the rows: above the ground grid's far edge, so only the figures' upper bodies.
-fn figure_pixels(img: &Image) -> (usize, usize) {
-    let clear = img.rgba[..4].to_vec();
-    let top = img.height as usize * 2 / 5;
-    halves(img, |_, y, p| y < top && p != clear.as_slice())
 }
 
 /// Pixels, per half, that differ between two images of the same size.

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{coverage, gltf, map_file, read_png, sinew, Image};
+use common::{coverage, figure_pixels, gltf, map_file, read_png, sinew, Image};
 
 fn tmp(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("soft_playback_{}_{name}", std::process::id()))
@@ -69,24 +69,6 @@ fn soft_plays_the_clip_asked_for() {
     assert_eq!(err.trim_end(), format!("sinew: {model}: no clip named or numbered 'jump'"));
     let err = failure(&["soft", "--clip", "walk", "--headless"]);
     assert!(err.starts_with("sinew: ") && err.contains("--clip"), "{err}");
-}
-
-/// Pixels, per half, that differ from the clear color (the top-left pixel) in the top 40% of
-/// the rows: above the ground grid's far edge, so only the figures' upper bodies.
-fn figure_pixels(img: &Image) -> (usize, usize) {
-    let (w, top) = (img.width as usize, img.height as usize * 2 / 5);
-    let clear = &img.rgba[..4];
-    let mut n = (0, 0);
-    for (i, p) in img.rgba.chunks_exact(4).enumerate().take(w * top) {
-        if p != clear {
-            if i % w < w / 2 {
-                n.0 += 1;
-            } else {
-                n.1 += 1;
-            }
-        }
-    }
-    n
 }
 
 #[test]

@@ -104,3 +104,28 @@ pub fn map_file() -> String {
         .expect("UTF-8 path")
         .to_string()
 }
+
+/// Pixels of the left and right halves of `img` that `pred(x, y, pixel)` accepts.
+pub fn halves(img: &Image, pred: impl Fn(usize, usize, &[u8]) -> bool) -> (usize, usize) {
+    let w = img.width as usize;
+    let mut n = (0, 0);
+    for (i, p) in img.rgba.chunks_exact(4).enumerate() {
+        let (x, y) = (i % w, i / w);
+        if pred(x, y, p) {
+            if x < w / 2 {
+                n.0 += 1;
+            } else {
+                n.1 += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Pixels, per half, that differ from the clear color (the top-left pixel) in the top 40% of
+/// the rows: above the ground grid's far edge, so only the figures' upper bodies.
+pub fn figure_pixels(img: &Image) -> (usize, usize) {
+    let clear = img.rgba[..4].to_vec();
+    let top = img.height as usize * 2 / 5;
+    halves(img, |_, y, p| y < top && p != clear.as_slice())
+}
