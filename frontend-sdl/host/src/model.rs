@@ -86,10 +86,10 @@ pub struct Model {
     pub skins: Vec<Skin>,
     /// Every clip, in file order, as the controller and the graphs take them.
     pub clips: Vec<ClipEntry<'static, f32>>,
-    /// Each mesh's draw parts.
+    /// Each mesh's draw parts (none for a model opened without a palette budget).
     pub meshes: Vec<Vec<DrawPart>>,
-    /// Joints per draw part's palette at most.
-    pub palette: usize,
+    /// Joints per draw part's palette at most (`None`: no draw parts).
+    pub palette: Option<usize>,
     /// Bind-pose bounds.
     pub bounds: Bounds,
     /// The owned bytes every `'static` view above points into; released in `drop`, after
@@ -120,14 +120,15 @@ type Built = (Asset<'static>, Box<dyn SkeletonStore>, Vec<Skin>, Vec<ClipEntry<'
 
 impl Model {
     /// Takes ownership of `bytes`, parses them in place (no copy), builds the skeleton in
-    /// storage of `SOA` SoA elements (`4 × SOA` joints at most) and prepares the meshes for
-    /// palettes of at most `palette` joints.
+    /// storage of `SOA` SoA elements (`4 × SOA` joints at most) and prepares the meshes as draw
+    /// parts for palettes of at most `palette` joints (`None`: no draw parts, for a front end
+    /// that draws the file's own parts).
     ///
     /// # Errors
     ///
     /// A [`LoadError`] for bytes that are not a `.sinew` file with a skeleton; `bytes` are
     /// dropped.
-    pub fn open<const SOA: usize>(bytes: Box<[u8]>, palette: usize) -> Result<Model, LoadError> {
+    pub fn open<const SOA: usize>(bytes: Box<[u8]>, palette: Option<usize>) -> Result<Model, LoadError> {
         let raw = NonNull::from(Box::leak(bytes));
         // SAFETY: `raw` is the leaked box, alive until `release` below or the model's drop.
         let data: &'static [u8] = unsafe { raw.as_ref() };
@@ -151,7 +152,7 @@ impl Model {
 
     // Out of line: a load-time path, whose inlined copies only grow a wasm module.
     #[inline(never)]
-    fn build<const SOA: usize>(data: &'static [u8], palette: usize) -> Result<Built, LoadError> {
+    fn build<const SOA: usize>(data: &'static [u8], palette: Option<usize>) -> Result<Built, LoadError> {
         // Without the state machines the graphs are only listed (`describe`): their sections'
         // layout is checked, and the graphs' module, which runs them, checks the rest.
         #[cfg(feature = "graph")]
@@ -170,7 +171,7 @@ impl Model {
             .collect();
         let clips = (0..asset.num_clips()).filter_map(|i| asset.clip(i)).map(ClipEntry::new).collect();
         let meshes = (0..asset.num_meshes())
-            .map(|i| asset.mesh(i).map(|m| draw_parts(&m, palette)).unwrap_or_default())
+            .map(|i| asset.mesh(i).zip(palette).map(|(m, p)| draw_parts(&m, p)).unwrap_or_default())
             .collect();
         Ok((asset, skeleton, skins, clips, meshes))
     }

@@ -93,7 +93,8 @@ pub type ViewerCharacter = Character<DesktopRig>;
 ///
 /// A model the host layer cannot open (not expected: `model` was opened from the same bytes).
 pub fn host_model(model: &Model) -> Result<Rc<sinew_host::Model>, ModelError> {
-    Ok(Rc::new(sinew_host::Model::open::<{ DesktopRig::SOA }>(model.bytes().into(), usize::MAX)?))
+    // The GL renderer uploads the file's own parts: no draw parts here.
+    Ok(Rc::new(sinew_host::Model::open::<{ DesktopRig::SOA }>(model.bytes().into(), None)?))
 }
 
 /// A character playing the clips of `model` (its first clip; the rest pose without clips).

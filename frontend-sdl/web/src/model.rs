@@ -14,7 +14,7 @@ use crate::json::Json;
 ///
 /// A [`LoadError`] for bytes that are not a `.sinew` file with a skeleton that fits.
 pub fn open(bytes: Box<[u8]>, palette: usize) -> Result<Model, LoadError> {
-    Model::open::<{ WebRig::SOA }>(bytes, palette)
+    Model::open::<{ WebRig::SOA }>(bytes, Some(palette))
 }
 
 /// The model's description for the JavaScript side: joints, skins, clips, graphs, meshes
@@ -32,7 +32,7 @@ pub fn describe(model: &Model) -> String {
         }
         j.string(model.skeleton().name(i).unwrap_or(""));
     }
-    j.raw("],").key("palette").uint(model.palette).raw(",").key("skins").raw("[");
+    j.raw("],").key("palette").uint(model.palette.unwrap_or(0)).raw(",").key("skins").raw("[");
     for (i, s) in model.skins.iter().enumerate() {
         if i > 0 {
             j.raw(",");

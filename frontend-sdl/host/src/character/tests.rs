@@ -20,7 +20,7 @@ sinew::capacity! {
 const RUN: usize = 1;
 
 fn model() -> Rc<Model> {
-    Rc::new(Model::open::<64>(CHARACTER.into(), usize::MAX).unwrap())
+    Rc::new(Model::open::<64>(CHARACTER.into(), Some(usize::MAX)).unwrap())
 }
 
 fn character() -> (Character<WebRig>, Work<WebRig>) {
