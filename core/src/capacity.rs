@@ -138,6 +138,10 @@ pub trait Capacity: Copy + Debug + Default + Eq + Send + Sync + 'static {
     /// Without it the extraction is not compiled into their updates, and turning it on is
     /// refused.
     const ROOT_MOTION: bool = true;
+    /// Whether controllers of this capacity have additive layers
+    /// ([`LayerMode::Additive`](crate::controller::LayerMode::Additive)). Without it their
+    /// updates blend override layers only, and an additive layer is refused.
+    const ADDITIVE: bool = true;
 
     /// `[T; SOA]`.
     type PerSoa<T: Element>: Buf<T>;
@@ -226,6 +230,7 @@ macro_rules! capacity {
             $(, tracks: $tracks:expr)?
             $(, params: $params:expr)?
             $(, root_motion: $root_motion:expr)?
+            $(, additive: $additive:expr)?
             $(,)?
         }
     ) => {
@@ -248,6 +253,8 @@ macro_rules! capacity {
             pub const PARAMS: usize = $crate::capacity!(@or $($params)?, 0);
             /// Whether its controllers extract root motion.
             pub const ROOT_MOTION: bool = $crate::capacity!(@or $($root_motion)?, true);
+            /// Whether its controllers have additive layers.
+            pub const ADDITIVE: bool = $crate::capacity!(@or $($additive)?, true);
         }
 
         impl $crate::capacity::Capacity for $name {
@@ -258,6 +265,7 @@ macro_rules! capacity {
             const TRACKS: usize = $name::TRACKS;
             const PARAMS: usize = $name::PARAMS;
             const ROOT_MOTION: bool = $name::ROOT_MOTION;
+            const ADDITIVE: bool = $name::ADDITIVE;
             type PerSoa<T: $crate::capacity::Element> = [T; $name::SOA];
             type PerSlot<T: $crate::capacity::Element> = [T; $name::SLOTS];
             type PerLayer<T: $crate::capacity::Element> = [T; $name::LAYERS];

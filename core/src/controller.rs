@@ -66,7 +66,8 @@
 //! update's displacement is the mean of the slots' deltas weighted by their blend weight at the
 //! root joint. A seek or a clip change restarts a slot's measure (no jump). A capacity declared
 //! with `root_motion: false` ([`Capacity::ROOT_MOTION`]) leaves the extraction out of the
-//! update's code.
+//! update's code, as one declared with `additive: false` ([`Capacity::ADDITIVE`]) leaves out
+//! additive layers.
 //!
 //! # Memory
 //!
@@ -349,12 +350,16 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
     ///
     /// # Errors
     ///
-    /// [`ControllerError::LayerOutOfRange`], or [`ControllerError::InvalidParameter`] for a
-    /// non-finite weight.
+    /// [`ControllerError::LayerOutOfRange`], [`ControllerError::InvalidParameter`] for a
+    /// non-finite weight, or [`ControllerError::NoAdditive`] for an additive mode in a capacity
+    /// without additive layers ([`Capacity::ADDITIVE`]).
     pub fn set_layer(&mut self, layer: usize, mode: LayerMode, weight: R) -> Result<(), ControllerError> {
         let l = self.layers.as_mut().get_mut(layer).ok_or(ControllerError::LayerOutOfRange)?;
         if !weight.is_finite() {
             return Err(ControllerError::InvalidParameter);
+        }
+        if matches!(mode, LayerMode::Additive(_)) && !C::ADDITIVE {
+            return Err(ControllerError::NoAdditive);
         }
         l.mode = mode;
         l.weight = weight.clamp(R::ZERO, R::ONE);

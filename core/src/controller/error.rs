@@ -54,6 +54,9 @@ pub enum ControllerError {
     /// Root motion was asked of a controller whose capacity has none
     /// ([`Capacity::ROOT_MOTION`](crate::capacity::Capacity::ROOT_MOTION)).
     NoRootMotion,
+    /// An additive layer was asked of a controller whose capacity has none
+    /// ([`Capacity::ADDITIVE`](crate::capacity::Capacity::ADDITIVE)).
+    NoAdditive,
 }
 
 impl fmt::Display for ControllerError {
@@ -75,6 +78,7 @@ impl fmt::Display for ControllerError {
             Self::Job(e) => write!(f, "job error: {e}"),
             Self::Player(e) => write!(f, "player error: {e}"),
             Self::NoRootMotion => f.write_str("this controller's capacity has no root motion"),
+            Self::NoAdditive => f.write_str("this controller's capacity has no additive layers"),
         }
     }
 }

@@ -85,6 +85,10 @@ crate::capacity! {
     /// The test's sizes without root motion.
     pub struct Grounded { joints: 8, slots: 4, layers: 3, tracks: 9, params: 0, root_motion: false }
 }
+crate::capacity! {
+    /// The test's sizes without additive layers.
+    pub struct OverrideOnly { joints: 8, slots: 4, layers: 3, tracks: 9, params: 0, root_motion: true, additive: false }
+}
 
 type Ctl = Controller<f32, Test>;
 type Scratch = ControllerScratch<f32, Test>;
@@ -442,6 +446,34 @@ fn a_capacity_without_root_motion_refuses_it_and_plays_the_same_pose() {
         assert_eq!(a, b);
     }
     assert_eq!(grounded.root_motion_total(), Motion::IDENTITY);
+}
+
+#[test]
+fn a_capacity_without_additive_layers_refuses_them_and_blends_the_same_pose() {
+    let bytes = asset_bytes();
+    let asset = Asset::parse(&bytes).unwrap();
+    let f = fixture(&asset, &[]);
+    let mut plain = Controller::<f32, OverrideOnly>::new();
+    let before = std::format!("{plain:?}");
+    for reference in [AdditiveReference::RestPose, AdditiveReference::Baked] {
+        assert_eq!(plain.set_layer(1, LayerMode::Additive(reference), 1.0), Err(ControllerError::NoAdditive));
+    }
+    assert_eq!(std::format!("{plain:?}"), before, "a refused layer changes nothing");
+    assert_eq!(plain.set_layer(1, LayerMode::Override, 0.5), Ok(()));
+    let mut c = Ctl::new();
+    c.set_layer(1, LayerMode::Override, 0.5).unwrap();
+    for (slot, layer, weight) in [(0, 0, 0.25), (1, 0, 0.75), (2, 1, 1.0)] {
+        c.assign(SlotId(slot), LayerId(layer), ClipId(slot % 2), &f.clips).unwrap();
+        c.set_weight(slot, weight).unwrap();
+        plain.assign(SlotId(slot), LayerId(layer), ClipId(slot % 2), &f.clips).unwrap();
+        plain.set_weight(slot, weight).unwrap();
+    }
+    let (mut a, mut b) = ([SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);
+    for _ in 0..5 {
+        update(&mut c, &f, 0.1, &mut a);
+        plain.update(0.1, &f.clips, f.skel.view(), &mut ControllerScratch::new(), &mut b, |_| {}).unwrap();
+        assert_eq!(a, b);
+    }
 }
 
 #[test]

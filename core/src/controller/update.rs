@@ -254,7 +254,7 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
                 output: pose,
             }
             .run()?;
-            if mode == LayerMode::Additive(AdditiveReference::RestPose) {
+            if C::ADDITIVE && mode == LayerMode::Additive(AdditiveReference::RestPose) {
                 for (p, r) in pose.iter_mut().zip(rest) {
                     for l in 0..4 {
                         p.set_lane(l, &make_additive(&p.lane(l), &r.lane(l)));
@@ -347,7 +347,7 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
                     let shares = &scratch.shares.as_ref()[s.layer].as_ref()[..n];
                     (&mut normal, &mut normals, Layer { transform, weight: s.weight, joint_weights: Some(shares) })
                 }
-                LayerMode::Additive(_) => {
+                LayerMode::Additive(_) if C::ADDITIVE => {
                     let mask = layer.mask_joints.map(|_| &layer.mask.as_ref()[..n]);
                     (
                         &mut additive,
@@ -355,6 +355,8 @@ impl<R: Real, C: Capacity, S: SlotSampling<R, C>> Controller<R, C, S> {
                         Layer { transform, weight: s.weight * layer.weight, joint_weights: mask },
                     )
                 }
+                // Refused by `set_layer` in a capacity without additive layers.
+                LayerMode::Additive(_) => continue,
             };
             // A list holds a layer per slot: the entry is always there.
             if let Some(e) = list.as_mut().get_mut(*len) {

@@ -610,32 +610,25 @@ impl<C: Capacity> Character<C> {
 
     /// Runs the controller by `dt` into the pose, and ends a crossfade that finished.
     fn sample(&mut self, dt: f32, work: &mut Work<C>) -> Result<(), CharacterError> {
-        match self.retarget.as_mut() {
-            None => {
-                let model = &*self.model;
-                self.controller.update(
-                    dt,
-                    &model.clips,
-                    model.skeleton(),
-                    work.controller(),
-                    &mut self.pose,
-                    |_| {},
-                )?;
+        // One update call whichever model's clips play (the retargeted source's, else the
+        // character's own), then the retargeting into the character's pose.
+        let (source, pose) = match self.retarget.as_mut() {
+            None => (&*self.model, &mut self.pose),
+            Some(r) => (&*r.source, &mut r.pose),
+        };
+        self.controller.update(dt, &source.clips, source.skeleton(), work.controller(), pose, |_| {})?;
+        if let Some(r) = self.retarget.as_mut() {
+            let source = &*r.source;
+            crate::jobs::local_to_model(source.skeleton(), &r.pose, &mut r.model)?;
+            RetargetJob {
+                target: self.model.skeleton(),
+                joints: &r.joints,
+                root: Some(r.root),
+                source: &r.model,
+                world: &mut r.world,
+                output: &mut self.pose,
             }
-            Some(r) => {
-                let source = &*r.source;
-                self.controller.update(dt, &source.clips, source.skeleton(), work.controller(), &mut r.pose, |_| {})?;
-                crate::jobs::local_to_model(source.skeleton(), &r.pose, &mut r.model)?;
-                RetargetJob {
-                    target: self.model.skeleton(),
-                    joints: &r.joints,
-                    root: Some(r.root),
-                    source: &r.model,
-                    world: &mut r.world,
-                    output: &mut self.pose,
-                }
-                .run()?;
-            }
+            .run()?;
         }
         // The controller advances the slots it blends; a second clip at weight 0 runs on too,
         // so that raising its weight finds it where it would be.

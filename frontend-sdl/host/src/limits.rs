@@ -35,8 +35,9 @@ pub const RUNTIME_JOINTS: usize = 256;
 
 sinew::capacity! {
     /// The browser runtime's characters: up to [`RUNTIME_JOINTS`] joints, the primary and the second clip, no
-    /// root motion (the viewer plays clips in place; its code stays out of the module).
-    pub struct WebRig { joints: RUNTIME_JOINTS, slots: 2, root_motion: false }
+    /// root motion (the viewer plays clips in place) and no additive layers (it blends the two
+    /// clips in the base layer): their code stays out of the module.
+    pub struct WebRig { joints: RUNTIME_JOINTS, slots: 2, root_motion: false, additive: false }
 }
 
 sinew::capacity! {
