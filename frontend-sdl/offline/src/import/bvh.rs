@@ -56,7 +56,7 @@
 //!   meters, 10 to 40 the CMU database's units (1/0.45 inch; its BVH conversion draws a person
 //!   about 25 units tall), 40 to 100 inches, 100 to 1000 centimeters, from 1000 millimeters.
 //!   [`Rig::notes`] gets one line with the scale and where it came from:
-//!   `bvh: scale 0.0564444 m per file unit (auto: the rest skeleton is 26.06 units across, read
+//!   `bvh: scale 0.056444444 m per file unit (auto: the rest skeleton is 26.07 units across, read
 //!   as CMU units (1/0.45 inch); pass a scale to override)`, or `… (given)`.
 //!
 //! # Files
