@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use crate::rig::Rig;
 
 pub mod bvh;
+pub mod fbx;
 pub mod gltf;
 pub mod md5;
 mod names;
@@ -19,9 +20,11 @@ pub enum ImportError {
     Gltf(gltf::GltfError),
     /// md5 import failed.
     Md5(md5::LoadError),
+    /// FBX import failed.
+    Fbx(fbx::FbxError),
     /// BVH import failed.
     Bvh(bvh::BvhError),
-    /// The file's extension is not one of `.glb`, `.gltf`, `.md5mesh`, `.bvh`.
+    /// The file's extension is not one of `.glb`, `.gltf`, `.md5mesh`, `.bvh`, `.fbx`.
     UnknownFormat(PathBuf),
 }
 
@@ -35,11 +38,12 @@ impl fmt::Display for ImportError {
             }
             Self::Md5(md5::LoadError::Md5 { error, .. }) => write!(f, "{error}"),
             Self::Md5(e) => write!(f, "{e}"),
+            Self::Fbx(e) => write!(f, "{e}"),
             // The caller names the file: its line and the fault.
             Self::Bvh(bvh::BvhError::Text { line, kind, .. }) => write!(f, "bvh line {line}: {kind}"),
             Self::Bvh(e) => write!(f, "{e}"),
             Self::UnknownFormat(p) => {
-                write!(f, "{}: unknown model format (expected .glb, .gltf, .md5mesh or .bvh)", p.display())
+                write!(f, "{}: unknown model format (expected .glb, .gltf, .md5mesh, .bvh or .fbx)", p.display())
             }
         }
     }
@@ -47,8 +51,8 @@ impl fmt::Display for ImportError {
 
 impl std::error::Error for ImportError {}
 
-/// Imports a `.glb`, `.gltf` or `.md5mesh` file (with an optional `.md5anim` for md5), or a
-/// `.bvh` file with [`bvh::BvhOptions::default`] (units guessed; `anim` is not read; call
+/// Imports a `.glb`, `.gltf`, `.fbx` or `.md5mesh` file (with an optional `.md5anim` for md5), or
+/// a `.bvh` file with [`bvh::BvhOptions::default`] (units guessed; `anim` is not read; call
 /// [`bvh::load_file`] to give a scale).
 ///
 /// # Errors
@@ -59,6 +63,7 @@ pub fn load(path: &Path, anim: Option<&Path>) -> Result<Rig, ImportError> {
     match ext.as_str() {
         "glb" | "gltf" => gltf::load_file(path).map_err(ImportError::Gltf),
         "md5mesh" => md5::load_files(path, anim).map_err(ImportError::Md5),
+        "fbx" => fbx::load_file(path).map_err(ImportError::Fbx),
         "bvh" => bvh::load_file(path, &bvh::BvhOptions::default()).map_err(ImportError::Bvh),
         _ => Err(ImportError::UnknownFormat(path.to_path_buf())),
     }
