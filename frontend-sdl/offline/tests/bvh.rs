@@ -252,3 +252,72 @@ fn cmu_01_01_imports() {
     let ratio = cm.joints[2].rest.translation.y / rig.joints[2].rest.translation.y;
     assert!((ratio - 0.01 / (0.0254 / 0.45)).abs() < 1e-6, "{ratio}");
 }
+
+/// The CMU skeleton's humanoid bones map onto a Mixamo-named humanoid (the built-in one,
+/// renamed). Its hips rest at the origin (the motion holds their height), so the hips' scale
+/// is given rather than taken from the rest heights.
+#[test]
+fn cmu_01_01_retargets_onto_a_mixamo_humanoid() {
+    use sinew_offline::builtin::humanoid_rig;
+    use sinew_offline::retarget::{Retarget, RetargetOptions};
+    const MIXAMO: [&str; 22] = [
+        "root",
+        "Hips",
+        "Spine",
+        "Spine1",
+        "Neck",
+        "Head",
+        "LeftShoulder",
+        "LeftArm",
+        "LeftForeArm",
+        "LeftHand",
+        "RightShoulder",
+        "RightArm",
+        "RightForeArm",
+        "RightHand",
+        "LeftUpLeg",
+        "LeftLeg",
+        "LeftFoot",
+        "LeftToeBase",
+        "RightUpLeg",
+        "RightLeg",
+        "RightFoot",
+        "RightToeBase",
+    ];
+    let mut target = humanoid_rig();
+    target.clips.clear();
+    for (j, n) in target.joints.iter_mut().zip(MIXAMO) {
+        j.name = format!("mixamorig:{n}");
+    }
+    let target = Model::from_rig(&target, &BakeOptions::default()).unwrap();
+    let source = Model::load(&sinew_assets::path("bvh/cmu/01_01.bvh"), None, &BakeOptions::default()).unwrap();
+    let r = Retarget::new(&source, &target, None, RetargetOptions { scale: Some(1.0), in_place: false }).unwrap();
+    let source_name = |k: usize| r.sources()[k].and_then(|s| source.skeleton().name(s)).unwrap_or_default().to_owned();
+    let pairs: Vec<(&str, String)> = MIXAMO.iter().enumerate().skip(1).map(|(k, n)| (*n, source_name(k))).collect();
+    let want = [
+        ("Hips", "Hips"),
+        ("Spine", "LowerBack"),
+        ("Spine1", "Spine"),
+        ("Neck", "Neck"),
+        ("Head", "Head"),
+        ("LeftShoulder", "LeftShoulder"),
+        ("LeftArm", "LeftArm"),
+        ("LeftForeArm", "LeftForeArm"),
+        ("LeftHand", "LeftHand"),
+        ("RightShoulder", "RightShoulder"),
+        ("RightArm", "RightArm"),
+        ("RightForeArm", "RightForeArm"),
+        ("RightHand", "RightHand"),
+        ("LeftUpLeg", "LeftUpLeg"),
+        ("LeftLeg", "LeftLeg"),
+        ("LeftFoot", "LeftFoot"),
+        ("LeftToeBase", "LeftToeBase"),
+        ("RightUpLeg", "RightUpLeg"),
+        ("RightLeg", "RightLeg"),
+        ("RightFoot", "RightFoot"),
+        ("RightToeBase", "RightToeBase"),
+    ];
+    let want: Vec<(&str, String)> = want.iter().map(|(t, s)| (*t, (*s).to_owned())).collect();
+    assert_eq!(pairs, want, "{:?}", r.report());
+    assert_eq!(source.skeleton().name(r.hips().1), Some("Hips"));
+}

@@ -1,6 +1,21 @@
 //! Humanoid joint namings canonicalized to one bone set (the VRM humanoid bones): Mixamo (with
-//! the `mixamorig:`, `mixamorig1:`, `mixamorig_` prefixes or none), VRM and the Unreal
-//! mannequin (UE4's `spine_01`..`spine_03`, UE5's `spine_01`..`spine_05`).
+//! the `mixamorig:`, `mixamorig1:`, `mixamorig_` prefixes or none), VRM, the Unreal
+//! mannequin (UE4's `spine_01`..`spine_03`, UE5's `spine_01`..`spine_05`), and two motion-capture
+//! namings of BVH files:
+//!
+//! - **CMU** (the CMU database's BVH conversion; a skeleton with `LowerBack`, `LHipJoint` or
+//!   `RHipJoint`): Mixamo's names for the limbs (`LeftUpLeg`, `LeftArm`, ...), but its spine
+//!   is `LowerBack` (spine), `Spine` (chest), `Spine1` (upper chest), then `Neck`, `Neck1`
+//!   (no bone) and `Head`; `LThumb`/`RThumb` are the thumbs, `LFingers`/`RFingers` (or
+//!   `LeftHandIndex1`/`RightHandIndex1`) the index fingers; `LHipJoint`, `RHipJoint`,
+//!   `LeftFingerBase`, `RightFingerBase` are no bone.
+//! - **Biovision** (the older mocap files, as bvh_anim's `test_mocapbank.bvh`; a skeleton with
+//!   `LeftCollar`, `RightCollar`, `LeftElbow` or `RightElbow`): `Hips`, `Chest` (spine), `Chest2`
+//!   (chest), `Chest3` (upper chest), `Neck`, `Head`, `LeftCollar` (shoulder), `LeftShoulder`
+//!   (upper arm), `LeftElbow` (lower arm), `LeftWrist` (hand), `LeftHip` (upper leg), `LeftKnee`
+//!   (lower leg), `LeftAnkle` (foot), `LeftToe` (toes), and the same with `Right`.
+//!
+//! bvh_anim's `test_simple.bvh` (`Base`, `End`) is no humanoid: its names map to no bone.
 
 /// A humanoid bone; its VRM name is [`Bone::vrm_name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -169,17 +184,92 @@ fn mannequin(name: &str, ue5: bool) -> Option<Bone> {
     None
 }
 
+/// A name split into its side (`Left`/`L` prefix: `true`, `Right`/`R`: `false`) and the rest,
+/// for the prefixes given.
+fn sided<'a>(name: &'a str, left: &str, right: &str) -> Option<(bool, &'a str)> {
+    match (name.strip_prefix(left), name.strip_prefix(right)) {
+        (Some(r), _) => Some((true, r)),
+        (_, Some(r)) => Some((false, r)),
+        _ => None,
+    }
+}
+
+/// The bone a CMU name names where CMU differs from Mixamo: `Some(None)` for a CMU joint of no
+/// bone, `None` for a name left to Mixamo's table.
+fn cmu(name: &str) -> Option<Option<Bone>> {
+    let bone = match name {
+        "LowerBack" => Bone::Spine,
+        "Spine" => Bone::Chest,
+        "Spine1" => Bone::UpperChest,
+        "Neck1" | "LHipJoint" | "RHipJoint" | "LeftFingerBase" | "RightFingerBase" => return Some(None),
+        _ => {
+            if let Some((left, "Thumb")) = sided(name, "L", "R") {
+                return Some(Some(Bone::Finger(left, 0, 0)));
+            }
+            if let Some((left, "Fingers")) = sided(name, "L", "R") {
+                return Some(Some(Bone::Finger(left, 1, 0)));
+            }
+            if let Some((left, "HandIndex1")) = sided(name, "Left", "Right") {
+                return Some(Some(Bone::Finger(left, 1, 0)));
+            }
+            return None;
+        }
+    };
+    Some(Some(bone))
+}
+
+/// The bone a Biovision name names.
+fn biovision(name: &str) -> Option<Bone> {
+    let bone = match name {
+        "Hips" => Bone::Hips,
+        "Chest" => Bone::Spine,
+        "Chest2" => Bone::Chest,
+        "Chest3" => Bone::UpperChest,
+        "Neck" => Bone::Neck,
+        "Head" => Bone::Head,
+        _ => {
+            let (left, rest) = sided(name, "Left", "Right")?;
+            let pick = |l: Bone, r: Bone| if left { l } else { r };
+            match rest {
+                "Collar" => pick(Bone::LeftShoulder, Bone::RightShoulder),
+                "Shoulder" => pick(Bone::LeftUpperArm, Bone::RightUpperArm),
+                "Elbow" => pick(Bone::LeftLowerArm, Bone::RightLowerArm),
+                "Wrist" => pick(Bone::LeftHand, Bone::RightHand),
+                "Hip" => pick(Bone::LeftUpperLeg, Bone::RightUpperLeg),
+                "Knee" => pick(Bone::LeftLowerLeg, Bone::RightLowerLeg),
+                "Ankle" => pick(Bone::LeftFoot, Bone::RightFoot),
+                "Toe" => pick(Bone::LeftToes, Bone::RightToes),
+                _ => return None,
+            }
+        }
+    };
+    Some(bone)
+}
+
 /// The humanoid bone of each joint name of one skeleton (`None` where no naming knows the
-/// name). A bone two joints name goes to the first of them only.
+/// name). A bone two joints name goes to the first of them only. A skeleton with a joint only
+/// the CMU or the Biovision naming has (see the [module documentation](self)) is read with
+/// that naming first.
 #[must_use]
 pub fn canonical_bones<S: AsRef<str>>(names: &[S]) -> Vec<Option<Bone>> {
-    let ue5 = names.iter().any(|n| n.as_ref() == "spine_05");
+    let has = |list: &[&str]| names.iter().any(|n| list.contains(&n.as_ref()));
+    let ue5 = has(&["spine_05"]);
+    let is_cmu = has(&["LowerBack", "LHipJoint", "RHipJoint"]);
+    let is_biovision = !is_cmu && has(&["LeftCollar", "RightCollar", "LeftElbow", "RightElbow"]);
     let mut seen: Vec<Bone> = Vec::new();
     names
         .iter()
         .map(|n| {
             let n = n.as_ref();
-            let b = vrm(n).or_else(|| mixamo(strip_mixamo(n))).or_else(|| mannequin(n, ue5))?;
+            let b = if is_biovision {
+                biovision(n)?
+            } else {
+                let mocap = if is_cmu { cmu(n) } else { None };
+                match mocap {
+                    Some(b) => b?,
+                    None => vrm(n).or_else(|| mixamo(strip_mixamo(n))).or_else(|| mannequin(n, ue5))?,
+                }
+            };
             if seen.contains(&b) {
                 return None;
             }

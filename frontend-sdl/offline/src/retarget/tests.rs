@@ -85,6 +85,60 @@ const MANNEQUIN: [&str; 22] = [
     "ball_r",
 ];
 
+/// The same joints' CMU names (BVH files of the CMU database): `LowerBack` is the spine,
+/// `Spine` the chest.
+const CMU: [&str; 22] = [
+    "root",
+    "Hips",
+    "LowerBack",
+    "Spine",
+    "Neck",
+    "Head",
+    "LeftShoulder",
+    "LeftArm",
+    "LeftForeArm",
+    "LeftHand",
+    "RightShoulder",
+    "RightArm",
+    "RightForeArm",
+    "RightHand",
+    "LeftUpLeg",
+    "LeftLeg",
+    "LeftFoot",
+    "LeftToeBase",
+    "RightUpLeg",
+    "RightLeg",
+    "RightFoot",
+    "RightToeBase",
+];
+
+/// The same joints' Biovision names (older BVH files, bvh_anim's `test_mocapbank.bvh`):
+/// `LeftCollar` is the shoulder, `LeftShoulder` the upper arm.
+const BIOVISION: [&str; 22] = [
+    "root",
+    "Hips",
+    "Chest",
+    "Chest2",
+    "Neck",
+    "Head",
+    "LeftCollar",
+    "LeftShoulder",
+    "LeftElbow",
+    "LeftWrist",
+    "RightCollar",
+    "RightShoulder",
+    "RightElbow",
+    "RightWrist",
+    "LeftHip",
+    "LeftKnee",
+    "LeftAnkle",
+    "LeftToe",
+    "RightHip",
+    "RightKnee",
+    "RightAnkle",
+    "RightToe",
+];
+
 /// The built-in humanoid with its joints renamed (`prefix` + `names`, `root` kept), with or
 /// without its clips.
 fn renamed(names: &[&str; 22], prefix: &str, clips: bool) -> Rig {
@@ -134,6 +188,114 @@ fn canonical_bones_of_each_naming() {
     let ue5 = canonical_bones(&["spine_01", "spine_02", "spine_03", "spine_04", "spine_05"]);
     assert_eq!(ue5, vec![Some(Bone::Spine), None, Some(Bone::Chest), None, Some(Bone::UpperChest)]);
     assert_eq!(canonical_bones(&["mixamorigHips", "l_thigh", "Hip"]), vec![None, None, None]);
+}
+
+#[test]
+fn canonical_bones_of_the_mocap_namings() {
+    let vrm = canonical_bones(&VRM);
+    assert_eq!(canonical_bones(&CMU)[1..], vrm[1..], "CMU");
+    assert_eq!(canonical_bones(&BIOVISION)[1..], vrm[1..], "Biovision");
+    // The whole CMU skeleton (01_01.bvh's joints, its End Sites as the importer names them).
+    let cmu = [
+        "Hips",
+        "LHipJoint",
+        "LeftUpLeg",
+        "LeftLeg",
+        "LeftFoot",
+        "LeftToeBase",
+        "LeftToeBase_end",
+        "RHipJoint",
+        "LowerBack",
+        "Spine",
+        "Spine1",
+        "Neck",
+        "Neck1",
+        "Head",
+        "Head_end",
+        "LeftShoulder",
+        "LeftArm",
+        "LeftForeArm",
+        "LeftHand",
+        "LeftFingerBase",
+        "LFingers",
+        "LThumb",
+        "RightHand",
+        "RFingers",
+        "RThumb",
+        "RightHandIndex1",
+    ];
+    let bones = canonical_bones(&cmu);
+    let of = |name: &str| bones[cmu.iter().position(|n| *n == name).unwrap()];
+    for (name, bone) in [
+        ("Hips", Some(Bone::Hips)),
+        ("LHipJoint", None),
+        ("RHipJoint", None),
+        ("LeftUpLeg", Some(Bone::LeftUpperLeg)),
+        ("LeftToeBase", Some(Bone::LeftToes)),
+        ("LeftToeBase_end", None),
+        ("LowerBack", Some(Bone::Spine)),
+        ("Spine", Some(Bone::Chest)),
+        ("Spine1", Some(Bone::UpperChest)),
+        ("Neck", Some(Bone::Neck)),
+        ("Neck1", None),
+        ("Head", Some(Bone::Head)),
+        ("LeftShoulder", Some(Bone::LeftShoulder)),
+        ("LeftArm", Some(Bone::LeftUpperArm)),
+        ("LeftForeArm", Some(Bone::LeftLowerArm)),
+        ("LeftHand", Some(Bone::LeftHand)),
+        ("LeftFingerBase", None),
+        ("LFingers", Some(Bone::Finger(true, 1, 0))),
+        ("LThumb", Some(Bone::Finger(true, 0, 0))),
+        ("RFingers", Some(Bone::Finger(false, 1, 0))),
+        ("RThumb", Some(Bone::Finger(false, 0, 0))),
+        // The index bone twice (some CMU conversions name it so): the first joint keeps it.
+        ("RightHandIndex1", None),
+    ] {
+        assert_eq!(of(name), bone, "CMU {name}");
+    }
+    // Without a CMU-only joint the same names are Mixamo's: `Spine` is the spine.
+    assert_eq!(
+        canonical_bones(&["Hips", "Spine", "Spine1"]),
+        vec![Some(Bone::Hips), Some(Bone::Spine), Some(Bone::Chest)]
+    );
+    // Biovision: `LeftShoulder` is the upper arm only beside a collar or an elbow.
+    let bio =
+        canonical_bones(&["Hips", "Chest", "Chest2", "Chest3", "LeftCollar", "LeftShoulder", "RightToe", "Spine"]);
+    assert_eq!(
+        bio,
+        vec![
+            Some(Bone::Hips),
+            Some(Bone::Spine),
+            Some(Bone::Chest),
+            Some(Bone::UpperChest),
+            Some(Bone::LeftShoulder),
+            Some(Bone::LeftUpperArm),
+            Some(Bone::RightToes),
+            None,
+        ]
+    );
+    assert_eq!(canonical_bones(&["LeftShoulder"]), vec![Some(Bone::LeftShoulder)]);
+    // bvh_anim's test_simple.bvh is no humanoid.
+    assert_eq!(canonical_bones(&["Base", "End", "End_end"]), vec![None, None, None]);
+}
+
+#[test]
+fn mocap_namings_map_automatically() {
+    let vrm = model(&renamed(&VRM, "", false));
+    let mixamo = model(&renamed(&MIXAMO, "mixamorig:", false));
+    let (cmu, bio) = (model(&renamed(&CMU, "", false)), model(&renamed(&BIOVISION, "", false)));
+    assert_identity_map(
+        &Retarget::new(&cmu, &mixamo, None, RetargetOptions::default()).expect("cmu→mixamo"),
+        "CMU onto Mixamo",
+    );
+    assert_identity_map(
+        &Retarget::new(&bio, &vrm, None, RetargetOptions::default()).expect("bio→vrm"),
+        "Biovision onto VRM",
+    );
+    assert_identity_map(
+        &Retarget::new(&cmu, &bio, None, RetargetOptions::default()).expect("cmu→bio"),
+        "CMU onto Biovision",
+    );
 }
 
 #[test]
