@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fills tests/fuzz/corpus/<target>/ with the seed inputs of each fuzz target: the small files
-# kept in tests/fuzz/seeds/ (hand-written md5), plus files made at fuzz time from the models in
+# kept in tests/fuzz/seeds/ (hand-written md5 and BVH), plus files made at fuzz time from the models in
 # ../shared/assets (never copied into the repository). Run from anywhere; needs the release
 # `sinew` binary, which it builds.
 set -euo pipefail
@@ -10,7 +10,7 @@ assets="$(cd "$root/../shared/assets" && pwd)"
 seeds="$fuzz/seeds"
 corpus="$fuzz/corpus"
 
-mkdir -p "$corpus"/{asset_parse,md5mesh,md5anim,gltf_import,image_decode}
+mkdir -p "$corpus"/{asset_parse,md5mesh,md5anim,gltf_import,image_decode,bvh}
 
 # A NUL-joined pair: the md5 targets read "first file \0 second file".
 pair() { { cat "$1"; printf '\0'; cat "$2"; } > "$3"; }
@@ -69,9 +69,12 @@ cp "$root"/frontend-sdl/offline/tests/data/RiggedFigure-*.glb "$root"/frontend-s
 # Texture extensions (WebP, KHR_texture_basisu fallbacks), kept with sinew-offline's tests.
 cp "$root"/frontend-sdl/offline/tests/data/textures/*.glb "$corpus/gltf_import/"
 
+# BVH: the hand-written seeds, bvh_anim's minimal file and the CMU capture.
+cp "$seeds"/bvh/*.bvh "$assets/bvh/bvh_anim/test_simple.bvh" "$assets/bvh/cmu/01_01.bvh" "$corpus/bvh/"
+
 # Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid PNG and
 # WebP, truncated, oversized and corrupt images kept there as its seeds).
-for t in asset_parse md5mesh md5anim gltf_import image_decode; do
+for t in asset_parse md5mesh md5anim gltf_import image_decode bvh; do
   if [ -d "$fuzz/regressions/$t" ]; then
     find "$fuzz/regressions/$t" -type f -exec cp {} "$corpus/$t/" \;
   fi

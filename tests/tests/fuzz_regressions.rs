@@ -69,6 +69,11 @@ fn md5anim_regressions() {
 }
 
 #[test]
+fn bvh_regressions() {
+    check("bvh", fuzz::bvh_bytes);
+}
+
+#[test]
 fn gltf_import_regressions() {
     check("gltf_import", fuzz::gltf_bytes);
 }
@@ -213,6 +218,27 @@ fn md5_seeds_load() {
     assert_eq!(rig.clips.len(), 1);
     fuzz::md5_bytes(format!("{mesh}\0{anim}").as_bytes(), Md5First::Mesh);
     fuzz::md5_bytes(format!("{anim}\0{mesh}").as_bytes(), Md5First::Anim);
+}
+
+/// The hand-written BVH seeds import with their channels and bake (so the `bvh` target starts
+/// from texts that reach the baker); the edge cases among the regressions are refused with a
+/// line.
+#[test]
+fn bvh_seeds_load() {
+    use sinew_offline::import::bvh::{parse, BvhOptions};
+    let dir = fuzz_dir().join("seeds/bvh");
+    for (name, joints) in [("figure.bvh", 12), ("orders.bvh", 4)] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let rig = parse("seed", &text, &BvhOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(rig.joints.len(), joints, "{name}");
+        assert_eq!(rig.clips.len(), 1, "{name}");
+        fuzz::bvh_bytes(text.as_bytes());
+    }
+    for name in ["unclosed.bvh", "huge-frames.bvh", "tiny-frame-time.bvh", "non-finite.bvh", "bad-utf8-count.bvh"] {
+        let data = std::fs::read(fuzz_dir().join("regressions/bvh").join(name)).unwrap();
+        let e = parse("r", &String::from_utf8_lossy(&data), &BvhOptions::default()).expect_err(name);
+        assert!(e.line().is_some(), "{name}: {e}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
 use sinew::skeleton::Skeleton;
 use sinew::{Real, Q16};
 use sinew_offline::bake::{bake, BakeOptions};
-use sinew_offline::import::{gltf, md5};
+use sinew_offline::import::{bvh, gltf, md5};
 use sinew_offline::rig::Rig;
 
 /// Fuzz target `asset_parse`: the bytes as given, then the same bytes with the header's length
@@ -91,6 +91,38 @@ pub fn gltf_bytes(data: &[u8]) {
     if let Ok(rig) = gltf::load_bytes(data, None, "f") {
         bake_and_exercise(&rig, &sample_times(data));
     }
+}
+
+/// Fuzz target `bvh`: the input (lossy UTF-8) as a BVH text, imported with the units guessed
+/// and with a given scale. An accepted text must give what [`Rig`] documents (parents before
+/// children, finite rest transforms, strictly increasing finite key times, as many finite values
+/// as keys need) and the two imports the same skeleton shape; the rig is baked and the baked file
+/// run through [`exercise_asset`]. A refused text must come with a one-line message and a line.
+pub fn bvh_bytes(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let guessed = bvh::parse("f", &text, &bvh::BvhOptions::default());
+    let given = bvh::parse("f", &text, &bvh::BvhOptions { scale: Some(0.01) });
+    let rig = match (guessed, given) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.joints.len(), b.joints.len(), "the scale changed the skeleton");
+            a
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            let shown = e.to_string();
+            assert!(!shown.contains('\n') && e.line().is_some_and(|l| l >= 1), "message {shown:?}");
+            return;
+        }
+    };
+    for (i, j) in rig.joints.iter().enumerate() {
+        assert!(j.parent.is_none_or(|p| p < i), "joint {i}'s parent comes after it");
+        assert!(j.rest.is_finite(), "joint {i}'s rest transform");
+    }
+    for c in rig.clips.iter().flat_map(|c| &c.channels) {
+        assert!(c.times.windows(2).all(|w| w[0] < w[1]) && c.times.iter().all(|t| t.is_finite()), "key times");
+        assert_eq!(c.values.len(), c.times.len() * c.target.components(), "values of joint {}", c.joint);
+        assert!(c.values.iter().all(|v| v.is_finite()), "a key value");
+    }
+    bake_and_exercise(&rig, &sample_times(data));
 }
 
 /// Fuzz target `image_decode`: the bytes as the base-color texture image of a one-triangle
