@@ -168,6 +168,8 @@ export class Model {
     this.joints = d.joints;
     /** Joint names. */
     this.jointNames = d.jointNames;
+    /** Each joint's parent index, -1 for a root. */
+    this.parents = d.parents;
     /** Joints per draw part's palette at most. */
     this.palette = d.palette;
     /** Skins: `{joints}` each. */
@@ -364,6 +366,16 @@ export class Character {
   /** The joints' model matrices: 16 floats each, column-major, in place. */
   jointMatrices() {
     return this.sinew.floats(this.sinew.wasm.sinew_character_joints(this.id), this.model.joints * 16);
+  }
+
+  /** Bone lines: from each joint with a parent to it, 6 floats (two model-space points) each. */
+  bones() {
+    const m = this.jointMatrices();
+    const out = [];
+    this.model.parents.forEach((p, j) => {
+      if (p >= 0) out.push(m[p * 16 + 12], m[p * 16 + 13], m[p * 16 + 14], m[j * 16 + 12], m[j * 16 + 13], m[j * 16 + 14]);
+    });
+    return new Float32Array(out);
   }
 
   /** Skin `skin`'s palette (model × inverse bind): 16 floats per skin joint, column-major, in place. */

@@ -22,6 +22,7 @@ const VECTORS_PER_JOINT = 4;
 const ATTRIBUTES = ['a_position', 'a_normal', 'a_jointIndices', 'a_jointWeights', 'a_uv', 'a_color'];
 const CLEAR = [0.12, 0.13, 0.16, 1];
 const GRID_COLOR = [0.42, 0.45, 0.52, 0.55];
+const BONE_COLOR = [1, 0.78, 0.25, 1];
 const LIGHT = { direction: normalize3([-1, 1, 1]), ambient: 0.25, diffuse: 0.75 };
 
 function normalize3(v) {
@@ -178,8 +179,11 @@ class Renderer {
     });
   }
 
-  /** Draws one frame of `character` with `method` ('lbs' or 'dqs'), from camera `cam`. */
-  draw(character, cam, method, width, height, grid) {
+  /**
+   * Draws one frame of `character` with `method` ('lbs' or 'dqs'), from camera `cam`, over the
+   * `grid` lines, with its bones drawn over everything when `bones`.
+   */
+  draw(character, cam, method, width, height, grid, bones) {
     const gl = this.gl;
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
     gl.viewport(0, 0, width, height);
@@ -225,11 +229,13 @@ class Renderer {
     });
     ATTRIBUTES.forEach((_, i) => gl.disableVertexAttribArray(i));
     gl.bindTexture(gl.TEXTURE_2D, null);
+    if (bones) this.drawLines(character.bones(), vp, BONE_COLOR, true);
   }
 
-  drawLines(points, vp, color) {
+  /** Draws `points` as line segments in `color`, depth-tested unless `over`. */
+  drawLines(points, vp, color, over = false) {
     const gl = this.gl;
-    gl.enable(gl.DEPTH_TEST);
+    gl[over ? 'disable' : 'enable'](gl.DEPTH_TEST);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     gl.useProgram(this.lines.program);
@@ -254,6 +260,7 @@ class Viewer {
     this.character = null;
     this.playing = params.get('paused') !== '1';
     this.method = params.get('skinning') === 'dqs' ? 'dqs' : 'lbs';
+    this.bones = false;
     this.speed = 1;
     this.camera = framing(sinew.limits, [0, 0, 0], 1);
     this.grid = null;
@@ -281,6 +288,8 @@ class Viewer {
       this.model?.close();
       [this.model, this.character] = [model, character];
       this.camera = framing(this.sinew.limits, model.bounds.center, model.bounds.radius);
+      // A model without meshes (motion capture) shows its bones.
+      this.bones = params.get('bones') === '1' || model.meshes.length === 0;
       this.grid = gridLines(model.bounds, this.sinew.gridStep(model.bounds.radius));
       document.body.dataset.parts = String(parts);
       document.body.dataset.joints = String(this.renderer.joints);
@@ -360,7 +369,7 @@ class Viewer {
   }
 
   render() {
-    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid);
+    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid, this.bones);
   }
 
   tick(now) {
@@ -435,6 +444,7 @@ class Viewer {
     document.getElementById('time').textContent = clip ? `${c.time.toFixed(2)} s` : c.graphState >= 0 ? m.graphs[c.graphIndex].states[c.graphState] : '';
     document.getElementById('play').textContent = this.playing ? 'pause' : 'play';
     document.getElementById('method').textContent = this.method.toUpperCase();
+    document.getElementById('bones').textContent = this.bones ? 'hide bones' : 'bones';
   }
 
   wireControls() {
@@ -455,6 +465,7 @@ class Viewer {
     }));
     on('scrub', 'input', guard(() => this.character.seek(Number(document.getElementById('scrub').value))));
     on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
+    on('bones', 'click', guard(() => (this.bones = !this.bones)));
     on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
     on('graph', 'change', () =>
       this.useGraph(Number(document.getElementById('graph').value)).catch((e) => say(e.message, true)),

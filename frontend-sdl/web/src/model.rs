@@ -17,7 +17,7 @@ pub fn open(bytes: Box<[u8]>, palette: usize) -> Result<Model, LoadError> {
     Model::open::<{ WebRig::SOA }>(bytes, Some(palette))
 }
 
-/// The model's description for the JavaScript side: joints, skins, clips, graphs, meshes
+/// The model's description for the JavaScript side: joints and their parents, skins, clips, graphs, meshes
 /// with their draw parts (addresses of their vertex and index data in this module's
 /// memory), textures (addresses of their texels), and the bounds.
 #[must_use]
@@ -31,6 +31,17 @@ pub fn describe(model: &Model) -> String {
             j.raw(",");
         }
         j.string(model.skeleton().name(i).unwrap_or(""));
+    }
+    // Each joint's parent, -1 for a root: the viewer draws bones from them.
+    j.raw("],").key("parents").raw("[");
+    for i in 0..model.num_joints() {
+        if i > 0 {
+            j.raw(",");
+        }
+        match model.skeleton().parent(i) {
+            Some(p) => j.uint(p),
+            None => j.raw("-1"),
+        };
     }
     j.raw("],").key("palette").uint(model.palette.unwrap_or(0)).raw(",").key("skins").raw("[");
     for (i, s) in model.skins.iter().enumerate() {
