@@ -276,7 +276,8 @@ class Viewer {
     try {
       let data = bytes;
       let notes = [];
-      if (/\.(glb|gltf)$/i.test(name)) {
+      if (/\.fbx$/i.test(name)) throw new Error('FBX is read by the command line (sinew bake model.fbx), not by this page\'s importer');
+      if (/\.(glb|gltf|bvh)$/i.test(name)) {
         const { importGltf } = await import('./import.js');
         ({ bytes: data, notes } = await importGltf(bytes, { palette: this.renderer.joints }));
       }
@@ -470,7 +471,7 @@ class Viewer {
     on('graph', 'change', () =>
       this.useGraph(Number(document.getElementById('graph').value)).catch((e) => say(e.message, true)),
     );
-    // Drag-and-drop of .sinew, .glb and .gltf files.
+    // Drag-and-drop of .sinew, .glb, .gltf and .bvh files.
     for (const t of [canvas, document.body]) {
       t.addEventListener('dragover', (e) => e.preventDefault());
       t.addEventListener('drop', async (e) => {

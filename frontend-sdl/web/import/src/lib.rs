@@ -35,6 +35,7 @@ use std::cell::RefCell;
 use std::sync::Once;
 
 use sinew_offline::bake::{bake, BakeOptions};
+use sinew_offline::import::bvh::{self, BvhOptions};
 use sinew_offline::import::gltf::load_bytes;
 
 /// The outcome of the last [`sinew_import`] call.
@@ -59,7 +60,8 @@ static HOOK: Once = Once::new();
 const RIG_NAME: &str = "model";
 
 /// Imports glTF bytes (a GLB container or glTF JSON text whose buffers and images are `data:`
-/// URIs) and bakes them with bone palettes of at most `palette` joints per mesh part (0: no
+/// URIs), or a BVH file's (its skeleton and its motion as one clip, units guessed as
+/// [`bvh::Unit::guess`] does), and bakes them with bone palettes of at most `palette` joints per mesh part (0: no
 /// limit) and at most 4 influences per vertex.
 ///
 /// Returns the baked bytes and the import's notes ([`Rig::notes`](sinew_offline::rig::Rig::notes),
@@ -69,11 +71,25 @@ const RIG_NAME: &str = "model";
 ///
 /// A one-line message: the importer's or the baker's error, as the command line prints it.
 pub fn import_gltf(bytes: &[u8], palette: u32) -> Result<(Vec<u8>, Vec<String>), String> {
-    let rig = load_bytes(bytes, None, RIG_NAME).map_err(|e| one_line(&e.to_string()))?;
+    let rig = if is_bvh(bytes) {
+        let text = String::from_utf8_lossy(bytes);
+        bvh::parse(RIG_NAME, &text, &BvhOptions::default()).map_err(|e| e.to_string())
+    } else {
+        load_bytes(bytes, None, RIG_NAME).map_err(|e| e.to_string())
+    }
+    .map_err(|e| one_line(&e))?;
     let palette = usize::try_from(palette).ok().filter(|&p| p > 0);
     let opts = BakeOptions { palette, max_influences: 4, ..BakeOptions::default() };
     let (baked, _report) = bake(&rig, &opts).map_err(|e| one_line(&e.to_string()))?;
     Ok((baked, rig.notes.iter().map(|n| one_line(n)).collect()))
+}
+
+/// Whether `bytes` are a BVH file: text whose first word is `HIERARCHY` (after an optional
+/// UTF-8 byte order mark). A GLB starts with `glTF`, glTF JSON with `{`.
+fn is_bvh(bytes: &[u8]) -> bool {
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
+    text[start..].starts_with(b"HIERARCHY")
 }
 
 /// `text` with its line breaks replaced by spaces.

@@ -207,3 +207,17 @@ fn meshopt_files_need_the_decoder() {
         );
     }
 }
+
+#[test]
+fn bvh_files_import_their_skeleton_and_motion() {
+    let path = sinew_assets::path("bvh/cmu/01_01.bvh");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let baked = import(&bytes, 0).unwrap();
+    let asset = sinew::asset::Asset::parse(&baked).unwrap();
+    assert_eq!((asset.num_meshes(), asset.num_clips()), (0, 1));
+    assert_eq!(asset.skeleton().map(|s| s.num_joints()), Some(38));
+    // A BVH cut short is one line naming what is wrong, and the next import succeeds.
+    let e = import(&bytes[..bytes.len() / 3], 0).unwrap_err();
+    assert!(!e.is_empty() && !e.contains('\n'), "{e}");
+    assert!(import(&fox(), 0).is_ok());
+}
