@@ -54,7 +54,10 @@ fn labeled<'a>(lex: &mut Lexer<'a>, words: &[&'static str], expected: &'static s
         lex.keyword(w)?;
     }
     let w = lex.expect(last)?;
-    let glued = w.text.get(..last.len()).filter(|p| p.eq_ignore_ascii_case(last)).map(|_| &w.text[last.len()..]);
+    let glued = match w.text.get(..last.len()) {
+        Some(label) if label.eq_ignore_ascii_case(last) => w.text.get(last.len()..),
+        _ => None,
+    };
     match glued {
         Some("") => lex.expect(expected),
         Some(value) => Ok(Word { text: value, line: w.line }),
