@@ -436,7 +436,7 @@ fn info_prints_the_stored_bake_report() {
             assert!(clip_line.contains(&storage), "{clip_line} lacks {storage}");
             assert!(count(KeyFormat::Packed) + count(KeyFormat::Quantized) > 0, "{clip_line}: nothing compressed");
             let shell = if from_mesh {
-                let farthest = sinew_offline::shells::shells_from_mesh(&rig).expect("mesh shells");
+                let farthest = sinew_offline::shells::shells_from_mesh(&rig, opts.min_shell);
                 format!("shells from the mesh (up to {:.3} m)", farthest.iter().copied().fold(0.0, f64::max) * unit)
             } else {
                 "a fixed 0.03 m shell".to_owned()

@@ -77,7 +77,7 @@ mod meshes;
 #[cfg(feature = "fbx")]
 mod scene;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "fbx"))]
 mod tests;
 
 pub use error::FbxError;
@@ -107,8 +107,12 @@ pub const MIN_MEMORY: usize = 64 << 20;
 ///
 /// # Errors
 ///
+/// [`FbxError::NotInBuild`] before anything is read when this build leaves FBX out,
 /// [`FbxError::Io`] when the file cannot be read, and every error of [`load_bytes`].
 pub fn load_file(path: &Path) -> Result<Rig, FbxError> {
+    if !DECODES_FBX {
+        return Err(FbxError::NotInBuild { feature: "fbx" });
+    }
     let bytes = std::fs::read(path).map_err(|source| FbxError::Io { path: path.to_path_buf(), source })?;
     let name = path.file_stem().map_or_else(|| "fbx".to_owned(), |s| s.to_string_lossy().into_owned());
     let base = path.parent().unwrap_or_else(|| Path::new("."));
@@ -138,5 +142,18 @@ pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
     {
         let _ = (bytes, base_dir, name);
         Err(FbxError::NotInBuild { feature: "fbx" })
+    }
+}
+
+#[cfg(all(test, not(feature = "fbx")))]
+mod not_in_build {
+    use super::*;
+
+    /// Without the `fbx` feature, a `.fbx` file is refused by name before it is read.
+    #[test]
+    fn fbx_files_are_refused_with_the_feature_to_enable() {
+        let e = crate::import::load(Path::new("/nonexistent/model.fbx"), None).expect_err("no FBX in this build");
+        assert_eq!(e.to_string(), "FBX import is not in this build of sinew (cargo feature `fbx`)");
+        assert!(matches!(load_bytes(b"Kaydara FBX Binary", None, "x"), Err(FbxError::NotInBuild { feature: "fbx" })));
     }
 }

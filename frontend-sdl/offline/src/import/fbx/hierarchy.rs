@@ -1,6 +1,8 @@
 //! The node hierarchy: every node below ufbx's root (and the root itself when it carries a
 //! transform) as a [`RigJoint`], parents first (depth-first, children in file order), with a
-//! unique name and the local transform ufbx evaluates without animation.
+//! unique name and the local transform ufbx evaluates without animation. ufbx's unnamed helper
+//! nodes are named after their parent: `<parent> geometry` (a geometric transform) and
+//! `<parent> scale` (scale inheritance).
 
 use super::error::FbxError;
 use super::scene::{is_identity, transform, Importer};
@@ -30,8 +32,13 @@ impl<'s> Importer<'s> {
             }
             let j = joints.len();
             *slot = Some(j);
+            let parent_name = parent.and_then(|p| joints.get(p)).map_or("", |p: &RigJoint| p.name.as_str());
             let base = if node.is_root {
                 ROOT_NAME.to_owned()
+            } else if node.is_geometry_transform_helper && node.element.name.is_empty() {
+                format!("{parent_name} geometry")
+            } else if node.is_scale_helper && node.element.name.is_empty() {
+                format!("{parent_name} scale")
             } else {
                 or_fallback(Some(&node.element.name), || format!("node{}", node.element.typed_id))
             };

@@ -1,7 +1,8 @@
 //! Meshes, skins and morph targets: one [`RigMesh`] per node instance of a ufbx mesh (a skinned
-//! mesh at its first instance only), one [`RigPrimitive`] per material part, triangulated by
-//! ufbx, with positions, normals, tangents, the first UV and color sets, skin influences and
-//! morph-target deltas per vertex; one [`RigSkin`] per skin deformer in use.
+//! mesh at its first instance only; a mesh with several instances is named `mesh@joint` for
+//! each), one [`RigPrimitive`] per material part, triangulated by ufbx, with positions, normals,
+//! tangents, the first UV and color sets, skin influences and morph-target deltas per vertex;
+//! one [`RigSkin`] per skin deformer in use.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,7 +12,7 @@ use super::error::FbxError;
 use super::scene::{array3, is_identity, matrix, Importer};
 use crate::import::gltf::DEFAULT_COLOR;
 use crate::import::names::{or_fallback, UniqueNames};
-use crate::rig::{RigMesh, RigMorphTarget, RigPrimitive, RigSkin};
+use crate::rig::{RigJoint, RigMesh, RigMorphTarget, RigPrimitive, RigSkin};
 
 /// The morph targets that each blend channel (by element id) drives: `(mesh, target)` pairs,
 /// mesh an index into [`Rig::meshes`](crate::rig::Rig::meshes).
@@ -78,7 +79,7 @@ impl Attributes<'_> {
 
 impl<'s> Importer<'s> {
     /// The meshes and the skins they use, and which targets each blend channel drives.
-    pub(super) fn meshes(&mut self) -> Result<(Vec<RigMesh>, Vec<RigSkin>, Morphs), FbxError> {
+    pub(super) fn meshes(&mut self, joints: &[RigJoint]) -> Result<(Vec<RigMesh>, Vec<RigSkin>, Morphs), FbxError> {
         let nodes = self.nodes.clone();
         let mut instances: HashMap<u32, usize> = HashMap::new();
         for node in &nodes {
@@ -99,7 +100,7 @@ impl<'s> Importer<'s> {
                 or_fallback(Some(&node.element.name), || format!("mesh{}", mesh.element.typed_id))
             });
             let base = if instances.get(&mesh.element.typed_id).copied().unwrap_or(0) > 1 {
-                format!("{base}@{}", or_fallback(Some(&node.element.name), || format!("node{j}")))
+                format!("{base}@{}", joints.get(j).map_or("", |jt| jt.name.as_str()))
             } else {
                 base
             };

@@ -106,7 +106,7 @@ pub(super) fn import(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Resul
         surfaces: Surfaces::default(),
     };
     let joints = imp.joints()?;
-    let (meshes, skins, morphs) = imp.meshes()?;
+    let (meshes, skins, morphs) = imp.meshes(&joints)?;
     let clips = imp.clips(&meshes, &morphs)?;
     let has_bones = imp.nodes.iter().any(|n| n.bone.is_some());
     if meshes.is_empty() && !has_bones && clips.iter().all(|c| c.channels.is_empty() && c.weights.is_empty()) {

@@ -211,3 +211,69 @@ fn memory_follows_the_input_size() {
     assert_eq!(scene::memory_limit(1 << 20), MEMORY_PER_INPUT_BYTE << 20);
     assert_eq!(scene::memory_limit(usize::MAX), MAX_MEMORY);
 }
+
+/// The quad without its skin, on a node with a geometric translation (which moves the mesh but
+/// not the node's children): a rigid mesh on its node, the offset baked into its vertices. A
+/// second node instancing the same geometry under another geometric translation gets ufbx's
+/// helper node, a joint the mesh follows.
+#[test]
+fn geometric_transforms_are_baked_into_rigid_meshes() {
+    let text = SCENE
+        .replacen("\tC: \"OO\",300,100\n", "", 1)
+        .replacen("\tC: \"OO\",400,100\n", "", 1)
+        .replacen(
+            "Model: 3, \"Model::quad\", \"Mesh\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n",
+            "Model: 3, \"Model::quad\", \"Mesh\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",5,0,0\n\t\t\tP: \"GeometricTranslation\", \"Vector3D\", \"Vector\", \"\",0,0,2\n",
+            1,
+        );
+    let rig = import(&text);
+    assert!(rig.skins.is_empty());
+    let mesh = &rig.meshes[0];
+    let quad = rig.joints.iter().position(|j| j.name == "quad").expect("the quad's joint");
+    assert_eq!((mesh.skin, mesh.node, mesh.instance), (None, Some(quad), Some(quad)));
+    let p = &mesh.primitives[0];
+    assert_eq!(p.influences, 0);
+    assert!(p.positions.iter().all(|v| (v[2] - 2.0).abs() < 1e-6), "{:?}", p.positions);
+    assert!(p.targets.iter().all(|t| t.positions.iter().all(|d| *d == [0.0; 3])) || mesh.weights.is_empty());
+
+    let twice = text
+        .replacen(
+            "\tMaterial: 200",
+            "\tModel: 4, \"Model::again\", \"Mesh\" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\tP: \"GeometricTranslation\", \"Vector3D\", \"Vector\", \"\",0,0,-3\n\t\t}\n\t}\n\tMaterial: 200",
+            1,
+        )
+        .replacen("\tC: \"OO\",3,0\n", "\tC: \"OO\",3,0\n\tC: \"OO\",4,0\n\tC: \"OO\",100,4\n\tC: \"OO\",200,4\n", 1);
+    let rig = import(&twice);
+    assert_eq!(rig.meshes.len(), 2, "{:?}", rig.meshes.iter().map(|m| &m.name).collect::<Vec<_>>());
+    let model = crate::model::Model::from_rig(&rig, &crate::bake::BakeOptions::default()).expect("bakes");
+    // Each instance's vertices, placed by its node's world matrix, sit at its own offset.
+    let (mut cursor, mut pose, mut world) = (Vec::new(), Vec::new(), Vec::new());
+    model.sample(None, 0.0, sinew::clip::RotationInterpolation::Slerp, &mut cursor, &mut pose).expect("rest pose");
+    model.world(&pose, &mut world).expect("world");
+    let mut depths = Vec::new();
+    for m in 0..2 {
+        let parts = model
+            .skin_mesh(m, &world, &[], &crate::model::DqPalette::default(), crate::model::Skinning::Lbs)
+            .expect("placed");
+        let z: Vec<f32> = parts.iter().flat_map(|p| p.positions.iter().map(|v| v.z)).collect();
+        assert!(z.windows(2).all(|w| (w[0] - w[1]).abs() < 1e-6), "{z:?}");
+        depths.push(z[0]);
+    }
+    depths.sort_by(f32::total_cmp);
+    assert!((depths[0] + 3.0).abs() < 1e-5 && (depths[1] - 2.0).abs() < 1e-5, "{depths:?}");
+    let names: Vec<(&str, Option<usize>)> = rig.joints.iter().map(|j| (j.name.as_str(), j.parent)).collect();
+    assert_eq!(
+        names,
+        [
+            ("root", None),
+            ("tip", Some(0)),
+            ("quad", None),
+            ("quad geometry", Some(2)),
+            ("again", None),
+            ("again geometry", Some(4))
+        ]
+    );
+    let placed: Vec<(&str, Option<usize>)> = rig.meshes.iter().map(|m| (m.name.as_str(), m.node)).collect();
+    assert_eq!(placed, [("quad@quad geometry", Some(3)), ("quad@again geometry", Some(5))]);
+    assert!(rig.notes.iter().any(|n| n.starts_with("2 helper nodes")), "{:?}", rig.notes);
+}
