@@ -17,7 +17,11 @@
 //!   (bind positions, every influence the file has, weights normalized) skinned by linear blend
 //!   skinning with the reference skin matrices (`f64`) and with the runtime's skin palette
 //!   ([`Model::palette`]); rigid meshes follow their node. Morph targets are left out: their
-//!   encoding has its own bound (`BakeReport::morph_bound`).
+//!   encoding has its own bound (`BakeReport::morph_bound`);
+//! - the **joint errors** are, over every joint, the largest distance between the two world
+//!   matrices' origins (the joint's position) and the largest angle between their rotations
+//!   ([`joint_error`]): what a joint that moves no vertex (an IK pole target, an attachment
+//!   point) shows of the clip, which neither error above needs to see.
 //!
 //! Errors are reported in meters (scene units times [`Rig::meters_per_unit`]).
 
@@ -90,6 +94,104 @@ pub struct ClipError {
     pub vertex_error: Option<f64>,
     /// The clip time of the largest vertex error, seconds.
     pub vertex_time: f64,
+    /// The largest joint errors (every joint, vertices or not).
+    pub joints: JointErrors,
+}
+
+/// The largest position and rotation errors of a clip's joints, each with its joint and time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JointErrors {
+    /// Largest distance between a joint's reference and baked world positions, meters.
+    pub position: f64,
+    /// The joint with the largest position error (empty without joints).
+    pub position_joint: String,
+    /// The clip time of the largest position error, seconds.
+    pub position_time: f64,
+    /// Largest angle between a joint's reference and baked world rotations, radians (joints
+    /// whose world matrix is singular at a time are left out at that time: [`joint_error`]).
+    pub rotation: f64,
+    /// The joint with the largest rotation error (empty without joints).
+    pub rotation_joint: String,
+    /// The clip time of the largest rotation error, seconds.
+    pub rotation_time: f64,
+}
+
+impl JointErrors {
+    /// Takes in joint `joint`'s errors at time `t`: `position` in meters, `rotation` in radians
+    /// (`None`: not defined there).
+    pub fn add(&mut self, joint: &str, t: f64, position: f64, rotation: Option<f64>) {
+        if position > self.position {
+            self.position = position;
+            joint.clone_into(&mut self.position_joint);
+            self.position_time = t;
+        }
+        if let Some(r) = rotation.filter(|&r| r > self.rotation) {
+            self.rotation = r;
+            joint.clone_into(&mut self.rotation_joint);
+            self.rotation_time = t;
+        }
+    }
+}
+
+/// The error of one joint between its reference world matrix and another (column-major,
+/// scene units): the distance between their origins, and the angle in radians between their
+/// rotations — each matrix's rotation is the orthogonal factor of the polar decomposition of
+/// its upper 3 × 3, which takes scale and shear out — or `None` when either 3 × 3 is singular
+/// (a scale of zero) or not finite, where a rotation is not defined.
+#[must_use]
+pub fn joint_error(reference: &M4, other: &M4) -> (f64, Option<f64>) {
+    let position = length(core::array::from_fn(|r| reference[3][r] - other[3][r]));
+    let rotation = match (orthogonal_factor(reference), orthogonal_factor(other)) {
+        (Some(a), Some(b)) => {
+            // For orthogonal A and B with AᵀB a rotation by θ, |A − B|_F = 2√2·sin(θ/2); accurate
+            // for small angles where the trace's arccosine is not. Factors of opposite
+            // handedness are half a turn apart at least: the arcsine's argument caps at 1.
+            let d: f64 =
+                (0..3).flat_map(|c| (0..3).map(move |r| (c, r))).map(|(c, r)| (a[c][r] - b[c][r]).powi(2)).sum();
+            Some(2.0 * (d.sqrt() / (2.0 * 2f64.sqrt())).min(1.0).asin())
+        }
+        _ => None,
+    };
+    (position, rotation)
+}
+
+/// The orthogonal factor `Q` of the polar decomposition `M = Q·P` of `m`'s upper 3 × 3
+/// (columns), by Newton's iteration `Q ← (Q + Q⁻ᵀ) / 2`; `None` when the 3 × 3 is not finite or
+/// its determinant is below 1e-12 of the product of its column lengths.
+fn orthogonal_factor(m: &M4) -> Option<[[f64; 3]; 3]> {
+    let mut q: [[f64; 3]; 3] = core::array::from_fn(|c| core::array::from_fn(|r| m[c][r]));
+    let columns: f64 = q.iter().map(|c| length(*c)).product();
+    if !(columns.is_finite() && det3(&q).abs() > 1e-12 * columns) {
+        return None;
+    }
+    for _ in 0..64 {
+        let det = det3(&q);
+        if !(det.is_finite() && det != 0.0) {
+            return None;
+        }
+        // Q⁻ᵀ = cofactor(Q) / det: column c of the cofactor matrix is the cross product of the
+        // other two columns.
+        let cof = [cross(q[1], q[2]), cross(q[2], q[0]), cross(q[0], q[1])];
+        let next: [[f64; 3]; 3] = core::array::from_fn(|c| core::array::from_fn(|r| 0.5 * (q[c][r] + cof[c][r] / det)));
+        let change: f64 = (0..3)
+            .flat_map(|c| (0..3).map(move |r| (c, r)))
+            .map(|(c, r)| (next[c][r] - q[c][r]).abs())
+            .fold(0.0, f64::max);
+        q = next;
+        if change < 1e-14 {
+            break;
+        }
+    }
+    Some(q)
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+fn det3(m: &[[f64; 3]; 3]) -> f64 {
+    let c = cross(m[1], m[2]);
+    m[0][0] * c[0] + m[0][1] * c[1] + m[0][2] * c[2]
 }
 
 /// Measures every clip of `baked` against the clip of `rig` it was baked from (same order),
@@ -175,6 +277,7 @@ fn measure_clip(
         shell_time: times.first().copied().unwrap_or(0.0),
         vertex_error: (!vertices.is_empty()).then_some(0.0),
         vertex_time: times.first().copied().unwrap_or(0.0),
+        joints: JointErrors::default(),
     };
     for &t in &times {
         baked
@@ -183,12 +286,16 @@ fn measure_clip(
         baked.world(&pose, &mut world).map_err(MeasureError::Job)?;
         let reference = eval::model_matrices(rig, &eval::local_pose(rig, Some(clip), t));
         for (j, (r, b)) in reference.iter().zip(&world).enumerate() {
-            let e = shell_displacement(r, &b.cols.map(|c| c.map(f64::from)), shells.get(j).copied().unwrap_or(0.0));
+            let b = b.cols.map(|c| c.map(f64::from));
+            let name = rig.joints.get(j).map_or("", |n| n.name.as_str());
+            let e = shell_displacement(r, &b, shells.get(j).copied().unwrap_or(0.0));
             if e > result.shell_error {
                 result.shell_error = e;
-                result.shell_joint = rig.joints.get(j).map(|n| n.name.clone()).unwrap_or_default();
+                name.clone_into(&mut result.shell_joint);
                 result.shell_time = t;
             }
+            let (position, rotation) = joint_error(r, &b);
+            result.joints.add(name, t, position * unit, rotation);
         }
         if let Some(worst) = result.vertex_error {
             let e = vertices.error(baked, &reference, &world).map_err(MeasureError::Job)?;
@@ -309,8 +416,9 @@ impl Vertices {
 
 impl ClipError {
     /// One line for people: `bound` (meters) and how the shell was set (`shell`, e.g. "a
-    /// 0.03 m shell"), then the largest shell error with its joint and time, and the largest
-    /// vertex error with its time.
+    /// 0.03 m shell"), then the largest shell error with its joint and time, the largest
+    /// vertex error with its time, and the largest joint position and rotation errors with
+    /// their joints and times.
     #[must_use]
     pub fn describe(&self, bound: f64, shell: &str) -> String {
         let within = |e: f64| if e <= bound { "within" } else { "OVER" };
@@ -327,6 +435,17 @@ impl ClipError {
             Some(v) => s += &format!("; vertex error {v:.2e} m ({} bound; at {:.4} s)", within(v), self.vertex_time),
             None => s += "; no mesh vertices",
         }
+        let j = &self.joints;
+        s += &format!(
+            "; largest joint errors: position {:.2e} m ({} bound; joint '{}' at {:.4} s), rotation {:.2e} rad (joint '{}' at {:.4} s)",
+            j.position,
+            within(j.position),
+            j.position_joint,
+            j.position_time,
+            j.rotation,
+            j.rotation_joint,
+            j.rotation_time
+        );
         s
     }
 }
