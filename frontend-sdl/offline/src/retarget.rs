@@ -29,6 +29,7 @@ pub use clips::{retarget_clips, ResampleOptions, RetargetClipsError};
 
 use std::fmt;
 
+use sinew::clip::RotationInterpolation;
 use sinew::job::retarget::{world_rotations, NO_SOURCE};
 use sinew::job::{JobError, RetargetJob, RetargetJoint, RetargetRoot};
 use sinew::math::{Mat4, Quat, SoaTransform};
@@ -134,7 +135,8 @@ impl JointMap {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RetargetOptions {
     /// The factor on the hips' displacement; `None`: the ratio of the hips' rest heights
-    /// (target over source).
+    /// (target over source), a height at or below 0 at rest taken where the model's first
+    /// clip starts.
     pub scale: Option<f32>,
     /// Drop the horizontal part of the hips' displacement.
     pub in_place: bool,
@@ -241,6 +243,20 @@ fn rest_model(model: &Model) -> Result<Vec<Mat4<f32>>, JobError> {
 }
 
 /// Depth of each joint (roots 0).
+/// `rest` (the model's rest-pose model matrices), or where its first clip starts when the
+/// rest pose has joint `hips` at or below height 0 and the clip lifts it above.
+fn standing(model: &Model, rest: &[Mat4<f32>], hips: usize) -> Result<Vec<Mat4<f32>>, JobError> {
+    let height = |m: &[Mat4<f32>]| m.get(hips).map_or(0.0, |m| m.translation().y);
+    if height(rest) > 0.0 || model.asset().num_clips() == 0 {
+        return Ok(rest.to_vec());
+    }
+    let start = model.asset().clip(0).map_or(0.0, |c| c.start());
+    let (mut cursor, mut pose, mut world) = (Vec::new(), Vec::new(), Vec::new());
+    model.sample(Some(0), start, RotationInterpolation::NlerpCorrected, &mut cursor, &mut pose)?;
+    model.world(&pose, &mut world)?;
+    Ok(if height(&world) > 0.0 { world } else { rest.to_vec() })
+}
+
 fn depths(parents: &[i16]) -> Vec<usize> {
     let mut d: Vec<usize> = Vec::with_capacity(parents.len());
     for &p in parents {
@@ -388,13 +404,17 @@ impl<'a> Retarget<'a> {
             .flatten()
             .ok_or_else(|| RetargetError::HipsUnmapped { name: tv.name(hips).unwrap_or_default().to_string() })?;
         let (src_rest, tgt_rest) = (rest_model(source)?, rest_model(target)?);
+        // The hips' heights that scale the motion, and where the root's displacement is taken
+        // from: the rest pose's, or where the first clip starts for a skeleton whose rest pose
+        // has its hips on the ground (motion capture: CMU's rest pose stands at the origin).
+        let (src_stand, tgt_stand) = (standing(source, &src_rest, source_hips)?, standing(target, &tgt_rest, hips)?);
         if let Some(s) = options.scale {
             if !s.is_finite() {
                 return Err(RetargetError::InvalidScale);
             }
         } else {
             for (side, model, rest, j) in
-                [(Side::Target, target, &tgt_rest, hips), (Side::Source, source, &src_rest, source_hips)]
+                [(Side::Target, target, &tgt_stand, hips), (Side::Source, source, &src_stand, source_hips)]
             {
                 let height = rest.get(j).map_or(0.0, |m| m.translation().y);
                 if height.is_nan() || height <= 0.0 {
@@ -411,7 +431,7 @@ impl<'a> Retarget<'a> {
             sources.iter().map(|s| s.and_then(|j| u16::try_from(j).ok()).unwrap_or(NO_SOURCE)).collect();
         let mut joints = vec![RetargetJoint::UNMAPPED; sources.len()];
         RetargetJoint::offsets(&map16, &src_rot, &tgt_rot, &mut joints)?;
-        let mut root = RetargetRoot::new(hips, source_hips, tv, &tgt_rest, &src_rest, options.scale)?;
+        let mut root = RetargetRoot::new(hips, source_hips, tv, &tgt_stand, &src_stand, options.scale)?;
         root.in_place = options.in_place;
         Ok(Retarget { source, target, sources, hips, source_hips, joints, root })
     }
