@@ -8,12 +8,13 @@
 //!   (rotations smallest-three 3 × 15 bits, translations and scales 16 bits in a per-track
 //!   range, times 16 bits in the clip range), constant tracks collapse to one key, and keys
 //!   are removed while the error stays within `tolerance` — measured as the displacement of
-//!   virtual vertices at each joint's farthest mesh vertex (`shell_from_mesh`, the default; a
-//!   joint that moves no vertex itself takes its subtree's reach) or at `shell` distance from
-//!   every joint (models without mesh vertices, or ACL's convention), in model space, through the
-//!   hierarchy (a child's error includes its parents'). The bound is verified by sampling the
-//!   encoded clip with the runtime at every source key time and between them; tracks on the
-//!   path of a joint that misses it are re-encoded with a tighter budget.
+//!   virtual vertices at each joint's farthest mesh vertex and at least `min_shell` from it
+//!   (`shell_from_mesh`, the default; a joint that moves no vertex itself takes its subtree's
+//!   reach; see [`crate::shells::shells_from_mesh`]) or at `shell` distance from every joint
+//!   (ACL's convention), in model space, through the hierarchy (a child's error includes its
+//!   parents'). The bound is verified by sampling the encoded clip with the runtime at every
+//!   source key time and between them; tracks on the path of a joint that misses it are
+//!   re-encoded with a tighter budget.
 //! - **Bounded work**: key reduction and error measurement count their steps against
 //!   [`BakeOptions::max_work`] (shared by the clips of one bake). A clip whose search would not
 //!   fit in what is left — one measurement pass alone too big, or the budget running out between
@@ -77,7 +78,7 @@ mod tests;
 use sinew::asset::Asset;
 
 pub use error::BakeError;
-pub use options::{BakeOptions, DEFAULT_TEXTURE_SIZE, MAX_BAKE_WORK};
+pub use options::{BakeOptions, DEFAULT_MIN_SHELL, DEFAULT_TEXTURE_SIZE, MAX_BAKE_WORK};
 pub use report::{BakeReport, ClipReport};
 pub use texture::TextureReport;
 
@@ -101,8 +102,8 @@ use crate::rig::Rig;
 /// inconsistent indices). Running out of [`BakeOptions::max_work`] is
 /// not an error: the clips that do not fit are stored lossless.
 pub fn bake(rig: &Rig, opts: &BakeOptions) -> Result<(Vec<u8>, BakeReport), BakeError> {
-    let (shells, from_mesh) = crate::shells::shells(rig, opts.shell, opts.shell_from_mesh);
-    bake_at_shells(rig, opts, &shells, from_mesh)
+    let shells = crate::shells::shells(rig, opts);
+    bake_at_shells(rig, opts, &shells, opts.shell_from_mesh)
 }
 
 /// Bakes a rig as [`bake`] does, with the error measured at the given shell distances

@@ -112,7 +112,8 @@ pub fn acl_reference(model: &str, clip: &str, clips: usize) -> Option<AclReferen
 /// A message when a bake, the measurement or sampling fails.
 pub fn run_rig(model: &str, rig: &Rig, opts: &BakeOptions) -> Result<Vec<Row>, String> {
     let unit = crate::shells::meters_per_unit(rig);
-    let (shells, from_mesh) = crate::shells::shells(rig, opts.shell, opts.shell_from_mesh);
+    let shells = crate::shells::shells(rig, opts);
+    let from_mesh = opts.shell_from_mesh;
     let shell = if from_mesh { shells.iter().copied().fold(0.0, f64::max) * unit } else { opts.shell };
     let mut rows = Vec::new();
     for clip in rig.clips.iter().filter(|c| !c.channels.is_empty()) {

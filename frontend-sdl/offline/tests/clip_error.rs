@@ -25,7 +25,7 @@ fn load(rel: &str) -> Rig {
 fn bake_and_measure(rig: &Rig, opts: &BakeOptions) -> (BakeReport, Vec<ClipError>) {
     let (bytes, report) = bake(rig, opts).expect("bakes");
     let model = Model::from_bytes(&rig.name, bytes).expect("loads");
-    let (shells, _) = shells(rig, opts.shell, opts.shell_from_mesh);
+    let shells = shells(rig, opts);
     let errors = measure_clips(rig, &model, &shells).expect("measures");
     (report, errors)
 }

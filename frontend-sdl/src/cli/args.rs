@@ -333,13 +333,13 @@ pub struct BoundArgs {
     #[arg(long, default_value_t = 1.0e-4)]
     pub tolerance: f64,
     /// Where the error is measured: `mesh` (default), each joint's farthest mesh vertex (a
-    /// joint that moves none itself: its subtree's reach), so the bound holds on the mesh; or
-    /// DIST, virtual vertices DIST meters from every joint (ACL's convention: `--shell 0.03`).
-    /// Models without mesh vertices use 0.03 m with `mesh`.
+    /// joint that moves none itself: its subtree's reach) and at least 0.125 m, so the bound
+    /// holds on the mesh and every joint's rotation is bounded; or DIST, virtual vertices DIST
+    /// meters from every joint (ACL's convention: `--shell 0.03`).
     #[arg(long, value_name = "mesh|DIST", default_value = "mesh", value_parser = parse_shell)]
     pub shell: ShellArg,
     /// Shells from the mesh (the default, kept for older command lines); with --shell DIST,
-    /// DIST applies only to models without mesh vertices.
+    /// DIST is the least shell of every joint instead of 0.125 m.
     #[arg(long)]
     pub shell_from_mesh: bool,
 }
@@ -348,7 +348,12 @@ impl BoundArgs {
     /// The default bake options with this bound, once [`check_bound`] accepts it.
     pub fn bake_options(&self) -> Result<BakeOptions, Failure> {
         let mut opts = self.shell.bake_options(self.tolerance)?;
-        opts.shell_from_mesh |= self.shell_from_mesh;
+        if self.shell_from_mesh {
+            opts.shell_from_mesh = true;
+            if let ShellArg::Fixed(d) = self.shell {
+                opts.min_shell = d;
+            }
+        }
         Ok(opts)
     }
 }
@@ -356,7 +361,8 @@ impl BoundArgs {
 /// `--shell`: shells from the mesh, or one distance for every joint.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShellArg {
-    /// Each joint's farthest mesh vertex (`BakeOptions::shell_from_mesh`).
+    /// Each joint's farthest mesh vertex, at least `BakeOptions::min_shell`
+    /// (`BakeOptions::shell_from_mesh`).
     Mesh,
     /// This many meters from every joint.
     Fixed(f64),

@@ -29,7 +29,8 @@ pub fn print_clip_errors(
     source: &Path,
     line: &mut dyn FnMut(String) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    let (shells, from_mesh) = sinew_offline::shells::shells(rig, opts.shell, opts.shell_from_mesh);
+    let shells = sinew_offline::shells::shells(rig, opts);
+    let from_mesh = opts.shell_from_mesh;
     let largest = shells.iter().copied().fold(0.0, f64::max) * sinew_offline::shells::meters_per_unit(rig);
     let shell = shell_text(from_mesh, if from_mesh { largest } else { opts.shell });
     for e in measure_clips(rig, model, &shells).map_err(|e| fail(source, e))? {

@@ -12,11 +12,16 @@ pub struct BakeOptions {
     /// vertices.
     pub shell: f64,
     /// Give each joint the distance to the farthest mesh vertex it moves, or for a joint that
-    /// moves none itself its subtree's reach
+    /// moves none itself its subtree's reach, and at least `min_shell`
     /// ([`shells_from_mesh`](crate::shells::shells_from_mesh)), so the bound holds on the
-    /// model's vertices (default true); models without mesh vertices keep `shell`. False:
-    /// `shell` for every joint, as ACL measures.
+    /// model's vertices and on every joint (default true). False: `shell` for every joint, as
+    /// ACL measures.
     pub shell_from_mesh: bool,
+    /// With `shell_from_mesh`, the smallest shell of any joint, in meters in the model's space
+    /// (default [`DEFAULT_MIN_SHELL`]): a joint that moves no vertex, or only vertices near it,
+    /// is still measured this far out, so its rotation is bounded too (see
+    /// [`shells_from_mesh`](crate::shells::shells_from_mesh)).
+    pub min_shell: f64,
     /// Largest bone palette per mesh part (`None`: one part per primitive).
     pub palette: Option<usize>,
     /// Most influences per vertex kept in meshes (1 to `MAX_INFLUENCES`; default 4).
@@ -36,6 +41,12 @@ pub struct BakeOptions {
     pub texture_format: sinew::raster::TexelFormat,
 }
 
+/// Default [`BakeOptions::min_shell`]: 0.125 m. At the default bound of 1e-4 m, a rotation error
+/// θ moves one of a joint's six virtual vertices at 0.125 m by at least √(2/3)·2·sin(θ/2)·0.125 m,
+/// so every joint's world rotation stays within 1e-4 / (√(2/3) · 0.125) ≈ 0.98e-3 rad; and a
+/// hand or a foot, or a prop of that size on an attachment joint, sees the bound.
+pub const DEFAULT_MIN_SHELL: f64 = 0.125;
+
 /// Default [`BakeOptions::texture_size`]: 512 texels, 1 MiB of RGBA8 at most per texture (the
 /// sample models' 1024 × 1024 images become a quarter of their size; a display of a few hundred
 /// pixels shows no difference).
@@ -51,6 +62,7 @@ impl Default for BakeOptions {
             tolerance: 1.0e-4,
             shell: 0.03,
             shell_from_mesh: true,
+            min_shell: DEFAULT_MIN_SHELL,
             palette: None,
             max_influences: 4,
             lossless: false,
