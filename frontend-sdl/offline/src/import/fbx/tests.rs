@@ -277,3 +277,23 @@ fn geometric_transforms_are_baked_into_rigid_meshes() {
     assert_eq!(placed, [("quad@quad geometry", Some(3)), ("quad@again geometry", Some(5))]);
     assert!(rig.notes.iter().any(|n| n.starts_with("2 helper nodes")), "{:?}", rig.notes);
 }
+
+/// A file in centimeters (UnitScaleFactor 1) comes out in meters: node translations, vertices,
+/// bind matrices and blend-shape deltas alike.
+#[test]
+fn centimeters_are_converted_to_meters() {
+    let text = SCENE.replacen(
+        "\"UnitScaleFactor\", \"double\", \"Number\", \"\",100",
+        "\"UnitScaleFactor\", \"double\", \"Number\", \"\",1",
+        1,
+    );
+    assert_ne!(text, SCENE);
+    let rig = import(&text);
+    let tip = rig.joints[1].rest;
+    assert!(close(&[tip.translation.y, tip.scale.x], &[0.01, 1.0]), "{tip:?}");
+    assert!(close(&rig.skins[0].inverse_bind[1][12..16], &[0.0, -0.01, 0.0, 1.0]));
+    let p = &rig.meshes[0].primitives[0];
+    let top = p.positions.iter().position(|v| v[1] > 0.005).expect("a top vertex");
+    assert!(close(&p.positions[top][1..2], &[0.01]), "{:?}", p.positions[top]);
+    assert!(close(&p.targets[0].positions[top], &[0.0, 0.0, 0.005]), "{:?}", p.targets[0].positions[top]);
+}
