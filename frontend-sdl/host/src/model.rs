@@ -9,9 +9,8 @@ use core::fmt;
 use core::ptr::NonNull;
 
 use sinew::asset::{Asset, ParseError, PartBuffers, PartInputsLen};
-use sinew::clip::{RotationInterpolation, SoaTrackCache};
 use sinew::controller::ClipEntry;
-use sinew::job::{Palette, SamplingJob, SkinMatrixJob};
+use sinew::job::{Palette, SkinMatrixJob};
 use sinew::math::{Mat4, Vec3};
 use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
@@ -198,8 +197,7 @@ impl Model {
     }
 
     /// The bounds of every mesh skinned (linear blend) in the rest pose, as the desktop viewer
-    /// frames them: the box of the skinned vertices, or without meshes of the joints where the
-    /// first clip starts (at rest without clips).
+    /// frames them: the box of the skinned vertices, or of the joints without meshes.
     // Out of line: a load-time path, whose inlined copies only grow a wasm module.
     #[inline(never)]
     fn bind_bounds(&self) -> Bounds {
@@ -239,35 +237,9 @@ impl Model {
             }
         }
         if points.is_empty() {
-            let posed = self.first_clip_model().unwrap_or(model);
-            points.extend(posed.iter().map(Mat4::translation));
+            points.extend(model.iter().map(Mat4::translation));
         }
         Bounds::of(&points)
-    }
-
-    /// The joints' model matrices where the first clip starts, `None` without clips: what a
-    /// model without meshes (motion capture, whose rest pose often stands at the origin while
-    /// its clips move the hips to their height) is framed by. Sampled as the characters sample
-    /// (decoded-key caches), so a module that has them adds no sampler.
-    fn first_clip_model(&self) -> Option<Vec<Mat4<f32>>> {
-        let entry = self.clips.first()?;
-        let skeleton = self.skeleton.view();
-        let rest = skeleton.rest_pose();
-        let mut pose = rest.to_vec();
-        let mut caches = vec![SoaTrackCache::EMPTY; rest.len()];
-        SamplingJob {
-            clip: entry.clip,
-            time: entry.clip.start(),
-            rotation: RotationInterpolation::NlerpCorrected,
-            rest_pose: rest,
-            cursor: &mut caches,
-            output: &mut pose,
-        }
-        .run()
-        .ok()?;
-        let mut model = vec![Mat4::IDENTITY; self.num_joints()];
-        crate::jobs::local_to_model(skeleton, &pose, &mut model).ok()?;
-        Some(model)
     }
 }
 

@@ -166,7 +166,11 @@ pub struct RigChannel {
     pub target: ChannelTarget,
     /// Interpolation mode.
     pub interpolation: Interpolation,
-    /// Key times in seconds, strictly increasing, finite.
+    /// Key times in seconds, strictly increasing, finite. A jump — a time a file gives twice
+    /// in a row, the later key's value holding from it — is held as the earlier key one `f32`
+    /// step earlier (`t.next_down()`): the segment before the jump ends there and the later
+    /// key holds at `t` and after, whatever the interpolation (the glTF importer reads repeated
+    /// times so and notes each channel that has them).
     pub times: Vec<f32>,
     /// Key values: `components` floats per key, or for cubic splines `3 × components` per key
     /// (in-tangent, value, out-tangent, as glTF stores them).
@@ -180,7 +184,7 @@ pub struct RigWeightChannel {
     pub mesh: usize,
     /// Interpolation mode.
     pub interpolation: Interpolation,
-    /// Key times in seconds, strictly increasing, finite.
+    /// Key times in seconds, strictly increasing, finite; jumps as in [`RigChannel::times`].
     pub times: Vec<f32>,
     /// Key values: one weight per target per key, or for cubic splines `3 × targets` per key
     /// (in-tangents, values, out-tangents, as glTF stores them).

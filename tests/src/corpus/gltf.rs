@@ -497,7 +497,8 @@ pub fn gltf_cases() -> Vec<GltfCase> {
     // ---- key order --------------------------------------------------------------------------
     for (what, times, key) in [
         ("decreasing", [0.0, 1.0, 0.5], 2),
-        ("repeated", [0.0, 0.5, 0.5], 2),
+        // A time given twice is a jump; one that decreases after it is not.
+        ("repeated, then decreasing", [0.5, 0.5, 0.25], 2),
         ("first after second", [0.5, 0.25, 1.0], 1),
     ] {
         let mut s = small.clone();

@@ -79,16 +79,24 @@ impl Importer<'_> {
         Ok(clips)
     }
 
-    /// Channel `ci` of animation `ai`: its sampler's interpolation and key times (finite,
-    /// strictly increasing); `None`, with a note, when it has no keys. Joint and `weights`
-    /// channels read their times alike.
+    /// Channel `ci` of animation `ai`: its sampler's interpolation and key times ([`KeyTimes`]:
+    /// finite, non-decreasing in the file, strictly increasing once read); `None`, with a note,
+    /// when it has no keys. Joint and `weights` channels read their times alike.
+    ///
+    /// Exporters write a time twice in a row to mark a jump: the value of the key at the later
+    /// index holds from that time on. Such a time is read so (and noted once per channel): the
+    /// earlier key's time moves down to the next `f32` below, so the segment before it ends
+    /// one step of `f32` early and the later key's value holds at the time itself and after it,
+    /// for every interpolation (a cubic spline's keys keep their tangents). The keys that share a
+    /// channel's first time, but the last of them, are dropped: there is no segment before them
+    /// to end. Times that decrease are an error.
     pub(super) fn key_times(
         &mut self,
         ai: usize,
         ci: usize,
         ch: &gltf::animation::Channel<'_>,
         label: &str,
-    ) -> Result<Option<(Interpolation, Vec<f32>)>, GltfError> {
+    ) -> Result<Option<KeyTimes>, GltfError> {
         let sampler = ch.sampler();
         let interpolation = match sampler.interpolation() {
             gltf::animation::Interpolation::Step => Interpolation::Step,
@@ -107,14 +115,37 @@ impl Importer<'_> {
                 return Err(GltfError::NonFinite { what: format!("animation {ai} channel {ci} key time {k}") });
             }
         }
-        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
+        if let Some(k) = times.windows(2).position(|w| w[1] < w[0]) {
             return Err(GltfError::UnsortedKeyTimes { animation: ai, channel: ci, key: k + 1 });
         }
-        Ok(Some((interpolation, times)))
+        let keys = KeyTimes::of(interpolation, times);
+        if keys.repeated > 0 {
+            let node = ch.target().node();
+            let node = match node.name() {
+                Some(n) => format!("node {n:?}"),
+                None => format!("node {}", node.index()),
+            };
+            let property = match ch.target().property() {
+                Property::Translation => "translation",
+                Property::Rotation => "rotation",
+                Property::Scale => "scale",
+                Property::MorphTargetWeights => "weights",
+            };
+            let jumps = match keys.repeated {
+                1 => "1 repeated key time read as a jump".to_owned(),
+                n => format!("{n} repeated key times read as jumps"),
+            };
+            let mut note = format!("animation {ai} channel {ci} ({node} {property}): {jumps}");
+            if keys.dropped > 0 {
+                note += &format!("; {} of the keys at its first time dropped, the last of them kept", keys.dropped);
+            }
+            self.notes.push(note);
+        }
+        Ok(Some(keys))
     }
 
-    /// One channel: its sampler's key times (finite, strictly increasing) and key values (three
-    /// per key for cubic splines; rotation keys normalized); `None` when it has no keys.
+    /// One channel: its sampler's key times ([`Importer::key_times`]) and key values (three per
+    /// key for cubic splines; rotation keys normalized); `None` when it has no keys.
     fn channel(
         &mut self,
         ai: usize,
@@ -124,8 +155,8 @@ impl Importer<'_> {
         target: ChannelTarget,
         label: &str,
     ) -> Result<Option<RigChannel>, GltfError> {
-        let Some((interpolation, times)) = self.key_times(ai, ci, ch, label)? else { return Ok(None) };
-        let count = times.len();
+        let Some(keys) = self.key_times(ai, ci, ch, label)? else { return Ok(None) };
+        let (interpolation, count) = (keys.interpolation, keys.read);
         let reader = ch.reader(self.data());
         let output = ch.sampler().output();
         let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
@@ -179,6 +210,48 @@ impl Importer<'_> {
                 }
             }
         }
-        Ok(Some(RigChannel { joint, target, interpolation, times, values }))
+        keys.drop_values(&mut values, target.components());
+        Ok(Some(RigChannel { joint, target, interpolation, times: keys.times, values }))
+    }
+}
+
+/// A channel's key times as read ([`Importer::key_times`]).
+pub(super) struct KeyTimes {
+    /// The sampler's interpolation.
+    pub(super) interpolation: Interpolation,
+    /// The key times, strictly increasing: the file's, with each repeated time's earlier keys
+    /// moved down and the leading keys at a repeated first time dropped.
+    pub(super) times: Vec<f32>,
+    /// Keys in the file (the values to read).
+    pub(super) read: usize,
+    /// Leading keys dropped (their values go too: [`KeyTimes::drop_values`]).
+    pub(super) dropped: usize,
+    /// Keys whose time equals the previous key's in the file.
+    pub(super) repeated: usize,
+}
+
+impl KeyTimes {
+    /// The keys of `times` (finite, non-decreasing) with repeated times read as jumps (see
+    /// [`Importer::key_times`]).
+    fn of(interpolation: Interpolation, mut times: Vec<f32>) -> KeyTimes {
+        let read = times.len();
+        let repeated = times.windows(2).filter(|w| w[1] == w[0]).count();
+        // The keys at the first time, but the last of them.
+        let dropped = times.iter().take_while(|&&t| t == times[0]).count() - 1;
+        times.drain(..dropped);
+        // Backwards, so a time repeated more than twice steps down once per key.
+        for k in (1..times.len()).rev() {
+            if times[k - 1] >= times[k] {
+                times[k - 1] = times[k].next_down();
+            }
+        }
+        KeyTimes { interpolation, times, read, dropped, repeated }
+    }
+
+    /// Drops the values of the dropped leading keys from `values`, the file's values with
+    /// `components` per value (× 3 per key for cubic splines).
+    pub(super) fn drop_values(&self, values: &mut Vec<f32>, components: usize) {
+        let per_key = if self.interpolation == Interpolation::CubicSpline { 3 * components } else { components };
+        values.drain(..(self.dropped * per_key).min(values.len()));
     }
 }

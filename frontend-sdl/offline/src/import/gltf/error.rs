@@ -139,13 +139,14 @@ pub enum GltfError {
         /// Vertex index within the primitive.
         vertex: usize,
     },
-    /// An animation channel's key times are not strictly increasing.
+    /// An animation channel's key times decrease (a time repeated in a row is read as a jump:
+    /// see the rig's [`RigChannel::times`](crate::rig::RigChannel::times)).
     UnsortedKeyTimes {
         /// Animation index.
         animation: usize,
         /// Channel index within the animation.
         channel: usize,
-        /// The first key whose time is not greater than the previous one.
+        /// The first key whose time is less than the previous one.
         key: usize,
     },
     /// Two element counts that must agree do not (keys and values, attributes and positions,
@@ -321,7 +322,7 @@ impl fmt::Display for GltfError {
             }
             GltfError::UnsortedKeyTimes { animation, channel, key } => write!(
                 f,
-                "animation {animation} channel {channel}: key time {key} is not greater than the previous one"
+                "animation {animation} channel {channel}: key time {key} is less than the previous one"
             ),
             GltfError::CountMismatch { what, expected, actual } => {
                 write!(f, "{what}: expected {expected} elements, found {actual}")

@@ -89,7 +89,7 @@ impl Importer<'_> {
     }
 
     /// One `weights` channel of animation `ai` on rig mesh `mesh` with `targets` targets: its
-    /// key times (finite, strictly increasing) and `targets` values per key (× 3 for cubic
+    /// key times ([`Importer::key_times`]) and `targets` values per key (× 3 for cubic
     /// splines); `None` when it has no keys.
     pub(super) fn weight_channel(
         &mut self,
@@ -100,8 +100,8 @@ impl Importer<'_> {
         targets: usize,
         label: &str,
     ) -> Result<Option<RigWeightChannel>, GltfError> {
-        let Some((interpolation, times)) = self.key_times(ai, ci, ch, label)? else { return Ok(None) };
-        let count = times.len();
+        let Some(keys) = self.key_times(ai, ci, ch, label)? else { return Ok(None) };
+        let (interpolation, count) = (keys.interpolation, keys.read);
         let reader = ch.reader(self.data());
         let output = ch.sampler().output();
         let what = format!("{label} key values");
@@ -118,7 +118,7 @@ impl Importer<'_> {
         if out_count != expected {
             return Err(GltfError::MorphWeights { what, expected, found: out_count });
         }
-        let values = match reader.read_outputs() {
+        let mut values = match reader.read_outputs() {
             Some(ReadOutputs::MorphTargetWeights(w)) => self.collect(Some(w.into_f32()), output.index(), expected)?,
             None if self.is_unbacked(output.index()) => {
                 self.collect(None::<std::iter::Empty<f32>>, output.index(), expected)?
@@ -131,6 +131,7 @@ impl Importer<'_> {
             }
         };
         check_finite(values.iter(), || format!("animation {ai} channel {ci} key values"))?;
-        Ok(Some(RigWeightChannel { mesh, interpolation, times, values }))
+        keys.drop_values(&mut values, targets);
+        Ok(Some(RigWeightChannel { mesh, interpolation, times: keys.times, values }))
     }
 }
