@@ -31,7 +31,7 @@ use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Vec3};
 use sinew::player::LoopMode;
 
 use crate::graph::{GraphError, GraphRun, Scratch};
-use crate::model::Model;
+use crate::model::{Bounds, Model};
 use crate::parts::FLOATS_PER_VERTEX;
 use crate::rows;
 
@@ -350,6 +350,22 @@ impl<C: Capacity> Character<C> {
     #[must_use]
     pub fn clip_pose(&self) -> &[SoaTransform<f32>] {
         self.retarget.as_ref().map_or(&self.pose, |r| &r.pose)
+    }
+
+    /// The box of the joints' positions in the pose of the last [`update`](Self::update)
+    /// (model space): what a model without meshes is framed by, where its bind-pose bounds
+    /// ([`Model::bounds`]) are its rest pose's, which motion capture often stands at the origin.
+    #[must_use]
+    pub fn pose_bounds(&self) -> Bounds {
+        Bounds::of_box(self.joints.iter().map(Mat4::translation)).unwrap_or(self.model.bounds)
+    }
+
+    /// As [`pose_bounds`](Self::pose_bounds), for the retargeted source's joints (in its own
+    /// model space) as of the last update; `None` without a retargeted source.
+    #[must_use]
+    pub fn source_pose_bounds(&self) -> Option<Bounds> {
+        let r = self.retarget.as_ref()?;
+        Some(Bounds::of_box(r.model.iter().map(Mat4::translation)).unwrap_or(r.source.bounds))
     }
 
     /// Puts clip `clip` in slot `slot` with a fresh player at the character's speed and loop

@@ -12,7 +12,7 @@ use sinew::job::JobError;
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew_host::limits::{DesktopRig, CROSSFADE_CURVE, CROSSFADE_SECONDS};
-use sinew_host::{Character, CharacterError, Work};
+use sinew_host::{Character, CharacterError, Model as HostModel, Work};
 
 use super::graph_drive::GraphDrive;
 use crate::retarget::{setup, SetupError};
@@ -240,13 +240,26 @@ impl Viewer {
         up_axis(self.z_up)
     }
 
-    /// Recomputes the bind-pose bounds in world space (after a change of up axis). With a
-    /// retarget source, it is placed to the target's left with a gap, its lowest point on the
-    /// target's and its center at the target's depth, and the bounds hold both models.
+    /// Recomputes the bind-pose bounds in world space (after a change of up axis); a model
+    /// without meshes (motion capture) is measured in its current pose instead, its rest pose
+    /// often standing at the origin. With a retarget source, it is placed to the target's left
+    /// with a gap, its lowest point on the target's and its center at the target's depth, and
+    /// the bounds hold both models.
     pub fn measure_bounds(&mut self) {
-        let mut both = self.host.bounds.transformed(&self.world());
+        let meshless = |m: &HostModel| m.asset.num_meshes() == 0;
+        if meshless(&self.host) || meshless(self.character.clip_model()) {
+            // The pose to measure: a refusal leaves the rest pose's matrices, measured as well.
+            let _ = self.character.update(0, &mut self.work);
+        }
+        let own = if meshless(&self.host) { self.character.pose_bounds() } else { self.host.bounds };
+        let mut both = own.transformed(&self.world());
         if let Some(d) = self.retarget.as_mut() {
-            let source = self.character.clip_model().bounds.transformed(&d.world_at(Vec3::ZERO));
+            let model = self.character.clip_model();
+            let source = match self.character.source_pose_bounds() {
+                Some(posed) if meshless(model) => posed,
+                _ => model.bounds,
+            };
+            let source = source.transformed(&d.world_at(Vec3::ZERO));
             let (t, s) = (both, source);
             let gap = 0.25 * (t.high.y - t.low.y).max(s.high.y - s.low.y);
             d.offset = Vec3::new(

@@ -368,6 +368,12 @@ export class Character {
     return this.sinew.floats(this.sinew.wasm.sinew_character_joints(this.id), this.model.joints * 16);
   }
 
+  /** The box of the joints in the pose of the last `update`: `{center: [x, y, z], radius, floor}`. */
+  poseBounds() {
+    const k = (i) => this.sinew.wasm.sinew_character_bounds(this.id, i);
+    return { center: [k(0), k(1), k(2)], radius: k(3), floor: k(4) };
+  }
+
   /** Bone lines: from each joint with a parent to it, 6 floats (two model-space points) each. */
   bones() {
     const m = this.jointMatrices();

@@ -288,10 +288,12 @@ class Viewer {
       this.character?.free();
       this.model?.close();
       [this.model, this.character] = [model, character];
-      this.camera = framing(this.sinew.limits, model.bounds.center, model.bounds.radius);
-      // A model without meshes (motion capture) shows its bones.
+      // A model without meshes (motion capture) shows its bones, framed by its first pose
+      // rather than its rest pose.
+      const bounds = model.meshes.length ? model.bounds : character.update(0).poseBounds();
       this.bones = params.get('bones') === '1' || model.meshes.length === 0;
-      this.grid = gridLines(model.bounds, this.sinew.gridStep(model.bounds.radius));
+      this.camera = framing(this.sinew.limits, bounds.center, bounds.radius);
+      this.grid = gridLines(bounds, this.sinew.gridStep(bounds.radius));
       document.body.dataset.parts = String(parts);
       document.body.dataset.joints = String(this.renderer.joints);
       this.character.playing = this.playing;

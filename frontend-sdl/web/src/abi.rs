@@ -373,6 +373,20 @@ pub extern "C" fn sinew_character_joints(id: u32) -> *const f32 {
     character(id, std::ptr::null(), |c, _| Ok(c.joints.as_ptr().cast()))
 }
 
+/// Component `k` of the box of the joints' positions in the pose of the last update (0–2 its
+/// center's x, y, z, 3 its radius, 4 its floor): the framing of a model without meshes. NaN for
+/// no such character or component.
+#[no_mangle]
+pub extern "C" fn sinew_character_bounds(id: u32, k: u32) -> f32 {
+    character(id, f32::NAN, |c, _| {
+        let b = c.pose_bounds();
+        [b.center.x, b.center.y, b.center.z, b.radius, b.floor]
+            .get(k as usize)
+            .copied()
+            .ok_or_else(|| format!("no bounds component {k}"))
+    })
+}
+
 /// Address of skin `skin`'s palette (16 floats per skin joint, column-major model × inverse
 /// bind); null for no such skin.
 #[no_mangle]
@@ -532,6 +546,11 @@ mod tests {
         assert_eq!(text(), "no skin 1");
         assert_eq!(sinew_character_set_parameter(c, 0, 1.0), 0);
         assert_eq!(text(), "no graph is running");
+        // The pose's box: a center inside it, a radius, a floor at its lowest joint.
+        let b: Vec<f32> = (0..5).map(|k| sinew_character_bounds(c, k)).collect();
+        assert!(b.iter().all(|v| v.is_finite()) && b[3] > 0.0 && b[4] <= b[1], "{b:?}");
+        assert!(sinew_character_bounds(c, 5).is_nan());
+        assert_eq!(text(), "no bounds component 5");
         sinew_character_free(c);
         assert_eq!(sinew_character_update(c, 1), 0);
         assert_eq!(text(), format!("no character {c}"));
