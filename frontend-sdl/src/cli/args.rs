@@ -41,7 +41,7 @@ pub enum TexelArg {
 /// The subcommands, each with its arguments.
 #[derive(Subcommand)]
 pub enum Command {
-    /// Bake a .glb, .gltf or .md5mesh into a .sinew file.
+    /// Bake a .glb, .gltf, .fbx, .bvh or .md5mesh into a .sinew file.
     Bake(BakeArgs),
     /// Print what a model holds: joints, skins, meshes with their morph targets, clips with
     /// durations, key counts and morph-weight tracks.
@@ -77,6 +77,10 @@ pub struct BakeArgs {
     /// md5 animation to include (for .md5mesh inputs).
     #[arg(long)]
     pub anim: Option<PathBuf>,
+    /// Meters per unit of a .bvh input (0.01 for centimeters, 0.0254 for inches); without it
+    /// the unit is guessed from the rest skeleton's size and named in a note.
+    #[arg(long)]
+    pub bvh_scale: Option<f32>,
     #[command(flatten)]
     pub bound: BoundArgs,
     /// Split meshes into parts whose bone palettes hold at most N joints.
@@ -122,12 +126,12 @@ pub struct BakeArgs {
 /// The arguments of `sinew info`.
 #[derive(Args)]
 pub struct InfoArgs {
-    /// A .sinew, .glb, .gltf or .md5mesh file.
+    /// A .sinew, .glb, .gltf, .fbx, .bvh or .md5mesh file.
     pub file: PathBuf,
     /// md5 animation (for .md5mesh inputs, or an .md5mesh --source).
     #[arg(long)]
     pub anim: Option<PathBuf>,
-    /// For a .sinew file: the .glb, .gltf or .md5mesh it was baked from; each clip's error
+    /// For a .sinew file: the .glb, .gltf, .fbx, .bvh or .md5mesh it was baked from; each clip's error
     /// is measured against it (at and between source keys, at the shell and on the mesh's
     /// vertices). Imported files are always measured against themselves.
     #[arg(long)]
@@ -171,7 +175,7 @@ impl RetargetArgs {
 /// The arguments of `sinew bench`.
 #[derive(Args)]
 pub struct BenchArgs {
-    /// A .sinew, .glb, .gltf or .md5mesh file.
+    /// A .sinew, .glb, .gltf, .fbx, .bvh or .md5mesh file.
     #[arg(required_unless_present = "compression")]
     pub model: Option<PathBuf>,
     /// Instead, the compression benchmark: bake every animated clip of the shared models
@@ -234,7 +238,7 @@ pub struct SoftArgs {
 /// The arguments of `sinew dump`.
 #[derive(Args)]
 pub struct DumpArgs {
-    /// A .sinew, .glb, .gltf or .md5mesh file.
+    /// A .sinew, .glb, .gltf, .fbx, .bvh or .md5mesh file.
     pub model: PathBuf,
     /// md5 animation (for .md5mesh inputs).
     #[arg(long)]
@@ -393,7 +397,7 @@ fn parse_shell(s: &str) -> Result<ShellArg, String> {
 /// The model a viewer (`sinew soft`, `sinew demo`) shows, with its md5 animation.
 #[derive(Args)]
 pub struct ViewedModel {
-    /// A .glb, .gltf, .md5mesh or .sinew file to view (default: the built-in scene).
+    /// A .glb, .gltf, .fbx, .bvh, .md5mesh or .sinew file to view (default: the built-in scene).
     pub model: Option<PathBuf>,
     /// md5 animation (for .md5mesh models).
     #[arg(long)]

@@ -6,6 +6,7 @@ use sinew_offline::graph_bake::bake_graph;
 use sinew_offline::graph_file::GraphFile;
 use std::path::Path;
 
+use sinew_offline::import::bvh::{self, BvhOptions};
 use sinew_offline::model::Model;
 use sinew_offline::retarget::{retarget_clips, ResampleOptions};
 use sinew_offline::rig::Rig;
@@ -35,9 +36,18 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
         texture_format: args.texture_format.into(),
         ..bound
     };
-    let (mut model, rig) = match &args.retarget_from {
-        Some(source) => load_retargeted(&args, source, &opts)?,
-        None => load_with_rig(&args.input, args.anim.as_deref(), &opts)?,
+    let is_bvh = args.input.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("bvh"));
+    if args.bvh_scale.is_some() && !is_bvh {
+        return Err(error("--bvh-scale is for .bvh inputs"));
+    }
+    let (mut model, rig) = match (&args.retarget_from, args.bvh_scale) {
+        (Some(source), _) => load_retargeted(&args, source, &opts)?,
+        (None, Some(scale)) => {
+            let input = &args.input;
+            let rig = bvh::load_file(input, &BvhOptions { scale: Some(scale) }).map_err(|e| fail(input, e))?;
+            (Model::from_rig(&rig, &opts).map_err(|e| fail(input, e))?, Some(rig))
+        }
+        (None, None) => load_with_rig(&args.input, args.anim.as_deref(), &opts)?,
     };
     if let Some(graph_path) = &args.graph {
         let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
@@ -78,7 +88,7 @@ fn load_retargeted(args: &BakeArgs, source_path: &Path, opts: &BakeOptions) -> R
     if is_sinew(input) {
         return Err(fail(
             input,
-            "--retarget-from needs an imported target (.glb, .gltf or .md5mesh), not a .sinew file",
+            "--retarget-from needs an imported target (.glb, .gltf, .fbx, .bvh or .md5mesh), not a .sinew file",
         ));
     }
     let mut rig = sinew_offline::import::load(input, args.anim.as_deref()).map_err(|e| fail(input, e))?;
