@@ -10,7 +10,7 @@ assets="$(cd "$root/../shared/assets" && pwd)"
 seeds="$fuzz/seeds"
 corpus="$fuzz/corpus"
 
-mkdir -p "$corpus"/{asset_parse,md5mesh,md5anim,gltf_import,image_decode,bvh}
+mkdir -p "$corpus"/{asset_parse,md5mesh,md5anim,gltf_import,image_decode,bvh,fbx}
 
 # A NUL-joined pair: the md5 targets read "first file \0 second file".
 pair() { { cat "$1"; printf '\0'; cat "$2"; } > "$3"; }
@@ -72,9 +72,12 @@ cp "$root"/frontend-sdl/offline/tests/data/textures/*.glb "$corpus/gltf_import/"
 # BVH: the hand-written seeds, bvh_anim's minimal file and the CMU capture.
 cp "$seeds"/bvh/*.bvh "$assets/bvh/bvh_anim/test_simple.bvh" "$assets/bvh/cmu/01_01.bvh" "$corpus/bvh/"
 
+# FBX: the shared Blender, Maya (binary and ASCII) and assimp files.
+cp "$assets"/fbx/ufbx/*.fbx "$assets/fbx/assimp/huesitos.fbx" "$corpus/fbx/"
+
 # Inputs the fuzzer found to crash once are seeds too (for image_decode: small valid PNG and
 # WebP, truncated, oversized and corrupt images kept there as its seeds).
-for t in asset_parse md5mesh md5anim gltf_import image_decode bvh; do
+for t in asset_parse md5mesh md5anim gltf_import image_decode bvh fbx; do
   if [ -d "$fuzz/regressions/$t" ]; then
     find "$fuzz/regressions/$t" -type f -exec cp {} "$corpus/$t/" \;
   fi

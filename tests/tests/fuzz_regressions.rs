@@ -74,6 +74,11 @@ fn bvh_regressions() {
 }
 
 #[test]
+fn fbx_regressions() {
+    check("fbx", fuzz::fbx_bytes);
+}
+
+#[test]
 fn gltf_import_regressions() {
     check("gltf_import", fuzz::gltf_bytes);
 }

@@ -18,7 +18,7 @@ use sinew::math::{DualQuat, Mat4, SoaTransform, Vec3, Vec4};
 use sinew::skeleton::Skeleton;
 use sinew::{Real, Q16};
 use sinew_offline::bake::{bake, BakeOptions};
-use sinew_offline::import::{bvh, gltf, md5};
+use sinew_offline::import::{bvh, fbx, gltf, md5};
 use sinew_offline::rig::Rig;
 
 /// Fuzz target `asset_parse`: the bytes as given, then the same bytes with the header's length
@@ -123,6 +123,20 @@ pub fn bvh_bytes(data: &[u8]) {
         assert!(c.values.iter().all(|v| v.is_finite()), "a key value");
     }
     bake_and_exercise(&rig, &sample_times(data));
+}
+
+/// Fuzz target `fbx`: the bytes as an FBX file (binary or ASCII) through ufbx and the
+/// importer's conversion to the import model, without a base directory (embedded textures
+/// only). A refusal must be a one-line message; an imported rig is baked and exercised as
+/// [`gltf_bytes`] does.
+pub fn fbx_bytes(data: &[u8]) {
+    match fbx::load_bytes(data, None, "f") {
+        Ok(rig) => bake_and_exercise(&rig, &sample_times(data)),
+        Err(e) => {
+            let text = e.to_string();
+            assert!(!text.is_empty() && !text.contains('\n'), "message {text:?}");
+        }
+    }
 }
 
 /// Fuzz target `image_decode`: the bytes as the base-color texture image of a one-triangle
