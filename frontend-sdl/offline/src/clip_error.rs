@@ -145,7 +145,7 @@ pub fn joint_error(reference: &M4, other: &M4) -> (f64, Option<f64>) {
         (Some(a), Some(b)) => {
             // For orthogonal A and B with AᵀB a rotation by θ, |A − B|_F = 2√2·sin(θ/2); accurate
             // for small angles where the trace's arccosine is not. Factors of opposite
-            // handedness are half a turn apart at least: the arcsine's argument caps at 1.
+            // handedness read a quarter turn apart at least; the arcsine's argument caps at 1.
             let d: f64 =
                 (0..3).flat_map(|c| (0..3).map(move |r| (c, r))).map(|(c, r)| (a[c][r] - b[c][r]).powi(2)).sum();
             Some(2.0 * (d.sqrt() / (2.0 * 2f64.sqrt())).min(1.0).asin())
@@ -447,5 +447,34 @@ impl ClipError {
             j.rotation_time
         );
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::joint_error;
+    use crate::eval::{Trs, M4};
+
+    fn matrix(t: [f64; 3], angle: f64, s: [f64; 3]) -> M4 {
+        // A rotation about the axis (1, 2, 2) / 3.
+        let (sin, cos) = (angle / 2.0).sin_cos();
+        Trs { t, r: [sin / 3.0, 2.0 * sin / 3.0, 2.0 * sin / 3.0, cos], s }.matrix()
+    }
+
+    #[test]
+    fn the_joint_error_is_the_distance_and_the_angle_with_scale_taken_out() {
+        let a = matrix([1.0, 2.0, 3.0], 0.2, [2.0, 0.5, 3.0]);
+        let b = matrix([1.0, 2.0, 3.5], 0.2 + 1e-4, [2.0, 0.5, 3.0]);
+        let (position, rotation) = joint_error(&a, &b);
+        assert!((position - 0.5).abs() < 1e-12, "{position}");
+        let rotation = rotation.expect("both have a rotation");
+        assert!((rotation - 1e-4).abs() < 1e-9, "{rotation}");
+        // A large angle and a different scale on each side.
+        let c = matrix([0.0; 3], 2.5, [0.01, 0.01, 0.01]);
+        let (_, rotation) = joint_error(&a, &c);
+        assert!((rotation.expect("a rotation") - 2.3).abs() < 1e-9, "{rotation:?}");
+        // A scale of zero has no rotation.
+        let flat = matrix([0.0; 3], 0.2, [1.0, 0.0, 1.0]);
+        assert_eq!(joint_error(&a, &flat).1, None);
     }
 }
