@@ -43,8 +43,8 @@ pub fn shells(rig: &Rig, opts: &BakeOptions) -> Vec<f64> {
 ///   smallest singular value), so that the floor is `min_shell` meters in model space. The
 ///   floor bounds the rotation of joints whose vertices all lie near them or that move none (an
 ///   IK pole target, an attachment point): a rotation error θ moves one of the six virtual
-///   vertices at distance `r` by at least √(2/3)·2·sin(θ/2)·r (one of the three axes lies at
-///   least that far from any rotation axis), so an error within the bound at `r` keeps θ
+///   vertices at distance `r` by at least √(2/3)·2·sin(θ/2)·r (for any axis of rotation, one
+///   of the six lies at least √(2/3)·r from it), so an error within the bound at `r` keeps θ
 ///   within about bound / (√(2/3)·r).
 /// - A joint that moves none itself still moves its descendants, so it gets its subtree's
 ///   *reach* when that is larger: the largest, over its descendants `d`, of the length of the
