@@ -1,4 +1,4 @@
-//! sinew's offline pipeline, with no GUI dependency: the glTF 2.0 and Doom 3 md5 importers
+//! sinew's offline pipeline, with no GUI dependency: the glTF 2.0, FBX, BVH and Doom 3 md5 importers
 //! ([`import`]) into the host [`rig::Rig`], the baker ([`bake`]) that writes `.sinew` files,
 //! materials and images ([`material`]), the host [`model::Model`] that loads any of them and
 //! runs the core's jobs (with [`morph`] for morph targets), the built-in procedural rigs
