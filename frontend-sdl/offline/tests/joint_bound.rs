@@ -19,8 +19,8 @@ use sinew_offline::shells::meters_per_unit;
 const ROTATION_BOUND: f64 = 1.0e-3;
 
 /// The shared models with joint animation (model, md5 animation), as
-/// `tests/assets/manifest.tsv` names them.
-const MODELS: [(&str, Option<&str>); 12] = [
+/// `tests/assets/manifest.tsv` names them: glTF, md5, FBX and BVH.
+const MODELS: [(&str, Option<&str>); 18] = [
     ("gltf/CesiumMan/CesiumMan.glb", None),
     ("gltf/Fox/Fox.glb", None),
     ("gltf/BrainStem/BrainStem.glb", None),
@@ -33,6 +33,12 @@ const MODELS: [(&str, Option<&str>); 12] = [
     ("gltf/AnimatedMorphCube/AnimatedMorphCube.glb", None),
     ("md5/boblamp/boblampclean.md5mesh", Some("md5/boblamp/boblampclean.md5anim")),
     ("ozz/pab_crossarms.glb", None),
+    ("fbx/ufbx/blender_279_sausage_7400_binary.fbx", None),
+    ("fbx/ufbx/maya_game_sausage_7500_binary_wiggle.fbx", None),
+    ("fbx/ufbx/maya_game_sausage_7500_ascii_wiggle.fbx", None),
+    ("fbx/assimp/huesitos.fbx", None),
+    ("bvh/cmu/01_01.bvh", None),
+    ("bvh/bvh_anim/test_simple.bvh", None),
 ];
 
 /// The model without its materials and images (textures do not change clips; decoding them is
