@@ -27,16 +27,38 @@ pub(super) fn resample_rate(fps: f64) -> f64 {
     }
 }
 
-/// Key times in seconds as `f32`, strictly increasing: a key whose time rounds to the time of
-/// the key before it (the two sides of a step, a millisecond apart, late in a long clip) is
-/// left out. Returns the kept keys' indices and their times.
+/// Key times in seconds as `f32`, strictly increasing. Two keys whose times round to one `f32`
+/// (the two sides of a step, a millisecond apart, late in a long clip) are a jump, read as the
+/// glTF importer reads a repeated time: the later key holds from that time, the earlier one's
+/// time moves one `f32` step down (or, where that would not stay above the key before it, the
+/// later key takes its place). A time below the previous one after rounding is left out.
+/// Returns the kept keys' indices and their times.
 fn key_times(times: impl Iterator<Item = f64>) -> (Vec<usize>, Vec<f32>) {
-    let (mut kept, mut out) = (Vec::new(), Vec::<f32>::new());
+    let (mut kept, mut out) = (Vec::<usize>::new(), Vec::<f32>::new());
     for (i, t) in times.enumerate() {
         let t = t as f32;
-        if t.is_finite() && out.last().is_none_or(|&last| t > last) {
-            kept.push(i);
-            out.push(t);
+        if !t.is_finite() {
+            continue;
+        }
+        let n = out.len();
+        match out.last().copied() {
+            Some(last) if t < last => {}
+            Some(last) if t == last => {
+                let down = last.next_down();
+                if n < 2 || out.get(n - 2).is_some_and(|&before| before < down) {
+                    if let Some(l) = out.last_mut() {
+                        *l = down;
+                    }
+                    kept.push(i);
+                    out.push(t);
+                } else if let Some(k) = kept.last_mut() {
+                    *k = i;
+                }
+            }
+            _ => {
+                kept.push(i);
+                out.push(t);
+            }
         }
     }
     (kept, out)
@@ -202,5 +224,28 @@ impl Importer<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_times;
+
+    #[test]
+    fn keys_rounding_to_one_time_are_a_jump_to_the_later() {
+        // 1000 s + 1 µs rounds to 1000 s in f32: the step's two sides.
+        let (kept, times) = key_times([0.0, 1000.0, 1000.000_001, 1001.0].into_iter());
+        assert_eq!(kept, [0, 1, 2, 3]);
+        assert_eq!(times, [0.0, 1000.0f32.next_down(), 1000.0, 1001.0]);
+        // No room below (the key before sits one step down already): the later key replaces it.
+        let t = 1000.0f32;
+        let (kept, times) = key_times([f64::from(t.next_down()), f64::from(t), 1000.000_001].into_iter());
+        assert_eq!((kept, times), (vec![0, 2], vec![t.next_down(), t]));
+        // A first time given twice keeps both, the first one step earlier.
+        let (kept, times) = key_times([-1.0, -1.0, 2.0].into_iter());
+        assert_eq!((kept, times), (vec![0, 1, 2], vec![(-1.0f32).next_down(), -1.0, 2.0]));
+        // Decreasing and non-finite times are left out.
+        let (kept, times) = key_times([0.0, 2.0, 1.0, f64::NAN, 3.0].into_iter());
+        assert_eq!((kept, times), (vec![0, 1, 4], vec![0.0, 2.0, 3.0]));
     }
 }
