@@ -234,12 +234,12 @@ mod tests {
     #[test]
     fn keys_rounding_to_one_time_are_a_jump_to_the_later() {
         // 1000 s + 1 µs rounds to 1000 s in f32: the step's two sides.
-        let (kept, times) = key_times([0.0, 1000.0, 1000.000_001, 1001.0].into_iter());
+        let (kept, times) = key_times([0.0, 1000.0, 1_000.000_001, 1001.0].into_iter());
         assert_eq!(kept, [0, 1, 2, 3]);
         assert_eq!(times, [0.0, 1000.0f32.next_down(), 1000.0, 1001.0]);
         // No room below (the key before sits one step down already): the later key replaces it.
         let t = 1000.0f32;
-        let (kept, times) = key_times([f64::from(t.next_down()), f64::from(t), 1000.000_001].into_iter());
+        let (kept, times) = key_times([f64::from(t.next_down()), f64::from(t), 1_000.000_001].into_iter());
         assert_eq!((kept, times), (vec![0, 2], vec![t.next_down(), t]));
         // A first time given twice keeps both, the first one step earlier.
         let (kept, times) = key_times([-1.0, -1.0, 2.0].into_iter());
