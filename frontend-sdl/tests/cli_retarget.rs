@@ -9,7 +9,7 @@ mod retarget_cli;
 use std::collections::HashMap;
 use std::path::Path;
 
-use sinew_offline::eval::{local_pose, model_matrices, Trs, M4};
+use sinew_offline::eval::{local_pose, model_matrices, quat_mul, Trs, M4};
 use sinew_offline::rig::Rig;
 
 use retarget_cli::{assert_fails, assert_ok, dump_joints, gltf_asset, map_file, p, scratch, sinew};
@@ -19,17 +19,6 @@ use retarget_cli::{assert_fails, assert_ok, dump_joints, gltf_asset, map_file, p
 // ---------------------------------------------------------------------------------------------
 
 type Q = [f64; 4];
-
-fn qmul(a: Q, b: Q) -> Q {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
 
 fn qconj(q: Q) -> Q {
     [-q[0], -q[1], -q[2], q[3]]
@@ -117,8 +106,8 @@ fn retarget_f64(source: &Rig, target: &Rig, map: &HashMap<usize, usize>, hips: u
         let parent_rot = parent.as_ref().map_or([0.0, 0.0, 0.0, 1.0], rotation);
         let mut local: Trs = rest[k];
         if let Some(&j) = map.get(&k) {
-            let w = qmul(qmul(rotation(&ws[j]), qconj(rotation(&ws_rest[j]))), rotation(&wt_rest[k]));
-            local.r = qmul(qconj(parent_rot), w);
+            let w = quat_mul(quat_mul(rotation(&ws[j]), qconj(rotation(&ws_rest[j]))), rotation(&wt_rest[k]));
+            local.r = quat_mul(qconj(parent_rot), w);
         }
         if k == hips {
             let (pt, ps, ps0) =

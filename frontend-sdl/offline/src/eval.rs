@@ -63,6 +63,19 @@ fn normalize4(q: [f64; 4]) -> [f64; 4] {
     }
 }
 
+/// The Hamilton product `a · b` of quaternions `[x, y, z, w]` (`b` applies first).
+#[must_use]
+pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
 /// Exact shortest-path slerp.
 #[must_use]
 pub fn slerp(a: [f64; 4], b: [f64; 4], t: f64) -> [f64; 4] {

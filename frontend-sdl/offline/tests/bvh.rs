@@ -254,8 +254,8 @@ fn cmu_01_01_imports() {
 }
 
 /// The CMU skeleton's humanoid bones map onto a Mixamo-named humanoid (the built-in one,
-/// renamed). Its hips rest at the origin (the motion holds their height), so the hips' scale
-/// is given rather than taken from the rest heights.
+/// renamed) automatically. Its hips rest at the origin (the motion holds their height), so the
+/// hips' scale is taken from their height where the clip starts.
 #[test]
 fn cmu_01_01_retargets_onto_a_mixamo_humanoid() {
     use sinew_offline::builtin::humanoid_rig;
@@ -291,7 +291,8 @@ fn cmu_01_01_retargets_onto_a_mixamo_humanoid() {
     }
     let target = Model::from_rig(&target, &BakeOptions::default()).unwrap();
     let source = Model::load(&sinew_assets::path("bvh/cmu/01_01.bvh"), None, &BakeOptions::default()).unwrap();
-    let r = Retarget::new(&source, &target, None, RetargetOptions { scale: Some(1.0), in_place: false }).unwrap();
+    let r = Retarget::new(&source, &target, None, RetargetOptions::default()).unwrap();
+    assert!(r.scale() > 0.5 && r.scale() < 2.0, "a humanoid's hips over a capture's: {}", r.scale());
     let source_name = |k: usize| r.sources()[k].and_then(|s| source.skeleton().name(s)).unwrap_or_default().to_owned();
     let pairs: Vec<(&str, String)> = MIXAMO.iter().enumerate().skip(1).map(|(k, n)| (*n, source_name(k))).collect();
     let want = [

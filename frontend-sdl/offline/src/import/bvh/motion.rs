@@ -5,6 +5,7 @@ use super::error::{shown, BvhErrorKind};
 use super::hierarchy::{count, number, Axis, Channel, Failure, Node};
 use super::lexer::{Lexer, Word};
 use super::MAX_JOINT_FRAMES;
+use crate::eval::quat_mul;
 
 /// The keys of the frames read: times, and per node its translation keys (nodes with position
 /// channels) and rotation keys (nodes with rotation channels).
@@ -22,18 +23,6 @@ pub(super) struct Motion {
 
 /// A quaternion `[x, y, z, w]` in `f64`.
 type Q = [f64; 4];
-
-/// `a · b` (Hamilton product: `b` applies first).
-fn mul(a: Q, b: Q) -> Q {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
 
 /// The rotation by `degrees` about `axis`.
 pub(super) fn axis_rotation(axis: Axis, degrees: f64) -> Q {
@@ -139,7 +128,7 @@ pub(super) fn parse_motion(mut lex: Lexer<'_>, nodes: &[Node], scale: f64) -> Re
                             *p = v;
                         }
                     }
-                    Channel::Rotation(a) => rotation = mul(rotation, axis_rotation(a, v)),
+                    Channel::Rotation(a) => rotation = quat_mul(rotation, axis_rotation(a, v)),
                 }
             }
             if node.channels.iter().any(|c| matches!(c, Channel::Position(_))) {
