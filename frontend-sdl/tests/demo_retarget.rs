@@ -97,3 +97,46 @@ fn demo_fails_on_a_bad_map_as_dump_does() {
     assert!(err.lines().count() == 1 && err.starts_with(&format!("sinew: {missing}: ")), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Bone-yellow pixels (red and green high, blue low), per half.
+fn bone_pixels(img: &Image) -> (usize, usize) {
+    halves(img, |_, _, p| p[0] > 200 && p[1] > 160 && p[2] < 120)
+}
+
+/// A motion capture without meshes (CMU's `01_01.bvh`) is drawn as its bones, by `sinew demo` and
+/// `sinew soft`: alone, framed by its pose, and as a retarget source beside RiggedFigure
+/// (`tests/data/riggedfigure-from-cmu.map`), which it drives.
+#[test]
+fn a_motion_capture_is_drawn_as_bones_alone_and_beside_its_target() {
+    let d = Display::get();
+    let bvh = sinew_assets::path("bvh/cmu/01_01.bvh").to_str().expect("UTF-8 path").to_string();
+    let map = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/riggedfigure-from-cmu.map");
+    let (map, target) = (map.to_str().expect("UTF-8 path").to_string(), gltf("RiggedFigure"));
+    let half = 320 * 360;
+    for viewer in ["demo", "soft"] {
+        let shot = |name: &str, args: &[&str]| {
+            let png = tmp(&format!("{viewer}-{name}"));
+            let mut all = vec![viewer];
+            all.extend(args);
+            all.extend(["--time", "2", "--width", "640", "--height", "360", "--screenshot", png.to_str().unwrap()]);
+            if viewer == "demo" {
+                all.push("--no-hud");
+            } else {
+                all.push("--headless");
+            }
+            let out = sinew(Some(&d), &all);
+            assert!(out.status.success(), "{viewer} {name}: exit {:?}", out.status);
+            let img = read_png(&png);
+            let _ = std::fs::remove_file(&png);
+            img
+        };
+        let (l, r) = bone_pixels(&shot("alone.png", &[&bvh]));
+        eprintln!("{viewer}: bone pixels of the capture alone: left {l}, right {r}");
+        assert!(l + r > 100 && l > 0 && r > 0, "{viewer}: framed in the middle, left {l}, right {r}");
+        let beside = shot("beside.png", &[&target, "--retarget-from", &bvh, "--map", &map]);
+        let (l, _) = bone_pixels(&beside);
+        let (_, figure) = figure_pixels(&beside);
+        eprintln!("{viewer}: source bone pixels {l}, target figure pixels {figure}");
+        assert!(l > 100 && figure * 200 > half, "{viewer}: bones {l}, figure {figure}");
+    }
+}

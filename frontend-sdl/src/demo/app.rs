@@ -181,8 +181,7 @@ impl App {
         self.camera = Camera::framing(v.center, v.radius);
         self.camera_auto = false;
         // A model or retarget source without meshes (motion capture) shows its bones.
-        if v.model.asset().num_meshes() == 0 || v.retarget.as_ref().is_some_and(|d| d.source.asset().num_meshes() == 0)
-        {
+        if v.meshless() {
             self.scene.params.show_bones = true;
         }
         if let Some((_, old)) = self.viewer.replace((v, gpu)) {

@@ -234,6 +234,13 @@ impl Viewer {
         Ok(v)
     }
 
+    /// Whether the model, or the retarget source whose clips it plays, has no meshes (motion
+    /// capture): both viewers draw its bones from the start.
+    #[must_use]
+    pub fn meshless(&self) -> bool {
+        self.host.asset.num_meshes() == 0 || self.character.clip_model().asset.num_meshes() == 0
+    }
+
     /// Object-to-world matrix (Z-up models turned to Y-up).
     #[must_use]
     pub fn world(&self) -> Mat4<f32> {
