@@ -1,8 +1,9 @@
 //! `sinew demo TARGET --retarget-from SOURCE` headless: CesiumMan's walk played on
 //! RiggedFigure (mapped by `tests/data/riggedfigure-from-cesiumman.map`) with CesiumMan drawn
 //! to its left; `--hide-source` leaves the target alone, unchanged; a bad mapping fails before
-//! any window opens, with `sinew dump --retarget-from`'s line. The GL runs use `DISPLAY`, or a
-//! private Xvfb when it is unset.
+//! any window opens, with `sinew dump --retarget-from`'s line. A motion capture without meshes
+//! (CMU's BVH) is drawn as bones by both viewers, alone and as a source. The GL runs use
+//! `DISPLAY`, or a private Xvfb when it is unset.
 
 mod common;
 
