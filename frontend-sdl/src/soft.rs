@@ -394,7 +394,8 @@ pub fn run(opts: &SoftOptions) -> Result<SoftReport, SoftError> {
         None => Content::Scene(Box::new(Scene::new(None).map_err(|e| SoftError::Scene(e.to_string()))?)),
     };
     // A model or retarget source without meshes (motion capture) shows its bones.
-    let opts = &SoftOptions { bones: opts.bones || matches!(&content, Content::Model(v) if v.meshless()), ..opts.clone() };
+    let opts =
+        &SoftOptions { bones: opts.bones || matches!(&content, Content::Model(v) if v.meshless()), ..opts.clone() };
     let aspect = opts.width as f32 / opts.height as f32;
     let mut camera = content.camera(aspect);
     if opts.headless {
