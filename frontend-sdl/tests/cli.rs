@@ -457,3 +457,69 @@ fn info_prints_the_stored_bake_report() {
         }
     }
 }
+
+// -------------------------------------------------------------------------------------------------
+// FBX and BVH: `bake`, `info` and `dump` of the shared files (the baked file and the source
+// giving the same `dump`), `--bvh-scale`, and bad files as one line naming the file
+// -------------------------------------------------------------------------------------------------
+
+#[test]
+fn fbx_and_bvh_bake_and_dump_as_their_sources() {
+    let dir = scratch("formats-bake");
+    for (file, time) in [
+        ("fbx/ufbx/maya_game_sausage_7500_binary_wiggle.fbx", "0.5"),
+        ("fbx/ufbx/blender_279_sausage_7400_binary.fbx", "0.5"),
+        ("fbx/assimp/huesitos.fbx", "0.5"),
+        ("bvh/cmu/01_01.bvh", "3.25"),
+        ("bvh/bvh_anim/test_simple.bvh", "0.02"),
+    ] {
+        let src = sinew_assets::path(file);
+        let baked = dir.join(format!("{}.sinew", src.file_stem().and_then(|s| s.to_str()).unwrap_or("model")));
+        assert_ok(&sinew(&["bake", p(&src), "-o", p(&baked)]), file);
+        let info = assert_ok(&sinew(&["info", p(&baked)]), file);
+        assert!(info.contains("joints") && info.contains("clip 0"), "{file}: {info}");
+        let a = assert_ok(&sinew(&["dump", p(&src), "--time", time]), file);
+        let b = assert_ok(&sinew(&["dump", p(&baked), "--time", time]), file);
+        assert_eq!(a, b, "{file}: dump of the source and of its bake");
+    }
+}
+
+#[test]
+fn bvh_scale_is_given_or_guessed_and_only_for_bvh() {
+    let dir = scratch("formats-scale");
+    let cmu = sinew_assets::path("bvh/cmu/01_01.bvh");
+    // The import's notes are part of what `bake` prints of the model (stdout).
+    let guessed = assert_ok(&sinew(&["bake", p(&cmu), "-o", p(&dir.join("guessed.sinew"))]), "guessed");
+    assert!(guessed.contains("read as CMU units"), "{guessed}");
+    let given =
+        assert_ok(&sinew(&["bake", p(&cmu), "-o", p(&dir.join("inches.sinew")), "--bvh-scale", "0.0254"]), "given");
+    assert!(given.contains("scale 0.0254 m per file unit (given)"), "{given}");
+    let fox = sinew_assets::path("gltf/Fox/Fox.glb");
+    let out = sinew(&["bake", p(&fox), "-o", p(&dir.join("fox.sinew")), "--bvh-scale", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--bvh-scale is for .bvh inputs"));
+}
+
+#[test]
+fn bad_fbx_and_bvh_files_are_one_line() {
+    let dir = scratch("formats-bad");
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("empty.fbx", b"", "fbx"),
+        ("text.fbx", b"not an fbx file at all", "fbx"),
+        ("cut.bvh", b"HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition", "line"),
+        ("motion.bvh", b"HIERARCHY\nROOT A\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Yrotation Zrotation\n End Site\n {\n OFFSET 0 1 0\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0\n", "line"),
+    ];
+    for (name, bytes, needle) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("scratch file");
+        for cmd in ["info", "dump", "bake"] {
+            let mut args = vec![cmd, p(&path)];
+            let out_file = dir.join("out.sinew");
+            if cmd == "bake" {
+                args.extend(["-o", p(&out_file)]);
+            }
+            let line = assert_fails(&sinew(&args), &path, None, &format!("{cmd} {name}"));
+            assert!(line.to_lowercase().contains(needle), "{cmd} {name}: {line}");
+        }
+    }
+}
