@@ -298,6 +298,45 @@ fn mocap_namings_map_automatically() {
     );
 }
 
+/// The shared CMU capture's humanoid bones map onto the Mixamo-named humanoid automatically. Its
+/// hips rest at the origin (the motion holds their height), so the hips' scale is taken from
+/// their height where the clip starts.
+#[test]
+fn the_cmu_capture_retargets_onto_a_mixamo_humanoid() {
+    let target = model(&renamed(&MIXAMO, "mixamorig:", false));
+    let source = Model::load(&sinew_assets::path("bvh/cmu/01_01.bvh"), None, &BakeOptions::default()).unwrap();
+    let r = Retarget::new(&source, &target, None, RetargetOptions::default()).unwrap();
+    assert!(r.scale() > 0.5 && r.scale() < 2.0, "a humanoid's hips over a capture's: {}", r.scale());
+    let source_name = |k: usize| r.sources()[k].and_then(|s| source.skeleton().name(s)).unwrap_or_default().to_owned();
+    let pairs: Vec<(&str, String)> = MIXAMO.iter().enumerate().skip(1).map(|(k, n)| (*n, source_name(k))).collect();
+    let want = [
+        ("Hips", "Hips"),
+        ("Spine", "LowerBack"),
+        ("Spine1", "Spine"),
+        ("Neck", "Neck"),
+        ("Head", "Head"),
+        ("LeftShoulder", "LeftShoulder"),
+        ("LeftArm", "LeftArm"),
+        ("LeftForeArm", "LeftForeArm"),
+        ("LeftHand", "LeftHand"),
+        ("RightShoulder", "RightShoulder"),
+        ("RightArm", "RightArm"),
+        ("RightForeArm", "RightForeArm"),
+        ("RightHand", "RightHand"),
+        ("LeftUpLeg", "LeftUpLeg"),
+        ("LeftLeg", "LeftLeg"),
+        ("LeftFoot", "LeftFoot"),
+        ("LeftToeBase", "LeftToeBase"),
+        ("RightUpLeg", "RightUpLeg"),
+        ("RightLeg", "RightLeg"),
+        ("RightFoot", "RightFoot"),
+        ("RightToeBase", "RightToeBase"),
+    ];
+    let want: Vec<(&str, String)> = want.iter().map(|(t, s)| (*t, (*s).to_owned())).collect();
+    assert_eq!(pairs, want, "{:?}", r.report());
+    assert_eq!(source.skeleton().name(r.hips().1), Some("Hips"));
+}
+
 #[test]
 fn mixamo_prefixes_map_automatically() {
     let (s, t) = (model(&renamed(&MIXAMO, "mixamorig1:", false)), model(&renamed(&MIXAMO, "mixamorig:", false)));
