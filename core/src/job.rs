@@ -10,6 +10,7 @@ use crate::math::{Vec3, Vec4};
 
 pub mod additive;
 pub mod blending;
+pub mod foot;
 pub mod ik;
 pub mod local_to_model;
 pub mod mask;
@@ -21,6 +22,7 @@ pub mod skinning;
 
 pub use additive::MakeAdditiveJob;
 pub use blending::{BlendingJob, Layer};
+pub use foot::FootPlacementJob;
 pub use ik::{IkAimJob, IkTwoBoneJob};
 pub use local_to_model::LocalToModelJob;
 pub use mask::MaskJob;
