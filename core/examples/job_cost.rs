@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m palette; do
+//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m palette foot; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
@@ -28,11 +28,13 @@
 //! (`Palette::ScaledDualQuats`: the palette's matrices split by polar decomposition, each joint
 //! scaled by 0.9 to 1.1 per axis); `blend` blends two poses with weights 0.3 and 0.7; `l2m`
 //! computes the model matrices of 67 joints (per call); `palette` computes a 54-matrix skin
-//! palette (`SkinMatrixJob`, per call; `time` gives ns per matrix).
+//! palette (`SkinMatrixJob`, per call; `time` gives ns per matrix); `foot` places the feet of
+//! two legs for one frame (`FootPlacementJob`, per call, the animated pose copied in first).
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use sinew::job::foot::{FootLeg, FootPlacementJob, FootSettings, FootState, GroundPlane, LegState};
 use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Transform, Vec3, Vec4};
 
@@ -217,6 +219,81 @@ fn palette_data(rng: &mut Rng) -> PaletteData {
     (model, inverse_bind, joints, vec![Mat4::IDENTITY; PALETTE])
 }
 
+/// Joints of the `foot` workload's rig.
+const FOOT_JOINTS: usize = 10;
+
+/// The `foot` workload: a root, a pelvis and two legs of hip, knee, ankle and toe (thighs 0.42,
+/// shins 0.40, knees bent by 0.25 rad, feet level), standing on a plane that slopes 10°
+/// sideways (the feet at different heights and tilted, the toes asked too), the stage's state
+/// after one settled frame, and the animated pose and model matrices each call starts from.
+struct Foot {
+    skeleton: sinew::skeleton::Skeleton<f32, 3>,
+    legs: [FootLeg<f32>; 2],
+    state: FootState<f32>,
+    leg_states: [LegState<f32>; 2],
+    ground: GroundPlane<f32>,
+    pose: [SoaTransform<f32>; 3],
+    model: [Mat4<f32>; FOOT_JOINTS],
+}
+
+impl Foot {
+    fn new() -> Result<Self, Box<dyn std::error::Error>> {
+        let t = |x: f32, y: f32, z: f32, bend: f32| {
+            Transform::new(Vec3::new(x, y, z), Quat::from_axis_angle(Vec3::X, bend), Vec3::ONE)
+        };
+        let mut rest = vec![t(0.0, 0.0, 0.0, 0.0), t(0.0, 0.93, 0.0, 0.0)];
+        for side in [1.0, -1.0] {
+            rest.extend([t(0.1 * side, -0.05, 0.0, -0.25), t(0.0, -0.42, 0.0, 0.5), t(0.0, -0.4, 0.0, -0.25)]);
+            rest.push(t(0.0, -0.05, 0.13, 0.0));
+        }
+        let parents = [sinew::skeleton::NO_PARENT, 0, 1, 2, 3, 4, 1, 6, 7, 8];
+        let names = ["root", "pelvis", "l_hip", "l_knee", "l_ankle", "l_toe", "r_hip", "r_knee", "r_ankle", "r_toe"];
+        let skeleton = sinew::skeleton::Skeleton::<f32, 3>::new(&parents, &rest, &names)?;
+        let mut pose = [SoaTransform::IDENTITY; 3];
+        pose.copy_from_slice(skeleton.rest_pose());
+        let mut model = [Mat4::IDENTITY; FOOT_JOINTS];
+        sinew::job::LocalToModelJob::new(skeleton.view(), &pose, &mut model).run()?;
+        let leg = |hip: usize| FootLeg {
+            hip,
+            knee: hip + 1,
+            ankle: hip + 2,
+            toe: Some(hip + 3),
+            standing_height: model[hip + 2].translation().y,
+        };
+        let tilt = 10f32.to_radians();
+        let mut foot = Foot {
+            legs: [leg(2), leg(6)],
+            state: FootState::new(true),
+            leg_states: [LegState::new(); 2],
+            ground: GroundPlane { height: 0.0, normal: Vec3::new(-tilt.sin(), tilt.cos(), 0.0) },
+            pose,
+            model,
+            skeleton,
+        };
+        let (mut pose, mut model) = (foot.pose, foot.model);
+        foot.run(&mut pose, &mut model)?;
+        Ok(foot)
+    }
+
+    /// One frame of the stage on `pose` and `model`.
+    fn run(&mut self, pose: &mut [SoaTransform<f32>], model: &mut [Mat4<f32>]) -> Result<(), JobError> {
+        FootPlacementJob {
+            skeleton: self.skeleton.view(),
+            pelvis: 1,
+            legs: &self.legs,
+            settings: FootSettings::new(),
+            state: &mut self.state,
+            leg_states: &mut self.leg_states,
+            world: Mat4::IDENTITY,
+            dt: 1.0 / 60.0,
+            pose,
+            model,
+            ground: &mut self.ground,
+        }
+        .run()
+    }
+}
+
 /// The stage's job, [`CALLS`] times.
 #[inline(never)]
 fn calls(mut job: impl FnMut()) {
@@ -308,6 +385,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             err?;
         }
+        "foot" => {
+            let mut foot = Foot::new()?;
+            let mut err = Ok(());
+            calls(|| {
+                let (mut pose, mut model) = (foot.pose, foot.model);
+                err = foot.run(&mut pose, &mut model);
+                black_box(&model);
+            });
+            err?;
+        }
         "blend" => {
             let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
                 (0..SOA).map(|_| SoaTransform::from_transforms(core::array::from_fn(|_| rng.transform()))).collect()
@@ -327,7 +414,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => {
             let skin = Skin::named(other).ok_or_else(|| {
                 format!(
-                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette or time"
+                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette, foot or time"
                 )
             })?;
             let mesh = skin.mesh(&mut rng);
