@@ -277,6 +277,7 @@ impl Foot {
 
     /// One frame of the stage on `pose` and `model`.
     fn run(&mut self, pose: &mut [SoaTransform<f32>], model: &mut [Mat4<f32>]) -> Result<(), JobError> {
+        // ANCHOR: foot
         FootPlacementJob {
             skeleton: self.skeleton.view(),
             pelvis: 1,
@@ -291,6 +292,7 @@ impl Foot {
             ground: &mut self.ground,
         }
         .run()
+        // ANCHOR_END: foot
     }
 }
 
