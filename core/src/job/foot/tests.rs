@@ -675,3 +675,50 @@ fn disabled_from_the_start_leaves_the_pose() {
     assert_eq!(rig.state.weight(), 0.0);
     assert!(rig.leg_states.iter().all(|l| l.lock() == FootLock::Free && l.previous().is_some()));
 }
+
+#[test]
+fn a_joint_between_knee_and_ankle() {
+    // One leg whose ankle hangs from a twist joint half way down the shin, the twist turned
+    // about the shin: the IK chain spans it and the foot's rotation is taken under it.
+    let t = |p: Vec3<f32>, q: Quat<f32>| Transform::new(p, q, Vec3::ONE);
+    let twist = Quat::from_axis_angle(Vec3::Y, 0.7);
+    let rest = [
+        t(Vec3::ZERO, Quat::IDENTITY),
+        t(Vec3::new(0.0, 0.93, 0.0), Quat::IDENTITY),
+        t(Vec3::new(0.1, -0.05, 0.0), rx(-BEND)),
+        t(Vec3::new(0.0, -0.42, 0.0), rx(2.0 * BEND)),
+        t(Vec3::new(0.0, -0.2, 0.0), twist),
+        t(Vec3::new(0.0, -0.2, 0.0), twist.conjugate() * rx(-BEND)),
+    ];
+    let names = ["root", "pelvis", "hip", "knee", "twist", "ankle"];
+    let skeleton = Skeleton::<f32, 2>::new(&[NO_PARENT, 0, 1, 2, 3, 4], &rest, &names).unwrap();
+    let mut pose = [SoaTransform::IDENTITY; 2];
+    pose.copy_from_slice(skeleton.rest_pose());
+    let mut model = [Mat4::IDENTITY; 6];
+    LocalToModelJob::new(skeleton.view(), &pose, &mut model).run().unwrap();
+    let before = model;
+    let legs = [FootLeg { hip: 2, knee: 3, ankle: 5, toe: None, standing_height: model[5].translation().y }];
+    let (mut state, mut leg_states) = (FootState::new(true), [LegState::new()]);
+    FootPlacementJob {
+        skeleton: skeleton.view(),
+        pelvis: PELVIS,
+        legs: &legs,
+        settings: FootSettings::new(),
+        state: &mut state,
+        leg_states: &mut leg_states,
+        world: Mat4::IDENTITY,
+        dt: 0.0,
+        pose: &mut pose,
+        model: &mut model,
+        ground: &mut flat(0.1),
+    }
+    .run()
+    .unwrap();
+    let rise = model[5].translation() - before[5].translation();
+    assert!((rise - Vec3::new(0.0, 0.1, 0.0)).length() < 1.0e-4, "{rise:?}");
+    let (was, now) = (rotation_of(&before[5]).unwrap(), rotation_of(&model[5]).unwrap());
+    assert!(was.angle_between(now) < 1.0e-3, "the foot turned by {}", was.angle_between(now));
+    // The twist stays on the shin, half way between knee and ankle.
+    let mid = (model[3].translation() + model[5].translation()) * 0.5;
+    assert!((model[4].translation() - mid).length() < 1.0e-4);
+}
