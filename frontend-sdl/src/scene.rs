@@ -1,7 +1,7 @@
 //! The built-in default scene of `sinew demo`, independent of any renderer.
 //!
 //! Three rigs are built in code as [`Rig`]s ([`sinew_offline::builtin`]) and baked to
-//! [`Model`]s (no files):
+//! [`Model`]s (no files), on uneven ground:
 //!
 //! - the **tentacle**: a box strip on a 4-joint chain, its joint angles driven by `sin()` of
 //!   time with a speed and an amplitude ([`SceneParams`]);
@@ -11,26 +11,33 @@
 //!   ([`Scene::character`]): a [`LayeredStateMachine`] runs its graph ([`CHARACTER_GRAPH`]:
 //!   idle, and a phase-synced blend space over walk and run driven by the asked speed; `wave`
 //!   on a layer masked to the right arm), and the root motion the graph extracts moves it
-//!   around a closed path ([`PathFollower`]); [`IkTwoBoneJob`] holds its planted feet and [`IkAimJob`]
-//!   turns its head towards a target;
+//!   around a closed path ([`PathFollower`]) over the terrain; the core's foot placement
+//!   ([`FootPlacementJob`]) stands its feet on the terrain and holds its planted feet, and
+//!   [`IkAimJob`] turns its head towards a target;
 //! - the **candy wrapper**: a cylinder on 2 joints whose second joint twists up to 180° about
 //!   the long axis, drawn twice side by side, with linear blend skinning (which collapses) and
-//!   dual-quaternion skinning (which keeps the volume).
+//!   dual-quaternion skinning (which keeps the volume);
+//! - the **terrain** ([`Terrain`], a fourth model of one joint): flat ground at y = 0 with a
+//!   plateau [`PLATEAU_HEIGHT`] high under the path's right turn, climbed by three steps on the
+//!   front straight and left by a slope on the back one. The character's root follows its
+//!   height along the path (smoothed), and its feet stand on it; [`SceneParams::foot_placement`]
+//!   switches the foot placement off and on (its effect ramps over [`FOOT_BLEND`]).
 //!
 //! [`Scene::frame`] gives what to draw at a scene time: for each object its world matrix, the
 //! baked mesh with its skin palettes (matrices and dual quaternions) for GPU skinning, or
 //! [`DrawObject::skin_cpu`] for the skinned vertex buffers a software renderer needs, plus bone
-//! lines, a ground grid and text labels. [`default_camera`] and [`SceneLight`] are the camera
+//! lines, a ground grid with the terrain's edges, and text labels. [`default_camera`] and [`SceneLight`] are the camera
 //! and light both renderers use, so their images can be compared.
 //!
 //! This file holds the [`Scene`] itself, its [`SceneParams`] and where its objects stand; the
 //! rest is in `camera` (camera and light), `character` (the humanoid's controller, schedule,
-//! path, foot locking and look-at), `props` (the tentacle's and candy wrapper's poses),
-//! `frame` (the [`Frame`] of draw objects) and `error` ([`SceneError`]).
+//! path, foot placement and look-at), `terrain` (the ground's heights, normals and mesh),
+//! `props` (the tentacle's and candy wrapper's poses), `frame` (the [`Frame`] of draw objects)
+//! and `error` ([`SceneError`]).
 //!
 //! [`LayeredStateMachine`]: sinew::graph::LayeredStateMachine
 //! [`PathFollower`]: sinew::root_motion::PathFollower
-//! [`IkTwoBoneJob`]: sinew::job::ik::IkTwoBoneJob
+//! [`FootPlacementJob`]: sinew::job::foot::FootPlacementJob
 //! [`IkAimJob`]: sinew::job::ik::IkAimJob
 
 mod camera;
@@ -38,6 +45,7 @@ mod character;
 mod error;
 mod frame;
 mod props;
+mod terrain;
 
 #[cfg(test)]
 mod tests;
@@ -51,13 +59,18 @@ use sinew_offline::rig::Rig;
 pub use camera::{default_camera, Camera, SceneLight};
 use character::Character;
 pub use character::{
-    character_path, path_length, scripted_look_target, CharacterFrame, LookRay, SlotInfo, CHARACTER_GRAPH,
-    CHARACTER_STEP, HEADING_LOOK_AHEAD, IDLE, LOOK_PLANE_DISTANCE, MOVING, PATH_CENTER, PATH_STRAIGHT,
-    PATH_TURN_RADIUS, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_LAYER, WAVE_MASK, WAVING,
+    character_path, path_length, scripted_look_target, CharacterFrame, FootPlacement, LookRay, SlotInfo,
+    CHARACTER_GRAPH, CHARACTER_STEP, FOOT_BLEND, HEADING_LOOK_AHEAD, IDLE, LOOK_PLANE_DISTANCE, MOVING, PATH_CENTER,
+    PATH_STRAIGHT, PATH_TURN_RADIUS, RUN, SCHEDULE_PERIOD, SLOT_CLIPS, SPEED, WALK, WAVE, WAVE_LAYER, WAVE_MASK,
+    WAVING,
 };
 pub use error::SceneError;
 pub use frame::{ground_grid, linear_to_srgb, push_model, srgb_to_linear, DrawObject, Frame, Label};
 pub use props::{scale_root, tentacle_pose, twist_angle, twist_pose};
+pub use terrain::{
+    Block, GroundSample, Surface, Terrain, PLATEAU_HEIGHT, PLATEAU_X, SLOPE_X, SLOPE_Z, STAIRS_X, STAIRS_Z, STAIR_RISE,
+    STAIR_TREAD, TERRAIN_COLOR,
+};
 
 /// Index of the tentacle in [`Scene::models`].
 pub const TENTACLE: usize = 0;
@@ -65,6 +78,8 @@ pub const TENTACLE: usize = 0;
 pub const CHARACTER: usize = 1;
 /// Index of the candy wrapper in [`Scene::models`].
 pub const TWIST: usize = 2;
+/// Index of the terrain in [`Scene::models`].
+pub const TERRAIN: usize = 3;
 
 /// Where the tentacle's base stands.
 pub const TENTACLE_POSITION: Vec3<f32> = Vec3 { x: -2.2, y: 0.0, z: 0.0 };
@@ -79,7 +94,7 @@ pub const TENTACLE_SPEED_RANGE: (f32, f32) = (0.0, 2.0);
 pub const TENTACLE_AMPLITUDE_RANGE: (f32, f32) = (0.0, 1.2);
 
 /// The scene's interactive settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SceneParams {
     /// Tentacle wave frequency, in cycles per second.
     pub tentacle_speed: f32,
@@ -96,6 +111,10 @@ pub struct SceneParams {
     /// armature scale of 0.01 on a centimetre mesh): skin matrices with scale, for dual
     /// quaternions with scale. [`Vec3::ONE`] by default.
     pub twist_scale: Vec3<f32>,
+    /// When the character's feet are placed on the terrain (on from t = 0 by default): the
+    /// foot placement stage's enabled flag at each simulation step; its effect ramps in and out
+    /// from each switch.
+    pub foot_placement: FootPlacement,
 }
 
 impl Default for SceneParams {
@@ -107,6 +126,7 @@ impl Default for SceneParams {
             skinning: Skinning::Lbs,
             look_ray: None,
             twist_scale: Vec3::ONE,
+            foot_placement: FootPlacement::default(),
         }
     }
 }
@@ -135,19 +155,26 @@ impl Scene {
     pub fn new(palette: Option<usize>) -> Result<Scene, SceneError> {
         let opts = BakeOptions { palette, max_influences: 4, ..BakeOptions::default() };
         let bake = |rig: &Rig| Model::from_rig(rig, &opts).map_err(SceneError::Model);
-        let models = vec![bake(&tentacle_rig())?, bake(&humanoid_rig())?, bake(&twist_rig())?];
-        let character = Character::new(&models[CHARACTER])?;
+        let terrain = Terrain::builtin();
+        let models = vec![bake(&tentacle_rig())?, bake(&humanoid_rig())?, bake(&twist_rig())?, bake(&terrain.rig())?];
+        let character = Character::new(&models[CHARACTER], terrain)?;
         Ok(Scene { models, character, params: SceneParams::default() })
     }
 
-    /// The baked models: [`TENTACLE`], [`CHARACTER`], [`TWIST`].
+    /// The baked models: [`TENTACLE`], [`CHARACTER`], [`TWIST`], [`TERRAIN`].
     #[must_use]
     pub fn models(&self) -> &[Model] {
         &self.models
     }
 
+    /// The ground the character walks on ([`Terrain::builtin`]).
+    #[must_use]
+    pub fn terrain(&self) -> &Terrain {
+        self.character.terrain()
+    }
+
     /// The character at scene time `t` (seconds; negative or non-finite times read as 0) with
-    /// the current [`SceneParams::look_ray`].
+    /// the current [`SceneParams::look_ray`] and [`SceneParams::foot_placement`].
     ///
     /// Its [`LayeredStateMachine`] runs [`CHARACTER_GRAPH`] (`idle`, and `walk` and `run` in
     /// a phase-synced blend space over the `speed` parameter), with `wave` on an upper layer
@@ -155,16 +182,22 @@ impl Scene {
     /// and fades the wave layer: walk, speed up to a run and back, a wave while walking, stop (a
     /// crossfade to idle), a wave while standing, walk again (an inertialized start). The root
     /// motion the graph extracts from the clips advances a [`PathFollower`] around
-    /// [`character_path`] (the
-    /// character faces the point [`HEADING_LOOK_AHEAD`] further on). While walk and run alone
-    /// drive the legs, a foot on the ground is held where it touched down by
-    /// [`IkTwoBoneJob`] (the clips plant their feet on straight lines up to key interpolation;
-    /// the locks also keep them planted in turns), and [`IkAimJob`] turns the neck and head
-    /// towards the look target.
+    /// [`character_path`] (the character faces the point [`HEADING_LOOK_AHEAD`] further on), its
+    /// root at the height of the lowest terrain within a step around it, averaged along the
+    /// path. [`FootPlacementJob`] then stands the feet on the [`Terrain`]: each ankle at its
+    /// height above the clip's ground over the terrain under it (raised where its toe is over
+    /// a higher tread), the foot tilted to a slope, the pelvis lowered on a spring so that the
+    /// lower foot reaches, and a foot that touches down held where it landed until it lifts
+    /// (while no graph transition runs; the locks also keep the feet planted in turns). Its
+    /// enabled flag follows [`SceneParams::foot_placement`] at every step, its effect ramping
+    /// in or out over [`FOOT_BLEND`]. [`IkAimJob`] turns the neck and head towards the look
+    /// target.
     ///
-    /// The state is a function of `t` alone: the graph is replayed from t = 0 in steps of
-    /// [`CHARACTER_STEP`] (the states reached are cached, with checkpoints every 4 s for
-    /// going backwards), then advanced by the remainder.
+    /// The state is a function of `t` and the foot placement's switches alone: the graph and
+    /// the foot placement are replayed from t = 0 in steps of [`CHARACTER_STEP`] (the states
+    /// reached are cached, with checkpoints every 4 s for going backwards; new switches drop
+    /// the states after them), then advanced by the rest of the way to `t` (a whole step at a
+    /// whole step's time).
     ///
     /// # Errors
     ///
@@ -173,14 +206,17 @@ impl Scene {
     ///
     /// [`LayeredStateMachine`]: sinew::graph::LayeredStateMachine
     /// [`PathFollower`]: sinew::root_motion::PathFollower
-    /// [`IkTwoBoneJob`]: sinew::job::ik::IkTwoBoneJob
+    /// [`FootPlacementJob`]: sinew::job::foot::FootPlacementJob
     /// [`IkAimJob`]: sinew::job::ik::IkAimJob
     pub fn character(&self, t: f32) -> Result<CharacterFrame, SceneError> {
-        self.character.at(&self.models[CHARACTER], t, self.params.look_ray)
+        self.character.at(&self.models[CHARACTER], t, self.params.look_ray, &self.params.foot_placement)
     }
 
-    /// What to draw at scene time `t` (seconds) with the current [`SceneParams`]. The
-    /// character's look target is drawn as a small cross among [`Frame::grid`]'s lines.
+    /// What to draw at scene time `t` (seconds) with the current [`SceneParams`] (the
+    /// character's foot placement switched as [`SceneParams::foot_placement`] says): the
+    /// tentacle, the character, the two candy wrappers and the terrain, in that order. The
+    /// character's look target is drawn as a small cross among [`Frame::grid`]'s lines, and so
+    /// are the terrain's edges ([`Terrain::edges`]).
     ///
     /// # Errors
     ///
@@ -210,6 +246,11 @@ impl Scene {
         let dqs_color = [0.35, 0.8, 0.6, 1.0];
         push_model(&mut f, twist, TWIST, &pose, at(TWIST_LBS_POSITION), Skinning::Lbs, Some(lbs_color), p.show_bones)?;
         push_model(&mut f, twist, TWIST, &pose, at(TWIST_DQS_POSITION), Skinning::Dqs, Some(dqs_color), p.show_bones)?;
+
+        let terrain = &self.models[TERRAIN];
+        let rest = terrain.skeleton().rest_pose();
+        push_model(&mut f, terrain, TERRAIN, rest, Mat4::IDENTITY, p.skinning, None, false)?;
+        f.grid.extend(self.terrain().edges());
         let above = Vec3::new(0.0, TWIST_LENGTH + 0.25, 0.0);
         f.labels.push(Label { position: TWIST_LBS_POSITION + above, text: "LBS".into() });
         f.labels.push(Label { position: TWIST_DQS_POSITION + above, text: "DQS".into() });

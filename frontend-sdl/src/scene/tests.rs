@@ -15,6 +15,8 @@ use sinew_offline::model::Skinning;
 use super::character::EYES;
 use super::*;
 
+mod ground;
+
 #[test]
 fn rigs_bake_into_parts_that_fit_the_palette() {
     // The rigs themselves are checked in `sinew_offline::builtin`'s tests.
@@ -179,9 +181,19 @@ fn character_follows_its_path_by_its_root_motion() {
     for i in 0..=1500 {
         let t = i as f32 / 50.0;
         let c = scene.character(t).unwrap();
-        // On the path, at the arc length walked.
+        // On the path, at the arc length walked (the path is on y = 0, the character at its
+        // root's height over the terrain).
         let expected = point_at(&points, (c.distance as f32).rem_euclid(length));
-        worst.0 = worst.0.max((c.position - expected).length());
+        worst.0 = worst.0.max(horizontal(c.position - expected));
+        // The root's height is the terrain's somewhere within 0.6 m of path.
+        let near: Vec<f32> = (-60..=60)
+            .map(|k| {
+                let p = point_at(&points, (c.distance as f32 + k as f32 * 0.01).rem_euclid(length));
+                scene.terrain().height(p.x, p.z)
+            })
+            .collect();
+        let (lo, hi) = near.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &h| (a.min(h), b.max(h)));
+        assert!(c.position.y >= lo - 1e-6 && c.position.y <= hi + 1e-6, "t {t}: {} not in {lo}..{hi}", c.position.y);
         // The distance walked is the controller's root motion (it has no yaw: straight ahead).
         worst.1 = worst.1.max((c.root_motion.translation.z as f64 - c.distance).abs());
         assert!(c.root_motion.translation.x.abs() < 1e-6 && c.root_motion.yaw == 0.0);
@@ -380,25 +392,43 @@ fn world_vertices(scene: &Scene, t: f32) -> Vec<Vec3<f32>> {
 #[test]
 fn character_feet_stay_on_the_ground() {
     let scene = Scene::new(None).unwrap();
-    let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
+    let (mut low, mut high, mut flight) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f32);
     for i in 0..80 {
         let t = i as f32 * 0.25;
         let f = scene.frame(t).unwrap();
         let o = &f.objects[1];
         assert_eq!(o.model_index, CHARACTER);
+        let planted = scene.character(t).unwrap().feet_locked.contains(&true);
+        // The character's vertex lowest above the terrain under it.
         let lowest = o
             .skin_cpu()
             .unwrap()
             .iter()
             .flat_map(|p| p.positions.iter())
-            .map(|&v| o.world.transform_point3(v).y)
+            .map(|&v| {
+                let w = o.world.transform_point3(v);
+                w.y - scene.terrain().height(w.x, w.z)
+            })
             .fold(f32::INFINITY, f32::min);
-        (low, high) = (low.min(lowest), high.max(lowest));
+        low = low.min(lowest);
+        if planted {
+            high = high.max(lowest);
+        } else {
+            flight = flight.max(lowest);
+        }
     }
-    eprintln!("lowest point of the character: {:.1} to {:.1} cm", low * 100.0, high * 100.0);
-    // Within 2.5 cm of the ground: blends and the swing's toe pitch dip a little below it,
-    // the run's flight lifts both feet a little.
+    eprintln!(
+        "lowest point of the character above the terrain: {:.1} to {:.1} cm with a foot planted, \
+         up to {:.1} cm without",
+        low * 100.0,
+        high * 100.0,
+        flight * 100.0
+    );
+    // Within 2.5 cm of the ground while a foot is planted: blends and the swing's toe pitch dip
+    // a little below it. The run's flight lifts both feet, and a swinging foot keeps its
+    // animated pitch (the ground falls away under its toe running down the slope).
     assert!(low > -0.025 && high < 0.025, "{low} {high}");
+    assert!(flight < 0.08, "{flight}");
 }
 
 #[test]
@@ -423,7 +453,9 @@ fn default_camera_sees_the_whole_scene() {
 fn frames_depend_on_time_only() {
     let scene = Scene::new(None).unwrap();
     let (a, b) = (scene.frame(7.3).unwrap(), scene.frame(7.3).unwrap());
-    assert_eq!(a.objects.len(), 4);
+    // The tentacle, the character, the two candy wrappers and the terrain.
+    assert_eq!(a.objects.len(), 5);
+    assert_eq!((a.objects[4].model_index, a.objects[4].world), (TERRAIN, Mat4::IDENTITY));
     for (x, y) in a.objects.iter().zip(&b.objects) {
         assert_eq!(x.palette, y.palette);
         assert_eq!(x.world, y.world);

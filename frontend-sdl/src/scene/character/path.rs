@@ -1,5 +1,6 @@
 //! The character's path: a closed stadium around [`PATH_CENTER`] ([`character_path`]) that its
-//! root motion moves it along, facing [`HEADING_LOOK_AHEAD`] further on.
+//! root motion moves it along, facing [`HEADING_LOOK_AHEAD`] further on, and the points on it by
+//! arc length ([`PathPoints`]).
 
 use std::f32::consts::PI;
 
@@ -44,4 +45,47 @@ pub fn character_path() -> Vec<Vec3<f32>> {
 #[must_use]
 pub fn path_length() -> f32 {
     character_path().windows(2).map(|w| (w[1] - w[0]).length()).sum()
+}
+
+/// A closed polyline with its cumulative lengths, for points by arc length.
+#[derive(Debug, Clone)]
+pub(super) struct PathPoints {
+    points: Vec<Vec3<f32>>,
+    /// Arc length at each point (0 at the first).
+    at: Vec<f32>,
+}
+
+impl PathPoints {
+    /// The closed polyline `points` (its last point is its first).
+    pub(super) fn new(points: Vec<Vec3<f32>>) -> PathPoints {
+        let mut at = Vec::with_capacity(points.len());
+        let mut s = 0.0;
+        for (i, p) in points.iter().enumerate() {
+            if let Some(q) = i.checked_sub(1).and_then(|j| points.get(j)) {
+                s += (*p - *q).length();
+            }
+            at.push(s);
+        }
+        PathPoints { points, at }
+    }
+
+    /// The polyline's length.
+    pub(super) fn length(&self) -> f32 {
+        self.at.last().copied().unwrap_or(0.0)
+    }
+
+    /// The point at arc length `s` around the loop (any `s`, taken modulo the length).
+    pub(super) fn point_at(&self, s: f64) -> Vec3<f32> {
+        let length = f64::from(self.length());
+        if !(length > 0.0 && s.is_finite()) {
+            return self.points.first().copied().unwrap_or(Vec3::ZERO);
+        }
+        let s = s.rem_euclid(length) as f32;
+        let i = self.at.partition_point(|&a| a <= s).clamp(1, self.points.len().max(2) - 1);
+        match (self.points.get(i - 1), self.points.get(i), self.at.get(i - 1), self.at.get(i)) {
+            (Some(&p), Some(&q), Some(&a), Some(&b)) if b > a => p.lerp(q, ((s - a) / (b - a)).clamp(0.0, 1.0)),
+            (Some(&p), ..) => p,
+            _ => Vec3::ZERO,
+        }
+    }
 }
