@@ -4,6 +4,8 @@
 //! built as `sinew demo` builds it ([`load_viewer`]): from a clip (`--clip`), driven by an
 //! animation graph file (`--graph`, its state and parameters in the window's title), or playing
 //! another model's clips retargeted onto it (`--retarget-from`, the source drawn to its left).
+//! In the built-in scene's window `G` switches the character's foot placement on the terrain
+//! (the title says whether it is on).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -489,6 +491,11 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
                     }
                 }
                 Key::F => *camera = content.camera(opts.width as f32 / opts.height as f32),
+                Key::G => {
+                    if let Content::Scene(s) = content {
+                        s.params.foot_placement.switch_at(t);
+                    }
+                }
                 _ => {}
             }
         }
@@ -510,12 +517,17 @@ fn window_loop(opts: &SoftOptions, content: &mut Content, camera: &mut Camera) -
         total += ms;
         frames += 1;
         let retarget = matches!(content, Content::Model(v) if v.retarget.is_some());
+        let feet = match content {
+            Content::Scene(s) if s.params.foot_placement.is_on(t) => " G foot placement (on),",
+            Content::Scene(_) => " G foot placement (off),",
+            Content::Model(_) => "",
+        };
         let title = match content.graph_state() {
             Some(g) => format!(
                 "sinew soft — {g} — Tab parameter, Up/Down change, Space flip/fire, P pause, Left/Right orbit, Esc quit"
             ),
             None => format!(
-                "sinew soft — {ms:.1} ms/frame — Space pause, B bones, [ ] clip,{} arrows orbit, +/- zoom, F frame, Esc quit",
+                "sinew soft — {ms:.1} ms/frame — Space pause, B bones, [ ] clip,{}{feet} arrows orbit, +/- zoom, F frame, Esc quit",
                 if retarget { " S source," } else { "" }
             ),
         };

@@ -234,6 +234,7 @@ fn help_text(viewer: bool, graph: bool, retarget: bool) -> &'static str {
     } else {
         "Space pause   Left/Right seek   D LBS/DQS   Esc quit\n\
          B bones   R reset view   H help   F12 screenshot\n\
+         G foot placement on the terrain\n\
          drag orbit   wheel zoom   right-drag pan\n\
          the character looks at the mouse cursor\n\
          drop a .glb .gltf .md5mesh .sinew to view it"
@@ -278,7 +279,8 @@ impl App {
                 Ok(c) => header.push_str(&format!(
                     "graph: {}{}   wave layer: {}   speed {:.1}\n\
                      character  idle {:.2}  walk {:.2}  run {:.2}  wave {:.2}\n\
-                     speed {:.1} m/s   distance {:.1} m   looking at the {} ({:.0}%)",
+                     speed {:.1} m/s   distance {:.1} m   looking at the {} ({:.0}%)\n\
+                     foot placement {} (G)   weight {:.2}",
                     c.state,
                     c.transition.map_or(String::new(), |(from, to, p)| format!(" ({from} -> {to} {:.0}%)", p * 100.0)),
                     c.wave_state,
@@ -290,7 +292,9 @@ impl App {
                     c.speed,
                     c.distance,
                     if self.scene.params.look_ray.is_some() { "mouse" } else { "marker" },
-                    c.look_weight * 100.0
+                    c.look_weight * 100.0,
+                    if c.foot_placement_on { "on" } else { "off" },
+                    c.foot_placement,
                 )),
                 Err(e) => header.push_str(&format!("character: {e}")),
             }
@@ -496,7 +500,8 @@ mod tests {
             "sinew demo: built-in scene   DQS   t 1234.5 s   [paused]\n\
              graph: locomotion (locomotion -> idle 100%)   wave layer: wave   speed 10.0\n\
              character  idle 1.00  walk 1.00  run 1.00  wave 1.00\n\
-             speed 10.0 m/s   distance 1000.0 m   looking at the marker (100%)"
+             speed 10.0 m/s   distance 1000.0 m   looking at the marker (100%)\n\
+             foot placement off (G)   weight 1.00"
                 .to_owned()
         };
         let top_right = if viewer {

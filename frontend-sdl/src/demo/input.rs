@@ -1,5 +1,6 @@
 //! The demo's input: keys (quit, skinning, bones, help, camera, screenshots; playback in the
-//! viewer, or the graph's parameters while a graph drives the model; time in the scene), mouse drags and the wheel for the camera, the mouse over the HUD
+//! viewer, or the graph's parameters while a graph drives the model; time and the character's
+//! foot placement in the scene), mouse drags and the wheel for the camera, the mouse over the HUD
 //! widgets, and files dropped on the window.
 
 use std::path::PathBuf;
@@ -80,6 +81,7 @@ impl App {
                 Keycode::Space => self.paused = !self.paused,
                 Keycode::Left => self.time = (self.time - if shift { 5.0 } else { 1.0 }).max(0.0),
                 Keycode::Right => self.time += if shift { 5.0 } else { 1.0 },
+                Keycode::G => self.scene.params.foot_placement.switch_at(self.time),
                 _ => {}
             },
         }
