@@ -23,7 +23,7 @@ pub mod skinning;
 pub use additive::MakeAdditiveJob;
 pub use blending::{BlendingJob, Layer};
 pub use foot::FootPlacementJob;
-pub use ik::{IkAimJob, IkTwoBoneJob};
+pub use ik::{IkAimJob, IkChainJob, IkLookChainJob, IkTwoBoneJob};
 pub use local_to_model::LocalToModelJob;
 pub use mask::MaskJob;
 pub use morph::{MorphJob, MorphWeightsJob};

@@ -23,10 +23,23 @@
 //! Turns one joint so that the ray from `offset` along `forward` (both in the joint's space)
 //! passes through the target, then spins it about the joint-to-target axis so that `up` lies
 //! in the half-plane of that axis and the pole vector.
+//!
+//! # Chains
+//!
+//! [`IkChainJob`] solves longer chains with FABRIK or CCD, with optional joint limits (hinges,
+//! swing cones with twist) and a pole; [`IkLookChainJob`] spreads an aim over a chain (spine,
+//! neck, head) by weights and maximum angles. Their rules are in their documentation
+//! and `core/docs/ik.md`.
 
 use crate::job::JobError;
 use crate::math::{ops, Mat4, Quat, SoaTransform, Vec3};
 use crate::real::Real;
+
+mod chain;
+mod look;
+
+pub use chain::{apply_chain_corrections, ChainReport, ChainSolver, IkChainJob, JointLimit, MAX_CHAIN_JOINTS};
+pub use look::{IkLookChainJob, LookReport, LOOK_WALKS};
 
 /// The rotation taking direction `from` onto direction `to` (both unit) by the shortest arc;
 /// a half turn about an axis perpendicular to `from` when they are opposite.
