@@ -5,7 +5,8 @@
 //!
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
-//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m palette foot; do
+//! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m palette foot \
+//!     chain_fabrik chain_ccd chain_fabrik_limits chain_ccd_limits; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
@@ -29,12 +30,16 @@
 //! scaled by 0.9 to 1.1 per axis); `blend` blends two poses with weights 0.3 and 0.7; `l2m`
 //! computes the model matrices of 67 joints (per call); `palette` computes a 54-matrix skin
 //! palette (`SkinMatrixJob`, per call; `time` gives ns per matrix); `foot` places the feet of
-//! two legs for one frame (`FootPlacementJob`, per call, the animated pose copied in first).
+//! two legs for one frame (`FootPlacementJob`, per call, the animated pose copied in first);
+//! `chain_fabrik` and `chain_ccd` solve a chain of 8 joints with 10 iterations (`IkChainJob`,
+//! per call), `chain_fabrik_limits` and `chain_ccd_limits` the same with a swing cone on every
+//! joint.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use sinew::job::foot::{FootLeg, FootPlacementJob, FootSettings, FootState, GroundPlane, LegState};
+use sinew::job::ik::{ChainReport, ChainSolver, IkChainJob, JointLimit};
 use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Transform, Vec3, Vec4};
 
@@ -296,6 +301,66 @@ impl Foot {
     }
 }
 
+/// Joints of the `chain_*` workloads' chain, the end effector included.
+const CHAIN_JOINTS: usize = 8;
+
+/// The `chain_*` workloads: a chain of 8 joints 0.3 apart, each turned 0.2 rad about Z from
+/// its parent (a curl), its model matrices, and a target within reach that 10 iterations do
+/// not hit exactly (tolerance 0: every call runs all 10); with limits, a swing cone of 0.6 rad
+/// about each bone with a twist range of ±0.3 rad.
+struct Chain {
+    skeleton: sinew::skeleton::Skeleton<f32, 2>,
+    model: [Mat4<f32>; CHAIN_JOINTS],
+    joints: [u16; CHAIN_JOINTS],
+    limits: Vec<JointLimit<f32>>,
+    positions: [Vec3<f32>; CHAIN_JOINTS],
+    corrections: [Quat<f32>; CHAIN_JOINTS - 1],
+}
+
+impl Chain {
+    fn new(limited: bool) -> Result<Self, Box<dyn std::error::Error>> {
+        let bone = Transform::new(Vec3::new(0.3, 0.0, 0.0), Quat::from_axis_angle(Vec3::Z, 0.2), Vec3::ONE);
+        let mut rest = [bone; CHAIN_JOINTS];
+        rest[0] = Transform::IDENTITY;
+        let parents: [i16; CHAIN_JOINTS] = core::array::from_fn(|j| j as i16 - 1);
+        let names: [String; CHAIN_JOINTS] = core::array::from_fn(|j| format!("j{j}"));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let skeleton = sinew::skeleton::Skeleton::<f32, 2>::new(&parents, &rest, &names)?;
+        let mut model = [Mat4::IDENTITY; CHAIN_JOINTS];
+        sinew::job::LocalToModelJob::new(skeleton.view(), skeleton.rest_pose(), &mut model).run()?;
+        let cone = JointLimit::Cone { twist_axis: Vec3::X, swing: 0.6, twist_min: -0.3, twist_max: 0.3 };
+        Ok(Chain {
+            skeleton,
+            model,
+            joints: core::array::from_fn(|j| j as u16),
+            limits: if limited { vec![cone; CHAIN_JOINTS - 1] } else { Vec::new() },
+            positions: [Vec3::ZERO; CHAIN_JOINTS],
+            corrections: [Quat::IDENTITY; CHAIN_JOINTS - 1],
+        })
+    }
+
+    /// One solve.
+    fn run(&mut self, solver: ChainSolver) -> Result<ChainReport<f32>, JobError> {
+        // ANCHOR: chain
+        IkChainJob {
+            solver,
+            skeleton: self.skeleton.view(),
+            models: &self.model, // the pose's model matrices
+            chain: &self.joints, // j0 … jn, each the parent of the next
+            target: Vec3::new(0.9, 1.2, 0.5),
+            tolerance: 0.0,     // stop within this distance…
+            max_iterations: 10, // …or after this many iterations
+            weight: 1.0,
+            limits: &self.limits, // empty, or one per joint but the end effector
+            pole: None,
+            positions: &mut self.positions,     // scratch: one per joint
+            corrections: &mut self.corrections, // out: one per joint but the end effector
+        }
+        .run()
+        // ANCHOR_END: chain
+    }
+}
+
 /// The stage's job, [`CALLS`] times.
 #[inline(never)]
 fn calls(mut job: impl FnMut()) {
@@ -397,6 +462,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             err?;
         }
+        chain if chain.starts_with("chain_") => {
+            let (solver, limited) = match chain {
+                "chain_fabrik" => (ChainSolver::Fabrik, false),
+                "chain_ccd" => (ChainSolver::Ccd, false),
+                "chain_fabrik_limits" => (ChainSolver::Fabrik, true),
+                "chain_ccd_limits" => (ChainSolver::Ccd, true),
+                _ => return Err(format!("unknown stage {chain}").into()),
+            };
+            let mut chain = Chain::new(limited)?;
+            let mut report = Ok(None);
+            calls(|| {
+                report = chain.run(solver).map(Some);
+                black_box(&chain.corrections);
+            });
+            if let Some(r) = report? {
+                eprintln!("{} iterations, {:.2e} from the target", r.iterations, r.distance);
+            }
+        }
         "blend" => {
             let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
                 (0..SOA).map(|_| SoaTransform::from_transforms(core::array::from_fn(|_| rng.transform()))).collect()
@@ -416,7 +499,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => {
             let skin = Skin::named(other).ok_or_else(|| {
                 format!(
-                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette, foot or time"
+                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette, foot, chain_fabrik, chain_ccd, chain_fabrik_limits, chain_ccd_limits or time"
                 )
             })?;
             let mesh = skin.mesh(&mut rng);
