@@ -11,9 +11,11 @@
 //!
 //! A frame runs these stages, each on the previous one's output: the clips (or the graph) give
 //! the local pose; a retargeted source ([`Character::retarget_from`]) maps another model's pose
-//! onto it; local-to-model gives the joints' model matrices; the skins' palettes, the shader
-//! rows and the morphs follow. A stage that changes the pose after sampling (IK, foot
-//! placement, secondary motion) goes between the retargeting and local-to-model.
+//! onto it; local-to-model gives the joints' model matrices; foot placement, when set up
+//! ([`Character::set_feet`]), stands the legs on the caller's ground and recomputes the
+//! matrices it changed; the skins' palettes, the shader rows and the morphs follow. A stage
+//! that changes the local pose alone goes between the retargeting and local-to-model; one that
+//! reads the model matrices, as foot placement does, after local-to-model.
 
 use alloc::boxed::Box;
 use alloc::rc::Rc;
@@ -25,6 +27,7 @@ use sinew::capacity::Capacity;
 use sinew::controller::{
     ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId, SoaCaches,
 };
+use sinew::job::foot::{FootSettings, FootState, Ground, GroundHit, LegState};
 use sinew::job::morph::{MorphJob, MorphWeightsJob};
 use sinew::job::{JobError, RetargetJob, RetargetJoint, RetargetRoot, SkinDualQuatJob, SkinMatrixJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Vec3};
@@ -34,6 +37,10 @@ use crate::graph::{GraphError, GraphRun, Scratch};
 use crate::model::{Bounds, Model};
 use crate::parts::FLOATS_PER_VERTEX;
 use crate::rows;
+
+mod feet;
+
+pub use feet::Legs;
 
 /// What [`Character::update`] computes besides the pose and the model matrices.
 pub mod outputs {
@@ -70,6 +77,8 @@ pub enum CharacterError {
     Duration,
     /// No graph is running.
     NoGraph,
+    /// Foot placement is not set up.
+    NoFeet,
     /// The controller's refusal.
     Controller(ControllerError),
     /// A job's refusal (not expected: the model's parts are checked at load).
@@ -88,6 +97,7 @@ impl fmt::Display for CharacterError {
             CharacterError::Weight => f.write_str("a blend weight is from 0 to 1"),
             CharacterError::Duration => f.write_str("a crossfade lasts a positive number of seconds"),
             CharacterError::NoGraph => f.write_str("no graph is running"),
+            CharacterError::NoFeet => f.write_str("foot placement is not set up"),
             CharacterError::Controller(e) => write!(f, "{e}"),
             CharacterError::Job(e) => write!(f, "{e}"),
             CharacterError::Graph(e) => write!(f, "{e}"),
@@ -225,6 +235,10 @@ pub struct Character<C: Capacity> {
     scales: Vec<Vec<SymMat3<f32>>>,
     morph_weights: Vec<Vec<f32>>,
     parts: Vec<Vec<PartOut>>,
+    /// The foot placement stage, when set up.
+    feet: Option<feet::Feet>,
+    /// Model space to world space, for foot placement.
+    world: Mat4<f32>,
 }
 
 impl<C: Capacity> fmt::Debug for Character<C> {
@@ -271,6 +285,8 @@ impl<C: Capacity> Character<C> {
             scales: vec![Vec::new(); skins.len()],
             morph_weights,
             parts,
+            feet: None,
+            world: Mat4::IDENTITY,
             model,
         };
         if !c.model.clips.is_empty() {
@@ -500,17 +516,20 @@ impl<C: Capacity> Character<C> {
     }
 
     /// Moves the playing clip to time `t` (seconds on the clip's timeline, clamped to it).
+    ///
+    /// A seek is a cut: foot placement's next run is settled ([`Character::reset_feet`]).
     pub fn seek(&mut self, t: f32) {
         if let Some(p) = self.controller.player_mut(self.primary) {
             p.seek(t);
             self.stale = true;
+            self.reset_feet();
         }
     }
 
     /// Moves both clips by `dt` seconds of clip time along their cycle (forward on a
     /// ping-pong's forward pass, backward on its return; `dt < 0` goes the other way),
     /// whatever the speed, without markers' events. A step the player refuses (non-finite, or
-    /// millions of loops) is ignored.
+    /// millions of loops) is ignored. As a seek, it settles foot placement's next run.
     pub fn seek_by(&mut self, dt: f32) {
         for slot in 0..2 {
             if self.controller.clip_of(slot).is_none() {
@@ -524,6 +543,7 @@ impl<C: Capacity> Character<C> {
             }
         }
         self.stale = true;
+        self.reset_feet();
     }
 
     /// The playing clip's index and time (`None`: no clip, or a graph runs).
@@ -608,7 +628,8 @@ impl<C: Capacity> Character<C> {
     }
 
     /// Advances time by `dt` seconds (the graph, or the clips and the crossfade) and samples
-    /// the pose; nothing while paused.
+    /// the pose; nothing while paused. Foot placement's next run steps by the seconds
+    /// advanced since its last (none while it is off and ramped out).
     ///
     /// # Errors
     ///
@@ -618,10 +639,14 @@ impl<C: Capacity> Character<C> {
         if !(dt.is_finite() && dt > 0.0 && self.playing) {
             return Ok(());
         }
-        if let Some(g) = self.graph.as_mut() {
-            return Ok(g.update(&self.model, dt, work.graph(), &mut self.pose)?);
+        match self.graph.as_mut() {
+            Some(g) => g.update(&self.model, dt, work.graph(), &mut self.pose)?,
+            None => self.sample(dt, work)?,
         }
-        self.sample(dt, work)
+        if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
+            f.dt += dt;
+        }
+        Ok(())
     }
 
     /// Runs the controller by `dt` into the pose, and ends a crossfade that finished.
@@ -665,8 +690,8 @@ impl<C: Capacity> Character<C> {
     }
 
     /// Computes the pose at the current time (sampled again only after a change since the
-    /// last advance), the joints' model matrices, and the `outputs` asked for (an or of
-    /// [`outputs`] flags).
+    /// last advance), the joints' model matrices (with the feet placed, when set up), and the
+    /// `outputs` asked for (an or of [`outputs`] flags).
     ///
     /// # Errors
     ///
@@ -678,6 +703,9 @@ impl<C: Capacity> Character<C> {
         }
         let model = Rc::clone(&self.model);
         crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
+        if let Some(f) = self.feet.as_mut() {
+            f.run(model.skeleton(), &self.pose, &mut self.joints, self.world)?;
+        }
         let dqs = outputs & outputs::DQS_ROWS != 0;
         for (s, skin) in model.skins.iter().enumerate() {
             let (Some(out), Some(dq), Some(scales)) =
@@ -805,10 +833,118 @@ impl<C: Capacity> Character<C> {
         self.parts.get(mesh)?.get(part).map(|p| (p.lbs.as_slice(), p.dqs.as_slice(), p.morphed.as_slice()))
     }
 
-    /// The local pose (SoA).
+    /// The local pose (SoA), as sampled: before foot placement, which edits a copy.
     #[must_use]
     pub fn pose(&self) -> &[SoaTransform<f32>] {
         &self.pose
+    }
+
+    /// Sets up foot placement as a stage of [`update`](Self::update), after local-to-model:
+    /// the core's [`FootPlacementJob`](sinew::job::FootPlacementJob) on `legs` with `settings`,
+    /// over `ground` (asked in the world: see [`set_world`](Self::set_world)), on (`enabled`)
+    /// or off. Its first run is settled (the effect at its end weight at once, the pelvis on
+    /// its target); [`set_feet_enabled`](Self::set_feet_enabled) then ramps it in and out over
+    /// `settings.blend_time`, stepped by the seconds [`advance`](Self::advance) advances. A
+    /// set-up in place replaces it.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::Job`] with what the job's validation refuses (a joint out of range, a
+    /// leg that is not a chain under the pelvis, a setting out of range, a world matrix that is
+    /// tilted); nothing changes.
+    // Out of line: a set-up path, whose inlined copies only grow a wasm module.
+    #[inline(never)]
+    pub fn set_feet(
+        &mut self,
+        legs: Legs,
+        settings: FootSettings<f32>,
+        ground: Box<dyn Ground<f32>>,
+        enabled: bool,
+    ) -> Result<(), CharacterError> {
+        let n = legs.legs.len();
+        let mut f = feet::Feet {
+            pelvis: legs.pelvis,
+            legs: legs.legs,
+            settings,
+            state: FootState::new(enabled),
+            leg_states: vec![LegState::new(); n],
+            ground,
+            dt: 0.0,
+            pose: Vec::new(),
+        };
+        f.validate(self.model.skeleton(), &self.pose, &mut self.joints, self.world)?;
+        self.feet = Some(f);
+        Ok(())
+    }
+
+    /// Removes the foot placement stage.
+    pub fn clear_feet(&mut self) {
+        self.feet = None;
+    }
+
+    /// Turns foot placement on or off; its effect ramps in or out over the settings'
+    /// `blend_time`.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::NoFeet`] without a set-up.
+    pub fn set_feet_enabled(&mut self, enabled: bool) -> Result<(), CharacterError> {
+        self.feet.as_mut().ok_or(CharacterError::NoFeet)?.state.set_enabled(enabled);
+        Ok(())
+    }
+
+    /// Makes foot placement's next run a settled one, as after a cut or a teleport: the
+    /// effect at its end weight at once, the pelvis on its target, the feet's locks taken from
+    /// the pose. Nothing without a set-up.
+    pub fn reset_feet(&mut self) {
+        if let Some(f) = self.feet.as_mut() {
+            f.state.reset();
+        }
+    }
+
+    /// Foot placement's state after the last update (the weight it applied, whether it is on,
+    /// the pelvis spring), `None` without a set-up.
+    #[must_use]
+    pub fn feet(&self) -> Option<&FootState<f32>> {
+        self.feet.as_ref().map(|f| &f.state)
+    }
+
+    /// Each leg's state after the last update (its lock, its ground, its target), in the
+    /// order of the set-up's legs; empty without one.
+    #[must_use]
+    pub fn leg_states(&self) -> &[LegState<f32>] {
+        self.feet.as_ref().map_or(&[], |f| f.leg_states.as_slice())
+    }
+
+    /// Replaces the ground foot placement stands the feet on.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::NoFeet`] without a set-up.
+    pub fn set_ground(&mut self, ground: Box<dyn Ground<f32>>) -> Result<(), CharacterError> {
+        self.feet.as_mut().ok_or(CharacterError::NoFeet)?.ground = ground;
+        Ok(())
+    }
+
+    /// What foot placement's ground answers under world point `at` (as for the first leg);
+    /// `None` where it has no ground, or without a set-up.
+    pub fn ground(&mut self, at: Vec3<f32>) -> Option<GroundHit<f32>> {
+        self.feet.as_mut()?.ground.ground(0, at)
+    }
+
+    /// Sets where the model stands in the world for the next updates (model space to world
+    /// space: a rotation about +Y, a translation and a uniform scale; the identity until set),
+    /// which foot placement asks its ground and keeps its locks in: with root motion, the
+    /// character's placement each frame. A jump (a teleport) calls for
+    /// [`reset_feet`](Self::reset_feet) too.
+    pub fn set_world(&mut self, world: Mat4<f32>) {
+        self.world = world;
+    }
+
+    /// Model space to world space, as last set.
+    #[must_use]
+    pub fn world(&self) -> Mat4<f32> {
+        self.world
     }
 
     /// Mesh `mesh`'s morph weights (empty without targets).
