@@ -582,9 +582,10 @@ impl<R: Real> Chain<'_, R> {
         }
     }
 
-    /// Stores joint `i`'s new model rotation `world` as its turn and places the joint after it.
-    fn place_next(&self, p: &mut [Vec3<R>], q: &mut [Quat<R>], i: usize, world: Quat<R>) {
-        let t = (world * self.rotation(i).conjugate()).normalize();
+    /// Stores joint `i`'s new model rotation `world` (`w` its input one) as its turn and places
+    /// the joint after it.
+    fn place_next(&self, p: &mut [Vec3<R>], q: &mut [Quat<R>], i: usize, world: Quat<R>, w: Quat<R>) {
+        let t = (world * w.conjugate()).normalize();
         if let Some(qi) = q.get_mut(i) {
             *qi = t;
         }
@@ -601,13 +602,16 @@ impl<R: Real> Chain<'_, R> {
         let goal = p.get(n).copied().unwrap_or(Vec3::ZERO);
         // The parent's model rotation before and after this sweep.
         let (mut parent_old, mut parent_new) = (self.parent_rot, self.parent_rot);
+        // The offset from joint `i` to the end effector before the sweep.
+        let mut to_end = self.to_end(q, 0);
         for i in 0..n {
             let (Some(&pi), Some(&next)) = (p.get(i), p.get(i + 1)) else { return };
-            let w = self.rotation(i);
+            let (w, off) = (self.rotation(i), self.offset(i));
             let old = (turn(q, i) * w).normalize();
             let carried = (parent_new * parent_old.conjugate() * old).normalize();
-            let bone = w.conjugate().rotate(self.offset(i));
-            let end = old.conjugate().rotate(self.to_end(q, i));
+            let bone = w.conjugate().rotate(off);
+            let end = old.conjugate().rotate(to_end);
+            to_end -= turn(q, i).rotate(off);
             let frame = (parent_new * self.rest(i)).normalize();
             let world = match self.limit(i) {
                 JointLimit::Hinge { axis, min, max } => {
@@ -620,7 +624,7 @@ impl<R: Real> Chain<'_, R> {
                 }
             }
             .normalize();
-            self.place_next(p, q, i, world);
+            self.place_next(p, q, i, world, w);
             (parent_old, parent_new) = (old, world);
         }
     }
@@ -631,6 +635,8 @@ impl<R: Real> Chain<'_, R> {
         let n = q.len();
         // The child's model rotation before and after this pass.
         let (mut child_old, mut child_new) = (Quat::IDENTITY, Quat::IDENTITY);
+        // The offset from joint `i` to `j0` before the pass.
+        let mut to_start = self.to_start(q, n.saturating_sub(1));
         for i in (0..n).rev() {
             let (Some(&pi), Some(&next)) = (p.get(i), p.get(i + 1)) else { return };
             let off = self.offset(i);
@@ -638,7 +644,10 @@ impl<R: Real> Chain<'_, R> {
             let old = (turn(q, i) * w).normalize();
             let carried = if i + 1 == n { old } else { (child_new * child_old.conjugate() * old).normalize() };
             let bone = w.conjugate().rotate(off);
-            let start = old.conjugate().rotate(self.to_start(q, i));
+            let start = old.conjugate().rotate(to_start);
+            if let Some(k) = i.checked_sub(1) {
+                to_start += turn(q, k).rotate(self.offset(k));
+            }
             // Where the joint lands with its bone towards `pi`: the pivot of the roll.
             let pivot = next - (next - pi).normalize_or_zero() * off.length();
             let wanted = aim_and_roll(carried, bone, next - pi, start, root - pivot);

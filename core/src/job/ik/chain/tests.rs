@@ -619,7 +619,7 @@ fn q16_agrees_with_f32() {
     for limited in [false, true] {
         for solver in [ChainSolver::Fabrik, ChainSolver::Ccd] {
             let mut rng = Rng(0x916 + solver as u64 + u64::from(limited));
-            let mut errors = Vec::new();
+            let (mut errors, mut ends) = (Vec::new(), Vec::new());
             for _ in 0..rounds(200) {
                 let seed = rng.0;
                 let (s, chain) = skeleton::<f32>(&mut rng, 4);
@@ -656,23 +656,45 @@ fn q16_agrees_with_f32() {
                 let reach: f64 = p.windows(2).map(|w| dist(w[1], w[0])).sum();
                 let target = add(p[0], scale(rng.unit(), reach * rng.range(0.2, 1.2)));
                 let (_, _, a) = solve(&s, s.rest_pose(), &chain, solver, from_v(target), 0.0, 10, &limits, None);
-                let (_, _, b) =
+                let (_, out, b) =
                     solve(&q, q.rest_pose(), &chain, solver, from_v(target), Q16::ZERO, 10, &limits_q, None);
                 let (a, b) = (positions(&a, &chain), positions(&b, &chain));
                 let err = a.iter().zip(&b).map(|(x, y)| dist(*x, *y)).fold(0.0, f64::max) / reach;
                 errors.push(err);
+                ends.push((dist(a[3], target) - dist(b[3], target)).abs() / reach);
+                // The limits hold in Q16 too.
+                for (k, limit) in limits.iter().enumerate() {
+                    let j = usize::from(chain[k]);
+                    let rest = to_q(q.view().rest_transform(j).unwrap().rotation);
+                    let v = violation(limit, q_mul(q_conj(rest), to_q(out[j / 4].rotation.lane(j % 4))));
+                    assert!(v < 2e-3, "{solver:?}: Q16 joint {k} off its limit by {v:e} rad");
+                }
             }
-            errors.sort_by(f64::total_cmp);
-            let at = |f: f64| errors[((errors.len() - 1) as f64 * f) as usize];
-            let (median, p95, worst) = (at(0.5), at(0.95), at(1.0));
+            let stats = |e: &mut Vec<f64>| {
+                e.sort_by(f64::total_cmp);
+                let at = |f: f64| e[((e.len() - 1) as f64 * f) as usize];
+                [at(0.5), at(0.95), at(1.0)]
+            };
+            let (joints, ends) = (stats(&mut errors), stats(&mut ends));
             std::println!(
-                "Q16 against f32, 4 joints, {solver:?}{}: median {median:.1e}, 95th percentile {p95:.1e}, \
-                 worst {worst:.1e} × chain length",
+                "Q16 against f32, 4 joints, {solver:?}{}, × chain length: joints median {:.1e}, 95th percentile \
+                 {:.1e}, worst {:.1e}; effector's distance to the target median {:.1e}, 95th percentile {:.1e}, \
+                 worst {:.1e}",
                 if limited { " with limits" } else { "" },
+                joints[0],
+                joints[1],
+                joints[2],
+                ends[0],
+                ends[1],
+                ends[2],
             );
-            // FABRIK with limits may decide a clamp or its stall test the other way in Q16.
-            let bound = if limited && solver == ChainSolver::Fabrik { p95 } else { worst };
-            assert!(bound < 5e-3, "{solver:?} limited {limited}: Q16 off f32 by {bound:e} × length");
+            // FABRIK with limits can decide a clamp or its stall test the other way in Q16 and
+            // follow another path to another pose: its effector is compared, on 95 % of cases.
+            if limited && solver == ChainSolver::Fabrik {
+                assert!(ends[1] < 5e-3, "{solver:?} limited: Q16's effector off f32's by {:e} × length", ends[1]);
+            } else {
+                assert!(joints[2] < 5e-3, "{solver:?} limited {limited}: Q16 off f32 by {:e} × length", joints[2]);
+            }
         }
     }
 }
