@@ -384,6 +384,37 @@ export class Character {
     return new Float32Array(out);
   }
 
+  /**
+   * Sets up foot placement, off: the legs the humanoid naming finds stand on the runtime's ground
+   * beside them (a step under one side, a slope under the other). False for a model without legs
+   * by name (the reason in `sinew.text()`).
+   */
+  setupFeet() {
+    return this.sinew.wasm.sinew_character_feet_setup(this.id) === 1;
+  }
+
+  /** Turns foot placement on or off: ramped over its blend time as time advances, or `atOnce`. */
+  feet(on, atOnce = false) {
+    this.sinew.check(this.sinew.wasm.sinew_character_feet(this.id, (on ? 1 : 0) | (atOnce ? 2 : 0)));
+    return this;
+  }
+
+  /** The weight foot placement applied in the last `update`, 0 (off) to 1 (on); NaN without it. */
+  get feetWeight() {
+    return this.sinew.wasm.sinew_character_feet_weight(this.id);
+  }
+
+  /** The height of the ground foot placement stands the feet on, under (x, z); NaN without it. */
+  ground(x, z) {
+    return this.sinew.wasm.sinew_character_ground(this.id, x, z, 0);
+  }
+
+  /** Sets that ground: the floor's height, the x between the step (below it) and the slope, the step's height, the slope's grade along +Z. */
+  setGround(height, edge, step, grade) {
+    this.sinew.check(this.sinew.wasm.sinew_character_set_ground(this.id, height, edge, step, grade));
+    return this;
+  }
+
   /** Skin `skin`'s palette (model × inverse bind): 16 floats per skin joint, column-major, in place. */
   palette(skin = 0) {
     const s = this.model.skins[skin];

@@ -3,7 +3,7 @@
 // MAX_VERTEX_UNIFORM_VECTORS (parts with more joints are split by the runtime at load), frames
 // the model as `sinew demo` does, and plays it with sinew's runtime in wasm.
 //
-// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0
+// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0&feet=1
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
 // dataset.parts and dataset.joints, and window.sinewViewer.
 
@@ -28,6 +28,28 @@ const LIGHT = { direction: normalize3([-1, 1, 1]), ambient: 0.25, diffuse: 0.75 
 function normalize3(v) {
   const l = Math.hypot(...v);
   return v.map((x) => x / l);
+}
+
+/**
+ * The ground under `bounds` as the floor grid's lines, `step` apart, each cut in eight, every
+ * point at the height the runtime's ground answers (`Character.ground`): the step and the slope
+ * that foot placement stands the feet on.
+ */
+function groundLines(character, { center, radius }, step) {
+  const half = Math.ceil((radius * 1.5) / step) * step;
+  const [cx, cz] = [Math.round(center[0] / step) * step, Math.round(center[2] / step) * step];
+  const [n, cut, out] = [Math.round((2 * half) / step), step / 8, []];
+  const point = (x, z) => out.push(x, character.ground(x, z), z);
+  for (let i = 0; i <= n; i++) {
+    for (let k = 0; k < n * 8; k++) {
+      const [a, b] = [-half + i * step, -half + k * cut];
+      point(cx + a, cz + b);
+      point(cx + a, cz + b + cut);
+      point(cx + b, cz + a);
+      point(cx + b + cut, cz + a);
+    }
+  }
+  return new Float32Array(out);
 }
 
 function setState(state) {
@@ -261,6 +283,8 @@ class Viewer {
     this.playing = params.get('paused') !== '1';
     this.method = params.get('skinning') === 'dqs' ? 'dqs' : 'lbs';
     this.bones = false;
+    this.feet = params.get('feet') === '1';
+    this.hasFeet = false;
     this.speed = 1;
     this.camera = framing(sinew.limits, [0, 0, 0], 1);
     this.grid = null;
@@ -293,7 +317,12 @@ class Viewer {
       const bounds = model.meshes.length ? model.bounds : character.update(0).poseBounds();
       this.bones = params.get('bones') === '1' || model.meshes.length === 0;
       this.camera = framing(this.sinew.limits, bounds.center, bounds.radius);
-      this.grid = gridLines(bounds, this.sinew.gridStep(bounds.radius));
+      // A model with legs by name stands on a ground with a step and a slope, its feet placed
+      // on it while `feet` is on.
+      this.hasFeet = character.setupFeet();
+      if (this.hasFeet && this.feet) character.feet(true, true);
+      const step = this.sinew.gridStep(bounds.radius);
+      this.grid = this.hasFeet ? groundLines(character, bounds, step) : gridLines(bounds, step);
       document.body.dataset.parts = String(parts);
       document.body.dataset.joints = String(this.renderer.joints);
       this.character.playing = this.playing;
@@ -448,6 +477,9 @@ class Viewer {
     document.getElementById('play').textContent = this.playing ? 'pause' : 'play';
     document.getElementById('method').textContent = this.method.toUpperCase();
     document.getElementById('bones').textContent = this.bones ? 'hide bones' : 'bones';
+    const feet = document.getElementById('feet');
+    feet.hidden = !this.hasFeet;
+    feet.textContent = `feet: ${this.feet ? 'on' : 'off'}`;
   }
 
   wireControls() {
@@ -469,6 +501,8 @@ class Viewer {
     on('scrub', 'input', guard(() => this.character.seek(Number(document.getElementById('scrub').value))));
     on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
     on('bones', 'click', guard(() => (this.bones = !this.bones)));
+    // Paused, the feet go on or off at once; playing, they ramp.
+    on('feet', 'click', guard(() => this.character.feet((this.feet = !this.feet), !this.playing)));
     on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
     on('graph', 'change', () =>
       this.useGraph(Number(document.getElementById('graph').value)).catch((e) => say(e.message, true)),

@@ -13,8 +13,9 @@ use std::rc::Rc;
 
 use sinew::controller::FadeCurve;
 use sinew_host::camera::{grid_step, Camera};
+use sinew_host::ground::Terrain;
 use sinew_host::limits::{WebRig, CROSSFADE_SECONDS, FLOATS_PER_VERTEX, MIN_PALETTE, VERTEX_ATTRIBUTES};
-use sinew_host::Model;
+use sinew_host::{Legs, Model};
 
 use crate::{WebCharacter as Character, WebWork as Work};
 
@@ -396,6 +397,64 @@ pub extern "C" fn sinew_character_palette(id: u32, skin: u32) -> *const f32 {
     })
 }
 
+/// Sets up foot placement on character `id`, off: its legs found by the humanoid naming
+/// (`Legs::humanoid`), standing on the viewers' ground (`Terrain::beside` the legs: a step under
+/// the legs on the −X side, a slope under those on the +X side). 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_feet_setup(id: u32) -> u32 {
+    character(id, 0, |c, _| {
+        let legs = Legs::humanoid(&c.model)
+            .ok_or("no legs by the humanoid naming (upper leg, lower leg and foot of each side)")?;
+        let (ground, settings) = (Terrain::beside(legs.middle.x, legs.length), legs.settings());
+        c.set_feet(legs, settings, Box::new(ground), false).map(|()| 1).map_err(|e| e.to_string())
+    })
+}
+
+/// Turns foot placement on (`flags` bit 0) or off, ramping over its blend time, or at once
+/// with bit 1 (the next update is settled). 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_feet(id: u32, flags: u32) -> u32 {
+    character(id, 0, |c, _| {
+        c.set_feet_enabled(flags & 1 != 0).map_err(|e| e.to_string())?;
+        if flags & 2 != 0 {
+            c.reset_feet();
+        }
+        Ok(1)
+    })
+}
+
+/// The weight foot placement applied in the last update, 0 (off) to 1 (on); NaN without it.
+#[no_mangle]
+pub extern "C" fn sinew_character_feet_weight(id: u32) -> f32 {
+    character(id, f32::NAN, |c, _| Ok(c.feet().map_or(f32::NAN, |s| s.weight())))
+}
+
+/// Sets the ground foot placement stands the feet on (`Terrain`): the floor's `height`, the
+/// plane `x = edge` between the step (x < edge) and the slope, the step's height `step`, the
+/// slope's `grade` along +Z. 1, or 0 with the message.
+#[no_mangle]
+pub extern "C" fn sinew_character_set_ground(id: u32, height: f32, edge: f32, step: f32, grade: f32) -> u32 {
+    character(id, 0, |c, _| {
+        if ![height, edge, step, grade].iter().all(|v| v.is_finite()) {
+            return Err("the ground's height, edge, step and grade are finite numbers".into());
+        }
+        c.set_ground(Box::new(Terrain { height, edge, step, grade })).map(|()| 1).map_err(|e| e.to_string())
+    })
+}
+
+/// The ground under `(x, z)` that foot placement stands the feet on: `k` 0 its height, 1 to 3
+/// its unit normal's x, y, z. NaN where there is none, without foot placement or for another
+/// `k`.
+#[no_mangle]
+pub extern "C" fn sinew_character_ground(id: u32, x: f32, z: f32, k: u32) -> f32 {
+    character(id, f32::NAN, |c, _| {
+        Ok(c.ground(sinew::math::Vec3::new(x, 0.0, z)).map_or(f32::NAN, |h| {
+            let n = h.normal.normalize_or_zero();
+            [h.height, n.x, n.y, n.z].get(k as usize).copied().unwrap_or(f32::NAN)
+        }))
+    })
+}
+
 /// Draw part `part` of mesh `mesh`: which output `what` names (0 linear-blend rows, 1
 /// dual-quaternion rows, 2 morphed vertices).
 fn part_output(c: &Character, mesh: u32, part: u32, what: u32) -> Result<&[f32], String> {
@@ -554,5 +613,53 @@ mod tests {
         sinew_character_free(c);
         assert_eq!(sinew_character_update(c, 1), 0);
         assert_eq!(text(), format!("no character {c}"));
+    }
+
+    /// The heights of the fixture's ankles (joints 16 and 20) after the last update.
+    fn ankles(c: u32) -> [f32; 2] {
+        // SAFETY: the character's 22 model matrices, 16 floats each.
+        let m = unsafe { std::slice::from_raw_parts(sinew_character_joints(c), 22 * 16) };
+        [m[16 * 16 + 13], m[20 * 16 + 13]]
+    }
+
+    #[test]
+    fn feet_stand_on_the_ground_the_module_answers() {
+        let m = open(CHARACTER, 64);
+        let c = sinew_character_new(m);
+        assert_eq!(sinew_character_feet(c, 1), 0);
+        assert_eq!(text(), "foot placement is not set up");
+        assert!(sinew_character_feet_weight(c).is_nan() && sinew_character_ground(c, 0.0, 0.0, 0).is_nan());
+        assert_eq!(sinew_character_feet_setup(c), 1);
+        assert_eq!(sinew_character_set_ground(c, 0.0, 0.0, f32::NAN, 0.0), 0);
+        assert_eq!(text(), "the ground's height, edge, step and grade are finite numbers");
+        // The viewers' ground: a step on one side of x = 0.02, a slope of grade 0.5 on the other.
+        assert_eq!(sinew_character_set_ground(c, 0.1, 0.02, 0.2, 0.5), 1);
+        let near = |x: f32, z: f32, want: [f32; 4]| {
+            let got = [0, 1, 2, 3].map(|k| sinew_character_ground(c, x, z, k));
+            assert!(got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6), "({x}, {z}): {got:?}, want {want:?}");
+        };
+        near(-0.3, 1.0, [0.3, 0.0, 1.0, 0.0]);
+        let n = 1.25f32.sqrt();
+        near(0.3, 1.0, [0.6, 0.0, 1.0 / n, -0.5 / n]);
+        assert!(sinew_character_ground(c, 0.0, 0.0, 4).is_nan());
+        // Off: the clip's ankles. On at once, over a floor raised by 0.1: both 0.1 higher.
+        assert_eq!(sinew_character_set_ground(c, 0.1, 0.0, 0.0, 0.0), 1);
+        assert_eq!(sinew_character_update(c, 1), 1);
+        assert_eq!(sinew_character_feet_weight(c), 0.0);
+        let before = ankles(c);
+        assert_eq!(sinew_character_feet(c, 1 | 2), 1);
+        assert_eq!(sinew_character_update(c, 1), 1);
+        assert_eq!(sinew_character_feet_weight(c), 1.0);
+        let after = ankles(c);
+        for (a, b) in after.iter().zip(before) {
+            assert!((a - b - 0.1).abs() < 1e-4, "{after:?} from {before:?}");
+        }
+        // Off again, ramping: half way after half the blend time.
+        assert_eq!(sinew_character_feet(c, 0), 1);
+        assert_eq!(sinew_character_advance(c, 0.125), 1);
+        assert_eq!(sinew_character_update(c, 1), 1);
+        assert!((sinew_character_feet_weight(c) - 0.5).abs() < 1e-6);
+        sinew_character_free(c);
+        sinew_model_close(m);
     }
 }
