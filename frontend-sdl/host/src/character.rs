@@ -12,10 +12,13 @@
 //! A frame runs these stages, each on the previous one's output: the clips (or the graph) give
 //! the local pose; a retargeted source ([`Character::retarget_from`]) maps another model's pose
 //! onto it; local-to-model gives the joints' model matrices; foot placement, when set up
-//! ([`Character::set_feet`]), stands the legs on the caller's ground and recomputes the
-//! matrices it changed; the skins' palettes, the shader rows and the morphs follow. A stage
-//! that changes the local pose alone goes between the retargeting and local-to-model; one that
-//! reads the model matrices, as foot placement does, after local-to-model.
+//! ([`Character::set_feet`]), stands the legs on the caller's ground, and chain IK
+//! ([`Character::set_chain_ik`]) turns chains of joints towards the caller's targets, each
+//! recomputing the matrices it changed; the skins' palettes, the shader rows and the morphs
+//! follow. A stage that changes the local pose alone goes between the retargeting and
+//! local-to-model; one that reads the model matrices, as foot placement and chain IK do, after
+//! local-to-model, on a copy of the pose (the sampled pose stays as sampled for the next
+//! update).
 
 use alloc::boxed::Box;
 use alloc::rc::Rc;
@@ -28,6 +31,7 @@ use sinew::controller::{
     ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId, SoaCaches,
 };
 use sinew::job::foot::{FootSettings, FootState, Ground, GroundHit, LegState};
+use sinew::job::ik::ChainReport;
 use sinew::job::morph::{MorphJob, MorphWeightsJob};
 use sinew::job::{JobError, RetargetJob, RetargetJoint, RetargetRoot, SkinDualQuatJob, SkinMatrixJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Vec3};
@@ -38,8 +42,10 @@ use crate::model::{Bounds, Model};
 use crate::parts::FLOATS_PER_VERTEX;
 use crate::rows;
 
+mod chain;
 mod feet;
 
+pub use chain::IkChain;
 pub use feet::Legs;
 
 /// What [`Character::update`] computes besides the pose and the model matrices.
@@ -237,6 +243,10 @@ pub struct Character<C: Capacity> {
     parts: Vec<Vec<PartOut>>,
     /// The foot placement stage, when set up.
     feet: Option<feet::Feet>,
+    /// The chain IK stage, when set up.
+    chains: Option<Box<dyn chain::PoseStage>>,
+    /// The local pose the stages after local-to-model edit: a copy of `pose`.
+    placed: Vec<SoaTransform<f32>>,
     /// Model space to world space, for foot placement.
     world: Mat4<f32>,
 }
@@ -286,6 +296,8 @@ impl<C: Capacity> Character<C> {
             morph_weights,
             parts,
             feet: None,
+            chains: None,
+            placed: Vec::new(),
             world: Mat4::IDENTITY,
             model,
         };
@@ -690,8 +702,8 @@ impl<C: Capacity> Character<C> {
     }
 
     /// Computes the pose at the current time (sampled again only after a change since the
-    /// last advance), the joints' model matrices (with the feet placed, when set up), and the
-    /// `outputs` asked for (an or of [`outputs`] flags).
+    /// last advance), the joints' model matrices (with the feet placed and the IK chains
+    /// solved, when set up), and the `outputs` asked for (an or of [`outputs`] flags).
     ///
     /// # Errors
     ///
@@ -703,8 +715,15 @@ impl<C: Capacity> Character<C> {
         }
         let model = Rc::clone(&self.model);
         crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
-        if let Some(f) = self.feet.as_mut() {
-            f.run(model.skeleton(), &self.pose, &mut self.joints, self.world)?;
+        let feet = self.feet.as_mut().filter(|f| f.active());
+        if feet.is_some() || self.chains.is_some() {
+            self.placed.clone_from(&self.pose);
+            if let Some(f) = feet {
+                f.run(model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
+            }
+            if let Some(c) = self.chains.as_mut() {
+                c.run(model.skeleton(), &mut self.placed, &mut self.joints)?;
+            }
         }
         let dqs = outputs & outputs::DQS_ROWS != 0;
         for (s, skin) in model.skins.iter().enumerate() {
@@ -833,7 +852,7 @@ impl<C: Capacity> Character<C> {
         self.parts.get(mesh)?.get(part).map(|p| (p.lbs.as_slice(), p.dqs.as_slice(), p.morphed.as_slice()))
     }
 
-    /// The local pose (SoA), as sampled: before foot placement, which edits a copy.
+    /// The local pose (SoA), as sampled: before foot placement and chain IK, which edit a copy.
     #[must_use]
     pub fn pose(&self) -> &[SoaTransform<f32>] {
         &self.pose
@@ -870,9 +889,9 @@ impl<C: Capacity> Character<C> {
             leg_states: vec![LegState::new(); n],
             ground,
             dt: 0.0,
-            pose: Vec::new(),
         };
-        f.validate(self.model.skeleton(), &self.pose, &mut self.joints, self.world)?;
+        self.placed.clone_from(&self.pose);
+        f.validate(self.model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
         self.feet = Some(f);
         Ok(())
     }
@@ -945,6 +964,42 @@ impl<C: Capacity> Character<C> {
     #[must_use]
     pub fn world(&self) -> Mat4<f32> {
         self.world
+    }
+
+    /// Sets up chain IK as a stage of [`update`](Self::update), after foot placement: the
+    /// core's [`IkChainJob`](sinew::job::ik::IkChainJob) on each of `chains` in turn, each
+    /// correcting the pose the next one starts from. The targets are model space; move them
+    /// between frames with [`chain_ik_mut`](Self::chain_ik_mut). A set-up in place replaces it.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::Job`] with what a chain's validation refuses (a joint out of range,
+    /// joints that are not a chain, a bad target, tolerance, weight or limit); nothing changes.
+    // Out of line: a set-up path.
+    #[inline(never)]
+    pub fn set_chain_ik(&mut self, chains: Vec<IkChain>) -> Result<(), CharacterError> {
+        let mut stage = chain::Chains::new(chains);
+        chain::PoseStage::validate(&mut stage, self.model.skeleton(), &self.joints)?;
+        self.chains = Some(Box::new(stage));
+        Ok(())
+    }
+
+    /// Removes the chain IK stage.
+    pub fn clear_chain_ik(&mut self) {
+        self.chains = None;
+    }
+
+    /// The IK chains, to move their targets (or change their settings) for the next update;
+    /// empty without a set-up.
+    pub fn chain_ik_mut(&mut self) -> &mut [IkChain] {
+        self.chains.as_mut().map_or(&mut [], |c| c.chains())
+    }
+
+    /// What each chain's solve reached in the last update, in the order of the chains; empty
+    /// without a set-up.
+    #[must_use]
+    pub fn chain_reports(&self) -> &[ChainReport<f32>] {
+        self.chains.as_ref().map_or(&[], |c| c.reports())
     }
 
     /// Mesh `mesh`'s morph weights (empty without targets).

@@ -185,16 +185,15 @@ pub(super) struct Feet {
     pub(super) ground: Box<dyn Ground<f32>>,
     /// Seconds advanced since the last run.
     pub(super) dt: f32,
-    /// The local pose the stage edits: a copy of the character's, which stays as sampled.
-    pub(super) pose: Vec<SoaTransform<f32>>,
 }
 
 impl Feet {
-    /// The job on `skeleton` with the stage's buffers, the model matrices `model` and `world`,
-    /// over `dt` seconds.
+    /// The job on `skeleton` with the stage's state, the local pose `pose`, its model matrices
+    /// `model` and `world`, over `dt` seconds.
     fn job<'a>(
         &'a mut self,
         skeleton: SkeletonView<'a, f32>,
+        pose: &'a mut [SoaTransform<f32>],
         model: &'a mut [Mat4<f32>],
         world: Mat4<f32>,
         dt: f32,
@@ -208,23 +207,22 @@ impl Feet {
             leg_states: &mut self.leg_states,
             world,
             dt,
-            pose: &mut self.pose,
+            pose,
             model,
             ground: &mut *self.ground,
         }
     }
 
-    /// Checks the set-up against `skeleton`, the local pose `pose` and its model matrices.
+    /// Checks the set-up against `skeleton`, the local pose `pose` and its model matrices
+    /// (neither is written).
     pub(super) fn validate(
         &mut self,
         skeleton: SkeletonView<'_, f32>,
-        pose: &[SoaTransform<f32>],
+        pose: &mut [SoaTransform<f32>],
         model: &mut [Mat4<f32>],
         world: Mat4<f32>,
     ) -> Result<(), JobError> {
-        self.pose.clear();
-        self.pose.extend_from_slice(pose);
-        self.job(skeleton, model, world, 0.0).validate()
+        self.job(skeleton, pose, model, world, 0.0).validate()
     }
 
     /// Whether the stage has something to do: on, or off and still ramping out, or settling.
@@ -235,25 +233,19 @@ impl Feet {
         s.enabled() || s.weight() > 0.0 || s.settling()
     }
 
-    /// Places the feet of `pose` (left as it is: the stage edits its own copy) in its model
-    /// matrices `model`, over the seconds advanced since the last run; nothing unless
-    /// [`active`](Self::active).
+    /// Places the feet of the local pose `pose` and its model matrices `model`, editing both,
+    /// over the seconds advanced since the last run.
     // Out of line: one call site, kept apart from the update's other stages.
     #[inline(never)]
     pub(super) fn run(
         &mut self,
         skeleton: SkeletonView<'_, f32>,
-        pose: &[SoaTransform<f32>],
+        pose: &mut [SoaTransform<f32>],
         model: &mut [Mat4<f32>],
         world: Mat4<f32>,
     ) -> Result<(), JobError> {
-        if !self.active() {
-            return Ok(());
-        }
-        self.pose.clear();
-        self.pose.extend_from_slice(pose);
         let dt = core::mem::take(&mut self.dt);
-        self.job(skeleton, model, world, dt).run()
+        self.job(skeleton, pose, model, world, dt).run()
     }
 }
 
