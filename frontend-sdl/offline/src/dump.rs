@@ -25,6 +25,13 @@
 //!   delta from the clip's **first frame** (its pose at its start time, so a clip that starts
 //!   where it rests adds only its motion), applied with the signed weight: 1 adds it, −1
 //!   subtracts it.
+//!
+//! # Foot placement and IK
+//!
+//! [`pose_ik`] applies `--ground` (foot placement on a plane) and `--ik` chains (FABRIK or CCD)
+//! to the local pose before [`dump_pose`] computes `joint_world` from it.
+
+pub mod pose_ik;
 
 use std::fmt::Write as _;
 
