@@ -293,6 +293,26 @@ pub struct DumpArgs {
     pub retarget_from: Option<PathBuf>,
     #[command(flatten)]
     pub retarget: RetargetArgs,
+    /// IK chain SOLVER,FROM,TO,X,Y,Z[,ITERATIONS[,TOLERANCE]] applied to the pose before it is
+    /// dumped (repeatable, in order, after --ground): `fabrik` or `ccd` turns the joints from
+    /// FROM down to TO (joint names, as `mixamorig:LeftArm`; no commas) so that TO reaches
+    /// (X, Y, Z). The target and TOLERANCE, the distance at which TO counts as arrived, are in
+    /// the space and units of `joint_world`; defaults: 20 iterations (at most 10000), 1e-4. A
+    /// chain that stops short prints a note on stderr.
+    #[arg(long = "ik", value_name = "SPEC", allow_hyphen_values = true)]
+    pub ik: Vec<String>,
+    /// Foot placement on the ground plane HEIGHT[,NX,NY,NZ] (through (0, HEIGHT, 0), normal
+    /// (NX, NY, NZ) with NY above 0, default (0, 1, 0); `joint_world` space, Y up), applied
+    /// before --ik: the legs stand on it as they stood on the ground at height 0, for one
+    /// frame whose smoothing and locks start settled. The legs are --leg's, else found by the
+    /// humanoid naming (Mixamo, VRM, the Unreal mannequin, CMU and Biovision motion capture).
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub ground: Option<String>,
+    /// A leg HIP,KNEE,ANKLE[,TOE] for --ground, by joint names, each below the one before
+    /// (repeatable; replaces the legs found by name). With a TOE the ground is also asked
+    /// under the toe, which lifts the foot over a step's edge.
+    #[arg(long = "leg", value_name = "SPEC")]
+    pub legs: Vec<String>,
 }
 
 /// The arguments of `sinew demo`.

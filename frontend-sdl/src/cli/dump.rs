@@ -1,12 +1,14 @@
 //! `sinew dump`: one JSON object with a pose's matrices, skinned vertices and one mesh
-//! instance's morph weights and positions, from a clip (with layers) or an animation graph.
+//! instance's morph weights and positions, from a clip (with layers), an animation graph or
+//! another model's pose retargeted, with foot placement and IK chains applied to that pose.
 
 use std::path::{Path, PathBuf};
 
 use sinew::clip::RotationInterpolation;
 use sinew::graph::LayeredGraph;
 use sinew_offline::bake::BakeOptions;
-use sinew_offline::dump::{dump, dump_pose, DumpOptions};
+use sinew_offline::dump::pose_ik::{self, GroundSpec, IkSpec, LegSpec, PoseEdits};
+use sinew_offline::dump::{blended_pose, dump_pose, DumpOptions};
 use sinew_offline::graph_bake::baked_graph;
 use sinew_offline::graph_file::GraphFile;
 use sinew_offline::graph_run::{run_layered, SetSpec};
@@ -24,7 +26,8 @@ enum GraphSource {
 }
 
 /// `sinew dump`: loads the model (lossless with every influence for `--raw`), checks the clip,
-/// skin and time, and prints the dump of the clip at `--time` or of the graph run to it.
+/// skin and time, and prints the dump of the clip at `--time`, of the graph run to it or of the
+/// source's pose retargeted, after `--ground` and `--ik` ([`pose_ik`]).
 pub fn run(args: DumpArgs) -> Result<(), Failure> {
     let DumpArgs {
         model: path,
@@ -42,7 +45,11 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         sets,
         retarget_from,
         retarget: retarget_args,
+        ik,
+        ground,
+        legs,
     } = args;
+    let edits = pose_edits(&ik, ground.as_deref(), &legs)?;
     let opts = if raw {
         BakeOptions { lossless: true, max_influences: sinew::limits::MAX_INFLUENCES, ..BakeOptions::default() }
     } else {
@@ -59,7 +66,8 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         let mut pose = Vec::new();
         source.sample(clip, time, rotation, &mut Vec::new(), &mut pose).map_err(|e| fail(&source_path, e))?;
         let r = super::retarget::setup(&source, &source_path, &model, &path, &retarget_args)?;
-        let pose = r.pose(&pose).map_err(|e| fail(&path, e))?;
+        let mut pose = r.pose(&pose).map_err(|e| fail(&path, e))?;
+        apply_edits(&model, &path, &mut pose, &edits)?;
         if skin > 0 && skin >= model.asset().num_skins() {
             return Err(fail(&path, format!("no skin {skin} (the file has {})", model.asset().num_skins())));
         }
@@ -78,20 +86,52 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         (None, None) => None,
     };
     if let Some(source) = source {
-        return dump_graph(&model, &path, &source, &sets, time, &instance);
+        return dump_graph(&model, &path, &source, &sets, time, &instance, &edits);
     }
     if !sets.is_empty() {
         return Err(error("--set needs --graph or --graph-baked"));
     }
     let rotation = if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected };
-    let json = dump(&model, &DumpOptions { clip, time, rotation, layers, additive, ..instance })
-        .map_err(|e| fail(&path, e))?;
+    let opts = DumpOptions { clip, time, rotation, layers, additive, ..instance };
+    let mut pose = blended_pose(&model, &opts).map_err(|e| fail(&path, e))?;
+    apply_edits(&model, &path, &mut pose, &edits)?;
+    let json = dump_pose(&model, &pose, &opts).map_err(|e| fail(&path, e))?;
     Out::new().line(format_args!("{json}"))
 }
 
-/// `sinew dump --graph` and `--graph-baked`: runs the graph on the model to `time` and prints
-/// the dump's JSON of the mesh instance in `instance` (skin, skinning, mesh node) with
-/// `"graph_state"` (morph targets at their default weights).
+/// The pose edits of `--ik`, `--ground` and `--leg`, each spec read into its typed value (here
+/// rather than by clap, so that a bad spec fails with one line like every other failure).
+fn pose_edits(ik: &[String], ground: Option<&str>, legs: &[String]) -> Result<PoseEdits, Failure> {
+    let ik = ik.iter().map(|s| s.parse::<IkSpec>()).collect::<Result<_, _>>().map_err(error)?;
+    let ground = ground.map(str::parse::<GroundSpec>).transpose().map_err(error)?;
+    let legs = legs.iter().map(|s| s.parse::<LegSpec>()).collect::<Result<Vec<_>, _>>().map_err(error)?;
+    if ground.is_none() && !legs.is_empty() {
+        return Err(error("--leg needs --ground"));
+    }
+    Ok(PoseEdits { ik, ground, legs })
+}
+
+/// Applies `edits` to `pose` ([`pose_ik::apply`]), with a `note:` line on stderr for each
+/// chain that stopped short of its target.
+fn apply_edits(
+    model: &Model,
+    path: &Path,
+    pose: &mut [sinew::math::SoaTransform<f32>],
+    edits: &PoseEdits,
+) -> Result<(), Failure> {
+    let reports = pose_ik::apply(model, pose, edits).map_err(|e| fail(path, e))?;
+    for (spec, report) in edits.ik.iter().zip(&reports).filter(|(_, r)| !r.reached) {
+        eprintln!(
+            "note: --ik {} to {}: the end stopped {} from the target after {} iterations",
+            spec.from, spec.to, report.distance, report.iterations
+        );
+    }
+    Ok(())
+}
+
+/// `sinew dump --graph` and `--graph-baked`: runs the graph on the model to `time`, applies
+/// `edits` to its pose and prints the dump's JSON of the mesh instance in `instance` (skin,
+/// skinning, mesh node) with `"graph_state"` (morph targets at their default weights).
 fn dump_graph(
     model: &Model,
     path: &Path,
@@ -99,9 +139,10 @@ fn dump_graph(
     sets: &[SetSpec],
     time: f32,
     instance: &DumpOptions,
+    edits: &PoseEdits,
 ) -> Result<(), Failure> {
     let asset = model.asset();
-    let (pose, state) = match source {
+    let (mut pose, state) = match source {
         GraphSource::File(graph_path) => {
             let text = std::fs::read_to_string(graph_path).map_err(|e| fail(graph_path, e))?;
             let joint = |name: &str| model.skeleton().find(name);
@@ -120,6 +161,7 @@ fn dump_graph(
             run_layered(model, graph, sets, time, |_, _, _| {}).map_err(|e| fail(path, e))?
         }
     };
+    apply_edits(model, path, &mut pose, edits)?;
     let json = dump_pose(model, &pose, instance).map_err(|e| fail(path, e))?;
     let body = json.strip_suffix('}').unwrap_or(&json);
     Out::new().line(format_args!("{body},\"graph_state\":{}}}", state.to_json()))
