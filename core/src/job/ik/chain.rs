@@ -435,9 +435,10 @@ impl<R: Real> IkChainJob<'_, R> {
             *pi = chain.position(i);
         }
         q.fill(Quat::IDENTITY);
-        let iterations = match self.solver {
-            ChainSolver::Fabrik => chain.fabrik(p, q, self.target, self.tolerance, self.max_iterations),
-            ChainSolver::Ccd => chain.ccd(p, q, self.target, self.tolerance, self.max_iterations),
+        let iterations = match (self.solver, chain.limited) {
+            (ChainSolver::Fabrik, false) => chain.fabrik_free(p, self.target, self.tolerance, self.max_iterations),
+            (ChainSolver::Fabrik, true) => chain.fabrik_limited(p, q, self.target, self.tolerance, self.max_iterations),
+            (ChainSolver::Ccd, _) => chain.ccd(p, q, self.target, self.tolerance, self.max_iterations),
         };
         if let Some(pole) = self.pole {
             turn_to_pole(p, pole);
@@ -695,59 +696,69 @@ impl<R: Real> Chain<'_, R> {
         }
     }
 
-    /// FABRIK; returns the iterations run. Leaves the positions and, with limits, the turns.
-    fn fabrik(&self, p: &mut [Vec3<R>], q: &mut [Quat<R>], t: Vec3<R>, tolerance: R, cap: u32) -> u32 {
+    /// FABRIK without limits, as the definition states it; returns the iterations run. Leaves
+    /// the positions.
+    fn fabrik_free(&self, p: &mut [Vec3<R>], t: Vec3<R>, tolerance: R, cap: u32) -> u32 {
+        let n = self.joints.len().saturating_sub(1);
+        let root = p.first().copied().unwrap_or(Vec3::ZERO);
+        let distance = |p: &[Vec3<R>]| p.get(n).map_or(R::ZERO, |&e| (e - t).length());
+        let reach = (0..n).fold(R::ZERO, |s, i| s + self.offset(i).length());
+        if (t - root).length() >= reach {
+            for i in 0..n {
+                let (Some(&pi), d) = (p.get(i), self.offset(i).length()) else { break };
+                if let (Some(dir), Some(next)) = ((t - pi).try_normalize(), p.get_mut(i + 1)) {
+                    *next = pi + dir * d;
+                }
+            }
+            return 0;
+        }
+        let mut iterations = 0;
+        while iterations < cap && distance(p) > tolerance {
+            if let Some(e) = p.get_mut(n) {
+                *e = t;
+            }
+            for i in (0..n).rev() {
+                let (Some(&pi), Some(&next)) = (p.get(i), p.get(i + 1)) else { break };
+                if let (Some(dir), Some(x)) = ((pi - next).try_normalize(), p.get_mut(i)) {
+                    *x = next + dir * self.offset(i).length();
+                }
+            }
+            if let Some(x) = p.first_mut() {
+                *x = root;
+            }
+            for i in 0..n {
+                let (Some(&pi), Some(&next)) = (p.get(i), p.get(i + 1)) else { break };
+                if let (Some(dir), Some(x)) = ((next - pi).try_normalize(), p.get_mut(i + 1)) {
+                    *x = pi + dir * self.offset(i).length();
+                }
+            }
+            iterations += 1;
+        }
+        iterations
+    }
+
+    /// FABRIK with limits (both passes carry the joints' turns and respect the limits; a
+    /// limited CCD pass when an iteration stalls); returns the iterations run. Leaves the
+    /// positions and the turns.
+    fn fabrik_limited(&self, p: &mut [Vec3<R>], q: &mut [Quat<R>], t: Vec3<R>, tolerance: R, cap: u32) -> u32 {
         let n = q.len();
         let root = p.first().copied().unwrap_or(Vec3::ZERO);
         let distance = |p: &[Vec3<R>]| p.get(n).map_or(R::ZERO, |&e| (e - t).length());
-        if !self.limited {
-            let reach = (0..n).fold(R::ZERO, |s, i| s + self.offset(i).length());
-            if (t - root).length() >= reach {
-                for i in 0..n {
-                    let (Some(&pi), d) = (p.get(i), self.offset(i).length()) else { break };
-                    if let (Some(dir), Some(next)) = ((t - pi).try_normalize(), p.get_mut(i + 1)) {
-                        *next = pi + dir * d;
-                    }
-                }
-                return 0;
-            }
-        } else {
-            self.sweep_limited(p, q);
-        }
+        self.sweep_limited(p, q);
         let mut iterations = 0;
         while iterations < cap && distance(p) > tolerance {
             let before = distance(p);
             if let Some(e) = p.get_mut(n) {
                 *e = t;
             }
-            if self.limited {
-                self.sweep_back(p, q, root);
-                if let Some(x) = p.first_mut() {
-                    *x = root;
-                }
-                self.sweep_limited(p, q);
-                // Stalled: a limited CCD pass.
-                if distance(p) > before * R::ratio(99, 100) {
-                    self.ccd_pass(p, q, t);
-                }
-            } else {
-                // Backward: from the target to the root.
-                for i in (0..n).rev() {
-                    let (Some(&pi), Some(&next)) = (p.get(i), p.get(i + 1)) else { break };
-                    if let (Some(dir), Some(x)) = ((pi - next).try_normalize(), p.get_mut(i)) {
-                        *x = next + dir * self.offset(i).length();
-                    }
-                }
-                // Forward: from the root back out.
-                if let Some(x) = p.first_mut() {
-                    *x = root;
-                }
-                for i in 0..n {
-                    let (Some(&pi), Some(&next)) = (p.get(i), p.get(i + 1)) else { break };
-                    if let (Some(dir), Some(x)) = ((next - pi).try_normalize(), p.get_mut(i + 1)) {
-                        *x = pi + dir * self.offset(i).length();
-                    }
-                }
+            self.sweep_back(p, q, root);
+            if let Some(x) = p.first_mut() {
+                *x = root;
+            }
+            self.sweep_limited(p, q);
+            // Stalled: a limited CCD pass.
+            if distance(p) > before * R::ratio(99, 100) {
+                self.ccd_pass(p, q, t);
             }
             iterations += 1;
         }
