@@ -22,10 +22,13 @@
 //!    a 16-bit depth buffer, [`BAND_ROWS`] rows at a time ([`Renderer::render_bands`]);
 //! 6. retargets the pose with [`RetargetJob`] onto the character's own skeleton with its hips'
 //!    path scaled by 5/4 ([`retarget`]), and runs local-to-model on the result;
+//! 7. solves the left leg ([`IK_CHAIN`]: thigh, shin, foot, toe) with [`IkChainJob`]'s FABRIK
+//!    towards a target that moves with the frame ([`ik_offset`]), applies the corrections to a
+//!    copy of the pose and runs local-to-model on it ([`ik`]);
 //!
 //! and hashes the graph's state (current state, transition and its progress), the model
-//! matrices, the root motion, the skinned positions, each band's pixels and the retargeted
-//! model matrices with FNV-1a.
+//! matrices, the root motion, the skinned positions, each band's pixels, the retargeted model
+//! matrices and the model matrices after IK with FNV-1a.
 //!
 //! The crate is `no_std` and allocation-free, generic over the scalar ([`Scalar`]: `f32` or
 //! [`Q16`]), so the firmware and a host build compute the same report and their outputs can be
@@ -40,8 +43,9 @@
 //! and inertialization state), and the [`MeshBuffers`] (skinned positions and the triangle
 //! list). Every other buffer is an array on the stack of the stage that uses it: [`animate`]
 //! holds the local pose, [`update`] the controller's scratch (the slots' sampled poses),
-//! [`pose_and_skin`] the model matrices (turned palette), [`draw`] the vertex scratch and one
-//! band of color and depth. The stages never overlap, so their buffers share the same stack.
+//! [`pose_and_skin`] the model matrices (turned palette), [`retarget`] and [`ik`] their model
+//! matrices and the poses they compute, [`draw`] the vertex scratch and one band of color and
+//! depth. The stages never overlap, so their buffers share the same stack.
 //! Bind-pose vertices, weights and inverse bind matrices stay in the asset (in flash) and are
 //! read [`SKIN_CHUNK`] vertices or [`PALETTE_CHUNK`] joints at a time.
 //!
@@ -59,6 +63,7 @@ use core::fmt;
 use sinew::asset::{Asset, GraphBuffers, GraphData, MeshData, ParseError, SkinData};
 use sinew::controller::{ClipEntry, ControllerError, ControllerScratch};
 use sinew::graph::{BlendPoint, Condition, Graph, GraphError, Parameter, State, StateMachine, Transition};
+use sinew::job::ik::{apply_chain_corrections, ChainReport, ChainSolver, IkChainJob};
 use sinew::job::retarget::{world_rotations, RetargetJob, RetargetJoint, RetargetRoot, NO_SOURCE};
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
@@ -218,8 +223,8 @@ impl Fnv1a {
 pub enum ProbeError {
     /// The asset was refused.
     Asset(ParseError),
-    /// The asset has no skeleton, skin, skinned mesh or graph [`GRAPH`], or its clips are not
-    /// [`CLIPS`].
+    /// The asset has no skeleton, skin, skinned mesh or graph [`GRAPH`], its clips are not
+    /// [`CLIPS`], or its skeleton has no joints named [`IK_CHAIN`].
     Incomplete,
     /// The skeleton was refused, or is larger than [`Probe::JOINTS`].
     Skeleton(SkeletonError),
@@ -247,7 +252,7 @@ impl fmt::Display for ProbeError {
         match self {
             Self::Asset(e) => write!(f, "asset: {e}"),
             Self::Incomplete => {
-                f.write_str("the asset lacks a skeleton, a skin, a skinned mesh, the graph or the clips")
+                f.write_str("the asset lacks a skeleton, a skin, a skinned mesh, the graph, the clips or the IK chain")
             }
             Self::Skeleton(e) => write!(f, "skeleton: {e}"),
             Self::SkinOrder => f.write_str("the skin's joints are not the skeleton's joints in order"),
@@ -726,6 +731,8 @@ pub struct PoseSums {
     pub skin: u32,
     /// FNV-1a over the model matrices of the retargeted pose ([`retarget`]).
     pub retarget: u32,
+    /// FNV-1a over the model matrices of the pose after chain IK ([`ik`]).
+    pub ik: u32,
 }
 
 /// The retarget root: the character's `hips`.
@@ -773,6 +780,98 @@ pub fn retarget<R: Scalar>(skeleton: SkeletonView<'_, R>, pose: &[SoaTransform<R
     Ok(h.finish())
 }
 
+/// The IK chain, by joint name: the left leg's thigh, shin, foot and toe (the fixture's joints
+/// 14 to 17), each the parent of the next; the toe is the end effector.
+pub const IK_CHAIN: [&str; 4] = ["l_thigh", "l_shin", "l_foot", "l_toe"];
+/// The most FABRIK iterations of a solve.
+pub const IK_ITERATIONS: u32 = 16;
+
+/// The solve stops once the effector is this close to the target: 1 mm. In [`Q16`] a distance
+/// is the square root of a sum of squares each rounded to 2^-16, so the solve stops once the
+/// effector is within 2^-8.5 m (2.76 mm) of the target in every axis.
+#[must_use]
+pub fn ik_tolerance<R: Real>() -> R {
+    R::ratio(1, 1000)
+}
+
+/// The IK target at frame `frame` (from 1), as an offset from the thigh's model position:
+/// 1/10 m out to the left (+X), 7/10 m down, and from 3/4 m behind (−Z) to 3/4 m ahead in
+/// [`FRAMES`] equal steps. The leg (thigh 0.42 m, shin 0.40 m, foot to toe 0.139 m) reaches
+/// 0.959 m: the targets of the first and last frames, 1.031 m away, are out of reach; the
+/// others (at most 0.917 m away) are within it.
+#[must_use]
+pub fn ik_offset<R: Real>(frame: usize) -> Vec3<R> {
+    let step = frame.saturating_sub(1).min(FRAMES - 1) as i32;
+    let span = (FRAMES - 1) as i32;
+    Vec3::new(R::ratio(1, 10), R::ratio(-7, 10), R::ratio(-3, 4) + R::ratio(3 * step, 2 * span))
+}
+
+/// Solves [`IK_CHAIN`] in `pose` (the character's local pose) with [`IkChainJob`]'s FABRIK
+/// towards the thigh's model position plus [`ik_offset`]`(frame)`, at most [`IK_ITERATIONS`]
+/// iterations, to within [`ik_tolerance`], at full weight and without limits; applies the
+/// corrections to a copy of `pose` and writes that copy's model matrices to `model`. Returns
+/// the solve's report. The chain's joints, the copy, the solver's positions and the
+/// corrections are arrays on this function's stack.
+///
+/// # Errors
+///
+/// [`ProbeError::Incomplete`] when the skeleton lacks a joint of [`IK_CHAIN`],
+/// [`ProbeError::Job`] (`pose` or `model` too short, joints that are not a chain).
+#[inline(never)]
+pub fn ik_pose<R: Scalar>(
+    skeleton: SkeletonView<'_, R>,
+    pose: &[SoaTransform<R>],
+    frame: usize,
+    model: &mut [Mat4<R>],
+) -> Result<ChainReport<R>, ProbeError> {
+    let mut chain = [0u16; IK_CHAIN.len()];
+    for (j, name) in chain.iter_mut().zip(IK_CHAIN) {
+        // Scene::new checked that the skeleton has at most Probe::JOINTS (< 2^16) joints.
+        *j = skeleton.find(name).ok_or(ProbeError::Incomplete)? as u16;
+    }
+    local_to_model(skeleton, pose, model)?;
+    let hip = model.get(usize::from(chain[0])).ok_or(ProbeError::Job(JobError::OutputTooSmall))?.translation();
+    let mut positions = [Vec3::ZERO; IK_CHAIN.len()];
+    let mut corrections = [Quat::IDENTITY; IK_CHAIN.len() - 1];
+    let report = IkChainJob {
+        solver: ChainSolver::Fabrik,
+        skeleton,
+        models: model,
+        chain: &chain,
+        target: hip + ik_offset(frame),
+        tolerance: ik_tolerance(),
+        max_iterations: IK_ITERATIONS,
+        weight: R::ONE,
+        limits: &[],
+        pole: None,
+        positions: &mut positions,
+        corrections: &mut corrections,
+    }
+    .run()?;
+    let mut local = [SoaTransform::IDENTITY; Probe::SOA];
+    let copy = local.get_mut(..pose.len()).ok_or(ProbeError::Job(JobError::InputTooSmall))?;
+    copy.copy_from_slice(pose);
+    apply_chain_corrections(copy, &chain, &corrections)?;
+    local_to_model(skeleton, copy, model)?;
+    Ok(report)
+}
+
+/// Solves the left leg towards frame `frame`'s target ([`ik_pose`]) and hashes the model
+/// matrices of the corrected pose. The model matrices are an array on this function's stack,
+/// like [`retarget`]'s: nothing lives in statics.
+///
+/// # Errors
+///
+/// As [`ik_pose`].
+#[inline(never)]
+pub fn ik<R: Scalar>(skeleton: SkeletonView<'_, R>, pose: &[SoaTransform<R>], frame: usize) -> Result<u32, ProbeError> {
+    let mut model = [Mat4::IDENTITY; Probe::JOINTS];
+    ik_pose(skeleton, pose, frame, &mut model)?;
+    let mut h = Fnv1a::new();
+    model.iter().take(skeleton.num_joints()).for_each(|m| h.mat4(m));
+    Ok(h.finish())
+}
+
 /// Poses frame `frame` (from 1), hashes the graph's state, the root motion, the model matrices
 /// and the skinned mesh (in `mesh`). The local pose is an array on this function's stack: it
 /// lives only while a frame is posed and skinned.
@@ -791,6 +890,7 @@ pub fn animate<R: Scalar>(
     let mut pose = [SoaTransform::IDENTITY; Probe::SOA];
     update(machine, scene, skeleton, frame, &mut pose)?;
     let retarget = retarget(skeleton, &pose)?;
+    let ik = ik(skeleton, &pose, frame)?;
     let [pose, skin] = pose_and_skin(scene, skeleton, &pose, mesh)?;
     let permille = |w: R| (w * R::from_i32(1000) + R::HALF).trunc_i32();
     let status = machine.transition();
@@ -824,6 +924,7 @@ pub fn animate<R: Scalar>(
         root,
         skin,
         retarget,
+        ik,
     })
 }
 
@@ -871,7 +972,7 @@ pub fn draw<R: Scalar>(scene: &Scene<'_, R>, mesh: &MeshBuffers<R>) -> Result<Pi
 /// Runs every frame of the character `machine` (fresh from [`start`]) and writes the report to
 /// `out`: a header line, two lines per frame (`frame N state S transition T progress P walk W
 /// run W graph XXXXXXXX pose XXXXXXXX root XXXXXXXX skin XXXXXXXX pixels XXXXXXXX covered N
-/// retarget XXXXXXXX`,
+/// retarget XXXXXXXX ik XXXXXXXX`,
 /// `T` being `-` without a transition, then `bands N` and the band hashes), and `checksum
 /// 0xXXXXXXXX`, the FNV-1a of all frame checksums, which it also returns.
 ///
@@ -907,7 +1008,7 @@ pub fn report<R: Scalar, W: fmt::Write>(
         }
         writeln!(
             out,
-            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {} retarget {:08x}",
+            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {} retarget {:08x} ik {:08x}",
             s.progress,
             s.weights[0],
             s.weights[1],
@@ -917,14 +1018,15 @@ pub fn report<R: Scalar, W: fmt::Write>(
             s.skin,
             pixels.hash(),
             pixels.covered,
-            s.retarget
+            s.retarget,
+            s.ik
         )?;
         write!(out, "bands {f}")?;
         for b in pixels.bands {
             write!(out, " {b:08x}")?;
         }
         writeln!(out)?;
-        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash(), s.retarget] {
+        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash(), s.retarget, s.ik] {
             total.word(w);
         }
     }

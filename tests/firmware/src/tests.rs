@@ -1,6 +1,6 @@
 //! Host tests of the firmware's steps: the fixture fits the buffers, left-out key formats are
 //! refused, the palette and skinning match the core's jobs, the graph's run frame by frame, the
-//! band hashes, a repeated report, and Q16.16 against f32.
+//! band hashes, the retarget and IK stages, a repeated report, and Q16.16 against f32.
 
 extern crate std;
 
@@ -32,8 +32,9 @@ fn character<R: Scalar>() -> (Scene<'static, R>, Box<CharacterMachine<'static, R
     (scene, machine)
 }
 
-/// What a frame leaves behind: the model matrices and the skinned positions.
+/// What a frame leaves behind: the local pose, the model matrices and the skinned positions.
 struct Frame<R> {
+    pose: [SoaTransform<R>; Probe::SOA],
     model: Vec<Mat4<R>>,
     positions: Vec<Vec3<R>>,
 }
@@ -54,7 +55,7 @@ impl<R: Scalar> Run<'static, R> {
         update(&mut self.machine, &self.scene, view, f, &mut pose).unwrap();
         local_to_model(view, &pose, &mut model).unwrap();
         let joints = view.num_joints();
-        let out = Frame { model: model[..joints].to_vec(), positions: Vec::new() };
+        let out = Frame { pose, model: model[..joints].to_vec(), positions: Vec::new() };
         let palette = palette_in_place(&mut model, &self.scene.skin).unwrap();
         skin(&self.scene, palette, &mut self.mesh.positions).unwrap();
         Frame { positions: self.mesh.positions[..self.scene.vertices].to_vec(), ..out }
@@ -313,6 +314,124 @@ fn the_retarget_stage_keeps_the_pose_and_scales_the_hips_path() {
     }
 }
 
+/// The fixture's left leg, by index: thigh, shin, foot, toe (the rig's joint order).
+const LEFT_LEG: [usize; 4] = [14, 15, 16, 17];
+
+/// The IK target of frame `f` relative to the thigh, written out here: 0.1 m to +X, 0.7 m down,
+/// and Z from −0.75 m to +0.75 m over the frames.
+fn target_offset(f: usize) -> Vec3<f32> {
+    Vec3::new(0.1, -0.7, -0.75 + 1.5 * (f - 1) as f32 / (FRAMES - 1) as f32)
+}
+
+/// What [`ik_reaches`] measured over the frames of a run.
+#[derive(Debug)]
+struct IkFit {
+    /// Frames whose target is within the leg's reach.
+    reachable: Vec<usize>,
+    /// Largest distance from the toe to a reachable target, in meters.
+    miss: f32,
+    /// Largest distance from the toe to the straightened leg's end, for a target out of reach.
+    straight: f32,
+    /// Largest change of a bone's length.
+    bone: f32,
+}
+
+/// Runs the IK stage on every frame of a run in `R` and measures the corrected model
+/// matrices against the targets written out in [`target_offset`]; checks the solve's report
+/// against the reach and that no joint off the leg (nor the thigh's position) moves.
+fn ik_reaches<R: Scalar>() -> IkFit {
+    let mut run = Run::<R>::new();
+    let view = run.skeleton.view();
+    let names: Vec<&str> = LEFT_LEG.iter().map(|&j| view.name(j).unwrap()).collect();
+    assert_eq!(names, IK_CHAIN);
+    let joints = view.num_joints();
+    let at = |m: &Mat4<R>| {
+        let t = m.translation();
+        Vec3::new(t.x.to_f32(), t.y.to_f32(), t.z.to_f32())
+    };
+    let mut fit = IkFit { reachable: Vec::new(), miss: 0.0, straight: 0.0, bone: 0.0 };
+    for f in 1..=FRAMES {
+        let frame = run.frame(f);
+        let before: Vec<Vec3<f32>> = LEFT_LEG.iter().map(|&j| at(&frame.model[j])).collect();
+        let bones: Vec<f32> = before.windows(2).map(|w| (w[1] - w[0]).length()).collect();
+        let reach: f32 = bones.iter().sum();
+        let hip = before[0];
+        let target = hip + target_offset(f);
+        let mut model = [Mat4::IDENTITY; Probe::JOINTS];
+        let report = ik_pose(run.skeleton.view(), &frame.pose, f, &mut model).unwrap();
+        assert!(report.iterations <= IK_ITERATIONS);
+        for j in (0..joints).filter(|j| !LEFT_LEG.contains(j)) {
+            assert_eq!(model[j], frame.model[j], "frame {f}: joint {j} moved");
+        }
+        let after: Vec<Vec3<f32>> = LEFT_LEG.iter().map(|&j| at(&model[j])).collect();
+        assert_eq!(after[0], hip, "frame {f}: the thigh moved");
+        for (k, w) in after.windows(2).enumerate() {
+            fit.bone = fit.bone.max(((w[1] - w[0]).length() - bones[k]).abs());
+        }
+        let toe = after[3];
+        if (target - hip).length() < reach {
+            fit.reachable.push(f);
+            fit.miss = fit.miss.max((toe - target).length());
+            assert!(report.reached, "frame {f}: {report:?}");
+        } else {
+            // Out of reach: the leg points straight at the target.
+            assert!(!report.reached, "frame {f}: {report:?}");
+            let end = hip + (target - hip).normalize_or_zero() * reach;
+            fit.straight = fit.straight.max((toe - end).length());
+        }
+    }
+    fit
+}
+
+#[test]
+fn the_ik_stage_reaches_reachable_targets() {
+    // The solver stops once its effector is within ik_tolerance (1 mm) of the target; the model
+    // matrices recomputed from the corrections add the rounding of the rotations. In Q16.16 a
+    // vector's length is the square root of a sum of squares rounded to 2^-16, so the solver
+    // sees a distance under 2^-8.5 m (2.76 mm) in each axis as 0: its stopping test and the
+    // rounding of its rotations allow 5 mm.
+    let all_but_the_ends: Vec<usize> = (2..FRAMES).collect();
+    for (name, fit, tolerance) in
+        [("f32", ik_reaches::<f32>(), 1.0e-3 + 1.0e-5), ("Q16.16", ik_reaches::<Q16>(), 5.0e-3)]
+    {
+        std::println!("IK, {name}: {fit:?}");
+        assert_eq!(fit.reachable, all_but_the_ends, "{name}");
+        assert!(fit.miss <= tolerance, "{name}: the toe {} m from a reachable target", fit.miss);
+        assert!(fit.straight <= tolerance, "{name}: the toe {} m off the straightened leg", fit.straight);
+        assert!(fit.bone <= tolerance / 10.0, "{name}: a bone's length changed by {}", fit.bone);
+    }
+}
+
+#[test]
+fn the_ik_hash_changes_with_the_target() {
+    let (scene, _) = character::<f32>();
+    let skeleton = scene.skeleton().unwrap();
+    let view = skeleton.view();
+    let pose = skeleton.rest_pose();
+    let mut model = [Mat4::IDENTITY; Probe::JOINTS];
+    local_to_model(view, pose, &mut model).unwrap();
+    let mut h = Fnv1a::new();
+    model[..view.num_joints()].iter().for_each(|m| h.mat4(m));
+    let unsolved = h.finish();
+    // One pose, each frame's target: every hash differs, and from the pose's own.
+    let hashes: Vec<u32> = (1..=FRAMES).map(|f| ik(view, pose, f).unwrap()).collect();
+    for (i, a) in hashes.iter().enumerate() {
+        assert_ne!(*a, unsolved, "frame {}", i + 1);
+        assert!(!hashes[i + 1..].contains(a), "frame {}: {hashes:x?}", i + 1);
+    }
+    // The hash is the corrected pose's model matrices.
+    let mut solved = [Mat4::IDENTITY; Probe::JOINTS];
+    ik_pose(view, pose, 4, &mut solved).unwrap();
+    let mut h = Fnv1a::new();
+    solved[..view.num_joints()].iter().for_each(|m| h.mat4(m));
+    assert_eq!(h.finish(), hashes[3]);
+    // A skeleton without the chain's joints is refused.
+    let parents = [sinew::skeleton::NO_PARENT, 0];
+    let rest = [sinew::math::Transform::IDENTITY; 2];
+    let other = sinew::skeleton::Skeleton::<f32, 1>::new(&parents, &rest, &["a", "b"]).unwrap();
+    assert_eq!(ik(other.view(), other.rest_pose(), 1), Err(ProbeError::Incomplete));
+}
+
 #[test]
 fn frames_differ_and_a_fresh_run_repeats_the_report() {
     let mut sums = Vec::new();
@@ -332,13 +451,15 @@ fn frames_differ_and_a_fresh_run_repeats_the_report() {
     assert_eq!(lines[lines.len() - 1], std::format!("checksum 0x{:08x}", sums[0]));
     let frames: Vec<Vec<&str>> =
         lines.iter().filter(|l| l.starts_with("frame ")).map(|l| l.split(' ').collect::<Vec<_>>()).collect();
-    // Fields 15, 17, 19, 21, 25: pose, root, skin, pixel and retarget hashes; all change every
-    // frame.
+    // Fields 15, 17, 19, 21, 25, 27: pose, root, skin, pixel, retarget and IK hashes; all
+    // change every frame.
     for (i, a) in frames.iter().enumerate() {
+        assert_eq!(a.len(), 28, "{a:?}");
         assert_eq!(a[14], "pose");
         assert_eq!(a[24], "retarget");
+        assert_eq!(a[26], "ik");
         for b in &frames[i + 1..] {
-            for k in [15, 17, 19, 21, 25] {
+            for k in [15, 17, 19, 21, 25, 27] {
                 assert_ne!(a[k], b[k], "{a:?} vs {b:?}");
             }
         }
