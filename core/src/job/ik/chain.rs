@@ -411,8 +411,20 @@ impl<R: Real> IkChainJob<'_, R> {
     /// # Errors
     ///
     /// As [`validate`](Self::validate); nothing is written on error.
+    // Inlined, so that a caller whose limits are all free (an empty slice) links no limit code.
+    #[inline]
     pub fn run(&mut self) -> Result<ChainReport<R>, JobError> {
         self.validate()?;
+        if self.limits.iter().all(JointLimit::is_free) {
+            Ok(self.solve::<false>())
+        } else {
+            Ok(self.solve::<true>())
+        }
+    }
+
+    /// Solves the validated chain (`LIMITED`: some limit is not free) and writes the
+    /// corrections.
+    fn solve<const LIMITED: bool>(&mut self) -> ChainReport<R> {
         let n = self.chain.len() - 1;
         let parent_rot = self
             .chain
@@ -421,13 +433,12 @@ impl<R: Real> IkChainJob<'_, R> {
             .and_then(|p| self.models.get(p))
             .and_then(rotation_of)
             .unwrap_or(Quat::IDENTITY);
-        let chain = Chain {
+        let chain = Chain::<R, LIMITED> {
             skeleton: self.skeleton,
             models: self.models,
             joints: self.chain,
             limits: self.limits,
             parent_rot,
-            limited: self.limits.iter().any(|l| !l.is_free()),
         };
         let p = self.positions.get_mut(..=n).unwrap_or_default();
         let q = self.corrections.get_mut(..n).unwrap_or_default();
@@ -435,7 +446,7 @@ impl<R: Real> IkChainJob<'_, R> {
             *pi = chain.position(i);
         }
         q.fill(Quat::IDENTITY);
-        let iterations = match (self.solver, chain.limited) {
+        let iterations = match (self.solver, LIMITED) {
             (ChainSolver::Fabrik, false) => chain.fabrik_free(p, self.target, self.tolerance, self.max_iterations),
             (ChainSolver::Fabrik, true) => chain.fabrik_limited(p, q, self.target, self.tolerance, self.max_iterations),
             (ChainSolver::Ccd, _) => chain.ccd(p, q, self.target, self.tolerance, self.max_iterations),
@@ -445,7 +456,7 @@ impl<R: Real> IkChainJob<'_, R> {
         }
         // The turns from the positions; with limits the solvers leave them, unless the pole
         // moved the positions.
-        if !chain.limited {
+        if !LIMITED {
             chain.sweep(p, q);
         } else if self.pole.is_some() {
             chain.sweep_limited(p, q);
@@ -458,20 +469,18 @@ impl<R: Real> IkChainJob<'_, R> {
             *qi = weighted(to_local((prev.conjugate() * turn).normalize(), chain.rotation(i)), self.weight);
             prev = turn;
         }
-        Ok(ChainReport { iterations, distance, reached: distance <= self.tolerance })
+        ChainReport { iterations, distance, reached: distance <= self.tolerance }
     }
 }
 
 /// The chain's inputs, read by the solvers after validation.
-struct Chain<'c, R: Real> {
+struct Chain<'c, R: Real, const LIMITED: bool> {
     skeleton: SkeletonView<'c, R>,
     models: &'c [Mat4<R>],
     joints: &'c [u16],
     limits: &'c [JointLimit<R>],
     /// Model rotation of `j0`'s parent (identity for a root).
     parent_rot: Quat<R>,
-    /// Some limit is not [`JointLimit::Free`].
-    limited: bool,
 }
 
 /// The turn of joint `i`, identity past the end.
@@ -519,7 +528,7 @@ fn hinge_fit<R: Real>(axis: Vec3<R>, lo: R, hi: R, pairs: &[(Vec3<R>, Vec3<R>)])
     Quat::from_axis_angle(a, clamp_angle(ops::atan2(y, x), lo, hi))
 }
 
-impl<R: Real> Chain<'_, R> {
+impl<R: Real, const LIMITED: bool> Chain<'_, R, LIMITED> {
     fn model(&self, i: usize) -> Option<&Mat4<R>> {
         self.joints.get(i).and_then(|&j| self.models.get(usize::from(j)))
     }
@@ -768,7 +777,7 @@ impl<R: Real> Chain<'_, R> {
     /// CCD; returns the iterations run. Leaves the positions and, with limits, the turns.
     fn ccd(&self, p: &mut [Vec3<R>], q: &mut [Quat<R>], t: Vec3<R>, tolerance: R, cap: u32) -> u32 {
         let n = q.len();
-        if self.limited {
+        if LIMITED {
             self.sweep_limited(p, q);
         }
         let mut iterations = 0;
@@ -788,7 +797,7 @@ impl<R: Real> Chain<'_, R> {
                 continue;
             };
             let arc = from_to(from, to);
-            if !self.limited {
+            if !LIMITED {
                 for x in p.get_mut(i + 1..).unwrap_or_default() {
                     *x = pi + arc.rotate(*x - pi);
                 }
