@@ -29,11 +29,12 @@ if [ -f "$web/package-lock.json" ] && [ ! -x "$web/node_modules/.bin/wasm-opt" ]
   npm ci --prefix "$web" --no-audit --no-fund --silent
 fi
 simd="-C target-feature=+simd128"
-# The runtime without the graphs' state machines, the one every page loads: with SIMD
-# (simd128, in every current engine) and without, for engines that lack it.
+# The runtime without the graphs' state machines and foot placement, the one every page loads:
+# with SIMD (simd128, in every current engine) and without, for engines that lack it.
 module sinew_web.wasm simd "$simd" -p sinew-web --no-default-features
 module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features
-# With the state machines, fetched when a page runs a graph.
+# The full module, with the state machines and foot placement (the default features), fetched
+# when a page runs a graph or places the feet.
 module sinew_web_graph.wasm simd "$simd" -p sinew-web
 # The glTF importer, fetched when a page is given a .glb or .gltf.
 module sinew_web_import.wasm scalar "" -p sinew-web-import

@@ -12,7 +12,8 @@
 //! A frame runs these stages, each on the previous one's output: the clips (or the graph) give
 //! the local pose; a retargeted source ([`Character::retarget_from`]) maps another model's pose
 //! onto it; local-to-model gives the joints' model matrices; foot placement, when set up
-//! ([`Character::set_feet`]), stands the legs on the caller's ground, and chain IK
+//! (`Character::set_feet`, with the `feet` feature), stands the legs on the caller's ground,
+//! and chain IK
 //! ([`Character::set_chain_ik`]) turns chains of joints towards the caller's targets, each
 //! recomputing the matrices it changed; the skins' palettes, the shader rows and the morphs
 //! follow. A stage that changes the local pose alone goes between the retargeting and
@@ -30,6 +31,7 @@ use sinew::capacity::Capacity;
 use sinew::controller::{
     ClipId, Controller, ControllerError, ControllerScratch, FadeCurve, LayerId, SlotId, SoaCaches,
 };
+#[cfg(feature = "feet")]
 use sinew::job::foot::{FootSettings, FootState, Ground, GroundHit, LegState};
 use sinew::job::ik::ChainReport;
 use sinew::job::morph::{MorphJob, MorphWeightsJob};
@@ -43,9 +45,11 @@ use crate::parts::FLOATS_PER_VERTEX;
 use crate::rows;
 
 mod chain;
+#[cfg(feature = "feet")]
 mod feet;
 
 pub use chain::IkChain;
+#[cfg(feature = "feet")]
 pub use feet::Legs;
 
 /// What [`Character::update`] computes besides the pose and the model matrices.
@@ -83,7 +87,7 @@ pub enum CharacterError {
     Duration,
     /// No graph is running.
     NoGraph,
-    /// Foot placement is not set up.
+    /// Foot placement is not set up (or the crate was built without the `feet` feature).
     NoFeet,
     /// The controller's refusal.
     Controller(ControllerError),
@@ -242,6 +246,7 @@ pub struct Character<C: Capacity> {
     morph_weights: Vec<Vec<f32>>,
     parts: Vec<Vec<PartOut>>,
     /// The foot placement stage, when set up.
+    #[cfg(feature = "feet")]
     feet: Option<feet::Feet>,
     /// The chain IK stage, when set up.
     chains: Option<Box<dyn chain::PoseStage>>,
@@ -295,6 +300,7 @@ impl<C: Capacity> Character<C> {
             scales: vec![Vec::new(); skins.len()],
             morph_weights,
             parts,
+            #[cfg(feature = "feet")]
             feet: None,
             chains: None,
             placed: Vec::new(),
@@ -529,12 +535,12 @@ impl<C: Capacity> Character<C> {
 
     /// Moves the playing clip to time `t` (seconds on the clip's timeline, clamped to it).
     ///
-    /// A seek is a cut: foot placement's next run is settled ([`Character::reset_feet`]).
+    /// A seek is a cut: foot placement's next run is settled (`Character::reset_feet`).
     pub fn seek(&mut self, t: f32) {
         if let Some(p) = self.controller.player_mut(self.primary) {
             p.seek(t);
             self.stale = true;
-            self.reset_feet();
+            self.settle_feet();
         }
     }
 
@@ -555,6 +561,12 @@ impl<C: Capacity> Character<C> {
             }
         }
         self.stale = true;
+        self.settle_feet();
+    }
+
+    /// Makes foot placement's next run a settled one (nothing without the stage).
+    fn settle_feet(&mut self) {
+        #[cfg(feature = "feet")]
         self.reset_feet();
     }
 
@@ -655,6 +667,7 @@ impl<C: Capacity> Character<C> {
             Some(g) => g.update(&self.model, dt, work.graph(), &mut self.pose)?,
             None => self.sample(dt, work)?,
         }
+        #[cfg(feature = "feet")]
         if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
             f.dt += dt;
         }
@@ -715,10 +728,14 @@ impl<C: Capacity> Character<C> {
         }
         let model = Rc::clone(&self.model);
         crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
-        let feet = self.feet.as_mut().filter(|f| f.active());
-        if feet.is_some() || self.chains.is_some() {
+        #[cfg(feature = "feet")]
+        let placing = self.feet.as_ref().is_some_and(feet::Feet::active);
+        #[cfg(not(feature = "feet"))]
+        let placing = false;
+        if placing || self.chains.is_some() {
             self.placed.clone_from(&self.pose);
-            if let Some(f) = feet {
+            #[cfg(feature = "feet")]
+            if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
                 f.run(model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
             }
             if let Some(c) = self.chains.as_mut() {
@@ -858,6 +875,7 @@ impl<C: Capacity> Character<C> {
         &self.pose
     }
 
+    #[cfg(feature = "feet")]
     /// Sets up foot placement as a stage of [`update`](Self::update), after local-to-model:
     /// the core's [`FootPlacementJob`](sinew::job::FootPlacementJob) on `legs` with `settings`,
     /// over `ground` (asked in the world: see [`set_world`](Self::set_world)), on (`enabled`)
@@ -896,11 +914,13 @@ impl<C: Capacity> Character<C> {
         Ok(())
     }
 
+    #[cfg(feature = "feet")]
     /// Removes the foot placement stage.
     pub fn clear_feet(&mut self) {
         self.feet = None;
     }
 
+    #[cfg(feature = "feet")]
     /// Turns foot placement on or off; its effect ramps in or out over the settings'
     /// `blend_time`.
     ///
@@ -912,6 +932,7 @@ impl<C: Capacity> Character<C> {
         Ok(())
     }
 
+    #[cfg(feature = "feet")]
     /// Makes foot placement's next run a settled one, as after a cut or a teleport: the
     /// effect at its end weight at once, the pelvis on its target, the feet's locks taken from
     /// the pose. Nothing without a set-up.
@@ -921,6 +942,7 @@ impl<C: Capacity> Character<C> {
         }
     }
 
+    #[cfg(feature = "feet")]
     /// Foot placement's state after the last update (the weight it applied, whether it is on,
     /// the pelvis spring), `None` without a set-up.
     #[must_use]
@@ -928,6 +950,7 @@ impl<C: Capacity> Character<C> {
         self.feet.as_ref().map(|f| &f.state)
     }
 
+    #[cfg(feature = "feet")]
     /// Each leg's state after the last update (its lock, its ground, its target), in the
     /// order of the set-up's legs; empty without one.
     #[must_use]
@@ -935,6 +958,7 @@ impl<C: Capacity> Character<C> {
         self.feet.as_ref().map_or(&[], |f| f.leg_states.as_slice())
     }
 
+    #[cfg(feature = "feet")]
     /// Replaces the ground foot placement stands the feet on.
     ///
     /// # Errors
@@ -945,6 +969,7 @@ impl<C: Capacity> Character<C> {
         Ok(())
     }
 
+    #[cfg(feature = "feet")]
     /// What foot placement's ground answers under world point `at` (as for the first leg);
     /// `None` where it has no ground, or without a set-up.
     pub fn ground(&mut self, at: Vec3<f32>) -> Option<GroundHit<f32>> {
@@ -955,7 +980,7 @@ impl<C: Capacity> Character<C> {
     /// space: a rotation about +Y, a translation and a uniform scale; the identity until set),
     /// which foot placement asks its ground and keeps its locks in: with root motion, the
     /// character's placement each frame. A jump (a teleport) calls for
-    /// [`reset_feet`](Self::reset_feet) too.
+    /// `reset_feet` too.
     pub fn set_world(&mut self, world: Mat4<f32>) {
         self.world = world;
     }

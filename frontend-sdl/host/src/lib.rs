@@ -6,10 +6,10 @@
 //!   [`parts::DrawPart`]s for a palette budget, and its bind-pose bounds;
 //! - [`character`]: a character on the core's [`Controller`](sinew::controller::Controller):
 //!   play, blend, crossfade with fade curves and phase sync, seek, speed, loop modes, graphs;
-//!   foot placement on the caller's ground ([`character::Legs`]); and each frame's model
-//!   matrices, palettes, shader rows and morphed vertices;
-//! - [`ground`]: the ground a viewer stands a character's feet on, a floor with a step and a
-//!   slope;
+//!   foot placement on the caller's ground (`character::Legs`, with the `feet` feature); and
+//!   each frame's model matrices, palettes, shader rows and morphed vertices;
+//! - `ground` (with the `feet` feature): the ground a viewer stands a character's feet on, a
+//!   floor with a step and a slope;
 //! - [`rows`]: skin palettes as the GLSL ES 1.00 shaders' uniform rows;
 //! - [`camera`]: the orbit camera that frames a model, and the floor grid's spacing;
 //! - [`gl`]: a material's sampler codes as OpenGL ES 2.0 / WebGL 1 enums;
@@ -24,6 +24,7 @@ pub mod camera;
 pub mod character;
 pub mod gl;
 pub mod graph;
+#[cfg(feature = "feet")]
 pub mod ground;
 mod jobs;
 pub mod limits;
@@ -31,5 +32,7 @@ pub mod model;
 pub mod parts;
 pub mod rows;
 
-pub use character::{Character, CharacterError, Legs, Work};
+#[cfg(feature = "feet")]
+pub use character::Legs;
+pub use character::{Character, CharacterError, Work};
 pub use model::{Bounds, LoadError, Model};

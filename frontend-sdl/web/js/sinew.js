@@ -39,8 +39,9 @@ export const hasSimd = WebAssembly.validate(SIMD_PROBE);
 /**
  * The runtime module beside this script: `sinew_web.wasm` (simd128), or `sinew_web_scalar.wasm`
  * where the engine has no SIMD (the same results: the core's lanes are four scalars there);
- * with `graphs`, `sinew_web_graph.wasm`, which adds the animation graphs' state machines.
- * `simd: false` picks the scalar module anyway.
+ * with `graphs`, `sinew_web_graph.wasm`, the full module, which adds the animation graphs'
+ * state machines and foot placement (`Sinew#hasFeet`). `simd: false` picks the scalar module
+ * anyway.
  */
 export function moduleUrl({ graphs = false, simd = hasSimd } = {}) {
   if (graphs && !hasSimd) throw new SinewError("graphs need WebAssembly SIMD (simd128), which this browser's engine lacks");
@@ -72,6 +73,11 @@ export class Sinew {
   constructor(exports) {
     /** The module's exports (the C ABI of frontend-sdl/web/src/abi.rs). */
     this.wasm = exports;
+    /**
+     * Whether this module has foot placement (its `sinew_character_feet*` and `*_ground`
+     * exports): `sinew_web_graph.wasm` does, `sinew_web.wasm` and `sinew_web_scalar.wasm` do not.
+     */
+    this.hasFeet = typeof exports.sinew_character_feet_setup === 'function';
     const limit = exports.sinew_limit;
     /**
      * The limits the runtime defines (sinew-host's `limits`): a crossfade's default seconds, the
@@ -255,6 +261,12 @@ export class Model {
   }
 }
 
+/** Character `c`'s module's foot placement export `name`; throws in a module without it. */
+function feetExport(c, name) {
+  if (!c.sinew.hasFeet) throw new SinewError('this module has no foot placement: load sinew_web_graph.wasm (moduleUrl({ graphs: true }))');
+  return c.sinew.wasm[name];
+}
+
 /** One animated instance of a model. Methods that change playback return the character. */
 export class Character {
   constructor(model, id) {
@@ -387,33 +399,35 @@ export class Character {
   /**
    * Sets up foot placement, off: the legs the humanoid naming finds stand on the runtime's ground
    * beside them (a step under one side, a slope under the other). False for a model without legs
-   * by name (the reason in `sinew.text()`).
+   * by name (the reason in `sinew.text()`). Throws in a module without foot placement
+   * (`Sinew#hasFeet`).
    */
   setupFeet() {
-    return this.sinew.wasm.sinew_character_feet_setup(this.id) === 1;
+    return feetExport(this, 'sinew_character_feet_setup')(this.id) === 1;
   }
 
   /** Turns foot placement on or off: ramped over its blend time as time advances, or `atOnce`. */
   feet(on, atOnce = false) {
-    this.sinew.check(this.sinew.wasm.sinew_character_feet(this.id, (on ? 1 : 0) | (atOnce ? 2 : 0)));
+    this.sinew.check(feetExport(this, 'sinew_character_feet')(this.id, (on ? 1 : 0) | (atOnce ? 2 : 0)));
     return this;
   }
 
   /** The weight foot placement applied in the last `update`, 0 (off) to 1 (on); NaN without it. */
   get feetWeight() {
-    return this.sinew.wasm.sinew_character_feet_weight(this.id);
+    return this.sinew.hasFeet ? this.sinew.wasm.sinew_character_feet_weight(this.id) : NaN;
   }
 
   /** The height of the ground foot placement stands the feet on, under (x, z); NaN without it. */
   ground(x, z) {
-    return this.sinew.wasm.sinew_character_ground(this.id, x, z, 0);
+    return this.sinew.hasFeet ? this.sinew.wasm.sinew_character_ground(this.id, x, z, 0) : NaN;
   }
 
   /** Sets that ground: the floor's height, the x between the step (below it) and the slope, the step's height, the slope's grade along +Z. */
   setGround(height, edge, step, grade) {
-    this.sinew.check(this.sinew.wasm.sinew_character_set_ground(this.id, height, edge, step, grade));
+    this.sinew.check(feetExport(this, 'sinew_character_set_ground')(this.id, height, edge, step, grade));
     return this;
   }
+
 
   /** Skin `skin`'s palette (model × inverse bind): 16 floats per skin joint, column-major, in place. */
   palette(skin = 0) {

@@ -7,7 +7,7 @@
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
 // dataset.parts and dataset.joints, and window.sinewViewer.
 
-import { Sinew, Outputs, moduleUrl } from './sinew.js';
+import { Sinew, Outputs, moduleUrl, hasSimd } from './sinew.js';
 import { framing, viewProj, gridLines } from './camera.js';
 
 const params = new URLSearchParams(location.search);
@@ -306,7 +306,8 @@ class Viewer {
         ({ bytes: data, notes } = await importGltf(bytes, { palette: this.renderer.joints }));
       }
       const model = this.sinew.open(data, { palette: this.renderer.joints });
-      this.source = { name, data };
+      // The file as given, to open again (through the importer again) in the full module.
+      this.source = { name, data: bytes };
       const character = model.character();
       const parts = this.renderer.upload(model);
       this.character?.free();
@@ -318,8 +319,8 @@ class Viewer {
       this.bones = params.get('bones') === '1' || model.meshes.length === 0;
       this.camera = framing(this.sinew.limits, bounds.center, bounds.radius);
       // A model with legs by name stands on a ground with a step and a slope, its feet placed
-      // on it while `feet` is on.
-      this.hasFeet = character.setupFeet();
+      // on it while `feet` is on (in a module with foot placement).
+      this.hasFeet = this.sinew.hasFeet && character.setupFeet();
       if (this.hasFeet && this.feet) character.feet(true, true);
       const step = this.sinew.gridStep(bounds.radius);
       this.grid = this.hasFeet ? groundLines(character, bounds, step) : gridLines(bounds, step);
@@ -342,20 +343,35 @@ class Viewer {
   }
 
   /**
-   * Runs graph `i` of the model (-1: back to the clips). The state machines are in a second
-   * module, fetched the first time: the model is opened again in it, which checks its graphs
-   * in full (the first module reads only what it lists); a file it refuses stays open in the
-   * first, its clips playing, the error said.
+   * Opens the model again in the full module (`sinew_web_graph.wasm`: the graphs' state
+   * machines and foot placement), fetched the first time, with the playing clip, its time and
+   * the speed carried over, then `prepare(character)`. The full module checks the file in full
+   * (the first module reads only what it lists); a file it refuses stays open in the first, its
+   * clips playing, the error said. Whether the model is open in the full module.
+   */
+  async reopenFull(prepare = null) {
+    if (this.sinew === this.fullRuntime) return true;
+    this.fullRuntime ??= await Sinew.load(moduleUrl({ graphs: true }));
+    const [clip, time] = [this.character.clip, this.character.time];
+    const speed = Number(document.getElementById('speed').value);
+    const first = this.sinew;
+    this.sinew = this.fullRuntime;
+    const opened = await this.loadFile(this.source.name, this.source.data, (c) => {
+      if (clip >= 0) c.play(clip).seek(time);
+      c.speed = speed;
+      prepare?.(c);
+    });
+    if (this.model?.sinew !== this.fullRuntime) this.sinew = first;
+    return opened;
+  }
+
+  /**
+   * Runs graph `i` of the model (-1: back to the clips). The state machines are in the full
+   * module: the first time, the model is opened again in it (`reopenFull`).
    */
   async useGraph(i) {
-    if (i >= 0 && !this.graphRuntime) {
-      this.graphRuntime = await Sinew.load(moduleUrl({ graphs: true }));
-    }
-    if (i >= 0 && this.sinew !== this.graphRuntime) {
-      const first = this.sinew;
-      this.sinew = this.graphRuntime;
-      const opened = await this.loadFile(this.source.name, this.source.data, (c) => c.useGraph(i));
-      if (this.model?.sinew !== this.graphRuntime) this.sinew = first;
+    if (i >= 0 && this.sinew !== this.fullRuntime) {
+      const opened = await this.reopenFull((c) => c.useGraph(i));
       if (!opened) {
         document.getElementById('graph').value = this.character?.graphIndex ?? -1;
         return;
@@ -365,6 +381,32 @@ class Viewer {
     }
     document.getElementById('graph').value = i;
     this.buildParameters(this.model.graphs[i]);
+  }
+
+  /**
+   * Turns foot placement on or off: paused at once, playing ramped. In a module without it, on
+   * by opening the model again in the full module (`reopenFull`), where `loadFile` sets it up.
+   */
+  async toggleFeet() {
+    if (!this.sinew.hasFeet) {
+      this.feet = true;
+      try {
+        if (!(await this.reopenFull())) this.feet = false;
+        else if (!this.hasFeet) say('no foot placement: the model has no legs by the humanoid naming', true);
+      } catch (e) {
+        this.feet = false;
+        throw e;
+      } finally {
+        this.syncControls();
+      }
+      return;
+    }
+    try {
+      this.character.feet((this.feet = !this.feet), !this.playing);
+    } catch (e) {
+      say(e.message, true);
+    }
+    this.frame();
   }
 
   async loadUrl(url, prepare = null) {
@@ -478,7 +520,8 @@ class Viewer {
     document.getElementById('method').textContent = this.method.toUpperCase();
     document.getElementById('bones').textContent = this.bones ? 'hide bones' : 'bones';
     const feet = document.getElementById('feet');
-    feet.hidden = !this.hasFeet;
+    // A module without foot placement offers the button: it opens the model in the full one.
+    feet.hidden = this.sinew.hasFeet && !this.hasFeet;
     feet.textContent = `feet: ${this.feet ? 'on' : 'off'}`;
   }
 
@@ -501,8 +544,7 @@ class Viewer {
     on('scrub', 'input', guard(() => this.character.seek(Number(document.getElementById('scrub').value))));
     on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
     on('bones', 'click', guard(() => (this.bones = !this.bones)));
-    // Paused, the feet go on or off at once; playing, they ramp.
-    on('feet', 'click', guard(() => this.character.feet((this.feet = !this.feet), !this.playing)));
+    on('feet', 'click', () => this.toggleFeet().catch((e) => say(e.message, true)));
     on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
     on('graph', 'change', () =>
       this.useGraph(Number(document.getElementById('graph').value)).catch((e) => say(e.message, true)),
@@ -544,10 +586,14 @@ async function main() {
   hud.hidden = params.get('hud') === '0';
   const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
-  const runtime = moduleUrl({ simd: params.get('simd') !== '0' });
+  // `feet=1` starts on the full module (foot placement is in it; it needs SIMD); otherwise the
+  // base module, which the feet button and the graphs leave for the full one when used.
+  const full = params.get('feet') === '1' && hasSimd;
+  const runtime = moduleUrl({ graphs: full, simd: params.get('simd') !== '0' });
   const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
   const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew);
   const viewer = new Viewer(sinew, renderer);
+  if (full) viewer.fullRuntime = sinew;
   window.sinewViewer = viewer;
   viewer.wireControls();
   await viewer.loadUrl(params.get('model') || 'models/character.sinew', (character) => {

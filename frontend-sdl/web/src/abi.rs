@@ -13,9 +13,12 @@ use std::rc::Rc;
 
 use sinew::controller::FadeCurve;
 use sinew_host::camera::{grid_step, Camera};
+#[cfg(feature = "feet")]
 use sinew_host::ground::Terrain;
 use sinew_host::limits::{WebRig, CROSSFADE_SECONDS, FLOATS_PER_VERTEX, MIN_PALETTE, VERTEX_ATTRIBUTES};
-use sinew_host::{Legs, Model};
+#[cfg(feature = "feet")]
+use sinew_host::Legs;
+use sinew_host::Model;
 
 use crate::{WebCharacter as Character, WebWork as Work};
 
@@ -397,6 +400,7 @@ pub extern "C" fn sinew_character_palette(id: u32, skin: u32) -> *const f32 {
     })
 }
 
+#[cfg(feature = "feet")]
 /// Sets up foot placement on character `id`, off: its legs found by the humanoid naming
 /// (`Legs::humanoid`), standing on the viewers' ground (`Terrain::beside` the legs: a step under
 /// the legs on the −X side, a slope under those on the +X side). 1, or 0 with the message.
@@ -410,6 +414,7 @@ pub extern "C" fn sinew_character_feet_setup(id: u32) -> u32 {
     })
 }
 
+#[cfg(feature = "feet")]
 /// Turns foot placement on (`flags` bit 0) or off, ramping over its blend time, or at once
 /// with bit 1 (the next update is settled). 1, or 0 with the message.
 #[no_mangle]
@@ -423,12 +428,14 @@ pub extern "C" fn sinew_character_feet(id: u32, flags: u32) -> u32 {
     })
 }
 
+#[cfg(feature = "feet")]
 /// The weight foot placement applied in the last update, 0 (off) to 1 (on); NaN without it.
 #[no_mangle]
 pub extern "C" fn sinew_character_feet_weight(id: u32) -> f32 {
     character(id, f32::NAN, |c, _| Ok(c.feet().map_or(f32::NAN, |s| s.weight())))
 }
 
+#[cfg(feature = "feet")]
 /// Sets the ground foot placement stands the feet on (`Terrain`): the floor's `height`, the
 /// plane `x = edge` between the step (x < edge) and the slope, the step's height `step`, the
 /// slope's `grade` along +Z. 1, or 0 with the message.
@@ -442,6 +449,7 @@ pub extern "C" fn sinew_character_set_ground(id: u32, height: f32, edge: f32, st
     })
 }
 
+#[cfg(feature = "feet")]
 /// The ground under `(x, z)` that foot placement stands the feet on: `k` 0 its height, 1 to 3
 /// its unit normal's x, y, z. NaN where there is none, without foot placement or for another
 /// `k`.
@@ -615,6 +623,7 @@ mod tests {
         assert_eq!(text(), format!("no character {c}"));
     }
 
+    #[cfg(feature = "feet")]
     /// The heights of the fixture's ankles (joints 16 and 20) after the last update.
     fn ankles(c: u32) -> [f32; 2] {
         // SAFETY: the character's 22 model matrices, 16 floats each.
@@ -622,6 +631,7 @@ mod tests {
         [m[16 * 16 + 13], m[20 * 16 + 13]]
     }
 
+    #[cfg(feature = "feet")]
     #[test]
     fn feet_stand_on_the_ground_the_module_answers() {
         let m = open(CHARACTER, 64);

@@ -1,7 +1,8 @@
 // Foot placement in the viewer (index.html) in headless Chromium: a humanoid (CesiumMan.glb,
 // through the importer) stands on the runtime's ground, a step under its right leg and a slope
-// under its left (planted at t = 0.9 s, its right foot lifted); the "feet" button turns the
-// placement on, and the ankles are read back
+// under its left (planted at t = 0.9 s, its right foot lifted). The page's module has no foot
+// placement: the "feet" button opens the model again in the full module (the clip and its time
+// carried over) with the placement on, and the ankles are read back
 // through the module's ABI (joint matrices, the ground's height and normal) and held to the
 // ground within 5 mm. Its frame goes to SINEW_WEB_TEST_OUT (feet.png).
 import { test, before, after } from 'node:test';
@@ -41,26 +42,30 @@ test('feet: CesiumMan on the step and the slope, each ankle at its clip height o
   const button = page.locator('#feet');
   assert.ok(await button.isVisible(), 'no feet button for a model with legs');
   assert.equal(await button.textContent(), 'feet: off');
-  // The ankles (model space = the world here) and what the module's ground answers under them.
+  // The ankles (model space = the world here) and what the module's ground answers under them
+  // (none in a module without foot placement).
   const read = () => page.evaluate(() => {
     const c = window.sinewViewer.character;
     const w = c.sinew.wasm;
     const m = c.jointMatrices();
     return {
+      module: { feet: 'sinew_character_feet_setup' in w, graphs: c.sinew === window.sinewViewer.fullRuntime },
       weight: c.feetWeight,
       ankles: ['leg_joint_L_3', 'leg_joint_R_3'].map((name) => {
         const j = c.model.jointNames.indexOf(name);
         const [x, y, z] = [m[j * 16 + 12], m[j * 16 + 13], m[j * 16 + 14]];
-        const ground = [0, 1, 2, 3].map((k) => w.sinew_character_ground(c.id, x, z, k));
+        const ground = [0, 1, 2, 3].map((k) => (w.sinew_character_ground ? w.sinew_character_ground(c.id, x, z, k) : NaN));
         return { name, x, y, z, ground };
       }),
     };
   });
   const off = await read();
-  assert.equal(off.weight, 0, 'off, the placement has no weight');
+  assert.deepEqual(off.module, { feet: false, graphs: false }, 'the page starts on the base module, without foot placement');
+  assert.ok(Number.isNaN(off.weight), 'without foot placement the weight is NaN');
   await button.click();
-  assert.equal(await button.textContent(), 'feet: on');
+  await page.waitForFunction(() => document.getElementById('feet').textContent === 'feet: on' && document.body.dataset.state === 'ready');
   const on = await read();
+  assert.deepEqual(on.module, { feet: true, graphs: true }, 'the button opened the model in the full module');
   const shot = readPng(await page.locator('#view').screenshot());
   writePng(path.join(OUT, 'feet.png'), shot);
   // Off again, playing: the weight ramps down over the blend time (a quarter second).
@@ -93,4 +98,17 @@ test('feet: CesiumMan on the step and the slope, each ankle at its clip height o
     assert.ok(moved <= TOLERANCE, `${a.name} moved ${moved} across`);
   }
   assert.ok(Math.abs(ramp - 0.5) < 1e-6, `half way through the ramp down the weight is ${ramp}`);
+});
+
+test('feet: feet=1 opens CesiumMan in the full module with the placement on', T, async () => {
+  const page = await newPage(browser, { width: 320, height: 200 });
+  const query = new URLSearchParams({ model: 'models/CesiumMan.glb', clip: 'clip0', time: 0.9, paused: '1', feet: '1' });
+  await openReady(page, `${server.url}index.html?${query}`);
+  const got = await page.evaluate(() => {
+    const v = window.sinewViewer;
+    return { feet: v.sinew.hasFeet, full: v.sinew === v.fullRuntime, weight: v.character.feetWeight, button: document.getElementById('feet').textContent };
+  });
+  checkClean(page);
+  await page.context().close();
+  assert.deepEqual(got, { feet: true, full: true, weight: 1, button: 'feet: on' });
 });

@@ -1,13 +1,17 @@
+#[cfg(feature = "feet")]
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::vec;
 
+#[cfg(feature = "feet")]
 use sinew::job::foot::GroundPlane;
 use sinew::job::JobError;
 use sinew::math::Vec3;
 
 use super::*;
-use crate::character::{outputs, Character, CharacterError, Legs, Work};
+#[cfg(feature = "feet")]
+use crate::character::Legs;
+use crate::character::{outputs, Character, CharacterError, Work};
 use crate::limits::WebRig;
 use crate::model::Model;
 
@@ -76,6 +80,7 @@ fn the_hand_reaches_its_target_and_follows_it() {
     assert_eq!(c.joints, plain.joints);
 }
 
+#[cfg(feature = "feet")]
 #[test]
 fn chains_are_solved_after_the_feet_are_placed() {
     // A floor 0.1 down lowers the pelvis by 0.1: the arm starts from there and still reaches.
