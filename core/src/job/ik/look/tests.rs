@@ -232,7 +232,8 @@ fn aim_reached_within_the_maxima() {
     for (spacing, margin) in [(0.0f32, 1e-3), (0.1, 0.1)] {
         let mut rng = Rng(0x5911e);
         let (mut reached, mut within, mut beyond) = (0, 0, 0);
-        for round in 0..if cfg!(miri) { 10 } else { 1000 } {
+        let rounds = if cfg!(miri) { 10 } else { 1000 };
+        for round in 0..rounds {
             let joints = 1 + rng.below(4);
             let (s, chain) = rig::<f32>(&mut rng, joints, spacing);
             let models = model(&s, s.rest_pose());
@@ -265,11 +266,12 @@ fn aim_reached_within_the_maxima() {
             }
         }
         std::println!(
-            "look chain, joints {spacing} apart: {reached} of 1000 reached, {within} within {} of the sum of \
-             the maxima (all reached), {beyond} beyond it",
+            "look chain, joints {spacing} apart: {reached} of {rounds} reached, {within} within {} of the sum \
+             of the maxima (all reached), {beyond} beyond it",
             1.0 - margin
         );
-        assert!(within >= 200 && (spacing > 0.0 || beyond >= 200), "{within} {beyond}");
+        // Both kinds of case are drawn (a fifth of the rounds each at least).
+        assert!(within >= rounds / 5 && (spacing > 0.0 || beyond >= rounds / 5), "{within} {beyond}");
     }
 }
 
