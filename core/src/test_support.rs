@@ -139,3 +139,22 @@ impl Rng {
         pose
     }
 }
+
+/// A fixed-seed xorshift64* generator of `f64` values in [0, 1), for tests that compare with
+/// an `f64` reference.
+pub(crate) struct Rng64(pub(crate) u64);
+
+impl Rng64 {
+    pub(crate) fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        ((self.next() * n as f64) as usize).min(n - 1)
+    }
+}

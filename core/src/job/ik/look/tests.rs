@@ -9,22 +9,15 @@ use crate::math::{SoaTransform, Transform};
 use crate::real::Q16;
 use crate::skeleton::{Skeleton, NO_PARENT};
 
-/// A xorshift64* generator.
-struct Rng(u64);
+// The tests' generator, with the draws these tests add to it (`Draws`).
+use crate::test_support::Rng64 as Rng;
 
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next() * n as f64) as usize).min(n - 1)
-    }
+trait Draws {
+    fn unit(&mut self) -> Vec3<f32>;
+    fn quat(&mut self) -> Quat<f32>;
+}
+
+impl Draws for Rng {
     fn unit(&mut self) -> Vec3<f32> {
         loop {
             let v = Vec3::new(self.range(-1.0, 1.0) as f32, self.range(-1.0, 1.0) as f32, self.range(-1.0, 1.0) as f32);
