@@ -157,28 +157,21 @@ impl<R: Real> IkLookChainJob<'_, R> {
             return Err(JobError::InvalidWeight);
         }
         let (mut c, mut reached) = (Quat::IDENTITY, false);
-        IkAimJob {
-            target: self.target,
-            forward: self.forward,
-            up: self.up,
-            offset: self.offset,
-            pole_vector: self.pole_vector,
-            twist_angle: self.twist_angle,
-            weight: R::ONE,
-            joint: &self.last_model(),
-            joint_correction: &mut c,
-            reached: &mut reached,
-        }
-        .validate()
+        self.aim_job(&self.last_model(), self.target, &mut c, &mut reached).validate()
     }
 
     fn last_model(&self) -> Mat4<R> {
         self.chain.last().and_then(|&j| self.models.get(usize::from(j))).copied().unwrap_or(Mat4::IDENTITY)
     }
 
-    /// [`IkAimJob`] at full weight on `joint`: its correction, and its `reached`.
-    fn aim(&self, joint: &Mat4<R>, target: Vec3<R>, correction: &mut Quat<R>) -> Result<bool, JobError> {
-        let mut reached = false;
+    /// [`IkAimJob`] with this job's aim at full weight on `joint`, towards `target`.
+    fn aim_job<'j>(
+        &self,
+        joint: &'j Mat4<R>,
+        target: Vec3<R>,
+        correction: &'j mut Quat<R>,
+        reached: &'j mut bool,
+    ) -> IkAimJob<'j, R> {
         IkAimJob {
             target,
             forward: self.forward,
@@ -189,9 +182,14 @@ impl<R: Real> IkLookChainJob<'_, R> {
             weight: R::ONE,
             joint,
             joint_correction: correction,
-            reached: &mut reached,
+            reached,
         }
-        .run()?;
+    }
+
+    /// [`IkAimJob`] at full weight on `joint`: its correction, and its `reached`.
+    fn aim(&self, joint: &Mat4<R>, target: Vec3<R>, correction: &mut Quat<R>) -> Result<bool, JobError> {
+        let mut reached = false;
+        self.aim_job(joint, target, correction, &mut reached).run()?;
         Ok(reached)
     }
 
