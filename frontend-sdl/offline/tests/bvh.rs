@@ -16,7 +16,7 @@
 //! missing or older than the lockfile. Without `node` or `npm` the cross-check is skipped with
 //! a printed reason (CI has both).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -27,52 +27,13 @@ use sinew_offline::model::Model;
 use sinew_offline::rig::{ChannelTarget, Rig};
 
 use bvh::{BvhOptions, Unit};
+use npm::node_modules;
+
+#[path = "support/npm.rs"]
+mod npm;
 
 /// The loader the cross-check runs, as its messages name it.
 const THREE: &str = "three.js r187 BVHLoader (three 0.187.0)";
-
-fn web() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../web")
-}
-
-fn runs(program: &str) -> bool {
-    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
-/// `frontend-sdl/web/node_modules`, installed as `run.sh` does when it is missing or older
-/// than the lockfile; `Err` with the reason to skip when `node` or `npm` is not there.
-fn node_modules() -> Result<PathBuf, String> {
-    if !runs("node") {
-        return Err("`node` is not on the PATH".into());
-    }
-    let web = web();
-    let modules = web.join("node_modules");
-    let installed = modules.join(".package-lock.json");
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let stale = match (modified(&installed), modified(&web.join("package-lock.json"))) {
-        (Some(i), Some(l)) => l > i,
-        _ => true,
-    };
-    if stale {
-        if !runs("npm") {
-            return Err(format!("{} is missing or stale and `npm` is not on the PATH", modules.display()));
-        }
-        let out = Command::new("npm")
-            .args(["ci", "--prefix"])
-            .arg(&web)
-            .args(["--no-audit", "--no-fund"])
-            .output()
-            .expect("npm runs");
-        assert!(
-            out.status.success(),
-            "npm ci in {} failed:\n{}{}",
-            web.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    Ok(modules)
-}
 
 /// three.js's bone positions (file units) at rest and at `times`, with the bones' names and
 /// parents, and its clip's length.

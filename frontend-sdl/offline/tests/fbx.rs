@@ -19,6 +19,9 @@ use sinew_offline::import::fbx::{load_bytes, load_file, FbxError};
 use sinew_offline::model::{DqPalette, Model, Skinning};
 use sinew_offline::rig::Rig;
 
+#[path = "support/npm.rs"]
+mod npm;
+
 /// The four files, as `sinew_assets` paths.
 const FILES: [&str; 4] = [
     "fbx/ufbx/blender_279_sausage_7400_binary.fbx",
@@ -204,20 +207,11 @@ fn maya_sausage_skinned_matches_mayas_obj_at_frames_10_and_18() {
     }
 }
 
-/// The `three` npm package of `frontend-sdl/web` (installed from its lockfile when missing, as
-/// the browser tests do).
+/// The `three` npm package of `frontend-sdl/web` (installed from its lockfile when missing or
+/// stale, as the browser tests do).
 fn three_dir() -> PathBuf {
-    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web");
-    let three = web.join("node_modules/three");
-    if !three.join("examples/jsm/loaders/FBXLoader.js").is_file() {
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&web)
-            .status()
-            .expect("npm runs (Node.js 20 with npm: see the README)");
-        assert!(status.success(), "npm ci in {} failed", web.display());
-    }
-    three
+    let modules = npm::node_modules().unwrap_or_else(|why| panic!("three.js's FBXLoader cannot run: {why}"));
+    modules.join("three")
 }
 
 /// A name as three.js's `PropertyBinding.sanitizeNodeName` writes it: white space to `_`, and
