@@ -462,7 +462,8 @@ fn limits_hold_and_reachable_targets_are_reached() {
 fn limits_hold_for_far_targets() {
     for solver in [ChainSolver::Fabrik, ChainSolver::Ccd] {
         let mut rng = Rng(0xfa2 + solver as u64);
-        for round in 0..rounds(300) {
+        // Two rounds per solver under miri: the limited paths are the reachable test's.
+        for round in 0..if cfg!(miri) { 2 } else { 300 } {
             let joints = 2 + rng.below(11);
             let (s, chain) = skeleton::<f32>(&mut rng, joints);
             let limits: Vec<JointLimit<f32>> = (0..joints - 1)
@@ -565,8 +566,11 @@ fn pole_bends_the_chain_towards_it() {
     }
 }
 
-/// The reach rate of each solver with limits of one kind, and mixed.
+/// The reach rate of each solver with limits of one kind, and mixed. A rate over a few rounds
+/// says nothing, and miri finds nothing here that `limits_hold_and_reachable_targets_are_reached`
+/// (the same limited solves) does not: not run under miri.
 #[test]
+#[cfg_attr(miri, ignore)]
 fn limited_reach_by_kind() {
     for (name, kind) in [("hinges", 1), ("cones", 2), ("mixed", 3)] {
         for solver in [ChainSolver::Fabrik, ChainSolver::Ccd] {
