@@ -596,8 +596,8 @@ fn dqs_keeps_volume_where_lbs_collapses() {
 /// LBS in every kernel path against the rule (`skinning/rule.rs`), on random meshes, in each
 /// kernel set this build and CPU have: every influence count from 1 to [`MAX_INFLUENCES`],
 /// positions alone, with normals, and with normals and tangents, `run` and `run_unnormalized`,
-/// 13 vertices (the direct palette) and 263 (the packed one on hosts), in `f32` and Q16.
-/// Kernels that do not fuse multiply-adds give the rule's bits; fused ones stay within 2⁻¹⁶ of
+/// 13 vertices (the direct palette) and 263 (the packed one on hosts; under miri only with
+/// every stream, `run` and [`MAX_INFLUENCES`] influences), in `f32` and Q16. Kernels that do not fuse multiply-adds give the rule's bits; fused ones stay within 2⁻¹⁶ of
 /// them, relative to values above 1 (joints turned by at most 1 rad from one another, so no
 /// blended direction nears zero).
 #[test]
@@ -711,6 +711,11 @@ fn lbs_kernels_follow_the_rule() {
         for k in 1..=MAX_INFLUENCES {
             for streams in 0..3 {
                 for unit in [false, true] {
+                    // Under miri the 263-vertex mesh (the packed palette's path) runs once per
+                    // type, with every stream: the 13-vertex mesh covers each combination.
+                    if cfg!(miri) && n > 13 && (k != MAX_INFLUENCES || streams != 2 || !unit) {
+                        continue;
+                    }
                     check::<f32>(&mesh, k, streams, unit);
                     check::<Q16>(&mesh, k, streams, unit);
                 }
