@@ -24,7 +24,7 @@ pub enum ImportError {
     Fbx(fbx::FbxError),
     /// BVH import failed.
     Bvh(bvh::BvhError),
-    /// The file's extension is not one of `.glb`, `.gltf`, `.md5mesh`, `.bvh`, `.fbx`.
+    /// The file's extension is not one of `.glb`, `.gltf`, `.vrm`, `.md5mesh`, `.bvh`, `.fbx`.
     UnknownFormat(PathBuf),
 }
 
@@ -43,7 +43,7 @@ impl fmt::Display for ImportError {
             Self::Bvh(bvh::BvhError::Text { line, kind, .. }) => write!(f, "bvh line {line}: {kind}"),
             Self::Bvh(e) => write!(f, "{e}"),
             Self::UnknownFormat(p) => {
-                write!(f, "{}: unknown model format (expected .glb, .gltf, .md5mesh, .bvh or .fbx)", p.display())
+                write!(f, "{}: unknown model format (expected .glb, .gltf, .vrm, .md5mesh, .bvh or .fbx)", p.display())
             }
         }
     }
@@ -51,9 +51,9 @@ impl fmt::Display for ImportError {
 
 impl std::error::Error for ImportError {}
 
-/// Imports a `.glb`, `.gltf`, `.fbx` or `.md5mesh` file (with an optional `.md5anim` for md5), or
-/// a `.bvh` file with [`bvh::BvhOptions::default`] (units guessed; `anim` is not read; call
-/// [`bvh::load_file`] to give a scale).
+/// Imports a `.glb`, `.gltf`, `.vrm` (a VRM model, GLB), `.fbx` or `.md5mesh` file (with an
+/// optional `.md5anim` for md5), or a `.bvh` file with [`bvh::BvhOptions::default`] (units
+/// guessed; `anim` is not read; call [`bvh::load_file`] to give a scale).
 ///
 /// # Errors
 ///
@@ -61,7 +61,7 @@ impl std::error::Error for ImportError {}
 pub fn load(path: &Path, anim: Option<&Path>) -> Result<Rig, ImportError> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
     match ext.as_str() {
-        "glb" | "gltf" => gltf::load_file(path).map_err(ImportError::Gltf),
+        "glb" | "gltf" | "vrm" => gltf::load_file(path).map_err(ImportError::Gltf),
         "md5mesh" => md5::load_files(path, anim).map_err(ImportError::Md5),
         "fbx" => fbx::load_file(path).map_err(ImportError::Fbx),
         "bvh" => bvh::load_file(path, &bvh::BvhOptions::default()).map_err(ImportError::Bvh),

@@ -1,9 +1,14 @@
 //! The host-side model every importer produces and the baker consumes: a node hierarchy, skins,
-//! skinned meshes with their morph targets, and clips (joint channels and morph-weight
-//! channels), all in `f32` as read from the file.
+//! skinned meshes with their morph targets, clips (joint channels and morph-weight channels),
+//! and spring bones ([`SpringBones`], which the baker does not read yet), all in `f32` as read
+//! from the file.
 
 use sinew::math::Transform;
 
+pub use crate::import::gltf::springs::{
+    ColliderShape, ResolvedSpringJoint, Spring, SpringBones, SpringCollider, SpringColliderGroup, SpringJoint,
+    SpringParams, SpringSource,
+};
 pub use crate::material::{FilterMode, RigImage, RigMaterial, RigSampler, RigTexture};
 
 /// One imported model.
@@ -33,6 +38,9 @@ pub struct Rig {
     pub materials: Vec<RigMaterial>,
     /// Decoded images the materials' textures use.
     pub images: Vec<RigImage>,
+    /// Spring bones (VRM's `VRMC_springBone` or VRM 0.x `secondaryAnimation`), on the joints of
+    /// [`Self::joints`]; `None` when the file has none.
+    pub springs: Option<SpringBones>,
 }
 
 /// One node of the hierarchy.

@@ -4,10 +4,11 @@ use sinew_offline::model::Model;
 
 use super::args::InfoArgs;
 use super::measure::{load_with_rig, print_clip_errors};
-use super::model_info::print_info;
+use super::model_info::print_info_with_rig;
 use super::output::{fail, Failure, Out};
 
-/// `sinew info`: [`print_info`], then the clips' errors against the imported file (or
+/// `sinew info`: [`print_info_with_rig`] (the spring bones too, for an imported file), then the
+/// clips' errors against the imported file (or
 /// `--source` for a `.sinew` file); with `--retarget-from`, the retarget mapping instead.
 pub fn run(args: InfoArgs) -> Result<(), Failure> {
     let InfoArgs { file, anim, source, bound, retarget_from, retarget } = args;
@@ -24,7 +25,7 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
     }
     let (model, rig) = load_with_rig(&file, anim.as_deref(), &opts)?;
     let mut out = Out::new();
-    print_info(&model, &mut out)?;
+    print_info_with_rig(&model, rig.as_ref(), &mut out)?;
     let (rig, measured) = match (rig, source) {
         (Some(rig), _) => (rig, file),
         (None, Some(src)) => (sinew_offline::import::load(&src, anim.as_deref()).map_err(|e| fail(&src, e))?, src),

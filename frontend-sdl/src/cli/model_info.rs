@@ -2,6 +2,7 @@
 //! `sinew bake` prints of the file it wrote.
 
 use sinew_offline::model::Model;
+use sinew_offline::rig::{Rig, SpringBones, SpringSource};
 
 use super::measure::shell_text;
 use super::output::{Failure, Out};
@@ -10,6 +11,12 @@ use super::output::{Failure, Out};
 /// morph targets; its textures and animation graphs; each clip with its tracks by storage, its
 /// stored bake report and morph weights; then the import's notes.
 pub fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
+    print_info_with_rig(model, None, out)
+}
+
+/// [`print_info`], with the spring bones of `rig`, the file the model was imported from (the
+/// baked file does not hold them), before the notes: see [`print_springs`].
+pub fn print_info_with_rig(model: &Model, rig: Option<&Rig>, out: &mut Out) -> Result<(), Failure> {
     let a = model.asset();
     let s = model.skeleton();
     out.line(format_args!("model {} ({} bytes baked)", model.name, model.bytes().len()))?;
@@ -113,10 +120,77 @@ pub fn print_info(model: &Model, out: &mut Out) -> Result<(), Failure> {
             }
         }
     }
+    if let Some(rig) = rig {
+        print_springs(rig, out)?;
+    }
     for n in &model.notes {
         out.line(format_args!("note: {n}"))?;
     }
     Ok(())
+}
+
+/// The spring bones of `rig`, when it has any: [`spring_lines`].
+pub fn print_springs(rig: &Rig, out: &mut Out) -> Result<(), Failure> {
+    for line in spring_lines(rig) {
+        out.line(format_args!("{line}"))?;
+    }
+    Ok(())
+}
+
+/// The lines `sinew info` prints about the spring bones of `rig` (none without any): their
+/// source and counts (springs, swaying joints, colliders by shape, collider groups), then per
+/// spring its name, joint count, first and last joint, collider groups and center.
+pub fn spring_lines(rig: &Rig) -> Vec<String> {
+    let Some(b) = &rig.springs else { return Vec::new() };
+    let name = |j: usize| rig.joints.get(j).map_or("?", |r| r.name.as_str());
+    let source = match &b.source {
+        SpringSource::Vrm1 { spec_version, extended_colliders: 0 } => format!("VRMC_springBone {spec_version}"),
+        SpringSource::Vrm1 { spec_version, extended_colliders } => {
+            format!("VRMC_springBone {spec_version} ({extended_colliders} extended colliders)")
+        }
+        SpringSource::Vrm0 => "VRM 0.x secondaryAnimation".into(),
+    };
+    let mut lines = vec![format!(
+        "springs from {source}: {} springs, {} swaying joints, {} colliders{}, {} collider groups",
+        b.springs.len(),
+        b.joints.len(),
+        b.colliders.len(),
+        shapes_text(b),
+        b.collider_groups.len()
+    )];
+    for (i, s) in b.springs.iter().enumerate() {
+        let label = s.name.as_deref().map_or_else(String::new, |n| format!(" '{n}'"));
+        let ends = match (s.joints.first(), s.joints.last()) {
+            (Some(a), Some(z)) => format!(" ('{}' .. '{}')", name(a.joint), name(z.joint)),
+            _ => String::new(),
+        };
+        let groups: Vec<String> = s
+            .collider_groups
+            .iter()
+            .map(|&g| match b.collider_groups.get(g).and_then(|g| g.name.as_deref()) {
+                Some(n) => format!("{g} '{n}'"),
+                None => g.to_string(),
+            })
+            .collect();
+        let center = s.center.map_or_else(String::new, |c| format!(", center '{}'", name(c)));
+        lines.push(format!(
+            "  spring {i}{label}: {} joints{ends}, collider groups [{}]{center}",
+            s.joints.len(),
+            groups.join(", ")
+        ));
+    }
+    lines
+}
+
+/// The colliders' shapes with their counts, `" (sphere 2, plane 1)"`, or nothing for none.
+fn shapes_text(b: &SpringBones) -> String {
+    let kinds: Vec<String> =
+        b.shape_counts().iter().filter(|(_, n)| *n > 0).map(|(kind, n)| format!("{kind} {n}")).collect();
+    if kinds.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", kinds.join(", "))
+    }
 }
 
 /// A clip's tracks counted by storage (packed, quantized, lossless `f32`), then the constant
@@ -181,4 +255,28 @@ fn material_text(p: &sinew::asset::MeshPart<'_>) -> String {
         s += ", vertex colors";
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spring_lines;
+
+    /// The spring lines of `sinew-offline`'s VRM 0.x test file, whose springs its recipe
+    /// (`tests/data/vrm/make_vrm0.py`) lists: groups "ribbon" (node 6, collider groups 1 and 0)
+    /// and "hair" (hair_root's four nodes, collider group 0, center hips); three spheres.
+    #[test]
+    fn springs_of_the_vrm0_test_file() {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("offline/tests/data/vrm/vrm0_springs.gltf");
+        let rig = sinew_offline::import::load(&file, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            spring_lines(&rig),
+            [
+                "springs from VRM 0.x secondaryAnimation: 2 springs, 5 swaying joints, 3 colliders (sphere 3), 2 collider groups",
+                "  spring 0 'ribbon': 1 joints ('ribbon' .. 'ribbon'), collider groups [1, 0]",
+                "  spring 1 'hair': 4 joints ('hair_root' .. 'hair_b'), collider groups [0], center 'hips'",
+            ]
+        );
+        let none = sinew_offline::rig::Rig::default();
+        assert!(spring_lines(&none).is_empty());
+    }
 }

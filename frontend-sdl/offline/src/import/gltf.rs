@@ -38,6 +38,11 @@
 //!   mesh and the primitive. Without the `draco` cargo feature ([`DECODES_DRACO`]) a file whose
 //!   compressed primitives keep uncompressed fallback data is read from it, and one without
 //!   (or that requires the extension) is [`GltfError::ExtensionNotInBuild`].
+//! - **Spring bones.** VRM 1.0's `VRMC_springBone` (with `VRMC_springBone_extended_collider`)
+//!   or VRM 0.x's `secondaryAnimation`, into [`Rig::springs`]: springs, colliders, collider
+//!   groups and the joints resolved for a runtime; spring data that breaks its extension's rules
+//!   is a [`GltfError::Springs`]. A file that requires `VRMC_vrm` is read as glTF (its
+//!   humanoid and other VRM settings are not read).
 //!
 //! - **Skin weights** must not be negative, and a skinned vertex must have a weight above zero
 //!   ([`GltfError::NegativeWeight`], [`GltfError::ZeroWeights`]: such a vertex follows no joint,
@@ -65,6 +70,7 @@
 //! - `materials`: materials, texture coordinates, vertex colors, and the images (PNG, JPEG, WebP)
 //!   their textures read, decoded within [`MAX_IMAGE_DIMENSION`] and the decoding budget.
 //! - `animations`: clips, channels, samplers and interpolation.
+//! - [`springs`]: VRM spring bones ([`SpringError`]), what is refused and what is noted.
 //! - `error`: [`GltfError`].
 //!
 //! [`RigJoint`]: crate::rig::RigJoint
@@ -86,6 +92,7 @@ mod meshes;
 mod meshopt;
 mod morph;
 mod skins;
+pub mod springs;
 
 #[cfg(test)]
 mod tests;
@@ -93,6 +100,7 @@ mod tests;
 pub use error::GltfError;
 pub use materials::MAX_IMAGE_DIMENSION;
 pub use meshes::DEFAULT_COLOR;
+pub use springs::{SpringError, SpringErrorKind};
 
 use accessors::Importer;
 use container::{parse_document, resolve_buffers};
@@ -160,6 +168,7 @@ pub fn load_file(path: &Path) -> Result<Rig, GltfError> {
 /// - [`GltfError::HierarchyCycle`], [`GltfError::MultipleParents`], [`GltfError::NotARoot`],
 ///   [`GltfError::TooManyNodes`], [`GltfError::SkinJointNotInScene`]: the node graph is not a
 ///   forest of imported trees.
+/// - [`GltfError::Springs`]: VRM spring bone data that breaks its extension's rules.
 pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<Rig, GltfError> {
     let mut notes = Vec::new();
     let parsed = parse_document(bytes, &mut notes)?;
@@ -183,7 +192,8 @@ pub fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Result<R
 
 impl Importer<'_> {
     /// The rig: the node count checked against [`MAX_NODES`], then the hierarchy, the joints, the
-    /// skins, the meshes and the clips (the order in which their errors are found).
+    /// skins, the meshes, the clips and the spring bones (the order in which their errors are
+    /// found).
     fn build(&mut self) -> Result<Rig, GltfError> {
         let n = self.doc.nodes().len();
         if n > MAX_NODES {
@@ -194,6 +204,7 @@ impl Importer<'_> {
         let (skins, skin_map) = self.skins(&h)?;
         let meshes = self.meshes(&h, &joints, &skin_map)?;
         let clips = self.clips(&h, &meshes)?;
-        Ok(Rig { joints, skins, meshes, clips, source_nodes: h.order.clone(), ..Rig::default() })
+        let springs = self.springs(&h, &joints)?;
+        Ok(Rig { joints, skins, meshes, clips, springs, source_nodes: h.order.clone(), ..Rig::default() })
     }
 }

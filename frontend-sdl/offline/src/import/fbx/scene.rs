@@ -123,6 +123,7 @@ pub(super) fn import(bytes: &[u8], base_dir: Option<&Path>, name: &str) -> Resul
         source_nodes: Vec::new(),
         materials: imp.surfaces.materials,
         images: imp.surfaces.images,
+        springs: None,
     })
 }
 

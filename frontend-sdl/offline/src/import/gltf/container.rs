@@ -51,8 +51,7 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
     let root = document.as_json();
 
     // Extensions the file cannot be read without, before anything that depends on them.
-    let unsupported: Vec<String> =
-        root.extensions_required.iter().filter(|e| !SUPPORTED_EXTENSIONS.contains(&e.as_str())).cloned().collect();
+    let unsupported: Vec<String> = root.extensions_required.iter().filter(|e| !supported(e)).cloned().collect();
     if !unsupported.is_empty() {
         return Err(GltfError::UnsupportedExtensions(unsupported));
     }
@@ -162,6 +161,12 @@ pub(super) fn parse_document(bytes: &[u8], notes: &mut Vec<String>) -> Result<Pa
 /// fallback images), but one that requires it is refused.
 pub(super) const SUPPORTED_EXTENSIONS: &[&str] =
     &["KHR_mesh_quantization", "KHR_texture_transform", KHR_MESHOPT, EXT_MESHOPT, KHR_DRACO, EXT_TEXTURE_WEBP];
+
+/// True for an extension this importer reads: [`SUPPORTED_EXTENSIONS`] and the VRM extensions
+/// of [`VRM_EXTENSIONS`](super::springs::VRM_EXTENSIONS).
+fn supported(name: &str) -> bool {
+    SUPPORTED_EXTENSIONS.contains(&name) || super::springs::VRM_EXTENSIONS.contains(&name)
+}
 
 /// True for the JSON path `accessors[<n>].bufferView`.
 fn is_accessor_buffer_view(path: &str) -> bool {

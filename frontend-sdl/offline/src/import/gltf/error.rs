@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::springs::SpringError;
+
 /// Why a glTF file could not be imported.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -265,6 +267,9 @@ pub enum GltfError {
         /// The length found.
         found: usize,
     },
+    /// The spring bones (`VRMC_springBone`, its extended colliders, or VRM 0.x
+    /// `secondaryAnimation`) break a rule of their extension.
+    Springs(SpringError),
 }
 
 impl fmt::Display for GltfError {
@@ -356,6 +361,7 @@ impl fmt::Display for GltfError {
             GltfError::MorphWeights { what, expected, found } => {
                 write!(f, "{what}: {found} morph weights, expected {expected} (the mesh's target count)")
             }
+            GltfError::Springs(e) => write!(f, "{e}"),
         }
     }
 }
@@ -364,6 +370,7 @@ impl std::error::Error for GltfError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             GltfError::Io { source, .. } => Some(source),
+            GltfError::Springs(e) => Some(e),
             _ => None,
         }
     }
