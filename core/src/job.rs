@@ -19,6 +19,7 @@ pub mod retarget;
 pub mod sampling;
 pub mod skin_matrix;
 pub mod skinning;
+pub mod spring;
 
 pub use additive::MakeAdditiveJob;
 pub use blending::{BlendingJob, Layer};
@@ -31,6 +32,7 @@ pub use retarget::{RetargetJob, RetargetJoint, RetargetRoot};
 pub use sampling::SamplingJob;
 pub use skin_matrix::{SkinDualQuatJob, SkinMatrixJob};
 pub use skinning::{Palette, SkinningJob};
+pub use spring::SpringBoneJob;
 
 /// Why a job refused to run. Each job's `validate()` documents which variants it returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,531 @@
+//! Spring bones (VRMC_springBone-1.0): hair, skirts and accessories that swing after the
+//! animated pose, pushed out of (or kept inside) colliders on the body.
+//!
+//! The stage follows three-vrm 3.5.5's `VRMSpringBoneManager` and `VRMSpringBoneJoint` step by
+//! step. It runs after the pose's model matrices ([`LocalToModelJob`](crate::job::LocalToModelJob)
+//! with no root: model space); `world` places model space in the world, where the tails move.
+//! Each spring joint keeps a tail point from one step to the next ([`SpringTail`], owned by the
+//! caller) and turns its bone towards it.
+//!
+//! # A step
+//!
+//! [`SpringBoneJob::step`] takes the spring joints in their run order. For joint `j`, with
+//! `W_x = world × model_x` the world matrix of joint `x` *as the stage holds it at that moment*
+//! (below), `pos(M)` a matrix's translation and `dir(v) = v / |v|` (zero for a zero `v`):
+//!
+//! 1. `W_j = W_parent × local_j` (`local_j` the animated local transform; `W_parent = world`
+//!    for a root).
+//! 2. The bone length `L = |pos(W_j) − pos(W_child)|`, or `|pos(W_j) − W_j × tail|` for a
+//!    virtual tail.
+//! 3. The inertia: `next = C × (current + (current − prev)(1 − drag_force)) + axis ×
+//!    stiffness·dt + gravity_dir × gravity_power·dt`, with `C` the center's world matrix
+//!    (identity without a center) and `axis = dir(W_parent₃ × dir(rest_j₃ × dir(tail)))`
+//!    (`rest_j` the joint's rest local matrix, `M₃` a matrix's upper 3×3);
+//!    then `next = pos(W_j) + dir(next − pos(W_j)) × L`.
+//! 4. Collisions, each of the joint's colliders in order: the collider's matrix is its joint's
+//!    world matrix with the translation moved to `W_c × offset`; when the shape's distance
+//!    `d` ([`ColliderShape`]) is negative, `next += n × (−d)` and `next` goes back onto the
+//!    sphere of radius `L` about `pos(W_j)`. Each such test counts as one contact.
+//! 5. `prev = current`, `current = C⁻¹ × next`.
+//! 6. The rotation: `local_j.rotation = rest_j.rotation × arc(dir(tail), dir(A⁻¹ × next))`
+//!    with `A = W_parent × rest_j` and `arc(a, b)` three.js's `setFromUnitVectors`, then
+//!    `W_j = W_parent × local_j`.
+//!
+//! **Where a step starts.** three-vrm's bones keep the rotation the springs gave them from one
+//! update to the next. So does the stage: each joint's last rotation is kept in its
+//! [`SpringTail`], and a step first gives the spring joints those rotations (the ones `locals`
+//! holds for them, a clip's or the rest pose's, are not used) and recomputes the matrices
+//! below them when they changed. On entry `models` must be up to date with `locals` otherwise.
+//!
+//! **Which matrices a joint reads.** As in three-vrm, a spring joint's matrix is recomputed at
+//! its own turn (step 1) and after its rotation (step 6); the joints below a moved spring joint
+//! that are not spring joints themselves are brought up to date with it; a spring joint further
+//! down keeps the matrix it had on entry until its own turn. So a chain's child that is itself a
+//! spring joint gives step 2 its position from the pose on entry, exactly as three-vrm's
+//! `matrixWorld` does. A collider on a spring joint, or under one, reads the joint's matrix on
+//! entry until that joint has moved. On return every model matrix is up to date: `models`
+//! equals a [`LocalToModelJob`](crate::job::LocalToModelJob) run on the final `locals`.
+//!
+//! A joint whose step meets a zero length (`L = 0`, `next` on the joint, a singular matrix
+//! where one is inverted) is left as it is: rotation, matrix and tail unchanged
+//! ([`SpringReport::skipped`]).
+//!
+//! # Reset
+//!
+//! [`SpringBoneJob::reset`] (three-vrm's `reset()`, for the first frame and after a teleport or
+//! a seek) gives each spring joint, in run order, its rest rotation (translation and scale stay
+//! as animated; kept in [`SpringTail::rotation`] too), recomputes its matrix from its parent's,
+//! and puts both tail points at `C⁻¹ × W_j × tail`.
+//!
+//! `core/docs/spring-bones.md` describes the data, the steps and the measured accuracy.
+
+use crate::job::JobError;
+use crate::math::{Mat4, Quat, SoaTransform, Vec3};
+use crate::real::Real;
+use crate::skeleton::SkeletonView;
+
+mod collide;
+mod pose;
+
+use collide::{arc, collide, dir, inverse_direction, inverse_point, length, scale_to, Contact};
+use pose::Pose;
+
+/// The `child` and `center` of a [`SpringJoint`] that has none: a virtual tail, world space.
+pub const NO_JOINT: u16 = u16::MAX;
+
+/// One spring joint: a bone that swings, with its tail and its settings (one entry of a
+/// VRMC_springBone spring's `joints`, all but the last).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringJoint<R> {
+    /// The bone that turns (a skeleton joint).
+    pub joint: u16,
+    /// The joint at the bone's tail, which must descend from `joint` (and differ from it), or
+    /// [`NO_JOINT`] for a virtual tail at `joint × tail`.
+    pub child: u16,
+    /// The tail in the joint's local space, model units: the child's rest translation, or for a
+    /// virtual tail `dir(joint's rest translation) × 0.07` (three-vrm's
+    /// `initialLocalChildPosition`). Its direction is the bone's axis.
+    pub tail: Vec3<R>,
+    /// Radius of the tail's sphere against colliders, world units (≥ 0).
+    pub hit_radius: R,
+    /// Pull back towards the rest direction, per second.
+    pub stiffness: R,
+    /// Strength of `gravity_dir`, world units per second.
+    pub gravity_power: R,
+    /// Direction of gravity, world space, used as given (not normalized, as three-vrm).
+    pub gravity_dir: Vec3<R>,
+    /// Share of the tail's speed lost per step, in `[0, 1]`.
+    pub drag_force: R,
+    /// The joint whose space the tail points are kept in ([`NO_JOINT`]: world space).
+    pub center: u16,
+    /// First entry of [`SpringBones::joint_colliders`] this joint collides with.
+    pub colliders_start: u16,
+    /// Number of entries of [`SpringBones::joint_colliders`] from `colliders_start`.
+    pub colliders_len: u16,
+}
+
+/// A collider's shape, in its joint's local space (model units).
+///
+/// The signed distance `d` of the tail sphere (centre `p`, radius `h`) and the push direction
+/// `n`, three-vrm's `calculateCollision`, with `c` the collider's centre in the world:
+/// - sphere: `d = |p − c| − h − radius` (inside: `radius − h − |p − c|`), `n = dir(p − c)`
+///   (inside: its opposite);
+/// - capsule: the same from the closest point of the segment `c`…`W_c × tail`;
+/// - plane: `d = (p − c)·n − h` with `n` the normal through the collider's normal matrix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ColliderShape<R> {
+    /// A sphere (or, with `inside`, the inside of one).
+    Sphere {
+        /// Centre.
+        offset: Vec3<R>,
+        /// Radius (≥ 0).
+        radius: R,
+        /// True: the tail is kept inside the sphere instead of outside.
+        inside: bool,
+    },
+    /// A capsule from `offset` to `tail` (or, with `inside`, the inside of one).
+    Capsule {
+        /// Centre of the first cap.
+        offset: Vec3<R>,
+        /// Centre of the second cap.
+        tail: Vec3<R>,
+        /// Radius (≥ 0).
+        radius: R,
+        /// True: the tail is kept inside the capsule instead of outside.
+        inside: bool,
+    },
+    /// A plane through `offset` the tail stays in front of.
+    Plane {
+        /// A point of the plane.
+        offset: Vec3<R>,
+        /// The plane's normal, towards the side the tail is kept on (need not be unit length).
+        normal: Vec3<R>,
+    },
+}
+
+impl<R: Real> ColliderShape<R> {
+    /// True when every number is finite and the radius is not negative.
+    fn is_valid(&self) -> bool {
+        match *self {
+            ColliderShape::Sphere { offset, radius, .. } => {
+                offset.is_finite() && radius.is_finite() && radius >= R::ZERO
+            }
+            ColliderShape::Capsule { offset, tail, radius, .. } => {
+                offset.is_finite() && tail.is_finite() && radius.is_finite() && radius >= R::ZERO
+            }
+            ColliderShape::Plane { offset, normal } => offset.is_finite() && normal.is_finite(),
+        }
+    }
+}
+
+/// A collider: a shape on a joint, which moves with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringCollider<R> {
+    /// The skeleton joint the shape is attached to.
+    pub joint: u16,
+    /// The shape, in the joint's local space.
+    pub shape: ColliderShape<R>,
+}
+
+/// A character's spring bones: the joints in run order and the colliders they test.
+#[derive(Clone, Copy, Debug)]
+pub struct SpringBones<'a, R> {
+    /// The spring joints in run order: each after the spring joints above it and after those
+    /// that move its colliders (three-vrm's `_sortJoints`). The order decides which matrices
+    /// a joint reads (see the [module](self)); any order runs.
+    pub joints: &'a [SpringJoint<R>],
+    /// Every collider.
+    pub colliders: &'a [SpringCollider<R>],
+    /// Indices into `colliders`: each joint's colliders (those of its spring's collider
+    /// groups, in group order, repeats kept) are `joint_colliders[colliders_start..][..colliders_len]`.
+    pub joint_colliders: &'a [u16],
+}
+
+impl<R: Real> SpringBones<'_, R> {
+    /// Checks the indices and settings against a skeleton.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::JointIndexOutOfRange`] when a joint's `joint`, `child` or `center`, or a
+    /// collider's `joint`, is not a joint of `skeleton` (`child` and `center` may be
+    /// [`NO_JOINT`]);
+    /// [`JobError::InvalidRange`] when a joint's collider range passes the end of
+    /// `joint_colliders`, an entry of `joint_colliders` is not an index of `colliders`, or a
+    /// joint's `child` is not below its `joint`;
+    /// [`JobError::InvalidTransform`] when a setting, tail or shape is NaN or infinite, or a
+    /// radius is negative.
+    pub fn validate(&self, skeleton: &SkeletonView<'_, R>) -> Result<(), JobError> {
+        let n = skeleton.num_joints();
+        let joint_ok = |j: u16| usize::from(j) < n;
+        let optional_ok = |j: u16| j == NO_JOINT || joint_ok(j);
+        let indices_ok = self.joints.iter().all(|s| joint_ok(s.joint) && optional_ok(s.child) && optional_ok(s.center))
+            && self.colliders.iter().all(|c| joint_ok(c.joint));
+        if !indices_ok {
+            return Err(JobError::JointIndexOutOfRange);
+        }
+        let range_ok = |s: &SpringJoint<R>| {
+            usize::from(s.colliders_start) + usize::from(s.colliders_len) <= self.joint_colliders.len()
+        };
+        let below = |s: &SpringJoint<R>| {
+            s.child == NO_JOINT || (s.child != s.joint && skeleton.is_in_subtree(s.child.into(), s.joint.into()))
+        };
+        let table_ok = self.joint_colliders.iter().all(|&c| usize::from(c) < self.colliders.len());
+        if !table_ok || !self.joints.iter().all(|s| range_ok(s) && below(s)) {
+            return Err(JobError::InvalidRange);
+        }
+        let settings_ok = |s: &SpringJoint<R>| {
+            s.tail.is_finite()
+                && s.hit_radius.is_finite()
+                && s.hit_radius >= R::ZERO
+                && s.stiffness.is_finite()
+                && s.gravity_power.is_finite()
+                && s.gravity_dir.is_finite()
+                && s.drag_force.is_finite()
+        };
+        if !self.joints.iter().all(settings_ok) || !self.colliders.iter().all(|c| c.shape.is_valid()) {
+            return Err(JobError::InvalidTransform);
+        }
+        Ok(())
+    }
+}
+
+/// A spring joint's state, kept from one step to the next: its tail points (in its center's
+/// space when the joint has a center, else in world space) and the local rotation the stage
+/// gave the joint last.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringTail<R> {
+    /// The tail now.
+    pub current: Vec3<R>,
+    /// The tail one step before.
+    pub prev: Vec3<R>,
+    /// The joint's local rotation as the last step or reset left it (three-vrm's bone keeps its
+    /// quaternion between updates): a step starts from it, whatever rotation `locals` holds
+    /// for the joint.
+    pub rotation: Quat<R>,
+}
+
+/// Both tail points at the origin and no rotation: a state to [`SpringBoneJob::reset`] before
+/// the first step.
+impl<R: Real> Default for SpringTail<R> {
+    fn default() -> Self {
+        SpringTail { current: Vec3::ZERO, prev: Vec3::ZERO, rotation: Quat::IDENTITY }
+    }
+}
+
+/// What a step or a reset did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpringReport {
+    /// Collider tests that found a tail inside a collider (and pushed it out): one per joint
+    /// and collider, three-vrm's `calculateCollision` returning a negative distance.
+    pub contacts: u32,
+    /// Spring joints left as they were because their geometry was degenerate (a zero bone
+    /// length, the tail on the joint, a singular matrix where one is inverted).
+    pub skipped: u32,
+}
+
+/// Swings a pose's spring bones (see the [module](self) for the method).
+///
+/// # Examples
+///
+/// A bone hanging sideways from a root swings down under gravity:
+///
+/// ```
+/// use sinew::job::spring::{SpringBoneJob, SpringBones, SpringJoint, SpringTail, NO_JOINT};
+/// use sinew::job::LocalToModelJob;
+/// use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
+/// use sinew::skeleton::{Skeleton, NO_PARENT};
+///
+/// let at = |x: f32| Transform::new(Vec3::new(x, 0.0, 0.0), Quat::IDENTITY, Vec3::ONE);
+/// let skeleton = Skeleton::<f32, 1>::new(&[NO_PARENT, 0, 1], &[at(0.0), at(0.0), at(0.5)], &["root", "hair", "tip"])?;
+/// let mut locals = [SoaTransform::IDENTITY];
+/// locals.copy_from_slice(skeleton.rest_pose());
+/// let mut models = [Mat4::IDENTITY; 3];
+/// LocalToModelJob::new(skeleton.view(), &locals, &mut models).run()?;
+///
+/// let joints = [SpringJoint {
+///     joint: 1,
+///     child: 2,
+///     tail: Vec3::new(0.5, 0.0, 0.0),
+///     hit_radius: 0.0,
+///     stiffness: 0.0,
+///     gravity_power: 1.0,
+///     gravity_dir: Vec3::new(0.0, -1.0, 0.0),
+///     drag_force: 0.4,
+///     center: NO_JOINT,
+///     colliders_start: 0,
+///     colliders_len: 0,
+/// }];
+/// let mut tails = [SpringTail::default()];
+/// let mut job = SpringBoneJob {
+///     skeleton: skeleton.view(),
+///     springs: SpringBones { joints: &joints, colliders: &[], joint_colliders: &[] },
+///     world: Mat4::IDENTITY,
+///     locals: &mut locals,
+///     models: &mut models,
+///     tails: &mut tails,
+/// };
+/// job.reset()?;
+/// for _ in 0..600 {
+///     job.step(1.0 / 60.0)?;
+/// }
+/// // The tip hangs below the hair joint, half a metre down.
+/// let tip = models[2].translation();
+/// assert!((tip - Vec3::new(0.0, -0.5, 0.0)).length() < 0.01);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct SpringBoneJob<'a, R: Real> {
+    /// The hierarchy and its rest pose.
+    pub skeleton: SkeletonView<'a, R>,
+    /// The spring joints and colliders.
+    pub springs: SpringBones<'a, R>,
+    /// Model space to world space this frame (where the tails move and gravity points).
+    pub world: Mat4<R>,
+    /// The animated local pose, at least `skeleton.num_soa_joints()` elements; the spring
+    /// joints' rotations are written (and on entry to a step replaced by their tails'
+    /// rotations).
+    pub locals: &'a mut [SoaTransform<R>],
+    /// The pose's model matrices (from `LocalToModelJob` with no root), at least
+    /// `skeleton.num_joints()`, up to date on entry and on return.
+    pub models: &'a mut [Mat4<R>],
+    /// One tail per spring joint (at least `springs.joints.len()`), in the order of `joints`.
+    pub tails: &'a mut [SpringTail<R>],
+}
+
+impl<R: Real> SpringBoneJob<'_, R> {
+    /// Checks the job's inputs.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::InputTooSmall`] when `locals` has fewer than `num_soa_joints()` elements,
+    /// [`JobError::OutputTooSmall`] when `models` has fewer than `num_joints()` matrices,
+    /// [`JobError::ContextTooSmall`] when `tails` is shorter than `springs.joints`,
+    /// [`JobError::InvalidTransform`] when `world` is not finite, and the errors of
+    /// [`SpringBones::validate`].
+    pub fn validate(&self) -> Result<(), JobError> {
+        let sk = &self.skeleton;
+        if self.locals.len() < sk.num_soa_joints() {
+            return Err(JobError::InputTooSmall);
+        }
+        if self.models.len() < sk.num_joints() {
+            return Err(JobError::OutputTooSmall);
+        }
+        if self.tails.len() < self.springs.joints.len() {
+            return Err(JobError::ContextTooSmall);
+        }
+        self.springs.validate(sk)?;
+        if !self.world.is_finite() {
+            return Err(JobError::InvalidTransform);
+        }
+        Ok(())
+    }
+
+    /// Validates, then puts every spring joint back to its rest rotation and its tail at rest
+    /// (three-vrm's `reset()`; see the [module](self)). `models` is up to date on return.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate); nothing is written then.
+    pub fn reset(&mut self) -> Result<SpringReport, JobError> {
+        self.validate()?;
+        let (world, sk, springs) = (self.world, self.skeleton, self.springs);
+        let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
+        let mut report = SpringReport::default();
+        for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
+            let j = usize::from(s.joint);
+            let Some(rest) = sk.rest_transform(j) else { continue };
+            let mut local = pose.local(j);
+            local.rotation = rest.rotation;
+            let parent = sk.parent(j).map_or(Mat4::IDENTITY, |p| pose.stored(p));
+            let model = pose::model_of(&parent, &local);
+            pose.commit(j, local.rotation, model);
+            tail.rotation = rest.rotation;
+            let at = world.transform_point3(model.transform_point3(s.tail));
+            let center = (s.center != NO_JOINT).then(|| world * pose.stored(s.center.into()));
+            match center.map_or(Some(at), |c| inverse_point(&c, at)) {
+                Some(p) => (tail.current, tail.prev) = (p, p),
+                None => report.skipped = report.skipped.saturating_add(1),
+            }
+        }
+        pose.finish();
+        Ok(report)
+    }
+
+    /// Validates, then advances the spring bones by `dt` seconds (three-vrm's
+    /// `update(delta)`; see the [module](self)): gives the spring joints the rotations of
+    /// their [`SpringTail::rotation`] (recomputing the matrices below them when `locals` held
+    /// others), runs the joints, writes their new rotations into `locals` and `tails`, brings
+    /// `models` up to date and moves the tails. `dt ≤ 0` changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate), and [`JobError::InvalidTransform`] when `dt`, a tail
+    /// point or a tail's rotation is NaN or infinite; nothing is written then.
+    pub fn step(&mut self, dt: R) -> Result<SpringReport, JobError> {
+        self.validate()?;
+        let n = self.springs.joints.len();
+        let finite = |t: &SpringTail<R>| t.current.is_finite() && t.prev.is_finite() && t.rotation.is_finite();
+        let tails_ok = self.tails.get(..n).is_some_and(|t| t.iter().all(finite));
+        if !dt.is_finite() || !tails_ok {
+            return Err(JobError::InvalidTransform);
+        }
+        let mut report = SpringReport::default();
+        if dt <= R::ZERO {
+            return Ok(report);
+        }
+        let (world, sk, springs) = (self.world, self.skeleton, self.springs);
+        let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
+        pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
+        for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
+            let step = Step { world, dt, springs: &springs, joint: s };
+            match step.run(&pose, tail, &mut report.contacts) {
+                Some((j, rotation, model)) => pose.commit(j, rotation, model),
+                None => report.skipped = report.skipped.saturating_add(1),
+            }
+        }
+        pose.finish();
+        Ok(report)
+    }
+}
+
+/// One spring joint's step.
+struct Step<'s, 'a, R> {
+    world: Mat4<R>,
+    dt: R,
+    springs: &'s SpringBones<'a, R>,
+    joint: &'s SpringJoint<R>,
+}
+
+impl<R: Real> Step<'_, '_, R> {
+    /// Steps 1 to 6 of the method: the joint's new local rotation and model matrix, the tail
+    /// moved in `tail`, contacts added to `contacts`; `None` (and `tail` untouched) when the
+    /// geometry is degenerate.
+    fn run(
+        &self,
+        pose: &Pose<'_, R>,
+        tail: &mut SpringTail<R>,
+        contacts: &mut u32,
+    ) -> Option<(usize, Quat<R>, Mat4<R>)> {
+        let (s, world, dt) = (self.joint, self.world, self.dt);
+        let j = usize::from(s.joint);
+        let sk = pose.skeleton();
+        let rest = sk.rest_transform(j)?;
+        let parent = sk.parent(j);
+
+        // 1. The joint's matrix from its parent's as it is now.
+        let parent_model = parent.map_or(Mat4::IDENTITY, |p| pose.stored(p));
+        let local = pose.local(j);
+        let model = pose::model_of(&parent_model, &local);
+        let w_parent = world * parent_model;
+        let w_joint = world * model;
+        let at = w_joint.translation();
+
+        // 2. The bone's length in the world.
+        let end = match s.child {
+            NO_JOINT => w_joint.transform_point3(s.tail),
+            c => world.transform_point3(pose.stored(c.into()).translation()),
+        };
+        let bone = length(at - end);
+
+        // 3. Inertia, stiffness and gravity, then back onto the bone's sphere.
+        let rest_local = rest.to_mat4();
+        let axis = dir(s.tail);
+        let axis_w = dir(w_parent.transform_vector3(dir(rest_local.transform_vector3(axis))));
+        let center = match s.center {
+            NO_JOINT => None,
+            c if c == s.joint => Some(w_joint),
+            c => Some(world * pose.stored(c.into())),
+        };
+        let inertia = tail.current + (tail.current - tail.prev) * (R::ONE - s.drag_force);
+        let mut next = center.map_or(inertia, |c| c.transform_point3(inertia))
+            + axis_w * (s.stiffness * dt)
+            + s.gravity_dir * (s.gravity_power * dt);
+        next = onto_sphere(at, next, bone)?;
+
+        // 4. Collisions.
+        let start = usize::from(s.colliders_start);
+        let ids = self.springs.joint_colliders.get(start..start + usize::from(s.colliders_len)).unwrap_or(&[]);
+        for &id in ids {
+            let Some(c) = self.springs.colliders.get(usize::from(id)) else { continue };
+            let w_collider = world * pose.stored(c.joint.into());
+            if let Contact::Inside { depth, normal } = collide(&c.shape, &w_collider, next, s.hit_radius) {
+                *contacts = contacts.saturating_add(1);
+                if let Some(normal) = normal {
+                    next = onto_sphere(at, next + normal * depth, bone)?;
+                }
+            }
+        }
+
+        // 5. The tail points, in the center's space.
+        let current = match center {
+            Some(c) => inverse_point(&c, next)?,
+            None => next,
+        };
+
+        // 6. The rotation that turns the rest axis towards the tail.
+        let a = w_parent * rest_local;
+        let to = inverse_direction(&a, next - a.translation()).map(dir)?;
+        if to == Vec3::ZERO {
+            return None;
+        }
+        let rotation = (rest.rotation * arc(axis, to)).normalize();
+        let mut turned = local;
+        turned.rotation = rotation;
+        let model = pose::model_of(&parent_model, &turned);
+        *tail = SpringTail { current, prev: tail.current, rotation };
+        Some((j, rotation, model))
+    }
+}
+
+/// `at + dir(p − at) × to`, or `None` when `p` is on `at` or `to` is 0.
+fn onto_sphere<R: Real>(at: Vec3<R>, p: Vec3<R>, to: R) -> Option<Vec3<R>> {
+    let d = p - at;
+    let l = length(d);
+    if l <= R::ZERO || to <= R::ZERO {
+        return None;
+    }
+    Some(at + scale_to(d, l, to))
+}
+
+#[cfg(test)]
+mod tests;

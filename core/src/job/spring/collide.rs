@@ -1,0 +1,191 @@
+//! The spring stage's geometry: collider shapes (three-vrm's `calculateCollision`), lengths and
+//! directions that keep their precision in fixed point, three.js's `setFromUnitVectors`, and
+//! the inverses of a matrix's upper 3×3 through its cofactors.
+
+use super::ColliderShape;
+use crate::math::{Mat4, Quat, Vec3};
+use crate::real::Real;
+
+/// `|v|`. In fixed point `v` is first divided by its largest component, so that a short vector
+/// keeps the precision its square would lose.
+pub(super) fn length<R: Real>(v: Vec3<R>) -> R {
+    if R::FIXED_POINT {
+        let m = v.max_abs();
+        if m <= R::ZERO {
+            return R::ZERO;
+        }
+        m * div(v, m).length()
+    } else {
+        v.length()
+    }
+}
+
+/// `v / |v|`, or zero for a zero `v` (three.js's `normalize`).
+pub(super) fn dir<R: Real>(v: Vec3<R>) -> Vec3<R> {
+    if R::FIXED_POINT {
+        let m = v.max_abs();
+        if m <= R::ZERO {
+            return Vec3::ZERO;
+        }
+        let u = div(v, m);
+        div(u, u.length())
+    } else {
+        v.try_normalize().unwrap_or(Vec3::ZERO)
+    }
+}
+
+/// `v × (to / l)`: `v`, of length `l > 0`, scaled to length `to`.
+pub(super) fn scale_to<R: Real>(v: Vec3<R>, l: R, to: R) -> Vec3<R> {
+    v * (to / l)
+}
+
+/// `v / s`, component by component.
+fn div<R: Real>(v: Vec3<R>, s: R) -> Vec3<R> {
+    Vec3::new(v.x / s, v.y / s, v.z / s)
+}
+
+/// The rotation taking the unit vector `from` onto the unit vector `to`, as three.js's
+/// `Quaternion.setFromUnitVectors` computes it: `(from × to, 1 + from·to)` normalized, and for
+/// opposite vectors (`1 + from·to < 1e-8`) a half turn about an axis perpendicular to `from`.
+pub(super) fn arc<R: Real>(from: Vec3<R>, to: Vec3<R>) -> Quat<R> {
+    let r = from.dot(to) + R::ONE;
+    let q = if r < R::ratio(1, 100_000_000) || r <= R::ZERO {
+        if from.x.abs() > from.z.abs() {
+            Quat::new(-from.y, from.x, R::ZERO, R::ZERO)
+        } else {
+            Quat::new(R::ZERO, -from.z, from.y, R::ZERO)
+        }
+    } else {
+        let c = from.cross(to);
+        Quat::new(c.x, c.y, c.z, r)
+    };
+    q.normalize()
+}
+
+/// The cofactor columns of `m`'s upper 3×3 (columns `a`, `b`, `c`): `b × c`, `c × a`, `a × b`,
+/// and its determinant. `m₃⁻¹ v = (bc·v, ca·v, ab·v) / det`, `m₃⁻ᵀ n = (bc·n.x + ca·n.y +
+/// ab·n.z) / det`.
+fn cofactors<R: Real>(m: &Mat4<R>) -> ([Vec3<R>; 3], R) {
+    let col = |i: usize| Vec3::new(m.cols[i][0], m.cols[i][1], m.cols[i][2]);
+    let (a, b, c) = (col(0), col(1), col(2));
+    let bc = b.cross(c);
+    (([bc, c.cross(a), a.cross(b)]), a.dot(bc))
+}
+
+/// `m⁻¹ × p` for an affine `m`, or `None` when its 3×3 is singular.
+pub(super) fn inverse_point<R: Real>(m: &Mat4<R>, p: Vec3<R>) -> Option<Vec3<R>> {
+    let ([bc, ca, ab], det) = cofactors(m);
+    if det == R::ZERO || !det.is_finite() {
+        return None;
+    }
+    let w = p - m.translation();
+    Some(Vec3::new(bc.dot(w) / det, ca.dot(w) / det, ab.dot(w) / det))
+}
+
+/// A positive multiple of `m₃⁻¹ × v` (its direction), or `None` when `m₃` is singular.
+pub(super) fn inverse_direction<R: Real>(m: &Mat4<R>, v: Vec3<R>) -> Option<Vec3<R>> {
+    let ([bc, ca, ab], det) = cofactors(m);
+    if det == R::ZERO || !det.is_finite() {
+        return None;
+    }
+    let d = Vec3::new(bc.dot(v), ca.dot(v), ab.dot(v));
+    Some(if det < R::ZERO { -d } else { d })
+}
+
+/// The unit normal `n` through `m`'s normal matrix (`m₃⁻ᵀ n`, normalized), or `None` when `m₃`
+/// is singular or the result is zero.
+fn normal_through<R: Real>(m: &Mat4<R>, n: Vec3<R>) -> Option<Vec3<R>> {
+    let ([bc, ca, ab], det) = cofactors(m);
+    if det == R::ZERO || !det.is_finite() {
+        return None;
+    }
+    let d = bc * n.x + ca * n.y + ab * n.z;
+    let u = dir(if det < R::ZERO { -d } else { d });
+    (u != Vec3::ZERO).then_some(u)
+}
+
+/// What a collider test found.
+pub(super) enum Contact<R> {
+    /// The tail sphere is clear of the collider (distance ≥ 0).
+    Clear,
+    /// The tail sphere is inside by `depth > 0`; push it by `normal × depth`. The normal is
+    /// `None` where three-vrm's would be undefined (the tail on a sphere's centre).
+    Inside {
+        /// `−distance`.
+        depth: R,
+        /// The direction to push in, unit length.
+        normal: Option<Vec3<R>>,
+    },
+}
+
+/// Tests the tail sphere (`p`, radius `hit`) against `shape` whose joint's world matrix is
+/// `w` (three-vrm's `calculateCollision` on the collider matrix: `w` with its translation
+/// moved to `w × offset`).
+pub(super) fn collide<R: Real>(shape: &ColliderShape<R>, w: &Mat4<R>, p: Vec3<R>, hit: R) -> Contact<R> {
+    match *shape {
+        ColliderShape::Sphere { offset, radius, inside } => round(p - w.transform_point3(offset), radius, hit, inside),
+        ColliderShape::Capsule { offset, tail, radius, inside } => {
+            let seg = w.transform_vector3(tail - offset);
+            let from = p - w.transform_point3(offset);
+            round(from - closest_on_segment(seg, from), radius, hit, inside)
+        }
+        ColliderShape::Plane { offset, normal } => {
+            let Some(n) = normal_through(w, normal) else { return Contact::Clear };
+            let distance = (p - w.transform_point3(offset)).dot(n) - hit;
+            if distance < R::ZERO {
+                Contact::Inside { depth: -distance, normal: Some(n) }
+            } else {
+                Contact::Clear
+            }
+        }
+    }
+}
+
+/// The point of the segment `0 … seg` closest to `v` (three-vrm's capsule test: the start
+/// when `seg·v ≤ 0`, the end when `|seg|² ≤ seg·v`, else `seg × (seg·v / |seg|²)`).
+fn closest_on_segment<R: Real>(seg: Vec3<R>, v: Vec3<R>) -> Vec3<R> {
+    if R::FIXED_POINT {
+        // The same tests on seg / m, whose squares keep their precision.
+        let m = seg.max_abs();
+        if m <= R::ZERO {
+            return Vec3::ZERO;
+        }
+        let s = div(seg, m);
+        let (dot, sq) = (s.dot(v), s.dot(s));
+        if dot <= R::ZERO {
+            Vec3::ZERO
+        } else if m * sq <= dot {
+            seg
+        } else {
+            s * (dot / sq)
+        }
+    } else {
+        let (dot, sq) = (seg.dot(v), seg.dot(seg));
+        if dot <= R::ZERO {
+            Vec3::ZERO
+        } else if sq <= dot {
+            seg
+        } else {
+            seg * (dot / sq)
+        }
+    }
+}
+
+/// A sphere's (or a capsule's, from its closest point) test on `v`, the tail's offset from the
+/// centre: `|v| − hit − radius`, or inside `radius − hit − |v|`.
+fn round<R: Real>(v: Vec3<R>, radius: R, hit: R, inside: bool) -> Contact<R> {
+    let l = length(v);
+    let distance = if inside { radius - hit - l } else { l - hit - radius };
+    if distance >= R::ZERO {
+        return Contact::Clear;
+    }
+    let normal = (l > R::ZERO).then(|| {
+        let u = if R::FIXED_POINT { dir(v) } else { v * l.recip() };
+        if inside {
+            -u
+        } else {
+            u
+        }
+    });
+    Contact::Inside { depth: -distance, normal }
+}
