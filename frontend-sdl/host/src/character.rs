@@ -44,11 +44,13 @@ use crate::rows;
 mod chain;
 #[cfg(feature = "feet")]
 mod feet;
+mod springs;
 mod stages;
 
 pub use chain::IkChain;
 #[cfg(feature = "feet")]
 pub use feet::Legs;
+pub use springs::{SpringFrame, SpringSet, SpringSettings};
 
 /// What [`Character::update`] computes besides the pose and the model matrices.
 pub mod outputs {
@@ -87,6 +89,8 @@ pub enum CharacterError {
     NoGraph,
     /// Foot placement is not set up (or the crate was built without the `feet` feature).
     NoFeet,
+    /// Spring bones are not set up.
+    NoSprings,
     /// The controller's refusal.
     Controller(ControllerError),
     /// A job's refusal (not expected: the model's parts are checked at load).
@@ -106,6 +110,7 @@ impl fmt::Display for CharacterError {
             CharacterError::Duration => f.write_str("a crossfade lasts a positive number of seconds"),
             CharacterError::NoGraph => f.write_str("no graph is running"),
             CharacterError::NoFeet => f.write_str("foot placement is not set up"),
+            CharacterError::NoSprings => f.write_str("spring bones are not set up"),
             CharacterError::Controller(e) => write!(f, "{e}"),
             CharacterError::Job(e) => write!(f, "{e}"),
             CharacterError::Graph(e) => write!(f, "{e}"),
@@ -248,6 +253,8 @@ pub struct Character<C: Capacity> {
     feet: Option<feet::Feet>,
     /// The chain IK stage, when set up.
     chains: Option<Box<dyn chain::PoseStage>>,
+    /// The spring bones stage, when set up.
+    springs: Option<springs::Springs>,
     /// The local pose the stages after local-to-model edit: a copy of `pose`.
     placed: Vec<SoaTransform<f32>>,
     /// Model space to world space, for foot placement.
@@ -301,6 +308,7 @@ impl<C: Capacity> Character<C> {
             #[cfg(feature = "feet")]
             feet: None,
             chains: None,
+            springs: None,
             placed: Vec::new(),
             world: Mat4::IDENTITY,
             model,
@@ -533,19 +541,21 @@ impl<C: Capacity> Character<C> {
 
     /// Moves the playing clip to time `t` (seconds on the clip's timeline, clamped to it).
     ///
-    /// A seek is a cut: foot placement's next run is settled (`Character::reset_feet`).
+    /// A seek is a cut: foot placement's next run is settled (`Character::reset_feet`) and the
+    /// spring bones' next run is a reset (`Character::reset_springs`).
     pub fn seek(&mut self, t: f32) {
         if let Some(p) = self.controller.player_mut(self.primary) {
             p.seek(t);
             self.stale = true;
-            self.settle_feet();
+            self.settle();
         }
     }
 
     /// Moves both clips by `dt` seconds of clip time along their cycle (forward on a
     /// ping-pong's forward pass, backward on its return; `dt < 0` goes the other way),
     /// whatever the speed, without markers' events. A step the player refuses (non-finite, or
-    /// millions of loops) is ignored. As a seek, it settles foot placement's next run.
+    /// millions of loops) is ignored. As a seek, it settles foot placement's next run and
+    /// resets the springs.
     pub fn seek_by(&mut self, dt: f32) {
         for slot in 0..2 {
             if self.controller.clip_of(slot).is_none() {
@@ -559,13 +569,15 @@ impl<C: Capacity> Character<C> {
             }
         }
         self.stale = true;
-        self.settle_feet();
+        self.settle();
     }
 
-    /// Makes foot placement's next run a settled one (nothing without the stage).
-    fn settle_feet(&mut self) {
+    /// Makes foot placement's next run a settled one and the springs' next run a reset
+    /// (nothing for a stage not set up).
+    fn settle(&mut self) {
         #[cfg(feature = "feet")]
         self.reset_feet();
+        self.reset_springs();
     }
 
     /// The playing clip's index and time (`None`: no clip, or a graph runs).
@@ -669,6 +681,9 @@ impl<C: Capacity> Character<C> {
         if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
             f.dt += dt;
         }
+        if let Some(s) = self.springs.as_mut().filter(|s| s.active()) {
+            s.dt += dt;
+        }
         Ok(())
     }
 
@@ -730,7 +745,8 @@ impl<C: Capacity> Character<C> {
         let placing = self.feet.as_ref().is_some_and(feet::Feet::active);
         #[cfg(not(feature = "feet"))]
         let placing = false;
-        if placing || self.chains.is_some() {
+        let swinging = self.springs.as_ref().is_some_and(springs::Springs::active);
+        if placing || self.chains.is_some() || swinging {
             self.placed.clone_from(&self.pose);
             #[cfg(feature = "feet")]
             if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
@@ -738,6 +754,9 @@ impl<C: Capacity> Character<C> {
             }
             if let Some(c) = self.chains.as_mut() {
                 c.run(model.skeleton(), &mut self.placed, &mut self.joints)?;
+            }
+            if let Some(s) = self.springs.as_mut().filter(|s| s.active()) {
+                s.run(model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
             }
         }
         let dqs = outputs & outputs::DQS_ROWS != 0;

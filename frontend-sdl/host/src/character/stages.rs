@@ -1,8 +1,8 @@
 //! The set-up of the stages that edit the pose after local-to-model ([`Character::update`]'s
-//! foot placement and chain IK), the world matrix they work in, and what they report.
+//! foot placement, chain IK and spring bones), the world matrix they work in, and what they
+//! report.
 
 use alloc::boxed::Box;
-#[cfg(feature = "feet")]
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -14,6 +14,7 @@ use sinew::math::Mat4;
 #[cfg(feature = "feet")]
 use sinew::math::Vec3;
 
+use super::springs::{SpringFrame, SpringSet, SpringSettings, Springs};
 use super::{chain, Character, CharacterError, IkChain};
 #[cfg(feature = "feet")]
 use super::{feet, Legs};
@@ -169,5 +170,81 @@ impl<C: Capacity> Character<C> {
     #[must_use]
     pub fn chain_reports(&self) -> &[ChainReport<f32>] {
         self.chains.as_ref().map_or(&[], |c| c.reports())
+    }
+    /// Sets up spring bones as a stage of [`update`](Self::update), after chain IK and
+    /// before skinning: the core's [`SpringBoneJob`](sinew::job::SpringBoneJob) on `set` (the
+    /// model's springs), stepped at
+    /// `settings.rate` by the seconds [`advance`](Self::advance) advances, in the world of
+    /// [`set_world`](Self::set_world); on (`enabled`) or off. Its first run puts the springs at
+    /// rest in the pose. A set-up in place replaces it.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::Job`] with what the job's validation refuses (a joint out of range, a
+    /// child that is not below its joint, a collider range past the table, a setting that is
+    /// not finite; settings with a rate that is not positive or no step per update:
+    /// `JobError::InvalidWeight`); nothing changes.
+    // Out of line: a set-up path.
+    #[inline(never)]
+    pub fn set_springs(
+        &mut self,
+        set: SpringSet,
+        settings: SpringSettings,
+        enabled: bool,
+    ) -> Result<(), CharacterError> {
+        let n = set.joints.len();
+        let stage = Springs {
+            set,
+            settings,
+            tails: vec![sinew::job::spring::SpringTail::default(); n],
+            enabled,
+            reset: true,
+            dt: 0.0,
+            frame: SpringFrame::default(),
+        };
+        stage.validate(self.model.skeleton())?;
+        self.springs = Some(stage);
+        Ok(())
+    }
+    /// Removes the spring bones stage.
+    pub fn clear_springs(&mut self) {
+        self.springs = None;
+    }
+    /// Turns the spring bones on or off; switched on, their next run puts them at rest in the
+    /// pose of that update.
+    ///
+    /// # Errors
+    ///
+    /// [`CharacterError::NoSprings`] without a set-up.
+    pub fn set_springs_enabled(&mut self, enabled: bool) -> Result<(), CharacterError> {
+        let s = self.springs.as_mut().ok_or(CharacterError::NoSprings)?;
+        if enabled && !s.enabled {
+            s.reset = true;
+        }
+        s.enabled = enabled;
+        Ok(())
+    }
+    /// Whether spring bones are set up and on.
+    #[must_use]
+    pub fn springs_enabled(&self) -> bool {
+        self.springs.as_ref().is_some_and(|s| s.enabled)
+    }
+    /// Makes the springs' next run a reset, as after a cut or a teleport: at rest in that
+    /// update's pose, the time owed dropped. Nothing without a set-up.
+    pub fn reset_springs(&mut self) {
+        if let Some(s) = self.springs.as_mut() {
+            s.reset = true;
+        }
+    }
+    /// What the springs did in the last update (a reset, steps run, contacts, time dropped);
+    /// `None` without a set-up.
+    #[must_use]
+    pub fn spring_frame(&self) -> Option<SpringFrame> {
+        self.springs.as_ref().map(|s| s.frame)
+    }
+    /// The springs' set-up (their joints and colliders, to draw them); `None` without one.
+    #[must_use]
+    pub fn spring_set(&self) -> Option<&SpringSet> {
+        self.springs.as_ref().map(|s| &s.set)
     }
 }
