@@ -10,7 +10,8 @@
 //! and its view (`skeleton.rs`, `skin.rs`, `mesh.rs`, `texture.rs` with the parts' materials;
 //! `clip.rs` validates clip sections, which [`crate::clip`] decodes; `morph.rs` validates the
 //! morph-target and morph-weight sections, which [`crate::morph`] reads; `report.rs` holds
-//! the optional clip-report sections, the baker's [`ClipReport`]s).
+//! the optional clip-report sections, the baker's [`ClipReport`]s; `spring.rs` the optional
+//! spring-bone section, [`SpringsData`]).
 
 use crate::clip::Clip;
 use crate::format::reader::{le_u16, le_u32, Reader};
@@ -25,6 +26,7 @@ mod morph;
 mod report;
 mod skeleton;
 mod skin;
+mod spring;
 mod texture;
 #[cfg(any(test, feature = "writer"))]
 mod write;
@@ -40,6 +42,9 @@ pub use mesh::{MeshData, MeshPart, PartBuffers, PartInputs, PartInputsLen};
 pub use report::ClipReport;
 pub use skeleton::SkeletonData;
 pub use skin::SkinData;
+#[cfg(any(test, feature = "writer"))]
+pub use spring::{write_springs, SpringWriteError};
+pub use spring::{SpringInfo, SpringsData, SpringsFillError};
 pub use texture::{MaterialData, TextureData};
 #[cfg(any(test, feature = "writer"))]
 pub use write::{write_clip_report, write_graph, write_layered_graph};
@@ -88,6 +93,8 @@ pub struct Asset<'a> {
     weights: KindRun,
     graphs: KindRun,
     reports: KindRun,
+    /// Table index of the spring-bone section.
+    springs: Option<usize>,
 }
 
 /// Where the sections of one kind are in the table: `count` consecutive entries from `first`.
@@ -129,6 +136,7 @@ impl<'a> Asset<'a> {
             weights: empty,
             graphs: empty,
             reports: empty,
+            springs: None,
         }
     }
 
@@ -162,7 +170,9 @@ impl<'a> Asset<'a> {
     /// out of bounds ([`ParseError::BadSection`]), a count inside a section that runs past it
     /// ([`ParseError::SectionOverrun`]), or invalid contents: NaN or infinite values, unsorted
     /// keys, joint, skin, palette or vertex indices out of range, negative or all-zero weights,
-    /// triangles that repeat a vertex, a skeleton that is not parents-first (see the variants).
+    /// triangles that repeat a vertex, a skeleton that is not parents-first, a second
+    /// spring-bone section ([`ParseError::DuplicateSprings`]) or a bad record in one
+    /// ([`ParseError::BadSprings`]) (see the variants).
     ///
     /// # Examples
     ///
@@ -299,6 +309,13 @@ impl<'a> Asset<'a> {
                 clip::parse(body, sec, joints).map_err(overrun(sec))?;
             } else if kind == KIND_TEXTURE {
                 TextureData::parse(body, sec).map_err(overrun(sec))?;
+            } else if kind == KIND_SPRINGS {
+                let skeleton = asset.skeleton.ok_or(ParseError::MissingSkeleton)?;
+                if asset.springs.is_some() {
+                    return Err(ParseError::DuplicateSprings);
+                }
+                SpringsData::parse(body, sec, &skeleton).map_err(overrun(sec))?;
+                asset.springs = Some(i);
             }
         }
         for i in 0..section_count {
@@ -358,6 +375,9 @@ impl<'a> Asset<'a> {
             let Some((kind, body)) = asset.section_raw(i) else { continue };
             if kind == KIND_SKELETON && asset.skeleton.is_none() {
                 asset.skeleton = Some(SkeletonData::view(body));
+            }
+            if kind == KIND_SPRINGS && asset.springs.is_none() {
+                asset.springs = Some(i);
             }
             // A kind that is not in one run keeps its first run (bytes `parse` rejected).
             asset.group(kind, i);
@@ -507,6 +527,17 @@ impl<'a> Asset<'a> {
     #[must_use]
     pub fn clip_report(&self, clip: usize) -> Option<ClipReport> {
         ClipReport::read(self.find_keyed(self.reports, KIND_CLIP_REPORT, clip)?)
+    }
+    /// The spring bones (`None` when the file holds none): springs, spring joints in run
+    /// order, colliders and the joint→collider table, read in place;
+    /// [`SpringsData::fill`] copies them into the [`SpringBones`](crate::job::spring::SpringBones)
+    /// of a [`SpringBoneJob`](crate::job::SpringBoneJob).
+    #[must_use]
+    pub fn springs(&self) -> Option<SpringsData<'a>> {
+        match self.section_raw(self.springs?)? {
+            (KIND_SPRINGS, body) => SpringsData::view(body),
+            _ => None,
+        }
     }
     /// The morph-weight tracks of clip `clip` (`None` when it animates no morph weights).
     #[must_use]

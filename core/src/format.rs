@@ -14,8 +14,8 @@
 //!   crc32        u32      CRC-32 of bytes [20 .. file_len): everything after this field
 //!   section_cnt  u32
 //! section table: section_cnt × 12 bytes
-//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT | GRPH | CREP (others are
-//!                         skipped)
+//!   kind         [u8; 4]  SKEL | SKIN | MESH | CLIP | TEXR | MRPH | MWGT | GRPH | CREP | SPRG
+//!                         (others are skipped)
 //!   offset       u32      from the start of the file
 //!   length       u32
 //! sections: each starts at or after the end of the table and of the section before it in the
@@ -145,6 +145,25 @@
 //!     names        states × (u8 len, UTF-8 bytes)
 //!   (every index in range, kinds matching, positions and times as `Graph::validate` wants:
 //!   the section is checked by the same rules; mask joints within the skeleton)
+//! SPRG (optional, at most one; spring bones, see `crate::job::spring`; needs the skeleton)
+//!   counts       u16 × 4          springs, joints, colliders, table entries
+//!   springs      × 4 bytes (SPRING_RECORD_LEN): first u16, len u16: a span of the joint list
+//!                that starts and ends on the spring's joints and holds them all (the joints
+//!                of the span whose spring is this one; only a spring interleaved with another
+//!                in run order holds others); len 0: a spring without joints
+//!   joints       × 52 bytes (SPRING_JOINT_LEN), in run order: joint u16 (each skeleton joint
+//!                once), child u16 (NONE: a virtual tail; else a joint below `joint`), center
+//!                u16 (NONE: world space), spring u16 (its spring; the joint lies in the
+//!                spring's span), colliders_start u16, colliders_len u16 (a range of the
+//!                table), tail f32 × 3, hit_radius f32 (≥ 0), stiffness f32, gravity_power
+//!                f32, gravity_dir f32 × 3, drag_force f32
+//!   colliders    × 32 bytes (SPRING_COLLIDER_LEN): joint u16, kind u8 (COLLIDER_*), flags u8
+//!                (COLLIDER_FLAG_INSIDE, spheres and capsules only), offset f32 × 3, tail f32
+//!                × 3 (capsule; 0 for a sphere) or normal f32 × 3 (plane), radius f32 (≥ 0; 0
+//!                for a plane)
+//!   table        u16 × entries    collider indices; a joint's colliders are its range of it
+//!   names        springs × (u8 len, UTF-8 bytes)
+//!   (every float finite; every joint index below the skeleton's joint count)
 //! ```
 
 use crate::math::Quat;
@@ -159,7 +178,7 @@ pub(crate) mod reader;
 pub mod writer;
 
 pub use crc::crc32;
-pub use error::{GraphPart, ParseError, ReportField};
+pub use error::{GraphPart, ParseError, ReportField, SpringPart};
 pub use material::*;
 pub use packed::PACKED_HEADER_LEN;
 
@@ -269,6 +288,26 @@ pub const REPORT_FLAG_SHELL_FROM_MESH: u8 = 1;
 /// Clip-report flag: the clip was stored lossless without a measurement (the baker's work
 /// budget ran out); the error is 0 and names no joint.
 pub const REPORT_FLAG_UNMEASURED: u8 = 2;
+
+/// Section kind: a character's spring bones (optional, at most one per file).
+pub const KIND_SPRINGS: [u8; 4] = *b"SPRG";
+/// Bytes of the spring-bone section's header: the counts of springs, joints, colliders and
+/// table entries, `u16` each.
+pub const SPRINGS_HEADER_LEN: usize = 8;
+/// Bytes of a spring record (`first`, `len`: its span of the joint list).
+pub const SPRING_RECORD_LEN: usize = 4;
+/// Bytes of a spring joint record.
+pub const SPRING_JOINT_LEN: usize = 52;
+/// Bytes of a collider record.
+pub const SPRING_COLLIDER_LEN: usize = 32;
+/// Collider kind: a sphere.
+pub const COLLIDER_SPHERE: u8 = 0;
+/// Collider kind: a capsule.
+pub const COLLIDER_CAPSULE: u8 = 1;
+/// Collider kind: a plane.
+pub const COLLIDER_PLANE: u8 = 2;
+/// Collider flag (spheres and capsules): the tails are kept inside the shape.
+pub const COLLIDER_FLAG_INSIDE: u8 = 1;
 
 /// Section kind: the morph targets of one mesh.
 pub const KIND_MORPH: [u8; 4] = *b"MRPH";

@@ -43,6 +43,12 @@ bake "$assets/gltf/Fox/Fox.glb" --graph "$seeds/graph/fox.json" -o "$corpus/asse
 bake "$assets/gltf/Fox/Fox.glb" --graph "$root/frontend-sdl/offline/tests/data/fox_layered_graph.json" \
     -o "$corpus/asset_parse/Fox-layered-graph.sinew"
 
+# Spring bones (a spring-bone section): the VRM conformance capsule model and three-vrm's plane
+# collider example.
+bake "$assets/vrm/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm" \
+    -o "$corpus/asset_parse/springs-capsule.sinew"
+bake "$assets/vrm/three-vrm/plane-collider.gltf" -o "$corpus/asset_parse/springs-plane.sinew"
+
 # md5 text: the hand-written arm and Bob, alone and paired.
 cp "$seeds/md5/arm.md5mesh" "$corpus/md5mesh/"
 pair "$seeds/md5/arm.md5mesh" "$seeds/md5/arm.md5anim" "$corpus/md5mesh/arm-pair"

@@ -47,8 +47,10 @@ pub enum ParseError {
     },
     /// More than one skeleton section.
     DuplicateSkeleton,
-    /// Skins or clips exist but no skeleton does.
+    /// Skins, clips or spring bones exist but no skeleton does.
     MissingSkeleton,
+    /// More than one spring-bone section.
+    DuplicateSprings,
     /// The skeleton is invalid.
     Skeleton(SkeletonError),
     /// A float is NaN or infinite.
@@ -260,6 +262,16 @@ pub enum ParseError {
         /// The field that is wrong.
         field: ReportField,
     },
+    /// The spring-bone section holds a record that is out of range or not finite (see
+    /// [`SpringPart`] for each rule).
+    BadSprings {
+        /// Section index.
+        section: u16,
+        /// The record and rule that fail.
+        part: SpringPart,
+        /// The record's index in its list.
+        index: u16,
+    },
     /// A mesh part's material has an unknown wrap mode, filter or flag, a texture without
     /// texture coordinates, or the vertex-color flag without vertex colors.
     BadMaterial {
@@ -296,6 +308,39 @@ pub enum GraphPart {
     Mask,
 }
 
+/// The record of a spring-bone section that [`ParseError::BadSprings`] names, and what is wrong
+/// with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpringPart {
+    /// A spring's span passes the end of the joint list, or does not start and end on joints
+    /// of that spring.
+    Spring,
+    /// A spring's name is not UTF-8.
+    Name,
+    /// A spring joint's `joint` is past the skeleton, or swings in an earlier spring joint too.
+    Joint,
+    /// A spring joint's `child` is past the skeleton, is its `joint`, or is not below it.
+    Child,
+    /// A spring joint's `center` is past the skeleton.
+    Center,
+    /// A spring joint's `spring` is past the springs, or the joint lies outside that spring's
+    /// span.
+    JointSpring,
+    /// A spring joint's collider range passes the end of the table.
+    JointColliders,
+    /// A spring joint's tail or a setting is NaN or infinite, or its `hit_radius` is negative.
+    Setting,
+    /// A collider's joint is past the skeleton.
+    ColliderJoint,
+    /// A collider's kind is unknown, or its flags hold an unknown bit or mark a plane inside.
+    ColliderKind,
+    /// A collider's offset, tail, normal or radius is NaN or infinite, its radius is negative,
+    /// or a field its kind does not use (a sphere's tail, a plane's radius) is not 0.
+    ColliderShape,
+    /// An entry of the joint→collider table is not an index of the colliders.
+    Table,
+}
+
 /// The field of a clip-report section that [`ParseError::BadClipReport`] names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportField {
@@ -325,6 +370,25 @@ impl fmt::Display for ReportField {
             Self::Error => "measured error",
             Self::Joint => "joint",
             Self::Time => "time",
+        })
+    }
+}
+
+impl fmt::Display for SpringPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Spring => "spring (its joint span)",
+            Self::Name => "spring (its name)",
+            Self::Joint => "spring joint (its joint)",
+            Self::Child => "spring joint (its child)",
+            Self::Center => "spring joint (its center)",
+            Self::JointSpring => "spring joint (its spring)",
+            Self::JointColliders => "spring joint (its collider range)",
+            Self::Setting => "spring joint (its tail or settings)",
+            Self::ColliderJoint => "collider (its joint)",
+            Self::ColliderKind => "collider (its kind or flags)",
+            Self::ColliderShape => "collider (its shape)",
+            Self::Table => "joint collider table entry",
         })
     }
 }
@@ -363,7 +427,11 @@ impl fmt::Display for ParseError {
                 write!(f, "section {section} declares more data than it holds (a count runs past its end)")
             }
             Self::DuplicateSkeleton => f.write_str("more than one skeleton section"),
-            Self::MissingSkeleton => f.write_str("skins or clips without a skeleton section"),
+            Self::MissingSkeleton => f.write_str("skins, clips or spring bones without a skeleton section"),
+            Self::DuplicateSprings => f.write_str("more than one spring-bone section"),
+            Self::BadSprings { section, part, index } => {
+                write!(f, "spring-bone section {section}: {part} {index} is invalid")
+            }
             Self::Skeleton(e) => write!(f, "invalid skeleton: {e}"),
             Self::NonFinite { section } => write!(f, "section {section} holds a NaN or infinite value"),
             Self::BadName { section } => write!(f, "section {section} holds a name that is not UTF-8 or too long"),

@@ -30,6 +30,10 @@
 //!   with a power-of-two step per attribute where the error bound allows, else `f32`; morph
 //!   weight tracks with every key, quantized where the bound allows (see `morph`). Deltas and
 //!   weights each get half of `tolerance` as a bound on the vertex displacement in scene space.
+//! - **Spring bones**: [`Rig::springs`] as a spring-bone section (`springs`): the spring
+//!   joints in the importer's run order, the colliders, the joint→collider table (equal
+//!   collider lists share a range) and each spring's name and span; indices checked against
+//!   the hierarchy ([`BakeError::Springs`]). A rig without spring bones bakes no section.
 //! - **Clip reports**: per clip, a clip-report section records the bound (meters), the shell
 //!   distance (or that it came from the mesh) and the largest error the baker measured, with its
 //!   joint and time, for `sinew info` to print without the source.
@@ -52,6 +56,7 @@
 //!   `quantize` and `pack` (the key encodings), `reduce` (key reduction), `measure` (the virtual-vertex
 //!   error through the hierarchy) and `work` (the work budget);
 //! - the morph side: `morph` (targets, weight tracks, their bound and sections);
+//! - the spring bones: `springs` (their section);
 //! - the file: `skeleton` (its section) and `write` (the encoded sections and their layout).
 
 mod clip;
@@ -66,6 +71,7 @@ mod quantize;
 mod reduce;
 mod report;
 mod skeleton;
+mod springs;
 mod texture;
 mod tracks;
 mod weights;
@@ -142,6 +148,7 @@ fn bake_with_build_kernels(
         )));
     }
     let skel = skeleton_of(rig)?;
+    let springs = springs::springs_of(rig)?.map(|s| s.encode()).transpose()?;
     let mut report = BakeReport::default();
     let mut skins = Vec::new();
     for s in &rig.skins {
@@ -212,6 +219,7 @@ fn bake_with_build_kernels(
         morphs: (&morphs, &weights),
         textures: &textures,
         reports: &reports,
+        springs: springs.as_deref(),
     });
     Asset::parse(&bytes).map_err(|e| BakeError::Encoding(e.to_string()))?;
     // Section sizes for the report.
@@ -222,6 +230,7 @@ fn bake_with_build_kernels(
         report.morph_bytes =
             (0..a.num_meshes()).filter_map(|i| a.morph_targets(i)).map(|m| m.byte_len()).sum::<usize>()
                 + (0..a.num_clips()).filter_map(|i| a.morph_weights(i)).map(|w| w.byte_len()).sum::<usize>();
+        report.spring_bytes = a.springs().map_or(0, |s| s.byte_len());
     }
     report.bytes = bytes.len();
     Ok((bytes, report))

@@ -83,6 +83,11 @@ pub enum BakeError {
         /// The parser's message.
         detail: String,
     },
+    /// The rig's spring bones cannot be stored (an index past the hierarchy or the colliders,
+    /// a child not below its joint, a joint swinging twice, a value that is not finite, a
+    /// negative radius, more than 65,535 entries in a list), with a description naming the
+    /// spring joint or collider.
+    Springs(String),
     /// The rig is inconsistent (an index out of range, a NaN vertex), with a description.
     Invalid(String),
     /// The encoded file failed to parse (an internal error), with the parser's message.
@@ -122,6 +127,7 @@ impl fmt::Display for BakeError {
             Self::ClipEncoding { clip, detail } => {
                 write!(f, "clip '{clip}' holds values its encoding cannot carry in f32: {detail}")
             }
+            Self::Springs(s) => write!(f, "spring bones: {s}"),
             Self::Invalid(s) => write!(f, "invalid rig: {s}"),
             Self::Encoding(s) => write!(f, "internal encoding error: {s}"),
         }

@@ -52,6 +52,8 @@ pub struct BakeReport {
     pub textures: Vec<super::TextureReport>,
     /// Bytes of the morph-target and morph-weight sections.
     pub morph_bytes: usize,
+    /// Bytes of the spring-bone section (0 without spring bones).
+    pub spring_bytes: usize,
     /// The largest bound on the vertex displacement (scene units) that the encoding of the morph
     /// targets or of a weight track meets (0 for lossless or quantization-free bakes).
     pub morph_bound: f64,

@@ -78,12 +78,22 @@ pub(super) struct EncFile<'a> {
     pub(super) morphs: EncMorphs<'a>,
     pub(super) textures: &'a [EncTexture],
     pub(super) reports: &'a [ClipReport],
+    /// The spring-bone section's body, written last (`None`: no section, the file as without
+    /// spring bones).
+    pub(super) springs: Option<&'a [u8]>,
 }
 
 fn emit(w: &mut Writer, file: &EncFile<'_>) {
-    let EncFile { skel, skins, meshes, clips, morphs, textures, reports } = *file;
-    let count =
-        1 + skins.len() + meshes.len() + clips.len() + morphs.0.len() + morphs.1.len() + textures.len() + reports.len();
+    let EncFile { skel, skins, meshes, clips, morphs, textures, reports, springs } = *file;
+    let count = 1
+        + skins.len()
+        + meshes.len()
+        + clips.len()
+        + morphs.0.len()
+        + morphs.1.len()
+        + textures.len()
+        + reports.len()
+        + usize::from(springs.is_some());
     let table = w.begin_file(count as u32);
     let mut idx = 0;
     let start = w.len();
@@ -222,16 +232,30 @@ fn emit(w: &mut Writer, file: &EncFile<'_>) {
         w.section(table, idx, KIND_CLIP_REPORT, start);
         idx += 1;
     }
+    if let Some(body) = springs {
+        let start = w.len();
+        w.bytes(body);
+        w.section(table, idx, KIND_SPRINGS, start);
+    }
     w.finish();
 }
 
 /// The bytes of a `.sinew` file of these sections (laid out once to size the buffer, then
 /// written).
 pub(super) fn write_file(skel: &EncSkeleton, skins: &[EncSkin], meshes: &[EncMesh], clips: &[&EncClip]) -> Vec<u8> {
-    write_file_with_morphs(&EncFile { skel, skins, meshes, clips, morphs: (&[], &[]), textures: &[], reports: &[] })
+    write_file_with_morphs(&EncFile {
+        skel,
+        skins,
+        meshes,
+        clips,
+        morphs: (&[], &[]),
+        textures: &[],
+        reports: &[],
+        springs: None,
+    })
 }
 
-/// As [`write_file`], with the morph, texture and clip-report sections.
+/// As [`write_file`], with the morph, texture, clip-report and spring-bone sections.
 pub(super) fn write_file_with_morphs(file: &EncFile<'_>) -> Vec<u8> {
     let mut w = Writer::new(&mut []);
     emit(&mut w, file);
