@@ -34,5 +34,5 @@ pub mod rows;
 
 #[cfg(feature = "feet")]
 pub use character::Legs;
-pub use character::{Character, CharacterError, Work};
+pub use character::{Character, CharacterError, SpringFrame, SpringSet, SpringSettings, Work};
 pub use model::{Bounds, LoadError, Model};

@@ -14,6 +14,7 @@ use sinew::job::{Palette, SkinMatrixJob};
 use sinew::math::{Mat4, Vec3};
 use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
+use crate::character::SpringSet;
 use crate::parts::{draw_parts, DrawPart};
 
 /// Why a file could not be opened; the messages are the command line's.
@@ -186,6 +187,18 @@ impl Model {
     #[must_use]
     pub fn skeleton(&self) -> SkeletonView<'_, f32> {
         self.skeleton.view()
+    }
+
+    /// The file's spring bones in the core's form, for
+    /// [`Character::set_springs`](crate::Character::set_springs); `None` when it has none.
+    #[must_use]
+    pub fn springs(&self) -> Option<SpringSet> {
+        let s = self.asset.springs()?;
+        Some(SpringSet {
+            joints: (0..s.num_joints()).filter_map(|i| s.joint(i)).collect(),
+            colliders: (0..s.num_colliders()).filter_map(|i| s.collider(i)).collect(),
+            joint_colliders: (0..s.num_joint_colliders()).filter_map(|i| s.joint_collider(i)).collect(),
+        })
     }
 
     /// The joints' model matrices in the rest pose.

@@ -29,9 +29,11 @@
 //! # Foot placement and IK
 //!
 //! [`pose_ik`] applies `--ground` (foot placement on a plane) and `--ik` chains (FABRIK or CCD)
-//! to the local pose before [`dump_pose`] computes `joint_world` from it.
+//! to the local pose before [`dump_pose`] computes `joint_world` from it; [`springs`] plays the
+//! model's spring bones up to the dump's time (`--springs`).
 
 pub mod pose_ik;
+pub mod springs;
 
 use std::fmt::Write as _;
 

@@ -1,6 +1,6 @@
 //! The host-side model every importer produces and the baker consumes: a node hierarchy, skins,
 //! skinned meshes with their morph targets, clips (joint channels and morph-weight channels),
-//! and spring bones ([`SpringBones`], which the baker does not read yet), all in `f32` as read
+//! and spring bones ([`SpringBones`], baked into the file's spring section), all in `f32` as read
 //! from the file.
 
 use sinew::math::Transform;

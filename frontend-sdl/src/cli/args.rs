@@ -313,6 +313,15 @@ pub struct DumpArgs {
     /// under the toe, which lifts the foot over a step's edge.
     #[arg(long = "leg", value_name = "SPEC")]
     pub legs: Vec<String>,
+    /// Play the model's spring bones (VRM's) up to --time: the pose at time 0 puts them at
+    /// rest, then step k = 1 … round(TIME × RATE) poses the clip (or the rest pose) at k / RATE,
+    /// applies --ground and --ik, and advances the springs by 1 / RATE; the dump is the pose
+    /// after the last step.
+    #[arg(long, conflicts_with_all = ["graph", "graph_baked", "retarget_from", "layers", "additive"])]
+    pub springs: bool,
+    /// Spring steps per second for --springs.
+    #[arg(long, value_name = "HZ", default_value_t = 60.0, requires = "springs")]
+    pub rate: f32,
 }
 
 /// The arguments of `sinew demo`.

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use sinew::clip::RotationInterpolation;
 use sinew::graph::LayeredGraph;
+use sinew::math::SoaTransform;
 use sinew_offline::bake::BakeOptions;
 use sinew_offline::dump::pose_ik::{self, GroundSpec, IkSpec, LegSpec, PoseEdits};
+use sinew_offline::dump::springs::spring_pose;
 use sinew_offline::dump::{blended_pose, dump_pose, DumpOptions};
 use sinew_offline::graph_bake::baked_graph;
 use sinew_offline::graph_file::GraphFile;
@@ -48,6 +50,8 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
         ik,
         ground,
         legs,
+        springs,
+        rate,
     } = args;
     let edits = pose_edits(&ik, ground.as_deref(), &legs)?;
     let opts = if raw {
@@ -93,6 +97,14 @@ pub fn run(args: DumpArgs) -> Result<(), Failure> {
     }
     let rotation = if raw { RotationInterpolation::Slerp } else { RotationInterpolation::NlerpCorrected };
     let opts = DumpOptions { clip, time, rotation, layers, additive, ..instance };
+    if springs {
+        let edit = |pose: &mut Vec<SoaTransform<f32>>| {
+            pose_ik::apply(&model, pose, &edits).map(drop).map_err(|e| e.to_string())
+        };
+        let (pose, _) = spring_pose(&model, &opts, rate, edit).map_err(|e| fail(&path, e))?;
+        let json = dump_pose(&model, &pose, &opts).map_err(|e| fail(&path, e))?;
+        return Out::new().line(format_args!("{json}"));
+    }
     let mut pose = blended_pose(&model, &opts).map_err(|e| fail(&path, e))?;
     apply_edits(&model, &path, &mut pose, &edits)?;
     let json = dump_pose(&model, &pose, &opts).map_err(|e| fail(&path, e))?;

@@ -1,6 +1,7 @@
 //! What a model holds, line by line ([`print_info`]): `sinew info`'s listing, and what
 //! `sinew bake` prints of the file it wrote.
 
+use sinew::job::spring::ColliderShape;
 use sinew_offline::model::Model;
 use sinew_offline::rig::{Rig, SpringBones, SpringSource};
 
@@ -120,11 +121,52 @@ pub fn print_info_with_rig(model: &Model, rig: Option<&Rig>, out: &mut Out) -> R
             }
         }
     }
-    if let Some(rig) = rig {
-        print_springs(rig, out)?;
+    match rig {
+        Some(rig) => print_springs(rig, out)?,
+        None => print_baked_springs(model, out)?,
     }
     for n in &model.notes {
         out.line(format_args!("note: {n}"))?;
+    }
+    Ok(())
+}
+
+/// The spring bones of a baked file, when it has any: their counts (springs, swaying joints,
+/// colliders by shape), the section's size, then per spring its name, joint count and first
+/// and last joint.
+fn print_baked_springs(model: &Model, out: &mut Out) -> Result<(), Failure> {
+    let Some(b) = model.asset().springs() else { return Ok(()) };
+    let s = model.skeleton();
+    let name = |j: u16| s.name(usize::from(j)).unwrap_or("?");
+    let mut shapes = [("sphere", 0), ("capsule", 0), ("plane", 0), ("inside sphere", 0), ("inside capsule", 0)];
+    for c in (0..b.num_colliders()).filter_map(|i| b.collider::<f32>(i)) {
+        let k = match c.shape {
+            ColliderShape::Sphere { inside: false, .. } => 0,
+            ColliderShape::Capsule { inside: false, .. } => 1,
+            ColliderShape::Plane { .. } => 2,
+            ColliderShape::Sphere { inside: true, .. } => 3,
+            ColliderShape::Capsule { inside: true, .. } => 4,
+        };
+        shapes[k].1 += 1;
+    }
+    let shapes: Vec<String> = shapes.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
+    let shapes = if shapes.is_empty() { String::new() } else { format!(" ({})", shapes.join(", ")) };
+    out.line(format_args!(
+        "springs: {} springs, {} swaying joints, {} colliders{shapes}, {} bytes",
+        b.num_springs(),
+        b.num_joints(),
+        b.num_colliders(),
+        b.byte_len()
+    ))?;
+    for i in 0..b.num_springs() {
+        let Some(spring) = b.spring(i) else { continue };
+        let joints: Vec<u16> = b.spring_joints(i).filter_map(|j| b.joint::<f32>(j)).map(|j| j.joint).collect();
+        let label = if spring.name.is_empty() { String::new() } else { format!(" '{}'", spring.name) };
+        let ends = match (joints.first(), joints.last()) {
+            (Some(&a), Some(&z)) => format!(" ('{}' .. '{}')", name(a), name(z)),
+            _ => String::new(),
+        };
+        out.line(format_args!("  spring {i}{label}: {} swaying joints{ends}", joints.len()))?;
     }
     Ok(())
 }

@@ -173,7 +173,7 @@ impl<C: Capacity> Character<C> {
     }
     /// Sets up spring bones as a stage of [`update`](Self::update), after chain IK and
     /// before skinning: the core's [`SpringBoneJob`](sinew::job::SpringBoneJob) on `set` (the
-    /// model's springs), stepped at
+    /// model's springs: [`Model::springs`](crate::model::Model::springs)), stepped at
     /// `settings.rate` by the seconds [`advance`](Self::advance) advances, in the world of
     /// [`set_world`](Self::set_world); on (`enabled`) or off. Its first run puts the springs at
     /// rest in the pose. A set-up in place replaces it.

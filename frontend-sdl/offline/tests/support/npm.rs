@@ -14,9 +14,16 @@ fn runs(program: &str) -> bool {
     Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
-/// `frontend-sdl/web`, the package whose lockfile pins three.js.
+/// `frontend-sdl/web`, the package whose lockfile pins three.js (beside the including
+/// package's folder for `sinew-offline`, under it for `sinew-frontend`).
 pub fn web() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../web")
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let inside = package.join("web");
+    if inside.join("package.json").is_file() {
+        inside
+    } else {
+        package.join("../web")
+    }
 }
 
 /// Whether `node_modules` is missing or older than the lockfile (npm writes its own copy of the
