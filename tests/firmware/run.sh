@@ -76,6 +76,7 @@ classify() {
       else if (name ~ /^sinew::root_motion::|^sinew::math::ops::atan2/) group = "root_motion"
       else if (name ~ /^sinew_firmware::retarget|^sinew::job::retarget::|^<sinew::job::retarget::/) group = "retarget"
       else if (name ~ /^sinew_firmware::ik|^sinew::job::ik::|^<sinew::job::ik::/) group = "ik"
+      else if (name ~ /^sinew_firmware::[Ss]pring|^sinew::job::spring::|^<sinew::job::spring::/) group = "spring"
       else if (name ~ /^sinew_firmware::local_to_model|^sinew::job::local_to_model/) group = "local_to_model"
       else if (name ~ /^sinew_firmware::palette_in_place|^sinew::job::skin_matrix/) group = "skin_matrix"
       else if (name ~ /^sinew_firmware::skin$|^sinew::job::skinning/) group = "skinning"
@@ -85,7 +86,7 @@ classify() {
       sum[group] += size
     }
     END {
-      n = split("graph controller sampling player root_motion retarget ik local_to_model skin_matrix skinning math raster setup runtime", g, " ")
+      n = split("graph controller sampling player root_motion retarget ik spring local_to_model skin_matrix skinning math raster setup runtime", g, " ")
       for (i = 1; i <= n; i++) printf "%s %d\n", g[i], sum[g[i]]
     }'
 }
@@ -181,6 +182,7 @@ if [ -s "$work/animation.txt" ]; then
       label["root_motion"] = "root motion (sinew::root_motion)"
       label["retarget"] = "retargeting, its constants computed each frame (job::retarget)"
       label["ik"] = "chain IK (FABRIK, job::ik)"
+      label["spring"] = "spring bones (job::spring)"
       label["local_to_model"] = "local-to-model (job::local_to_model)"
       label["skin_matrix"] = "skin matrices in place (job::skin_matrix)"
       label["skinning"] = "LBS skinning, bind data reads (job::skinning)"

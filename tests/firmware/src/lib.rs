@@ -14,21 +14,26 @@
 //!    `stop` is fired, so the machine crossfades back to `walk`) and updates the state
 //!    machine, with root motion extracted from joint 0 so the character stays in place;
 //! 2. runs [`LocalToModelJob`] on the blended pose;
-//! 3. turns the model matrices into the skinning palette in place, [`PALETTE_CHUNK`] joints
+//! 3. swings the right arm ([`SPRING_CHAIN`]: upper arm, forearm, hand) as a spring chain with
+//!    [`SpringBoneJob`] against a sphere on the chest ([`SPRING_COLLIDER`]), in the pose and its
+//!    model matrices: reset on the first frame, then one step of [`spring_dt`] (1/60 s) a frame
+//!    ([`spring`]);
+//! 4. turns the model matrices into the skinning palette in place, [`PALETTE_CHUNK`] joints
 //!    at a time with [`SkinMatrixJob`] (inverse bind matrices read from the asset);
-//! 4. skins the mesh with [`SkinningJob`] (linear blend), [`SKIN_CHUNK`] vertices per run, the
+//! 5. skins the mesh with [`SkinningJob`] (linear blend), [`SKIN_CHUNK`] vertices per run, the
 //!    bind-pose inputs read from the asset;
-//! 5. draws it flat-shaded with [`sinew::raster`] into a [`WIDTH`]×[`HEIGHT`] RGB565 frame with
+//! 6. draws it flat-shaded with [`sinew::raster`] into a [`WIDTH`]×[`HEIGHT`] RGB565 frame with
 //!    a 16-bit depth buffer, [`BAND_ROWS`] rows at a time ([`Renderer::render_bands`]);
-//! 6. retargets the pose with [`RetargetJob`] onto the character's own skeleton with its hips'
-//!    path scaled by 5/4 ([`retarget`]), and runs local-to-model on the result;
-//! 7. solves the left leg ([`IK_CHAIN`]: thigh, shin, foot, toe) with [`IkChainJob`]'s FABRIK
-//!    towards a target that moves with the frame ([`ik_offset`]), applies the corrections to a
-//!    copy of the pose and runs local-to-model on it ([`ik`]);
+//! 7. retargets the blended pose with [`RetargetJob`] onto the character's own skeleton with
+//!    its hips' path scaled by 5/4 ([`retarget`]), and runs local-to-model on the result;
+//! 8. solves the left leg ([`IK_CHAIN`]: thigh, shin, foot, toe) of the blended pose with
+//!    [`IkChainJob`]'s FABRIK towards a target that moves with the frame ([`ik_offset`]),
+//!    applies the corrections to a copy of the pose and runs local-to-model on it ([`ik`]);
 //!
 //! and hashes the graph's state (current state, transition and its progress), the model
-//! matrices, the root motion, the skinned positions, each band's pixels, the retargeted model
-//! matrices and the model matrices after IK with FNV-1a.
+//! matrices (before the spring step), the root motion, the spring joints' model matrices, the
+//! skinned positions, each band's pixels, the retargeted model matrices and the model matrices
+//! after IK with FNV-1a, and counts the spring chain's collider contacts.
 //!
 //! The crate is `no_std` and allocation-free, generic over the scalar ([`Scalar`]: `f32` or
 //! [`Q16`]), so the firmware and a host build compute the same report and their outputs can be
@@ -38,14 +43,15 @@
 //!
 //! # Memory
 //!
-//! Four things live from frame to frame, in statics on the firmware: the skeleton, the graph's
+//! Five things live from frame to frame, in statics on the firmware: the skeleton, the graph's
 //! lists ([`GraphStorage`]), the character's [`CharacterMachine`] (its controller, parameters
-//! and inertialization state), and the [`MeshBuffers`] (skinned positions and the triangle
-//! list). Every other buffer is an array on the stack of the stage that uses it: [`animate`]
-//! holds the local pose, [`update`] the controller's scratch (the slots' sampled poses),
-//! [`pose_and_skin`] the model matrices (turned palette), [`retarget`] and [`ik`] their model
-//! matrices and the poses they compute, [`draw`] the vertex scratch and one band of color and
-//! depth. The stages never overlap, so their buffers share the same stack.
+//! and inertialization state), the [`MeshBuffers`] (skinned positions and the triangle
+//! list) and the spring chain's tails ([`SpringState`]). Every other buffer is an array on the
+//! stack of the stage that uses it: [`animate`] holds the local pose, [`update`] the
+//! controller's scratch (the slots' sampled poses), [`pose_and_skin`] the model matrices
+//! (brought up to date by the spring step, then turned palette), [`retarget`] and
+//! [`ik`] their model matrices and the poses they compute, [`draw`] the vertex scratch and one
+//! band of color and depth. The stages never overlap, so their buffers share the same stack.
 //! Bind-pose vertices, weights and inverse bind matrices stay in the asset (in flash) and are
 //! read [`SKIN_CHUNK`] vertices or [`PALETTE_CHUNK`] joints at a time.
 //!
@@ -65,6 +71,9 @@ use sinew::controller::{ClipEntry, ControllerError, ControllerScratch};
 use sinew::graph::{BlendPoint, Condition, Graph, GraphError, Parameter, State, StateMachine, Transition};
 use sinew::job::ik::{apply_chain_corrections, ChainReport, ChainSolver, IkChainJob};
 use sinew::job::retarget::{world_rotations, RetargetJob, RetargetJoint, RetargetRoot, NO_SOURCE};
+use sinew::job::spring::{
+    ColliderShape, SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringReport, SpringTail, NO_JOINT,
+};
 use sinew::job::{JobError, LocalToModelJob, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew::raster::{
@@ -224,7 +233,8 @@ pub enum ProbeError {
     /// The asset was refused.
     Asset(ParseError),
     /// The asset has no skeleton, skin, skinned mesh or graph [`GRAPH`], its clips are not
-    /// [`CLIPS`], or its skeleton has no joints named [`IK_CHAIN`].
+    /// [`CLIPS`], or its skeleton lacks a joint of [`IK_CHAIN`] or [`SPRING_CHAIN`], or
+    /// [`SPRING_COLLIDER`].
     Incomplete,
     /// The skeleton was refused, or is larger than [`Probe::JOINTS`].
     Skeleton(SkeletonError),
@@ -251,9 +261,10 @@ impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Asset(e) => write!(f, "asset: {e}"),
-            Self::Incomplete => {
-                f.write_str("the asset lacks a skeleton, a skin, a skinned mesh, the graph, the clips or the IK chain")
-            }
+            Self::Incomplete => f.write_str(
+                "the asset lacks a skeleton, a skin, a skinned mesh, the graph, the clips, the IK chain or the \
+                 spring chain",
+            ),
             Self::Skeleton(e) => write!(f, "skeleton: {e}"),
             Self::SkinOrder => f.write_str("the skin's joints are not the skeleton's joints in order"),
             Self::MeshTooLarge => f.write_str("the mesh exceeds the probe's buffers"),
@@ -723,7 +734,7 @@ pub struct PoseSums {
     /// Weights of the clips `walk` and `run` after the update (summed over the slots playing
     /// each), in thousandths.
     pub weights: [i32; 2],
-    /// FNV-1a over the model matrices.
+    /// FNV-1a over the model matrices of the blended pose (before the spring step).
     pub pose: u32,
     /// FNV-1a over the accumulated root motion (translation, then yaw).
     pub root: u32,
@@ -733,6 +744,11 @@ pub struct PoseSums {
     pub retarget: u32,
     /// FNV-1a over the model matrices of the pose after chain IK ([`ik`]).
     pub ik: u32,
+    /// FNV-1a over the spring joints' model matrices after the frame's spring step
+    /// ([`spring`]).
+    pub spring: u32,
+    /// Collider contacts of the frame's spring step.
+    pub contacts: u32,
 }
 
 /// The retarget root: the character's `hips`.
@@ -872,26 +888,179 @@ pub fn ik<R: Scalar>(skeleton: SkeletonView<'_, R>, pose: &[SoaTransform<R>], fr
     Ok(h.finish())
 }
 
-/// Poses frame `frame` (from 1), hashes the graph's state, the root motion, the model matrices
-/// and the skinned mesh (in `mesh`). The local pose is an array on this function's stack: it
-/// lives only while a frame is posed and skinned.
+/// The spring chain, by joint name: the right arm's upper arm, forearm and hand (the fixture's
+/// joints 11 to 13), each the parent of the next; the hand's bone ends at a virtual tail.
+pub const SPRING_CHAIN: [&str; 3] = ["r_upper_arm", "r_forearm", "r_hand"];
+/// Spring joints: one per joint of [`SPRING_CHAIN`].
+pub const SPRING_JOINTS: usize = SPRING_CHAIN.len();
+/// The joint the chain's collider sphere is on: the chest, the arm's neighbour.
+pub const SPRING_COLLIDER: &str = "chest";
+
+/// Seconds of one spring step: 1/60 (one step a frame).
+#[must_use]
+pub fn spring_dt<R: Real>() -> R {
+    R::ratio(1, 60)
+}
+
+/// The spring chain's joints, its collider and the collider table, as [`SpringBones`] borrows
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringChain<R> {
+    /// The spring joints, in [`SPRING_CHAIN`] order (the run order: parents first).
+    pub joints: [SpringJoint<R>; SPRING_JOINTS],
+    /// The sphere on [`SPRING_COLLIDER`].
+    pub colliders: [SpringCollider<R>; 1],
+    /// Every joint's collider list: the one sphere.
+    pub joint_colliders: [u16; 1],
+}
+
+impl<R: Scalar> SpringChain<R> {
+    /// The chain of `skeleton`: each joint's tail is its child's rest translation, the hand's a
+    /// virtual tail 7 cm along its rest translation (VRM's `dir(translation) × 0.07`); every
+    /// joint has a hit radius of 4 cm, stiffness 1, gravity 6 straight down and drag 2/5, keeps
+    /// its tail in world space and collides with a sphere of radius 3/10 m centred 1/4 m below
+    /// the chest's origin (in the chest's space: about the belly). The arm starts straight out
+    /// to the side (its rest pose), falls under gravity and from the third frame on rests
+    /// against the sphere, the upper arm and then the forearm too.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Incomplete`] when the skeleton lacks a joint of [`SPRING_CHAIN`] or
+    /// [`SPRING_COLLIDER`].
+    pub fn new(skeleton: SkeletonView<'_, R>) -> Result<Self, ProbeError> {
+        // Scene::new checked that the skeleton has at most Probe::JOINTS (< 2^16) joints.
+        let find = |name: &str| skeleton.find(name).map(|j| j as u16).ok_or(ProbeError::Incomplete);
+        let rest = |j: u16| skeleton.rest_transform(usize::from(j)).ok_or(ProbeError::Incomplete);
+        let mut joints = [SpringJoint {
+            joint: 0,
+            child: NO_JOINT,
+            tail: Vec3::ZERO,
+            hit_radius: R::ratio(1, 25),
+            stiffness: R::ONE,
+            gravity_power: R::from_i32(6),
+            gravity_dir: Vec3::new(R::ZERO, -R::ONE, R::ZERO),
+            drag_force: R::ratio(2, 5),
+            center: NO_JOINT,
+            colliders_start: 0,
+            colliders_len: 1,
+        }; SPRING_JOINTS];
+        for (k, (s, name)) in joints.iter_mut().zip(SPRING_CHAIN).enumerate() {
+            s.joint = find(name)?;
+            s.tail = match SPRING_CHAIN.get(k + 1) {
+                Some(&child) => {
+                    s.child = find(child)?;
+                    rest(s.child)?.translation
+                }
+                None => rest(s.joint)?.translation.normalize_or_zero() * R::ratio(7, 100),
+            };
+        }
+        let sphere = ColliderShape::Sphere {
+            offset: Vec3::new(R::ZERO, R::ratio(-1, 4), R::ZERO),
+            radius: R::ratio(3, 10),
+            inside: false,
+        };
+        let colliders = [SpringCollider { joint: find(SPRING_COLLIDER)?, shape: sphere }];
+        Ok(SpringChain { joints, colliders, joint_colliders: [0] })
+    }
+
+    /// The chain as the spring job reads it.
+    #[must_use]
+    pub fn bones(&self) -> SpringBones<'_, R> {
+        SpringBones { joints: &self.joints, colliders: &self.colliders, joint_colliders: &self.joint_colliders }
+    }
+}
+
+/// What the spring stage keeps from frame to frame: the tail of each joint of
+/// [`SPRING_CHAIN`] (a static on the firmware).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringState<R> {
+    /// The tails, in [`SPRING_CHAIN`] order.
+    pub tails: [SpringTail<R>; SPRING_JOINTS],
+}
+
+impl<R: Scalar> SpringState<R> {
+    /// Tails at the origin without rotation ([`SpringTail::default`]): the first frame resets
+    /// them.
+    pub const START: Self = SpringState {
+        tails: [SpringTail { current: Vec3::ZERO, prev: Vec3::ZERO, rotation: Quat::IDENTITY }; SPRING_JOINTS],
+    };
+}
+
+/// Swings [`SPRING_CHAIN`] in `pose` (the character's local pose) with [`SpringBoneJob`]:
+/// resets the tails in `state` on frame 1, then steps the chain once by [`spring_dt`] in model
+/// space (`world` the identity). `model` must hold `pose`'s model matrices on entry
+/// ([`local_to_model`]); the step writes the chain's rotations into `pose` and brings `model`
+/// up to date with them. Returns FNV-1a over the spring joints' model matrices after the step,
+/// in [`SPRING_CHAIN`] order, and the step's report with the reset's skipped joints added. The
+/// chain's data is on this function's stack; the job works in `pose` and `model` in place.
 ///
 /// # Errors
 ///
-/// As [`update`] and [`pose_and_skin`].
+/// [`ProbeError::Incomplete`] when the skeleton lacks a joint of [`SPRING_CHAIN`] or
+/// [`SPRING_COLLIDER`], [`ProbeError::Job`] (`pose` or `model` too short, tails that are not
+/// finite).
+#[inline(never)]
+pub fn spring<R: Scalar>(
+    skeleton: SkeletonView<'_, R>,
+    pose: &mut [SoaTransform<R>],
+    model: &mut [Mat4<R>],
+    state: &mut SpringState<R>,
+    frame: usize,
+) -> Result<(u32, SpringReport), ProbeError> {
+    let chain = SpringChain::new(skeleton)?;
+    let mut job = SpringBoneJob {
+        skeleton,
+        springs: chain.bones(),
+        world: Mat4::IDENTITY,
+        locals: pose,
+        models: &mut *model,
+        tails: &mut state.tails,
+    };
+    let reset = if frame <= 1 { spring_reset(&mut job)? } else { SpringReport::default() };
+    let mut report = spring_step(&mut job)?;
+    report.skipped = report.skipped.saturating_add(reset.skipped);
+    let mut h = Fnv1a::new();
+    for s in &chain.joints {
+        h.mat4(model.get(usize::from(s.joint)).ok_or(ProbeError::Job(JobError::OutputTooSmall))?);
+    }
+    Ok((h.finish(), report))
+}
+
+/// [`SpringBoneJob::reset`], kept out of line: its working memory is off the stack when the
+/// step runs, so the two do not add up.
+#[inline(never)]
+fn spring_reset<R: Scalar>(job: &mut SpringBoneJob<'_, R>) -> Result<SpringReport, JobError> {
+    job.reset()
+}
+
+/// [`SpringBoneJob::step`] by [`spring_dt`], kept out of line like [`spring_reset`].
+#[inline(never)]
+fn spring_step<R: Scalar>(job: &mut SpringBoneJob<'_, R>) -> Result<SpringReport, JobError> {
+    job.step(spring_dt())
+}
+
+/// Poses frame `frame` (from 1), hashes the graph's state, the root motion, the model matrices,
+/// the retargeted pose and the pose after IK, swings the spring chain (its tails in `springs`)
+/// and hashes it, and skins the mesh (in `mesh`) and hashes it. The local pose is an array on
+/// this function's stack: it lives only while a frame is posed and skinned.
+///
+/// # Errors
+///
+/// As [`update`], [`retarget`], [`ik`] and [`pose_and_skin`].
 #[inline(never)]
 pub fn animate<R: Scalar>(
     scene: &Scene<'_, R>,
     skeleton: SkeletonView<'_, R>,
     machine: &mut CharacterMachine<'_, R>,
     mesh: &mut MeshBuffers<R>,
+    springs: &mut SpringState<R>,
     frame: usize,
 ) -> Result<PoseSums, ProbeError> {
     let mut pose = [SoaTransform::IDENTITY; Probe::SOA];
     update(machine, scene, skeleton, frame, &mut pose)?;
     let retarget = retarget(skeleton, &pose)?;
     let ik = ik(skeleton, &pose, frame)?;
-    let [pose, skin] = pose_and_skin(scene, skeleton, &pose, mesh)?;
+    let posed = pose_and_skin(scene, skeleton, &mut pose, springs, frame, mesh)?;
     let permille = |w: R| (w * R::from_i32(1000) + R::HALF).trunc_i32();
     let status = machine.transition();
     let progress = status.map_or(R::ONE, |t| t.progress);
@@ -920,39 +1089,59 @@ pub fn animate<R: Scalar>(
         progress: permille(progress),
         graph,
         weights: weights.map(permille),
-        pose,
+        pose: posed.pose,
         root,
-        skin,
+        skin: posed.skin,
         retarget,
         ik,
+        spring: posed.spring,
+        contacts: posed.contacts,
     })
 }
 
-/// Computes the model matrices of `pose`, hashes them, builds the palette in place and skins the
-/// mesh into `mesh`, and hashes the skinned positions; returns the two hashes. The model
-/// matrices (turned palette) are an array on this function's stack, which does not overlap the
-/// state machine's update.
+/// What [`pose_and_skin`] hashed and counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Posed {
+    /// FNV-1a over the animated pose's model matrices (before the spring step).
+    pub pose: u32,
+    /// FNV-1a over the spring joints' model matrices after the step ([`spring`]).
+    pub spring: u32,
+    /// Collider contacts of the spring step.
+    pub contacts: u32,
+    /// FNV-1a over the skinned positions.
+    pub skin: u32,
+}
+
+/// Computes the model matrices of `pose` and hashes them, swings the spring chain in `pose`
+/// and the model matrices for frame `frame` ([`spring`], tails in `springs`), builds the
+/// palette in place from the result and skins the mesh into `mesh`, and hashes the skinned
+/// positions. The model matrices (turned palette) are an array on this function's stack, which
+/// does not overlap the state machine's update; the spring job works in them and in `pose`, so
+/// the stage takes no buffers of its own.
 ///
 /// # Errors
 ///
-/// As [`local_to_model`], [`palette_in_place`] and [`skin`].
+/// As [`local_to_model`], [`spring`], [`palette_in_place`] and [`skin`].
 #[inline(never)]
 pub fn pose_and_skin<R: Scalar>(
     scene: &Scene<'_, R>,
     skeleton: SkeletonView<'_, R>,
-    pose: &[SoaTransform<R>],
+    pose: &mut [SoaTransform<R>],
+    springs: &mut SpringState<R>,
+    frame: usize,
     mesh: &mut MeshBuffers<R>,
-) -> Result<[u32; 2], ProbeError> {
+) -> Result<Posed, ProbeError> {
     let mut model = [Mat4::IDENTITY; Probe::JOINTS];
     local_to_model(skeleton, pose, &mut model)?;
     let mut h = Fnv1a::new();
     model.iter().take(skeleton.num_joints()).for_each(|m| h.mat4(m));
-    let pose = h.finish();
+    let hash = h.finish();
+    let (spring, report) = spring(skeleton, pose, &mut model, springs, frame)?;
     let palette = palette_in_place(&mut model, &scene.skin)?;
     skin(scene, palette, &mut mesh.positions)?;
     let mut h = Fnv1a::new();
     mesh.positions.iter().take(scene.vertices).for_each(|p| h.vec3(p));
-    Ok([pose, h.finish()])
+    Ok(Posed { pose: hash, spring, contacts: report.contacts, skin: h.finish() })
 }
 
 /// Draws the skinned mesh with [`draw_bands`]; the vertex scratch and the band are arrays on
@@ -972,9 +1161,11 @@ pub fn draw<R: Scalar>(scene: &Scene<'_, R>, mesh: &MeshBuffers<R>) -> Result<Pi
 /// Runs every frame of the character `machine` (fresh from [`start`]) and writes the report to
 /// `out`: a header line, two lines per frame (`frame N state S transition T progress P walk W
 /// run W graph XXXXXXXX pose XXXXXXXX root XXXXXXXX skin XXXXXXXX pixels XXXXXXXX covered N
-/// retarget XXXXXXXX ik XXXXXXXX`,
-/// `T` being `-` without a transition, then `bands N` and the band hashes), and `checksum
-/// 0xXXXXXXXX`, the FNV-1a of all frame checksums, which it also returns.
+/// retarget XXXXXXXX ik XXXXXXXX spring XXXXXXXX contacts N`,
+/// `T` being `-` without a transition, then `bands N` and the band hashes), `spring contacts N`
+/// (the spring chain's contacts over the run) and `checksum 0xXXXXXXXX`, the FNV-1a of all
+/// frame checksums and the contacts, which it also returns. The spring chain's tails are
+/// `springs`, reset on the first frame.
 ///
 /// # Errors
 ///
@@ -985,6 +1176,7 @@ pub fn report<R: Scalar, W: fmt::Write>(
     skeleton: SkeletonView<'_, R>,
     machine: &mut CharacterMachine<'_, R>,
     mesh: &mut MeshBuffers<R>,
+    springs: &mut SpringState<R>,
 ) -> Result<u32, ProbeError> {
     writeln!(
         out,
@@ -997,8 +1189,9 @@ pub fn report<R: Scalar, W: fmt::Write>(
     )?;
     mesh.load_indices(scene);
     let mut total = Fnv1a::new();
+    let mut contacts = 0u32;
     for f in 1..=FRAMES {
-        let s = animate(scene, skeleton, machine, mesh, f)?;
+        let s = animate(scene, skeleton, machine, mesh, springs, f)?;
         let pixels = draw(scene, mesh)?;
         let state = machine.graph().states.get(s.state).map_or("?", |s| s.name);
         write!(out, "frame {f} state {state} transition ")?;
@@ -1008,7 +1201,7 @@ pub fn report<R: Scalar, W: fmt::Write>(
         }
         writeln!(
             out,
-            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {} retarget {:08x} ik {:08x}",
+            " progress {} walk {} run {} graph {:08x} pose {:08x} root {:08x} skin {:08x} pixels {:08x} covered {} retarget {:08x} ik {:08x} spring {:08x} contacts {}",
             s.progress,
             s.weights[0],
             s.weights[1],
@@ -1019,17 +1212,21 @@ pub fn report<R: Scalar, W: fmt::Write>(
             pixels.hash(),
             pixels.covered,
             s.retarget,
-            s.ik
+            s.ik,
+            s.spring,
+            s.contacts
         )?;
         write!(out, "bands {f}")?;
         for b in pixels.bands {
             write!(out, " {b:08x}")?;
         }
         writeln!(out)?;
-        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash(), s.retarget, s.ik] {
+        for w in [s.graph, s.pose, s.root, s.skin, pixels.hash(), s.retarget, s.ik, s.spring, s.contacts] {
             total.word(w);
         }
+        contacts = contacts.saturating_add(s.contacts);
     }
+    writeln!(out, "spring contacts {contacts}")?;
     let sum = total.finish();
     writeln!(out, "checksum 0x{sum:08x}")?;
     Ok(sum)

@@ -2,7 +2,7 @@
 //!
 //! On a bare-metal Cortex-M target (`target_os = "none"`) it is the firmware: it parses the
 //! embedded character, builds the skeleton, the graph's lists and the state machine into
-//! statics, runs the frames of
+//! statics (with the mesh buffers and the spring chain's tails), runs the frames of
 //! the `sinew_firmware` library, writes the report through semihosting, then two target-specific
 //! lines (`memory …`: the sizes of the character's state and buffers on this target; `stack
 //! peak …`: the painted stack's peak during setup and during the frames), and exits QEMU with
@@ -34,7 +34,7 @@ mod firmware {
     use sinew::skeleton::Skeleton;
     use sinew_firmware::{
         report, start, CharacterMachine, CharacterScratch, GraphStorage, MeshBuffers, Probe, ProbeError, Scene,
-        BAND_LEN, FIXTURE, MAX_VERTICES,
+        SpringState, BAND_LEN, FIXTURE, MAX_VERTICES,
     };
 
     use super::Scalar;
@@ -153,9 +153,10 @@ mod firmware {
         skeleton: &Skeleton<Scalar, { Probe::SOA }>,
         machine: &mut CharacterMachine<'_, Scalar>,
         mesh: &mut MeshBuffers<Scalar>,
+        springs: &mut SpringState<Scalar>,
         setup: usize,
     ) -> Result<(), Failure> {
-        report(out, scene, skeleton.view(), machine, mesh)?;
+        report(out, scene, skeleton.view(), machine, mesh, springs)?;
         let (size, frames) = stack_use();
         // Target-specific figures: run.sh leaves these lines out of the comparison.
         let (machine, pose, palette) = (
@@ -166,11 +167,12 @@ mod firmware {
         writeln!(
             out,
             "memory character {machine} = state machine {machine}; per frame (shared): pose {pose}, palette \
-             {palette}; statics: skeleton {}, graph {}, state machine {machine}, mesh {}; update stack: controller \
-             scratch {}; draw stack: vertex scratch {}, band {}",
+             {palette}; statics: skeleton {}, graph {}, state machine {machine}, mesh {}, spring tails {}; update \
+             stack: controller scratch {}; draw stack: vertex scratch {}, band {}",
             size_of::<Skeleton<Scalar, { Probe::SOA }>>(),
             size_of::<GraphStorage<'_, Scalar>>(),
             size_of::<MeshBuffers<Scalar>>(),
+            size_of::<SpringState<Scalar>>(),
             size_of::<CharacterScratch<Scalar>>(),
             size_of::<[CachedVertex; MAX_VERTICES]>(),
             2 * size_of::<[u16; BAND_LEN]>(),
@@ -191,6 +193,7 @@ mod firmware {
         static mut GRAPH: MaybeUninit<GraphStorage<'static, Scalar>> = MaybeUninit::uninit();
         static mut MACHINE: CharacterMachine<'static, Scalar> = CharacterMachine::empty();
         static mut MESH: MeshBuffers<Scalar> = MeshBuffers::ZERO;
+        static mut SPRINGS: SpringState<Scalar> = SpringState::START;
         let Ok(mut out) = hio::hstdout() else { halt(debug::EXIT_FAILURE) };
         // Setup, then the frames on a freshly painted stack, so each phase's peak is known.
         let result = Scene::<Scalar>::new(FIXTURE).map_err(Failure::from).and_then(|scene| {
@@ -198,7 +201,7 @@ mod firmware {
             let machine = build_machine(&scene, GRAPH, MACHINE)?;
             let (_, setup) = stack_use();
             repaint();
-            run(&mut out, &scene, skeleton, machine, MESH, setup)
+            run(&mut out, &scene, skeleton, machine, MESH, SPRINGS, setup)
         });
         match result {
             Ok(()) => halt(debug::EXIT_SUCCESS),
@@ -236,7 +239,9 @@ mod firmware {
 
 #[cfg(not(target_os = "none"))]
 fn main() -> std::process::ExitCode {
-    use sinew_firmware::{report, start, CharacterMachine, GraphStorage, MeshBuffers, ProbeError, Scene, FIXTURE};
+    use sinew_firmware::{
+        report, start, CharacterMachine, GraphStorage, MeshBuffers, ProbeError, Scene, SpringState, FIXTURE,
+    };
     let mut out = String::new();
     let mut graph = Box::new(GraphStorage::<Scalar>::new());
     let result = Scene::<Scalar>::new(FIXTURE).and_then(|scene| {
@@ -244,7 +249,8 @@ fn main() -> std::process::ExitCode {
         let mut machine = Box::new(CharacterMachine::empty());
         start(&mut machine, &scene, graph.load(&scene.graph)?)?;
         let mut mesh = Box::new(MeshBuffers::<Scalar>::ZERO);
-        report(&mut out, &scene, skeleton.view(), &mut machine, &mut mesh)?;
+        let mut springs = SpringState::<Scalar>::START;
+        report(&mut out, &scene, skeleton.view(), &mut machine, &mut mesh, &mut springs)?;
         Ok::<(), ProbeError>(())
     });
     print!("{out}");

@@ -19,6 +19,7 @@ struct Run<'a, R: Scalar> {
     skeleton: sinew::skeleton::Skeleton<R, { Probe::SOA }>,
     machine: Box<CharacterMachine<'a, R>>,
     mesh: Box<MeshBuffers<R>>,
+    springs: SpringState<R>,
 }
 
 /// A fresh character: the fixture's scene and its state machine, over graph lists that
@@ -32,7 +33,8 @@ fn character<R: Scalar>() -> (Scene<'static, R>, Box<CharacterMachine<'static, R
     (scene, machine)
 }
 
-/// What a frame leaves behind: the local pose, the model matrices and the skinned positions.
+/// What a frame leaves behind: the local pose and the model matrices (before the spring step),
+/// and the skinned positions (after it).
 struct Frame<R> {
     pose: [SoaTransform<R>; Probe::SOA],
     model: Vec<Mat4<R>>,
@@ -45,7 +47,7 @@ impl<R: Scalar> Run<'static, R> {
         let skeleton = scene.skeleton().unwrap();
         let mut mesh = Box::new(MeshBuffers::ZERO);
         mesh.load_indices(&scene);
-        Run { scene, skeleton, machine, mesh }
+        Run { scene, skeleton, machine, mesh, springs: SpringState::START }
     }
 
     fn frame(&mut self, f: usize) -> Frame<R> {
@@ -56,6 +58,8 @@ impl<R: Scalar> Run<'static, R> {
         local_to_model(view, &pose, &mut model).unwrap();
         let joints = view.num_joints();
         let out = Frame { pose, model: model[..joints].to_vec(), positions: Vec::new() };
+        let mut swung = pose;
+        spring(view, &mut swung, &mut model, &mut self.springs, f).unwrap();
         let palette = palette_in_place(&mut model, &self.scene.skin).unwrap();
         skin(&self.scene, palette, &mut self.mesh.positions).unwrap();
         Frame { positions: self.mesh.positions[..self.scene.vertices].to_vec(), ..out }
@@ -441,29 +445,35 @@ fn frames_differ_and_a_fresh_run_repeats_the_report() {
         let skeleton = scene.skeleton().unwrap();
         let mut mesh = Box::new(MeshBuffers::ZERO);
         let mut text = String::new();
-        sums.push(report(&mut text, &scene, skeleton.view(), &mut machine, &mut mesh).unwrap());
+        let mut springs = SpringState::START;
+        sums.push(report(&mut text, &scene, skeleton.view(), &mut machine, &mut mesh, &mut springs).unwrap());
         reports.push(text);
     }
     assert_eq!(sums[0], sums[1]);
     assert_eq!(reports[0], reports[1]);
     let lines: Vec<&str> = reports[0].lines().collect();
-    assert_eq!(lines.len(), 2 + 2 * FRAMES);
+    assert_eq!(lines.len(), 3 + 2 * FRAMES);
     assert_eq!(lines[lines.len() - 1], std::format!("checksum 0x{:08x}", sums[0]));
     let frames: Vec<Vec<&str>> =
         lines.iter().filter(|l| l.starts_with("frame ")).map(|l| l.split(' ').collect::<Vec<_>>()).collect();
-    // Fields 15, 17, 19, 21, 25, 27: pose, root, skin, pixel, retarget and IK hashes; all
-    // change every frame.
+    // Fields 15, 17, 19, 21, 25, 27, 29: pose, root, skin, pixel, retarget, IK and spring
+    // hashes; all change every frame.
     for (i, a) in frames.iter().enumerate() {
-        assert_eq!(a.len(), 28, "{a:?}");
+        assert_eq!(a.len(), 32, "{a:?}");
         assert_eq!(a[14], "pose");
         assert_eq!(a[24], "retarget");
         assert_eq!(a[26], "ik");
+        assert_eq!(a[28], "spring");
+        assert_eq!(a[30], "contacts");
         for b in &frames[i + 1..] {
-            for k in [15, 17, 19, 21, 25, 27] {
+            for k in [15, 17, 19, 21, 25, 27, 29] {
                 assert_ne!(a[k], b[k], "{a:?} vs {b:?}");
             }
         }
     }
+    // The run's contacts are the frames' contacts added up.
+    let contacts: u32 = frames.iter().map(|a| a[31].parse::<u32>().unwrap()).sum();
+    assert_eq!(lines[lines.len() - 2], std::format!("spring contacts {contacts}"));
 }
 
 /// Largest difference between the f32 and the Q16.16 runs over every frame: model matrix
@@ -494,4 +504,353 @@ fn q16_tracks_f32() {
     // A Q16.16 step is 1.5e-5; the hierarchy is 7 joints deep and the arms reach 0.7 m.
     assert!(model > 0.0 && model < 1.0e-3, "model matrices off by {model}");
     assert!(position > 0.0 && position < 1.0e-3, "positions off by {position}");
+}
+
+/// The fixture's right arm, by index: upper arm, forearm, hand (the spring chain), and the
+/// clavicle above it and the chest, which carries the collider.
+const RIGHT_ARM: [usize; 3] = [11, 12, 13];
+const R_CLAVICLE: usize = 10;
+const CHEST: usize = 3;
+
+/// The spring chain's settings, written out here: each joint's tail in its own space (the
+/// rig's forearm and hand offsets, 0.28 m and 0.26 m along −X, and the hand's virtual tail,
+/// 0.07 m along its own offset), hit radius, stiffness, gravity (down), drag, and the sphere
+/// in the chest's space.
+const TAILS: [[f64; 3]; 3] = [[-0.28, 0.0, 0.0], [-0.26, 0.0, 0.0], [-0.07, 0.0, 0.0]];
+const HIT_RADIUS: f64 = 0.04;
+const STIFFNESS: f64 = 1.0;
+const GRAVITY: f64 = 6.0;
+const DRAG: f64 = 0.4;
+const SPHERE_OFFSET: [f64; 3] = [0.0, -0.25, 0.0];
+const SPHERE_RADIUS: f64 = 0.3;
+const STEP: f64 = 1.0 / 60.0;
+
+type D3 = [f64; 3];
+/// A quaternion `[x, y, z, w]` in f64.
+type D4 = [f64; 4];
+
+fn d_add(a: D3, b: D3) -> D3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn d_sub(a: D3, b: D3) -> D3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn d_scale(a: D3, s: f64) -> D3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+fn d_dot(a: D3, b: D3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn d_cross(a: D3, b: D3) -> D3 {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+fn d_len(a: D3) -> f64 {
+    d_dot(a, a).sqrt()
+}
+fn d_dir(a: D3) -> D3 {
+    let l = d_len(a);
+    if l > 0.0 {
+        d_scale(a, 1.0 / l)
+    } else {
+        [0.0; 3]
+    }
+}
+fn d3<R: Scalar>(v: Vec3<R>) -> D3 {
+    [v.x, v.y, v.z].map(|c| f64::from(c.to_f32()))
+}
+fn d4<R: Scalar>(q: sinew::math::Quat<R>) -> D4 {
+    [q.x, q.y, q.z, q.w].map(|c| f64::from(c.to_f32()))
+}
+fn q_mul(a: D4, b: D4) -> D4 {
+    let (av, bv) = ([a[0], a[1], a[2]], [b[0], b[1], b[2]]);
+    let v = d_add(d_add(d_scale(bv, a[3]), d_scale(av, b[3])), d_cross(av, bv));
+    [v[0], v[1], v[2], a[3] * b[3] - d_dot(av, bv)]
+}
+/// three.js's `setFromUnitVectors(a, b)`: the shortest turn from `a` to `b`.
+fn q_arc(a: D3, b: D3) -> D4 {
+    let r = d_dot(a, b) + 1.0;
+    let q = if r < 1e-8 {
+        if a[0].abs() > a[2].abs() {
+            [-a[1], a[0], 0.0, 0.0]
+        } else {
+            [0.0, -a[2], a[1], 0.0]
+        }
+    } else {
+        let c = d_cross(a, b);
+        [c[0], c[1], c[2], r]
+    };
+    let l = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    q.map(|x| x / l)
+}
+
+/// An affine matrix in f64: the columns of its 3×3 part and its translation.
+#[derive(Clone, Copy, Debug)]
+struct Affine {
+    c: [D3; 3],
+    t: D3,
+}
+
+impl Affine {
+    fn of<R: Scalar>(m: &Mat4<R>) -> Self {
+        let col = |i: usize| [m.cols[i][0], m.cols[i][1], m.cols[i][2]].map(|v| f64::from(v.to_f32()));
+        Affine { c: [col(0), col(1), col(2)], t: col(3) }
+    }
+    /// Translation `t`, rotation `q`, unit scale.
+    fn tr(t: D3, q: D4) -> Self {
+        let [x, y, z, w] = q;
+        let c = [
+            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + z * w), 2.0 * (x * z - y * w)],
+            [2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w)],
+            [2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y)],
+        ];
+        Affine { c, t }
+    }
+    fn vector(&self, v: D3) -> D3 {
+        d_add(d_add(d_scale(self.c[0], v[0]), d_scale(self.c[1], v[1])), d_scale(self.c[2], v[2]))
+    }
+    fn point(&self, p: D3) -> D3 {
+        d_add(self.vector(p), self.t)
+    }
+    fn mul(&self, o: &Affine) -> Affine {
+        Affine { c: o.c.map(|c| self.vector(c)), t: self.point(o.t) }
+    }
+    /// The 3×3 part's inverse applied to `v` (Cramer's rule).
+    fn solve(&self, v: D3) -> D3 {
+        let [a, b, c] = self.c;
+        let det = d_dot(a, d_cross(b, c));
+        [d_dot(v, d_cross(b, c)) / det, d_dot(a, d_cross(v, c)) / det, d_dot(a, d_cross(b, v)) / det]
+    }
+}
+
+/// The spring chain stepped in f64 from the spec's steps (`core/docs/spring-bones.md`) for
+/// this chain: three joints in a line, world = model space, no center, one sphere.
+struct SpringReference {
+    /// The joints' rest rotations.
+    rest: [D4; 3],
+    /// The joints' local rotations as the last step left them.
+    rotation: [D4; 3],
+    current: [D3; 3],
+    prev: [D3; 3],
+}
+
+/// One frame's inputs to the reference: the clavicle's and the chest's model matrices and the
+/// chain's animated local translations.
+struct SpringInputs {
+    clavicle: Affine,
+    chest: Affine,
+    translations: [D3; 3],
+}
+
+impl SpringReference {
+    /// Reset: rest rotations, tails at `W_j × tail`.
+    fn reset(rest: [D4; 3], at: &SpringInputs) -> Self {
+        let mut s = SpringReference { rest, rotation: rest, current: [[0.0; 3]; 3], prev: [[0.0; 3]; 3] };
+        let w = s.chain(at);
+        for k in 0..3 {
+            s.current[k] = w[k].point(TAILS[k]);
+            s.prev[k] = s.current[k];
+        }
+        s
+    }
+
+    /// The chain's matrices with its current rotations.
+    fn chain(&self, at: &SpringInputs) -> [Affine; 3] {
+        let mut parent = at.clavicle;
+        let mut w = [parent; 3];
+        for ((m, &t), &q) in w.iter_mut().zip(&at.translations).zip(&self.rotation) {
+            *m = parent.mul(&Affine::tr(t, q));
+            parent = *m;
+        }
+        w
+    }
+
+    /// One step of `STEP` seconds; returns the chain's matrices after it and the contacts.
+    fn step(&mut self, at: &SpringInputs) -> ([Affine; 3], u32) {
+        let entry = self.chain(at);
+        let sphere = at.chest.point(SPHERE_OFFSET);
+        let mut contacts = 0;
+        let mut parent = at.clavicle;
+        let mut out = entry;
+        for k in 0..3 {
+            let joint = parent.mul(&Affine::tr(at.translations[k], self.rotation[k]));
+            let pos = joint.t;
+            // A child that is a spring joint is read where it was on entry.
+            let end = if k < 2 { entry[k + 1].t } else { joint.point(TAILS[k]) };
+            let bone = d_len(d_sub(pos, end));
+            let rest_local = Affine::tr(at.translations[k], self.rest[k]);
+            let axis = d_dir(parent.vector(d_dir(rest_local.vector(d_dir(TAILS[k])))));
+            let (cur, prev) = (self.current[k], self.prev[k]);
+            let inertia = d_add(cur, d_scale(d_sub(cur, prev), 1.0 - DRAG));
+            let mut next = d_add(d_add(inertia, d_scale(axis, STIFFNESS * STEP)), [0.0, -GRAVITY * STEP, 0.0]);
+            next = d_add(pos, d_scale(d_dir(d_sub(next, pos)), bone));
+            let d = d_len(d_sub(next, sphere)) - HIT_RADIUS - SPHERE_RADIUS;
+            if d < 0.0 {
+                contacts += 1;
+                next = d_add(next, d_scale(d_dir(d_sub(next, sphere)), -d));
+                next = d_add(pos, d_scale(d_dir(d_sub(next, pos)), bone));
+            }
+            self.prev[k] = cur;
+            self.current[k] = next;
+            let a = parent.mul(&rest_local);
+            let to = d_dir(rest_local.solve(parent.solve(d_sub(next, a.t))));
+            self.rotation[k] = q_mul(self.rest[k], q_arc(d_dir(TAILS[k]), to));
+            out[k] = parent.mul(&Affine::tr(at.translations[k], self.rotation[k]));
+            parent = out[k];
+        }
+        (out, contacts)
+    }
+}
+
+/// What [`spring_against_reference`] measured over the frames of a run.
+#[derive(Debug)]
+struct SpringFit {
+    /// Contacts of each frame's step, the stage's and the reference's.
+    contacts: Vec<(u32, u32)>,
+    /// Largest distance between the stage's and the reference's joint positions (the forearm,
+    /// the hand and the hand's tail), in meters.
+    distance: f64,
+    /// Largest change of a bone's length (upper arm, forearm) against the rig's.
+    bone: f64,
+    /// Height of the hand's tail below the upper arm on the last frame, in meters.
+    drop: f64,
+    /// Smallest distance of a chain joint below the upper arm (forearm, hand, hand's tail) from
+    /// the sphere's centre, in meters, over the frames with contacts.
+    closest: f64,
+}
+
+/// Runs the spring stage on every frame of a run in `R` alongside [`SpringReference`], fed the
+/// same animated clavicle, chest and local translations; checks that no joint outside the chain
+/// moves and nothing is skipped.
+fn spring_against_reference<R: Scalar>() -> SpringFit {
+    let mut run = Run::<R>::new();
+    let skeleton = run.scene.skeleton().unwrap();
+    let view = skeleton.view();
+    let names: Vec<&str> = RIGHT_ARM.iter().map(|&j| view.name(j).unwrap()).collect();
+    assert_eq!(names, SPRING_CHAIN);
+    assert_eq!(view.name(CHEST), Some(SPRING_COLLIDER));
+    assert_eq!(view.parent(RIGHT_ARM[0]), Some(R_CLAVICLE));
+    let rest = RIGHT_ARM.map(|j| d4(view.rest_transform(j).unwrap().rotation));
+    let mut state = SpringState::START;
+    let mut reference: Option<SpringReference> = None;
+    let mut fit = SpringFit { contacts: Vec::new(), distance: 0.0, bone: 0.0, drop: 0.0, closest: f64::INFINITY };
+    for f in 1..=FRAMES {
+        let frame = run.frame(f);
+        let translations = RIGHT_ARM.map(|j| {
+            let local = frame.pose[j / 4].lane(j % 4);
+            assert!((local.scale - Vec3::ONE).max_abs().to_f32() < 1e-4, "frame {f}: joint {j} is scaled");
+            d3(local.translation)
+        });
+        let inputs = SpringInputs {
+            clavicle: Affine::of(&frame.model[R_CLAVICLE]),
+            chest: Affine::of(&frame.model[CHEST]),
+            translations,
+        };
+        let r = reference.get_or_insert_with(|| SpringReference::reset(rest, &inputs));
+        let (want, want_contacts) = r.step(&inputs);
+        let mut model = [Mat4::IDENTITY; Probe::JOINTS];
+        let (swung, _, report) = spring_pose(view, &frame.pose, &mut state, f, &mut model).unwrap();
+        assert_eq!(report.skipped, 0, "frame {f}");
+        // The model matrices on return are the swung pose's.
+        let mut again = [Mat4::IDENTITY; Probe::JOINTS];
+        local_to_model(view, &swung, &mut again).unwrap();
+        assert_eq!(again, model, "frame {f}");
+        fit.contacts.push((report.contacts, want_contacts));
+        for j in (0..view.num_joints()).filter(|j| !RIGHT_ARM.contains(j)) {
+            assert_eq!(model[j], frame.model[j], "frame {f}: joint {j} moved");
+        }
+        let got = RIGHT_ARM.map(|j| Affine::of(&model[j]));
+        let points = |w: &[Affine; 3]| [w[1].t, w[2].t, w[2].point(TAILS[2])];
+        for (p, q) in points(&got).iter().zip(points(&want)) {
+            fit.distance = fit.distance.max(d_len(d_sub(*p, q)));
+        }
+        for k in 0..2 {
+            fit.bone = fit.bone.max((d_len(d_sub(got[k + 1].t, got[k].t)) - d_len(TAILS[k])).abs());
+        }
+        if report.contacts > 0 {
+            let sphere = inputs.chest.point(SPHERE_OFFSET);
+            for p in points(&got) {
+                fit.closest = fit.closest.min(d_len(d_sub(p, sphere)));
+            }
+        }
+        fit.drop = got[0].t[1] - got[2].point(TAILS[2])[1];
+    }
+    fit
+}
+
+#[test]
+fn the_spring_chain_falls_onto_the_sphere_as_the_reference_does() {
+    // A Q16.16 step is 1.5e-5 m; ten steps of a three-joint chain stay within 5e-4 m.
+    for (name, fit, tolerance) in
+        [("f32", spring_against_reference::<f32>(), 1.0e-6), ("Q16.16", spring_against_reference::<Q16>(), 5.0e-4)]
+    {
+        std::println!("springs, {name}: {fit:?}");
+        // Each frame's contacts are the reference's. The arm starts straight out to the side,
+        // far from the sphere, and rests against it from the third frame on.
+        let (got, want): (Vec<u32>, Vec<u32>) = fit.contacts.iter().copied().unzip();
+        assert_eq!(got, want, "{name}: contacts per frame");
+        assert_eq!(got[..2], [0, 0], "{name}: {got:?}");
+        assert!(got[2..].iter().all(|&c| c > 0), "{name}: {got:?}");
+        assert!(fit.distance <= tolerance, "{name}: {} m from the reference", fit.distance);
+        assert!(fit.bone <= tolerance, "{name}: a bone's length changed by {}", fit.bone);
+        // The arm hangs (its tip level with the shoulder at rest), and the sphere holds it: a
+        // tail pushed out goes back onto its bone's sphere, which may leave it a little inside
+        // (the method's), but not the 13 cm or so an arm hanging straight down would be.
+        assert!(fit.drop > 0.5, "{name}: the tip only {} m below the shoulder", fit.drop);
+        let surface = SPHERE_RADIUS + HIT_RADIUS;
+        assert!(fit.closest > surface - 0.01, "{name}: a joint {} m inside the sphere", surface - fit.closest);
+    }
+}
+
+/// The spring stage on a copy of `pose` and its model matrices (in `model`): the swung copy,
+/// the stage's hash and its report.
+fn spring_pose<R: Scalar>(
+    view: SkeletonView<'_, R>,
+    pose: &[SoaTransform<R>; Probe::SOA],
+    state: &mut SpringState<R>,
+    frame: usize,
+    model: &mut [Mat4<R>; Probe::JOINTS],
+) -> Result<([SoaTransform<R>; Probe::SOA], u32, SpringReport), ProbeError> {
+    let mut copy = *pose;
+    local_to_model(view, &copy, model)?;
+    let (hash, report) = spring(view, &mut copy, model, state, frame)?;
+    Ok((copy, hash, report))
+}
+
+#[test]
+fn the_spring_hash_is_the_chain_s_matrices_and_frame_one_resets() {
+    let mut run = Run::<f32>::new();
+    let skeleton = run.scene.skeleton().unwrap();
+    let view = skeleton.view();
+    let frames: Vec<Frame<f32>> = (1..=3).map(|f| run.frame(f)).collect();
+    let mut model = [Mat4::IDENTITY; Probe::JOINTS];
+    // Frame 1 resets whatever tails it is given.
+    let stale = SpringTail { current: Vec3::new(1.0, 2.0, 3.0), prev: Vec3::ONE, rotation: Quat::IDENTITY };
+    let mut fresh = SpringState::START;
+    let mut reused = SpringState { tails: [stale; SPRING_JOINTS] };
+    let a = spring_pose(view, &frames[0].pose, &mut fresh, 1, &mut model).unwrap();
+    let b = spring_pose(view, &frames[0].pose, &mut reused, 1, &mut model).unwrap();
+    assert_eq!((a.1, a.2), (b.1, b.2));
+    assert_eq!(fresh, reused);
+    // Later frames step from the tails: the same pose gives another result from other tails.
+    let (mut x, mut y) = (fresh, SpringState { tails: [stale; SPRING_JOINTS] });
+    let a = spring_pose(view, &frames[1].pose, &mut x, 2, &mut model).unwrap();
+    let b = spring_pose(view, &frames[1].pose, &mut y, 2, &mut model).unwrap();
+    assert_ne!(a.1, b.1);
+    // The hash is FNV-1a over the chain's model matrices after the step, in chain order.
+    let (_, hash, _) = spring_pose(view, &frames[1].pose, &mut fresh, 2, &mut model).unwrap();
+    let mut h = Fnv1a::new();
+    RIGHT_ARM.iter().for_each(|&j| h.mat4(&model[j]));
+    assert_eq!(hash, h.finish());
+    // Tails that are not finite are refused, and so is a skeleton without the chain's joints.
+    let mut broken = SpringState { tails: [SpringTail { current: Vec3::splat(f32::NAN), ..stale }; SPRING_JOINTS] };
+    let err = spring_pose(view, &frames[2].pose, &mut broken, 3, &mut model).map(|_| ());
+    assert_eq!(err, Err(ProbeError::Job(JobError::InvalidTransform)));
+    let parents = [sinew::skeleton::NO_PARENT, 0];
+    let rest = [sinew::math::Transform::IDENTITY; 2];
+    let other = sinew::skeleton::Skeleton::<f32, 1>::new(&parents, &rest, &["a", "b"]).unwrap();
+    let mut pose = [SoaTransform::IDENTITY; 1];
+    pose.copy_from_slice(other.rest_pose());
+    let mut state = SpringState::START;
+    let err = spring(other.view(), &mut pose, &mut model, &mut state, 1);
+    assert_eq!(err, Err(ProbeError::Incomplete));
 }
