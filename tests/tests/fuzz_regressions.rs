@@ -149,6 +149,51 @@ fn sinew_seeds_parse_and_run() {
     }
 }
 
+/// Bakes of the shared VRM models (spring bones, every collider shape) go through the whole
+/// pipeline, the spring stage included; and the spring section of one (written last in the
+/// file), each of its bytes replaced by three values, is refused with a typed error or runs
+/// (`fuzz::asset_bytes` fixes the checksum, so the changes reach the section's checks).
+#[test]
+fn spring_seeds_parse_and_run() {
+    let mut plane = Vec::new();
+    for m in [
+        "vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm",
+        "vrm-conformance/springbone_collider_sphere_x0p02_r0p1.vrm",
+        "three-vrm/sphere-collider.gltf",
+        "three-vrm/plane-collider.gltf",
+        "three-vrm/inside-collider.gltf",
+    ] {
+        let path = sinew_assets::path(&format!("vrm/{m}"));
+        let rig = sinew_offline::import::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (data, _) = sinew_offline::bake::bake(&rig, &sinew_offline::bake::BakeOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let asset = Asset::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(asset.springs().is_some_and(|s| s.num_joints() > 0), "{}: spring bones", path.display());
+        fuzz::asset_bytes(&data);
+        if m.starts_with("three-vrm/plane") {
+            plane = data;
+        }
+    }
+    let section = Asset::parse(&plane).expect("the plane model").springs().expect("its springs").byte_len();
+    let (mut parsed, mut refused) = (0, 0);
+    for at in plane.len() - section..plane.len() {
+        for value in [0x00, 0xff, plane[at] ^ 0x5a] {
+            let mut bad = plane.clone();
+            bad[at] = value;
+            // The checksum (bytes 16..20) over everything after it, as the header keeps it.
+            let crc = sinew::asset::crc32(&bad[sinew::asset::format::CRC_START..]);
+            bad[16..20].copy_from_slice(&crc.to_le_bytes());
+            match Asset::parse(&bad) {
+                Ok(_) => parsed += 1,
+                Err(_) => refused += 1,
+            }
+            fuzz::asset_bytes(&bad);
+        }
+    }
+    eprintln!("{} changed spring sections: {parsed} parsed and ran, {refused} refused", parsed + refused);
+    assert!(parsed > 0 && refused > 0, "{parsed} parsed, {refused} refused");
+}
+
 /// The morphed models reach the morph jobs through the glTF target: AnimatedMorphCube and the
 /// skinned and morphed model of the corpus, each also cut short (what the fuzzer starts from).
 #[test]

@@ -10,6 +10,7 @@ use sinew::asset::format::{CRC_START, HEADER_LEN};
 use sinew::asset::{crc32, Asset, PartBuffers};
 use sinew::clip::{Clip, RotationInterpolation, SoaTrackCache, TrackCache};
 use sinew::job::sampling::TrackState;
+use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringTail};
 use sinew::job::{
     JobError, LocalToModelJob, MorphJob, MorphWeightsJob, Palette, SamplingJob, SkinDualQuatJob, SkinMatrixJob,
 };
@@ -406,6 +407,7 @@ fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
     pose.copy_from_slice(rest);
     local_to_model(&skeleton, &pose, &mut world);
     skin_all(asset, &world);
+    springs_all(asset, &skeleton, &pose, &world);
 
     // Every clip is sampled; the hierarchy walk and skinning, whose cost does not depend on the
     // clip, run for the first clips only, so a file of many small clips does not multiply them.
@@ -423,6 +425,62 @@ fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
             if full {
                 skin_all(asset, &world);
             }
+        }
+    }
+}
+
+/// Collider tests per spring step above which [`springs_all`] only resets: the section may give
+/// every joint the whole collider table, a cost of joints × colliders per step.
+const SPRING_TESTS: usize = 200_000;
+
+/// The spring bones, when the file has them: the section read into buffers validates on the
+/// skeleton (what [`Asset::parse`] accepts, the job accepts), then a reset and 20 steps at 60
+/// Hz under a moving world run on `pose`; a step may refuse only tails that overflowed to
+/// infinity ([`JobError::InvalidTransform`]).
+fn springs_all<R: Real>(
+    asset: &Asset<'_>,
+    skeleton: &Skeleton<R, MAX_SOA_JOINTS>,
+    pose: &[SoaTransform<R>],
+    world: &[Mat4<R>],
+) {
+    let Some(data) = asset.springs() else { return };
+    let joints: Vec<SpringJoint<R>> =
+        (0..data.num_joints()).map(|i| data.joint(i).expect("spring joint below num_joints")).collect();
+    let colliders: Vec<SpringCollider<R>> =
+        (0..data.num_colliders()).map(|i| data.collider(i).expect("collider below num_colliders")).collect();
+    let table: Vec<u16> = (0..data.num_joint_colliders())
+        .map(|i| data.joint_collider(i).expect("table entry below num_joint_colliders"))
+        .collect();
+    let springs = SpringBones { joints: &joints, colliders: &colliders, joint_colliders: &table };
+    assert_eq!(springs.validate(&skeleton.view()), Ok(()), "a parsed spring section validates");
+    for i in 0..data.num_springs() {
+        let spring = data.spring(i).expect("spring below num_springs");
+        assert!(spring.joints.end <= joints.len());
+        assert!(data.spring_joints(i).all(|j| j < joints.len()));
+    }
+    let (mut locals, mut models) = (pose.to_vec(), world.to_vec());
+    let mut tails = vec![SpringTail::default(); joints.len()];
+    let tests: usize = joints.iter().map(|j| usize::from(j.colliders_len)).sum();
+    let steps = if tests > SPRING_TESTS { 0 } else { 20 };
+    for k in 0..=steps {
+        let t = k as f32 / 60.0;
+        let moved = Mat4::from_trs(
+            Vec3::new(R::from_f32(0.3 * t), R::ZERO, R::from_f32(-0.2 * t)),
+            sinew::math::Quat::from_axis_angle(Vec3::new(R::ZERO, R::ONE, R::ZERO), R::from_f32(0.7 * t)),
+            Vec3::new(R::ONE, R::ONE, R::ONE),
+        );
+        let mut job = SpringBoneJob {
+            skeleton: skeleton.view(),
+            springs,
+            world: moved,
+            locals: &mut locals,
+            models: &mut models,
+            tails: &mut tails,
+        };
+        let r = if k == 0 { job.reset() } else { job.step(R::from_f32(1.0 / 60.0)) };
+        assert!(matches!(r, Ok(_) | Err(JobError::InvalidTransform)), "spring step {k}: {r:?}");
+        if r.is_err() {
+            break;
         }
     }
 }
