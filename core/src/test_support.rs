@@ -157,4 +157,23 @@ impl Rng64 {
     pub(crate) fn below(&mut self, n: usize) -> usize {
         ((self.next() * n as f64) as usize).min(n - 1)
     }
+    /// A unit vector, uniform over directions: a point of the cube [−1, 1]³ kept when its
+    /// length is in (0.1, 1], then divided by it.
+    pub(crate) fn direction(&mut self) -> [f64; 3] {
+        loop {
+            let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
+            let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            if l > 0.1 && l <= 1.0 {
+                let s = 1.0 / l;
+                return [v[0] * s, v[1] * s, v[2] * s];
+            }
+        }
+    }
+    /// A rotation `[x, y, z, w]` about a [`direction`](Self::direction) axis by an angle uniform in
+    /// [−`max_angle`, `max_angle`].
+    pub(crate) fn rotation(&mut self, max_angle: f64) -> [f64; 4] {
+        let axis = self.direction();
+        let (s, c) = (self.range(-max_angle, max_angle) * 0.5).sin_cos();
+        [axis[0] * s, axis[1] * s, axis[2] * s, c]
+    }
 }

@@ -52,27 +52,6 @@ fn rq(q: Q) -> Q {
     q.map(r32)
 }
 
-trait Draws {
-    fn unit(&mut self) -> V;
-    fn quat(&mut self, max_angle: f64) -> Q;
-}
-
-impl Draws for Rng {
-    fn unit(&mut self) -> V {
-        loop {
-            let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
-            let l = len(v);
-            if l > 0.1 && l <= 1.0 {
-                return scale(v, 1.0 / l);
-            }
-        }
-    }
-    fn quat(&mut self, max_angle: f64) -> Q {
-        let axis = self.unit();
-        q_axis_angle(axis, self.range(-max_angle, max_angle))
-    }
-}
-
 fn to_v<R: Real>(v: Vec3<R>) -> V {
     [v.x, v.y, v.z].map(|c| f64::from(c.to_f32()))
 }
@@ -144,11 +123,11 @@ fn rig(seed: u64) -> Rig {
         .enumerate()
         .map(|(j, &(lo, hi))| {
             let t = if j == 0 {
-                add([0.0, 1.0, 0.0], scale(rng.unit(), 0.05))
+                add([0.0, 1.0, 0.0], scale(rng.direction(), 0.05))
             } else {
-                scale(rng.unit(), rng.range(lo, hi))
+                scale(rng.direction(), rng.range(lo, hi))
             };
-            Trs { t: rv(t), q: rq(rng.quat(core::f64::consts::PI)), s: [1.0; 3] }
+            Trs { t: rv(t), q: rq(rng.rotation(core::f64::consts::PI)), s: [1.0; 3] }
         })
         .collect();
     let mut model = Vec::<M>::new();
@@ -160,9 +139,9 @@ fn rig(seed: u64) -> Rig {
     let local = |j: usize, p: V| rv(point(&inverse(&model[j]), p));
     let virtual_tail = |j: usize| rv(scale(norm(rest[j].t), 0.07));
 
-    let cap_dir = rng.unit();
+    let cap_dir = rng.direction();
     let below_b = add(at(9), [0.0, -0.035, 0.0]);
-    let side = norm(add([0.0, 1.0, 0.0], scale(rng.unit(), 0.3)));
+    let side = norm(add([0.0, 1.0, 0.0], scale(rng.direction(), 0.3)));
     let mut n0 = inverse(&model[0]);
     n0[3] = [0.0, 0.0, 0.0, 1.0];
     let leaf = point(&model[15], virtual_tail(15));
@@ -657,7 +636,7 @@ fn a_step_starts_from_the_rotations_it_left() {
         let (animated, world) = (animation(&rig, t), world_at(t));
         kept.pose(&animated);
         let mut other = animated.to_vec();
-        other.extend(rig.joints.iter().map(|s| (s.joint, Trs { q: rq(rng.quat(3.0)), ..rig.rest[s.joint] })));
+        other.extend(rig.joints.iter().map(|s| (s.joint, Trs { q: rq(rng.rotation(3.0)), ..rig.rest[s.joint] })));
         resampled.pose(&other);
         assert_ne!(kept.locals, resampled.locals);
         assert_eq!(kept.step(&world, 1.0 / RATE), resampled.step(&world, 1.0 / RATE));

@@ -17,29 +17,8 @@ fn rounds(n: usize) -> usize {
     }
 }
 
-// The tests' generator, with the draws these tests add to it (`Draws`).
+// The tests' generator, with its unit vectors and rotations.
 use crate::test_support::Rng64 as Rng;
-
-trait Draws {
-    fn unit(&mut self) -> V;
-    fn quat(&mut self, max_angle: f64) -> Q;
-}
-
-impl Draws for Rng {
-    fn unit(&mut self) -> V {
-        loop {
-            let v = [self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0)];
-            let l = len(v);
-            if l > 0.1 && l <= 1.0 {
-                return scale(v, 1.0 / l);
-            }
-        }
-    }
-    fn quat(&mut self, max_angle: f64) -> Q {
-        let axis = self.unit();
-        q_axis_angle(axis, self.range(-max_angle, max_angle))
-    }
-}
 
 // f64 vectors and quaternions ([x, y, z, w]), independent of the crate's math.
 type V = [f64; 3];
@@ -194,16 +173,16 @@ fn skeleton<R: Real>(rng: &mut Rng, joints: usize) -> (Skeleton<R, 4>, Vec<u16>)
     let s = rng.range(0.5, 1.5) as f32;
     let mut rest = std::vec![
         Transform::new(
-            from_v(scale(rng.unit(), rng.range(0.0, 1.0))),
-            from_q(rng.quat(3.1)),
+            from_v(scale(rng.direction(), rng.range(0.0, 1.0))),
+            from_q(rng.rotation(3.1)),
             Vec3::splat(R::from_f32(s))
         ),
-        Transform::new(from_v(rng.unit()), from_q(rng.quat(3.1)), Vec3::ONE),
+        Transform::new(from_v(rng.direction()), from_q(rng.rotation(3.1)), Vec3::ONE),
     ];
     for k in 0..joints {
         parents.push(if k == 0 { 0 } else { (k + 1) as i16 });
         let bone = if k == 0 { rng.range(0.0, 0.5) } else { rng.range(0.2, 1.0) };
-        rest.push(Transform::new(from_v(scale(rng.unit(), bone)), from_q(rng.quat(3.1)), Vec3::ONE));
+        rest.push(Transform::new(from_v(scale(rng.direction(), bone)), from_q(rng.rotation(3.1)), Vec3::ONE));
     }
     let names: Vec<std::string::String> = (0..parents.len()).map(|j| std::format!("j{j}")).collect();
     let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
@@ -272,7 +251,7 @@ fn solvers_match_the_reference() {
             let models = model(&s, s.rest_pose());
             let p = positions(&models, &chain);
             let reach: f64 = p.windows(2).map(|w| dist(w[1], w[0])).sum();
-            let target = add(p[0], scale(rng.unit(), reach * rng.range(0.0, 1.3)));
+            let target = add(p[0], scale(rng.direction(), reach * rng.range(0.0, 1.3)));
             let target = to_v(from_v::<f32>(target));
             let eps = [1e-4, 1e-3, 1e-2, 5e-2][rng.below(4)] * reach;
             let cap = 1 + rng.below(30) as u32;
@@ -325,10 +304,11 @@ fn random_limit(rng: &mut Rng, bone: V) -> JointLimit<f32> {
         0 => JointLimit::Free,
         1 | 2 => {
             let min = angle(rng, -2.5, 1.0);
-            JointLimit::Hinge { axis: from_v(rng.unit()), min, max: min + angle(rng, 0.3, 2.0) }
+            JointLimit::Hinge { axis: from_v(rng.direction()), min, max: min + angle(rng, 0.3, 2.0) }
         }
         _ => {
-            let axis = if rng.below(2) == 0 && len(bone) > 0.0 { scale(bone, 1.0 / len(bone)) } else { rng.unit() };
+            let axis =
+                if rng.below(2) == 0 && len(bone) > 0.0 { scale(bone, 1.0 / len(bone)) } else { rng.direction() };
             JointLimit::Cone {
                 twist_axis: from_v(axis),
                 swing: angle(rng, 0.2, 1.5),
@@ -342,11 +322,11 @@ fn random_limit(rng: &mut Rng, bone: V) -> JointLimit<f32> {
 /// A random deviation from rest within `limit`.
 fn within(rng: &mut Rng, limit: &JointLimit<f32>) -> Q {
     match *limit {
-        JointLimit::Free => rng.quat(3.1),
+        JointLimit::Free => rng.rotation(3.1),
         JointLimit::Hinge { axis, min, max } => q_axis_angle(to_v(axis), rng.range(min.into(), max.into())),
         JointLimit::Cone { twist_axis, swing, twist_min, twist_max } => {
             let a = to_v(twist_axis);
-            let u = rng.unit();
+            let u = rng.direction();
             let perp = sub(u, scale(a, dot(u, a)));
             let perp = scale(perp, 1.0 / len(perp));
             let swing = q_axis_angle(perp, rng.range(0.0, swing.into()));
@@ -468,14 +448,14 @@ fn limits_hold_for_far_targets() {
             let (s, chain) = skeleton::<f32>(&mut rng, joints);
             let limits: Vec<JointLimit<f32>> = (0..joints - 1)
                 .map(|_| {
-                    let bone = rng.unit();
+                    let bone = rng.direction();
                     random_limit(&mut rng, bone)
                 })
                 .collect();
             let start = posed(&s, &chain, |k| limits.get(k).map_or([0.0, 0.0, 0.0, 1.0], |l| within(&mut rng, l)));
             let p = positions(&model(&s, &start), &chain);
             let reach: f64 = p.windows(2).map(|w| dist(w[1], w[0])).sum();
-            let target = add(p[0], scale(rng.unit(), reach * rng.range(1.0, 2.0)));
+            let target = add(p[0], scale(rng.direction(), reach * rng.range(1.0, 2.0)));
             let (_, out, _) = solve(&s, &start, &chain, solver, from_v(target), 0.0, 50, &limits, None);
             for (k, limit) in limits.iter().enumerate() {
                 let j = usize::from(chain[k]);
@@ -523,8 +503,8 @@ fn pole_bends_the_chain_towards_it() {
             let (s, chain) = skeleton::<f32>(&mut rng, joints);
             let p = positions(&model(&s, s.rest_pose()), &chain);
             let reach: f64 = p.windows(2).map(|w| dist(w[1], w[0])).sum();
-            let target = add(p[0], scale(rng.unit(), reach * rng.range(0.3, 0.8)));
-            let pole = add(p[0], scale(rng.unit(), reach * rng.range(1.0, 10.0)));
+            let target = add(p[0], scale(rng.direction(), reach * rng.range(0.3, 0.8)));
+            let pole = add(p[0], scale(rng.direction(), reach * rng.range(1.0, 10.0)));
             let tolerance = (1e-4 * reach) as f32;
             let solved = |pole| solve(&s, s.rest_pose(), &chain, solver, from_v(target), tolerance, 100, &[], pole);
             let (plain, _, _) = solved(None);
@@ -651,7 +631,7 @@ fn q16_agrees_with_f32() {
                     .collect();
                 let p = positions(&model(&s, s.rest_pose()), &chain);
                 let reach: f64 = p.windows(2).map(|w| dist(w[1], w[0])).sum();
-                let target = add(p[0], scale(rng.unit(), reach * rng.range(0.2, 1.2)));
+                let target = add(p[0], scale(rng.direction(), reach * rng.range(0.2, 1.2)));
                 let (_, _, a) = solve(&s, s.rest_pose(), &chain, solver, from_v(target), 0.0, 10, &limits, None);
                 let (_, out, b) =
                     solve(&q, q.rest_pose(), &chain, solver, from_v(target), Q16::ZERO, 10, &limits_q, None);
