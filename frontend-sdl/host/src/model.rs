@@ -193,12 +193,7 @@ impl Model {
     /// [`Character::set_springs`](crate::Character::set_springs); `None` when it has none.
     #[must_use]
     pub fn springs(&self) -> Option<SpringSet> {
-        let s = self.asset.springs()?;
-        Some(SpringSet {
-            joints: (0..s.num_joints()).filter_map(|i| s.joint(i)).collect(),
-            colliders: (0..s.num_colliders()).filter_map(|i| s.collider(i)).collect(),
-            joint_colliders: (0..s.num_joint_colliders()).filter_map(|i| s.joint_collider(i)).collect(),
-        })
+        SpringSet::from_asset(&self.asset)
     }
 
     /// The joints' model matrices in the rest pose.

@@ -20,9 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-use sinew::job::spring::{
-    ColliderShape, SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringTail, NO_JOINT,
-};
+use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringTail, NO_JOINT};
 use sinew::job::LocalToModelJob;
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 use sinew::skeleton::{Skeleton, NO_PARENT};
@@ -66,24 +64,8 @@ struct CoreSprings {
 
 fn core_springs(springs: &rig::SpringBones) -> CoreSprings {
     let index = |j: usize| u16::try_from(j).expect("a joint index below u16::MAX");
-    let colliders = springs
-        .colliders
-        .iter()
-        .map(|c| SpringCollider {
-            joint: index(c.joint),
-            shape: match c.shape {
-                rig::ColliderShape::Sphere { offset, radius, inside } => {
-                    ColliderShape::Sphere { offset: v3(offset), radius, inside }
-                }
-                rig::ColliderShape::Capsule { offset, tail, radius, inside } => {
-                    ColliderShape::Capsule { offset: v3(offset), tail: v3(tail), radius, inside }
-                }
-                rig::ColliderShape::Plane { offset, normal } => {
-                    ColliderShape::Plane { offset: v3(offset), normal: v3(normal) }
-                }
-            },
-        })
-        .collect();
+    let colliders =
+        springs.colliders.iter().map(|c| SpringCollider { joint: index(c.joint), shape: c.shape.to_core() }).collect();
     let mut joint_colliders = Vec::new();
     let joints = springs
         .joints

@@ -13,6 +13,7 @@
 
 use alloc::vec::Vec;
 
+use sinew::asset::Asset;
 use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringTail};
 use sinew::job::JobError;
 use sinew::math::{Mat4, SoaTransform};
@@ -30,6 +31,17 @@ pub struct SpringSet {
 }
 
 impl SpringSet {
+    /// The spring bones of a file's spring section, copied out; `None` when it has none.
+    #[must_use]
+    pub fn from_asset(asset: &Asset<'_>) -> Option<SpringSet> {
+        let s = asset.springs()?;
+        Some(SpringSet {
+            joints: (0..s.num_joints()).filter_map(|i| s.joint(i)).collect(),
+            colliders: (0..s.num_colliders()).filter_map(|i| s.collider(i)).collect(),
+            joint_colliders: (0..s.num_joint_colliders()).filter_map(|i| s.joint_collider(i)).collect(),
+        })
+    }
+
     /// The set as the core's job takes it.
     #[must_use]
     pub fn bones(&self) -> SpringBones<'_, f32> {

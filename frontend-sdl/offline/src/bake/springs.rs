@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use sinew::asset::write_springs;
 use sinew::asset::writer::Writer;
-use sinew::job::spring::{ColliderShape, SpringBones, SpringCollider, SpringJoint, NO_JOINT};
+use sinew::job::spring::{SpringBones, SpringCollider, SpringJoint, NO_JOINT};
 use sinew::math::Vec3;
 
 use super::BakeError;
@@ -83,17 +83,7 @@ pub(super) fn springs_of(rig: &Rig) -> Result<Option<EncSprings>, BakeError> {
     let mut colliders = Vec::with_capacity(b.colliders.len());
     for (i, c) in b.colliders.iter().enumerate() {
         let what = format!("collider {i}");
-        let shape = match c.shape {
-            rig::ColliderShape::Sphere { offset, radius, inside } => {
-                ColliderShape::Sphere { offset: vec3(offset), radius, inside }
-            }
-            rig::ColliderShape::Capsule { offset, tail, radius, inside } => {
-                ColliderShape::Capsule { offset: vec3(offset), tail: vec3(tail), radius, inside }
-            }
-            rig::ColliderShape::Plane { offset, normal } => {
-                ColliderShape::Plane { offset: vec3(offset), normal: vec3(normal) }
-            }
-        };
+        let shape = c.shape.to_core();
         let (floats, radius): (Vec<f32>, f32) = match c.shape {
             rig::ColliderShape::Sphere { offset, radius, .. } => (offset.to_vec(), radius),
             rig::ColliderShape::Capsule { offset, tail, radius, .. } => ([offset, tail].concat(), radius),

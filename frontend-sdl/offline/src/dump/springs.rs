@@ -9,6 +9,7 @@
 
 use sinew::job::spring::{SpringBoneJob, SpringTail};
 use sinew::math::{Mat4, SoaTransform};
+use sinew_host::SpringSet;
 
 use super::{blended_pose, DumpOptions};
 use crate::model::Model;
@@ -39,8 +40,7 @@ pub fn spring_pose(
     rate: f32,
     mut edit: impl FnMut(&mut Vec<SoaTransform<f32>>) -> Result<(), String>,
 ) -> Result<(Vec<SoaTransform<f32>>, SpringRun), String> {
-    let asset = model.asset();
-    let data = asset.springs().ok_or("the model has no spring bones")?;
+    let set = SpringSet::from_asset(&model.asset()).ok_or("the model has no spring bones")?;
     if !(rate.is_finite() && rate > 0.0) {
         return Err(format!("the spring rate must be a positive number of steps per second, not {rate}"));
     }
@@ -49,11 +49,8 @@ pub fn spring_pose(
         return Err(format!("{} s at {rate} Hz is more than {MAX_STEPS} steps", opts.time));
     }
     let steps = steps.max(0.0) as usize;
-    let joints: Vec<_> = (0..data.num_joints()).filter_map(|i| data.joint(i)).collect();
-    let colliders: Vec<_> = (0..data.num_colliders()).filter_map(|i| data.collider(i)).collect();
-    let table: Vec<u16> = (0..data.num_joint_colliders()).filter_map(|i| data.joint_collider(i)).collect();
-    let springs = sinew::job::spring::SpringBones { joints: &joints, colliders: &colliders, joint_colliders: &table };
-    let mut tails = vec![SpringTail::default(); joints.len()];
+    let springs = set.bones();
+    let mut tails = vec![SpringTail::default(); set.joints.len()];
     let mut models: Vec<Mat4<f32>> = Vec::new();
     let mut run = SpringRun::default();
     let mut pose = Vec::new();

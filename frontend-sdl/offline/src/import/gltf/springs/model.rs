@@ -111,6 +111,20 @@ pub enum ColliderShape {
 }
 
 impl ColliderShape {
+    /// The shape as the core's spring stage takes it (the same fields, in `sinew`'s vectors).
+    #[must_use]
+    pub fn to_core(&self) -> sinew::job::spring::ColliderShape<f32> {
+        use sinew::job::spring::ColliderShape as Core;
+        let v = |a: [f32; 3]| sinew::math::Vec3::new(a[0], a[1], a[2]);
+        match *self {
+            ColliderShape::Sphere { offset, radius, inside } => Core::Sphere { offset: v(offset), radius, inside },
+            ColliderShape::Capsule { offset, tail, radius, inside } => {
+                Core::Capsule { offset: v(offset), tail: v(tail), radius, inside }
+            }
+            ColliderShape::Plane { offset, normal } => Core::Plane { offset: v(offset), normal: v(normal) },
+        }
+    }
+
     /// The shape's kind in words: `sphere`, `capsule`, `plane`, `inside sphere` or `inside
     /// capsule`.
     #[must_use]
