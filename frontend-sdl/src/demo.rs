@@ -5,7 +5,9 @@
 //! and amplitude sliders, the humanoid driven by the core's controller (walking its path,
 //! running, waving, looking at the mouse cursor), and the candy-wrapper twist in LBS beside DQS.
 //! With a model file (on the command line, or dropped on the window) it is a viewer: clip list,
-//! play/pause, scrub, speed, loop mode, crossfade, blend weight, bones, orbit camera. With
+//! play/pause, scrub, speed, loop mode, crossfade, blend weight, bones, orbit camera; a model
+//! with spring bones (VRM's) swings them (a key switches them, another draws their
+//! [`colliders`]), and a shift-drag moves it on the ground so that they swing. With
 //! `--graph FILE` the viewed model is driven by an animation graph ([`graph_drive`]) whose
 //! parameters the keys change.
 //!
@@ -19,6 +21,7 @@
 //! shaders ([`shaders`]), the HUD's batching and widgets ([`hud`]) over the bitmap [`font`],
 //! the model [`viewer`] and the SDL [`window`].
 
+pub mod colliders;
 pub mod font;
 pub mod gl;
 pub mod graph_drive;
@@ -35,7 +38,7 @@ mod input;
 mod options;
 mod run;
 
-pub use draw::{cursor_ray, Layers};
+pub use draw::{cursor_ray, ground_drag, Layers};
 pub use gl::{GlError, GlInfo, GpuModel, Renderer};
 pub use headless::{render_scene_rgba, Headless};
 pub use options::{DemoError, DemoOptions, DemoReport};

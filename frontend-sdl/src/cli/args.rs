@@ -350,6 +350,9 @@ pub struct DemoArgs {
     /// Show bones from the start.
     #[arg(long)]
     pub bones: bool,
+    /// Show the spring colliders of a model with spring bones (VRM's) from the start.
+    #[arg(long)]
+    pub colliders: bool,
     /// Hide the HUD.
     #[arg(long)]
     pub no_hud: bool,

@@ -22,6 +22,7 @@ pub fn run(args: DemoArgs) -> Result<(), Failure> {
         palette: args.palette,
         skinning: args.skinning.into(),
         bones: args.bones,
+        colliders: args.colliders,
         hud: !args.no_hud,
         gl: args.gl.into(),
     };

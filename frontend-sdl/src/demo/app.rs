@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::draw::ground_drag;
 use super::gl::{GpuModel, PartMode, Renderer};
 use super::hud::{Mouse, Ui};
 use super::options::{DemoError, DemoOptions};
@@ -13,13 +14,15 @@ use crate::playback::{load_viewer, PlaybackOptions};
 use crate::scene::{default_camera, Camera, Scene};
 use sinew_offline::model::Skinning;
 
-/// What a mouse drag does to the camera.
+/// What a mouse drag does: to the camera, or to the viewed model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Drag {
     /// Turns the camera about its target.
     Orbit,
     /// Moves the camera's target in the view plane.
     Pan,
+    /// Moves the viewed model on the ground plane (its springs swing).
+    Model,
 }
 
 /// Frame times: running means for the HUD, totals for the report. The first frame (shader
@@ -90,6 +93,12 @@ pub(super) struct App {
     pub(super) playback: PlaybackOptions,
     /// The retarget source's GPU buffers, while the viewer has one.
     pub(super) source_gpu: Option<GpuModel>,
+    /// A shift key is held (a left drag then moves the viewed model).
+    pub(super) shift: bool,
+    /// The size of the last frame drawn, in pixels (for mouse drags on the ground).
+    pub(super) viewport: (f32, f32),
+    /// Draw the spring colliders of every model loaded from the start.
+    colliders: bool,
 }
 
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -122,6 +131,9 @@ impl App {
             cursor: None,
             playback: opts.playback.clone(),
             source_gpu: None,
+            shift: false,
+            viewport: (opts.width as f32, opts.height as f32),
+            colliders: opts.colliders,
         })
     }
 
@@ -139,7 +151,7 @@ impl App {
             app.say(msg.clone(), true);
             Err(msg)
         };
-        let v = match load_viewer(opts, r.palette_sizes()) {
+        let mut v = match load_viewer(opts, r.palette_sizes()) {
             Ok(Some(v)) => v,
             Ok(None) => return fail(self, "no model to load".into()),
             Err(e) => return fail(self, e.to_string()),
@@ -178,6 +190,16 @@ impl App {
         if let Some(d) = &v.retarget {
             text.push_str(&format!("; playing the clips of {} retargeted", d.path.display()));
         }
+        match v.setup_springs() {
+            Ok(true) => text.push_str(&format!(
+                "; {} spring joints, {} colliders (K springs, O colliders)",
+                v.spring_joints(),
+                v.spring_colliders()
+            )),
+            Ok(false) => {}
+            Err(e) => text.push_str(&format!("; springs refused: {e}")),
+        }
+        v.show_colliders = self.colliders;
         self.camera = Camera::framing(v.center, v.radius);
         self.camera_auto = false;
         // A model or retarget source without meshes (motion capture) shows its bones.
@@ -235,11 +257,29 @@ impl App {
         };
     }
 
-    /// Frames the viewed model again, or goes back to the scene's default camera.
+    /// Puts the viewed model back at the origin (its springs at rest) and frames it again, or
+    /// goes back to the scene's default camera.
     pub(super) fn reset_camera(&mut self) {
-        match &self.viewer {
-            Some((v, _)) => self.camera = Camera::framing(v.center, v.radius),
+        match self.viewer.as_mut() {
+            Some((v, _)) => {
+                v.reset_placement();
+                self.camera = Camera::framing(v.center, v.radius);
+            }
             None => self.camera_auto = true,
+        }
+    }
+
+    /// Moves the viewed model along the ground (the plane of its lowest point) by as much as
+    /// the mouse moved from pixel `from` to pixel `to` over it; nothing without a model or
+    /// where the rays miss the ground.
+    pub(super) fn drag_model(&mut self, from: (f32, f32), to: (f32, f32)) {
+        let aspect = self.viewport.0 / self.viewport.1.max(1.0);
+        let view_proj = self.camera.view_proj(aspect);
+        if let Some((v, _)) = self.viewer.as_mut() {
+            let height = v.floor + v.placement().y;
+            if let Some(delta) = ground_drag(&view_proj, from, to, self.viewport, height) {
+                v.move_by(delta);
+            }
         }
     }
 

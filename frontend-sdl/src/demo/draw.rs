@@ -1,6 +1,7 @@
 //! Drawing one frame of the demo: the [`Layers`] a frame gets, the scene's or viewer's meshes,
-//! lines and labels through the renderer, the HUD on top, and the mouse cursor's ray
-//! ([`cursor_ray`]) the character looks along.
+//! lines and labels through the renderer (the viewer's spring colliders among them), the HUD
+//! on top, the mouse cursor's ray ([`cursor_ray`]) the character looks along, and the ground
+//! move of a mouse drag ([`ground_drag`]) that moves the viewed model.
 
 use sinew::math::{Mat4, Vec3, Vec4};
 
@@ -14,7 +15,8 @@ use crate::scene::{default_camera, LookRay, SceneLight};
 pub struct Layers {
     /// The ground grid.
     pub grid: bool,
-    /// Bone lines (when the scene's or viewer's bones are on).
+    /// Bone lines (when the scene's or viewer's bones are on), and the viewer's spring
+    /// colliders (when they are on).
     pub bones: bool,
     /// HUD and labels.
     pub hud: bool,
@@ -31,6 +33,10 @@ impl Layers {
 const CLEAR_LINES: [f32; 4] = [0.42, 0.45, 0.52, 0.55];
 /// Color of the bone lines.
 const BONE_COLOR: [f32; 4] = [1.0, 0.92, 0.25, 1.0];
+/// Color of the spring colliders that keep the tails out.
+const COLLIDER_COLOR: [f32; 4] = [0.3, 0.9, 1.0, 0.9];
+/// Color of the spring colliders that keep the tails in.
+const INSIDE_COLLIDER_COLOR: [f32; 4] = [1.0, 0.45, 0.85, 0.9];
 
 /// The ray from the eye through pixel `(x, y)` (top-left origin) of a `w × h` view drawn with
 /// `view_proj`: the mouse cursor's ray for the character's look-at. `None` for a singular
@@ -46,6 +52,27 @@ pub fn cursor_ray(view_proj: &Mat4<f32>, x: f32, y: f32, w: f32, h: f32) -> Opti
     let (near, far) = (unproject(-1.0)?, unproject(1.0)?);
     let direction = far - near;
     (near.is_finite() && direction.try_normalize().is_some()).then_some(LookRay { origin: near, direction })
+}
+
+/// How far a mouse drag from pixel `from` to pixel `to` (top-left origin) of a `w × h` view
+/// drawn with `view_proj` moves a point on the horizontal plane `y = height`: the difference of
+/// the points of that plane under the two pixels. `None` when a ray misses the plane (parallel
+/// to it, or the plane behind the eye) or the matrix is singular.
+#[must_use]
+pub fn ground_drag(
+    view_proj: &Mat4<f32>,
+    from: (f32, f32),
+    to: (f32, f32),
+    (w, h): (f32, f32),
+    height: f32,
+) -> Option<Vec3<f32>> {
+    let on_ground = |(x, y): (f32, f32)| {
+        let ray = cursor_ray(view_proj, x, y, w, h)?;
+        let t = (height - ray.origin.y) / ray.direction.y;
+        (t.is_finite() && t > 0.0).then(|| ray.origin + ray.direction * t)
+    };
+    let delta = on_ground(to)? - on_ground(from)?;
+    delta.is_finite().then_some(Vec3::new(delta.x, 0.0, delta.z))
 }
 
 /// Projects a world point to pixels (top-left origin); `None` behind the camera.
@@ -70,6 +97,7 @@ impl App {
             self.camera = default_camera(aspect);
         }
         let view_proj = self.camera.view_proj(aspect);
+        self.viewport = (w as f32, h as f32);
         // In a window the character looks at the mouse cursor; offscreen frames are a
         // function of time alone.
         self.scene.params.look_ray = match (offscreen, self.cursor) {
@@ -100,6 +128,11 @@ impl App {
             }
             if layers.bones {
                 r.draw_lines(&frame.bones, &view_proj, BONE_COLOR, true);
+            }
+            if let Some((v, _)) = self.viewer.as_ref().filter(|(v, _)| v.show_colliders && layers.bones) {
+                let lines = v.collider_lines();
+                r.draw_lines(&lines.outside, &view_proj, COLLIDER_COLOR, true);
+                r.draw_lines(&lines.inside, &view_proj, INSIDE_COLLIDER_COLOR, true);
             }
             if layers.hud {
                 for l in &frame.labels {

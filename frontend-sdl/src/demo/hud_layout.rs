@@ -222,6 +222,7 @@ fn help_text(viewer: bool, graph: bool, retarget: bool) -> &'static str {
          [ ] or 1-9 clip   L loop mode   C crossfade\n\
          Tab blend clip   -/= blend weight   Y up axis\n\
          S source   B bones   D LBS/DQS   F frame   H help\n\
+         K springs   O colliders   Shift+drag move model\n\
          drag orbit   wheel zoom   right-drag pan\n\
          Backspace back to the scene   F12 screenshot   Esc quit"
     } else if viewer {
@@ -229,6 +230,7 @@ fn help_text(viewer: bool, graph: bool, retarget: bool) -> &'static str {
          [ ] or 1-9 clip   L loop mode   C crossfade\n\
          Tab blend clip   -/= blend weight   Y up axis\n\
          B bones   D LBS/DQS   F frame   H help\n\
+         K springs   O colliders   Shift+drag move model\n\
          drag orbit   wheel zoom   right-drag pan\n\
          Backspace back to the scene   F12 screenshot   Esc quit"
     } else {
@@ -239,6 +241,22 @@ fn help_text(viewer: bool, graph: bool, retarget: bool) -> &'static str {
          the character looks at the mouse cursor\n\
          drop a .glb .gltf .md5mesh .sinew to view it"
     }
+}
+
+/// The viewer's spring line: on or off, joints, and the last update's contacts and steps (or
+/// its reset), the colliders drawn or not, and where the model was moved to.
+fn spring_line(v: &super::viewer::Viewer) -> String {
+    let frame = v.spring_frame().unwrap_or_default();
+    let last =
+        if frame.reset { "at rest".to_owned() } else { format!("{} contacts  {} steps", frame.contacts, frame.steps) };
+    let p = v.placement();
+    format!(
+        "springs {} (K)  {} joints  {last}  colliders {} (O){}",
+        if v.springs_enabled() { "on" } else { "off" },
+        v.spring_joints(),
+        if v.show_colliders { "shown" } else { "hidden" },
+        if p == sinew::math::Vec3::ZERO { String::new() } else { format!("  moved {:.2} {:.2}", p.x, p.z) },
+    )
 }
 
 /// One line of the viewer's clip list: the mark (`>` playing, `+` blended), the number and the
@@ -362,6 +380,10 @@ impl App {
                 if v.is_fading() { "  crossfading" } else { "" }
             )),
             None => header.push_str("blend: none"),
+        }
+        if v.has_springs() {
+            header.push('\n');
+            header.push_str(&spring_line(v));
         }
         let n = v.num_clips();
         let list: Vec<String> = (0..n)

@@ -1,6 +1,7 @@
-//! The demo's input: keys (quit, skinning, bones, help, camera, screenshots; playback in the
-//! viewer, or the graph's parameters while a graph drives the model; time and the character's
-//! foot placement in the scene), mouse drags and the wheel for the camera, the mouse over the HUD
+//! The demo's input: keys (quit, skinning, bones, help, camera, screenshots; playback, spring
+//! bones and their colliders in the viewer, or the graph's parameters while a graph drives the
+//! model; time and the character's foot placement in the scene), mouse drags and the wheel for
+//! the camera, a shift-drag moving the viewed model on the ground, the mouse over the HUD
 //! widgets, and files dropped on the window.
 
 use std::path::PathBuf;
@@ -60,6 +61,8 @@ impl App {
                 Keycode::Minus | Keycode::KpMinus => v.nudge_weight(-0.1),
                 Keycode::Equals | Keycode::Plus | Keycode::KpPlus => v.nudge_weight(0.1),
                 Keycode::L => v.cycle_loop_mode(),
+                Keycode::K => v.set_springs_enabled(!v.springs_enabled()),
+                Keycode::O => v.show_colliders = !v.show_colliders,
                 Keycode::S => {
                     if let Some(d) = v.retarget.as_mut() {
                         d.show_source = !d.show_source;
@@ -92,6 +95,8 @@ impl App {
     pub(super) fn event(&mut self, r: &Renderer, e: Event) -> bool {
         match e {
             Event::Quit { .. } => return true,
+            Event::KeyDown { keycode: Some(Keycode::LShift | Keycode::RShift), .. } => self.shift = true,
+            Event::KeyUp { keycode: Some(Keycode::LShift | Keycode::RShift), .. } => self.shift = false,
             Event::KeyDown { keycode: Some(k), keymod, .. } => return self.key(r, k, keymod),
             Event::MouseButtonDown { mouse_btn, x, y, .. } => {
                 self.mouse.x = x as f32;
@@ -100,7 +105,8 @@ impl App {
                     MouseButton::Left => {
                         self.mouse.down = true;
                         if !(self.hud && self.ui.press(x as f32, y as f32)) {
-                            self.drag = Some(Drag::Orbit);
+                            let model = self.shift && self.viewer.is_some();
+                            self.drag = Some(if model { Drag::Model } else { Drag::Orbit });
                         }
                     }
                     MouseButton::Right | MouseButton::Middle => self.drag = Some(Drag::Pan),
@@ -123,6 +129,9 @@ impl App {
                         self.camera_auto = false;
                         self.camera.orbit(-xrel as f32 * 0.008, yrel as f32 * 0.008);
                     }
+                    Some(Drag::Model) => {
+                        self.drag_model(((x - xrel) as f32, (y - yrel) as f32), (x as f32, y as f32));
+                    }
                     Some(Drag::Pan) => {
                         let view = self.camera.view();
                         let right = Vec3::new(view.cols[0][0], view.cols[1][0], view.cols[2][0]);
@@ -140,6 +149,7 @@ impl App {
             }
             Event::DropFile { filename, .. } => self.drop_file(r, PathBuf::from(filename)),
             Event::Window { win_event: WindowEvent::Leave, .. } => self.cursor = None,
+            Event::Window { win_event: WindowEvent::FocusLost, .. } => self.shift = false,
             _ => {}
         }
         false

@@ -33,6 +33,8 @@ pub struct DemoOptions {
     pub skinning: Skinning,
     /// Show bones from the start.
     pub bones: bool,
+    /// Show the spring colliders of a model with spring bones from the start.
+    pub colliders: bool,
     /// Draw the HUD.
     pub hud: bool,
     /// Which GL context to ask for.
@@ -51,6 +53,7 @@ impl Default for DemoOptions {
             palette: None,
             skinning: Skinning::Lbs,
             bones: false,
+            colliders: false,
             hud: true,
             gl: GlRequest::Auto,
         }

@@ -2,6 +2,11 @@
 //! mode, a second clip to blend with or crossfade to) on the host layer's [`Character`], or an
 //! animation graph driving the pose instead ([`GraphDrive`]), or another model's clips
 //! retargeted onto it ([`RetargetDrive`]), and the model's framing.
+//!
+//! A model with spring bones (VRM's) swings them once [`Viewer::setup_springs`] set them up:
+//! the character's spring stage steps them by the seconds played, in the world the model
+//! stands in ([`Viewer::placement`], moved by [`Viewer::move_by`]), and they are drawn with
+//! the pose; [`Viewer::collider_lines`] gives their colliders as lines.
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -12,8 +17,9 @@ use sinew::job::JobError;
 use sinew::math::{Mat4, Quat, SoaTransform, Vec3};
 pub use sinew::player::LoopMode;
 use sinew_host::limits::{DesktopRig, CROSSFADE_CURVE, CROSSFADE_SECONDS};
-use sinew_host::{Character, CharacterError, Model as HostModel, Work};
+use sinew_host::{Character, CharacterError, Model as HostModel, SpringFrame, SpringSettings, Work};
 
+use super::colliders::{shape_lines, ColliderLines};
 use super::graph_drive::GraphDrive;
 use crate::retarget::{setup, SetupError};
 use crate::scene::{ground_grid, push_model, Frame};
@@ -135,6 +141,11 @@ pub struct Viewer {
     /// Another model's clips driving the pose through retargeting (see
     /// [`Viewer::attach_retarget`]); the players then play its clips.
     pub retarget: Option<RetargetDrive>,
+    /// Where the model stands: a translation applied after its up-axis turn (the origin
+    /// until moved; see [`Viewer::move_by`]).
+    placement: Vec3<f32>,
+    /// Draw the spring colliders ([`Viewer::collider_lines`]).
+    pub show_colliders: bool,
 }
 
 /// The palette sizes a model's parts are split by at load: `rigid` joints when its rig never
@@ -229,6 +240,8 @@ impl Viewer {
             floor: 0.0,
             graph: None,
             retarget: None,
+            placement: Vec3::ZERO,
+            show_colliders: false,
         };
         v.measure_bounds();
         Ok(v)
@@ -241,10 +254,108 @@ impl Viewer {
         self.host.asset.num_meshes() == 0 || self.character.clip_model().asset.num_meshes() == 0
     }
 
-    /// Object-to-world matrix (Z-up models turned to Y-up).
+    /// Object-to-world matrix: Z-up models turned to Y-up, then moved to
+    /// [`Viewer::placement`].
     #[must_use]
     pub fn world(&self) -> Mat4<f32> {
-        up_axis(self.z_up)
+        Mat4::from_translation(self.placement) * up_axis(self.z_up)
+    }
+
+    /// Where the model stands: the translation [`Viewer::world`] applies after the up-axis
+    /// turn.
+    #[must_use]
+    pub fn placement(&self) -> Vec3<f32> {
+        self.placement
+    }
+
+    /// Moves the model by `delta` in the world (the character's world matrix with it, which
+    /// the springs swing in from their next step). Non-finite steps are ignored.
+    pub fn move_by(&mut self, delta: Vec3<f32>) {
+        if delta.is_finite() {
+            self.placement += delta;
+            self.character.set_world(self.world());
+        }
+    }
+
+    /// Puts the model back at the origin with its springs at rest there (their next update
+    /// resets them).
+    pub fn reset_placement(&mut self) {
+        self.placement = Vec3::ZERO;
+        self.character.set_world(self.world());
+        self.character.reset_springs();
+        self.settle();
+    }
+
+    /// Sets up the model's spring bones (when its file has any) on the character, on, at the
+    /// host layer's default rate; returns whether it has springs. A set-up in place is
+    /// replaced (the springs start at rest).
+    ///
+    /// # Errors
+    ///
+    /// What the character's validation refuses (not expected for a file that loaded); the
+    /// viewer then runs without springs.
+    pub fn setup_springs(&mut self) -> Result<bool, CharacterError> {
+        let Some(set) = self.host.springs().filter(|s| !s.joints.is_empty()) else {
+            self.character.clear_springs();
+            return Ok(false);
+        };
+        self.character.set_world(self.world());
+        self.character.set_springs(set, SpringSettings::default(), true)?;
+        self.settle();
+        Ok(true)
+    }
+
+    /// Whether spring bones are set up ([`Viewer::setup_springs`] on a model with springs).
+    #[must_use]
+    pub fn has_springs(&self) -> bool {
+        self.character.spring_set().is_some()
+    }
+
+    /// Whether the springs are set up and on.
+    #[must_use]
+    pub fn springs_enabled(&self) -> bool {
+        self.character.springs_enabled()
+    }
+
+    /// Turns the springs on (at rest in the next pose) or off (the clips' pose); nothing
+    /// without springs.
+    pub fn set_springs_enabled(&mut self, enabled: bool) {
+        if self.character.set_springs_enabled(enabled).is_ok() {
+            self.settle();
+        }
+    }
+
+    /// Number of spring joints (0 without springs).
+    #[must_use]
+    pub fn spring_joints(&self) -> usize {
+        self.character.spring_set().map_or(0, |s| s.joints.len())
+    }
+
+    /// Number of spring colliders (0 without springs).
+    #[must_use]
+    pub fn spring_colliders(&self) -> usize {
+        self.character.spring_set().map_or(0, |s| s.colliders.len())
+    }
+
+    /// What the springs did in the last update (a reset, steps, contacts); `None` without
+    /// springs.
+    #[must_use]
+    pub fn spring_frame(&self) -> Option<SpringFrame> {
+        self.character.spring_frame()
+    }
+
+    /// The spring colliders in the current pose and world as wire lines (see
+    /// [`shape_lines`]): spheres and capsules as circles, planes as a square with their
+    /// normal; `inside` colliders apart. Empty without springs.
+    #[must_use]
+    pub fn collider_lines(&self) -> ColliderLines {
+        let mut out = ColliderLines::default();
+        let Some(set) = self.character.spring_set() else { return out };
+        let size = (self.radius * 0.15).max(1.0e-3);
+        for shape in set.world_colliders(&self.character.joints, self.world()) {
+            shape_lines(&shape, size, &mut out);
+        }
+        out
     }
 
     /// Recomputes the bind-pose bounds in world space (after a change of up axis); a model
@@ -259,7 +370,8 @@ impl Viewer {
             let _ = self.character.update(0, &mut self.work);
         }
         let own = if meshless(&self.host) { self.character.pose_bounds() } else { self.host.bounds };
-        let mut both = own.transformed(&self.world());
+        // Framed where the model stands before it is moved.
+        let mut both = own.transformed(&up_axis(self.z_up));
         if let Some(d) = self.retarget.as_mut() {
             let model = self.character.clip_model();
             let source = match self.character.source_pose_bounds() {
@@ -309,6 +421,11 @@ impl Viewer {
         character.set_speed(self.character.speed());
         character.set_loop_mode(self.character.loop_mode());
         character.set_playing(self.character.is_playing());
+        character.set_world(self.world());
+        if let Some(set) = self.character.spring_set() {
+            let on = self.character.springs_enabled();
+            character.set_springs(set.clone(), SpringSettings::default(), on).map_err(|e| fail(e.to_string()))?;
+        }
         self.retarget = Some(RetargetDrive {
             z_up: is_md5(path),
             source,
@@ -531,12 +648,17 @@ impl Viewer {
         if let Some(g) = self.graph.as_mut() {
             return if self.character.is_playing() { g.advance(&self.model, dt) } else { Ok(()) };
         }
-        self.character.advance(dt, &mut self.work).map_err(|e| e.to_string())
+        self.character.advance(dt, &mut self.work).map_err(|e| e.to_string())?;
+        if self.has_springs() {
+            // The springs step in the update, on the pose just sampled.
+            self.character.update(0, &mut self.work).map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 
     /// The local pose now: the graph's, or the character's (the primary clip, or the rest
     /// pose, blended with the second clip by the weight; the source's retargeted while a
-    /// [`RetargetDrive`] drives the model).
+    /// [`RetargetDrive`] drives the model) with its springs swung when they are on.
     ///
     /// # Errors
     ///
@@ -545,7 +667,7 @@ impl Viewer {
         if let Some(g) = &self.graph {
             return Ok(g.pose().to_vec());
         }
-        Ok(self.character.pose().to_vec())
+        Ok(self.character.staged_pose().to_vec())
     }
 
     /// The local pose of [`Viewer::clip_model`] now: the primary clip (or the rest pose)

@@ -175,5 +175,7 @@ impl Springs {
     }
 }
 
+mod draw;
+
 #[cfg(test)]
 mod tests;
