@@ -6,7 +6,7 @@
 //! ```sh
 //! cargo build --release -p sinew --example job_cost
 //! for s in skin skin_unit skin_tangents skin_dqs skin_dqs_scaled blend l2m palette foot \
-//!     chain_fabrik chain_ccd chain_fabrik_limits chain_ccd_limits; do
+//!     chain_fabrik chain_ccd chain_fabrik_limits chain_ccd_limits spring; do
 //!   valgrind --tool=callgrind --toggle-collect='job_cost::calls' target/release/examples/job_cost $s
 //! done
 //! ```
@@ -33,13 +33,18 @@
 //! two legs for one frame (`FootPlacementJob`, per call, the animated pose copied in first);
 //! `chain_fabrik` and `chain_ccd` solve a chain of 8 joints with 10 iterations (`IkChainJob`,
 //! per call), `chain_fabrik_limits` and `chain_ccd_limits` the same with a swing cone on every
-//! joint.
+//! joint; `spring` steps 16 spring joints of four hair strands against three colliders
+//! (`SpringBoneJob`, one 1/60 s step per call; `time SECONDS spring` gives ns per spring joint
+//! per step).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use sinew::job::foot::{FootLeg, FootPlacementJob, FootSettings, FootState, GroundPlane, LegState};
 use sinew::job::ik::{ChainReport, ChainSolver, IkChainJob, JointLimit};
+use sinew::job::spring::{
+    ColliderShape, SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringReport, SpringTail, NO_JOINT,
+};
 use sinew::job::{BlendingJob, JobError, Layer, Palette, SkinMatrixJob, SkinningJob};
 use sinew::math::{DualQuat, Mat4, Quat, SoaTransform, SymMat3, Transform, Vec3, Vec4};
 
@@ -361,6 +366,142 @@ impl Chain {
     }
 }
 
+/// Hair strands of the `spring` workload, and nodes per strand (the last one a tail only).
+const STRANDS: usize = 4;
+const STRAND_NODES: usize = 5;
+/// The `spring` workload's joints: a root, a neck, a head, and the strands.
+const SPRING_NODES: usize = 3 + STRANDS * STRAND_NODES;
+/// Its spring joints: every strand node with a child.
+const SPRING_JOINTS: usize = STRANDS * (STRAND_NODES - 1);
+
+/// The `spring` workload: a head on a neck with four hair strands of five nodes 0.06 apart
+/// hanging from it (16 spring joints with stiffness, gravity and drag), each joint tested
+/// against three colliders (a sphere on the head, a capsule along the neck, an inside sphere
+/// about the head that keeps the strands near it), the world swaying from call to call so
+/// that the strands swing and touch the colliders; the animated pose and its model matrices
+/// are copied in before each step, as a frame's stage finds them.
+struct Spring {
+    skeleton: sinew::skeleton::Skeleton<f32, { SPRING_NODES.div_ceil(4) }>,
+    joints: [SpringJoint<f32>; SPRING_JOINTS],
+    colliders: [SpringCollider<f32>; 3],
+    joint_colliders: [u16; 3],
+    tails: [SpringTail<f32>; SPRING_JOINTS],
+    pose: [SoaTransform<f32>; SPRING_NODES.div_ceil(4)],
+    model: [Mat4<f32>; SPRING_NODES],
+    /// Steps run, which moves the world.
+    steps: u32,
+}
+
+impl Spring {
+    fn new() -> Result<Self, Box<dyn std::error::Error>> {
+        let at = |x: f32, y: f32, z: f32| Transform::new(Vec3::new(x, y, z), Quat::IDENTITY, Vec3::ONE);
+        let mut rest = vec![at(0.0, 0.0, 0.0), at(0.0, 1.5, 0.0), at(0.0, 0.12, 0.0)];
+        let mut parents = vec![sinew::skeleton::NO_PARENT, 0, 1];
+        for s in 0..STRANDS {
+            let angle = s as f32 * core::f32::consts::TAU / STRANDS as f32;
+            for n in 0..STRAND_NODES {
+                parents.push(if n == 0 { 2 } else { (parents.len() - 1) as i16 });
+                rest.push(if n == 0 { at(0.09 * angle.cos(), 0.05, 0.09 * angle.sin()) } else { at(0.0, -0.06, 0.0) });
+            }
+        }
+        let names: Vec<String> = (0..SPRING_NODES).map(|j| format!("j{j}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let skeleton = sinew::skeleton::Skeleton::new(&parents, &rest, &names)?;
+        let mut pose = [SoaTransform::IDENTITY; SPRING_NODES.div_ceil(4)];
+        pose.copy_from_slice(skeleton.rest_pose());
+        let mut model = [Mat4::IDENTITY; SPRING_NODES];
+        sinew::job::LocalToModelJob::new(skeleton.view(), &pose, &mut model).run()?;
+        let joints = core::array::from_fn(|i| {
+            let joint = (3 + (i / (STRAND_NODES - 1)) * STRAND_NODES + i % (STRAND_NODES - 1)) as u16;
+            SpringJoint {
+                joint,
+                child: joint + 1,
+                tail: Vec3::new(0.0, -0.06, 0.0),
+                hit_radius: 0.02,
+                stiffness: 1.0,
+                gravity_power: 1.0,
+                gravity_dir: Vec3::new(0.0, -1.0, 0.0),
+                drag_force: 0.4,
+                center: NO_JOINT,
+                colliders_start: 0,
+                colliders_len: 3,
+            }
+        });
+        let colliders = [
+            SpringCollider {
+                joint: 2,
+                shape: ColliderShape::Sphere { offset: Vec3::ZERO, radius: 0.1, inside: false },
+            },
+            SpringCollider {
+                joint: 1,
+                shape: ColliderShape::Capsule {
+                    offset: Vec3::ZERO,
+                    tail: Vec3::new(0.0, 0.1, 0.0),
+                    radius: 0.06,
+                    inside: false,
+                },
+            },
+            SpringCollider {
+                joint: 2,
+                shape: ColliderShape::Sphere { offset: Vec3::ZERO, radius: 0.35, inside: true },
+            },
+        ];
+        let mut spring = Spring {
+            skeleton,
+            joints,
+            colliders,
+            joint_colliders: [0, 1, 2],
+            tails: [SpringTail::default(); SPRING_JOINTS],
+            pose,
+            model,
+            steps: 0,
+        };
+        let (mut pose, mut model) = (spring.pose, spring.model);
+        spring.run(&mut pose, &mut model, true)?;
+        // A second of swaying before the measured steps.
+        for _ in 0..60 {
+            let (mut pose, mut model) = (spring.pose, spring.model);
+            spring.run(&mut pose, &mut model, false)?;
+        }
+        Ok(spring)
+    }
+
+    /// One step of 1/60 s (or the reset) on `pose` and `model`, the world moved on.
+    fn run(
+        &mut self,
+        pose: &mut [SoaTransform<f32>],
+        model: &mut [Mat4<f32>],
+        reset: bool,
+    ) -> Result<SpringReport, JobError> {
+        self.steps += 1;
+        let t = self.steps as f32 / 60.0;
+        let world = Mat4::from_trs(
+            Vec3::new(0.3 * (t * 3.1).sin(), 0.0, 0.15 * (t * 5.0).sin()),
+            Quat::from_axis_angle(Vec3::Y, 0.6 * (t * 1.9).sin()),
+            Vec3::ONE,
+        );
+        // ANCHOR: spring
+        let mut job = SpringBoneJob {
+            skeleton: self.skeleton.view(),
+            springs: SpringBones {
+                joints: &self.joints,                   // in run order, parents first
+                colliders: &self.colliders,             // shapes on joints
+                joint_colliders: &self.joint_colliders, // each joint's colliders
+            },
+            world,                  // model to world this frame
+            locals: pose,           // the animated pose, spring rotations written
+            models: model,          // its model matrices, kept up to date
+            tails: &mut self.tails, // state kept between frames
+        };
+        if reset {
+            job.reset()
+        } else {
+            job.step(1.0 / 60.0)
+        }
+        // ANCHOR_END: spring
+    }
+}
+
 /// The stage's job, [`CALLS`] times.
 #[inline(never)]
 fn calls(mut job: impl FnMut()) {
@@ -399,6 +540,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Ok(())
                 };
                 (Box::new(job), "matrix")
+            } else if name == "spring" {
+                let mut spring = Spring::new()?;
+                let job = move || {
+                    for _ in 0..BATCH {
+                        let (mut pose, mut model) = (spring.pose, spring.model);
+                        spring.run(&mut pose, &mut model, false)?;
+                        black_box(&model);
+                    }
+                    Ok(())
+                };
+                (Box::new(job), "spring joint")
             } else {
                 let skin = Skin::named(&name).ok_or_else(|| format!("unknown stage {name}"))?;
                 let mesh = skin.mesh(&mut rng);
@@ -414,6 +566,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let per = match unit {
                 "joint" => JOINTS,
                 "matrix" => PALETTE,
+                "spring joint" => SPRING_JOINTS,
                 _ => VERTICES,
             };
             let start = Instant::now();
@@ -480,6 +633,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 eprintln!("{} iterations, {:.2e} from the target", r.iterations, r.distance);
             }
         }
+        "spring" => {
+            let mut spring = Spring::new()?;
+            let mut report = Ok(SpringReport::default());
+            let mut contacts = 0;
+            calls(|| {
+                let (mut pose, mut model) = (spring.pose, spring.model);
+                report = spring.run(&mut pose, &mut model, false);
+                contacts += report.as_ref().map_or(0, |r| r.contacts);
+                black_box(&model);
+            });
+            report?;
+            eprintln!("{contacts} contacts in {CALLS} steps of {SPRING_JOINTS} joints");
+        }
         "blend" => {
             let pose = |rng: &mut Rng| -> Vec<SoaTransform<f32>> {
                 (0..SOA).map(|_| SoaTransform::from_transforms(core::array::from_fn(|_| rng.transform()))).collect()
@@ -499,7 +665,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => {
             let skin = Skin::named(other).ok_or_else(|| {
                 format!(
-                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette, foot, chain_fabrik, chain_ccd, chain_fabrik_limits, chain_ccd_limits or time"
+                    "unknown stage {other}: skin, skin_unit, skin_tangents, skin_dqs, skin_dqs_scaled, blend, l2m, palette, foot, chain_fabrik, chain_ccd, chain_fabrik_limits, chain_ccd_limits, spring or time"
                 )
             })?;
             let mesh = skin.mesh(&mut rng);
