@@ -10,7 +10,9 @@
 //! height of its rest nodes) of three-vrm's. Both sides count joint-collider contacts (a
 //! collider test that finds the tail inside); the counts are printed, every model's spring must
 //! hit its collider on each path, and the two counts may differ by at most 1 % (a tail resting
-//! exactly on a collider's surface is a contact or not by rounding).
+//! exactly on a collider's surface is a contact or not by rounding). The VRM 0.x model of
+//! `tests/data/vrm` (its `secondaryAnimation` converted by each side) runs the same way, moved
+//! on a wider path on which its hair reaches the head's colliders.
 //!
 //! Node and the npm packages are found as the other cross-checks find them
 //! (`tests/support/npm.rs`); without `node` or `npm` the cross-check is skipped with a printed
@@ -47,6 +49,9 @@ const MODELS: [&str; 5] = [
     "vrm/three-vrm/plane-collider.gltf",
     "vrm/three-vrm/inside-collider.gltf",
 ];
+
+/// The shared models' path: a sway of 0.3 × the model's height, turns of up to 0.6 rad.
+const MOTION: (f64, f64) = (0.3, 0.6);
 
 /// Capacity of the test's skeletons, in SoA groups of 4 joints.
 const SOA: usize = 16;
@@ -179,20 +184,21 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
-/// Runs one model both ways on one path; returns the worst deviation over the height, and the
+/// Runs one model both ways, held (`motion` `None`) or on the path with a sway of `motion.0` ×
+/// the model's height and turns of `motion.1` rad; returns the worst deviation over the height, and the
 /// contact counts (sinew, three-vrm).
-fn cross_check(modules: &Path, rel: &str, moving: bool) -> (f64, u64, u64) {
-    let path = sinew_assets::path(rel);
-    let rig = import::load(&path, None).unwrap_or_else(|e| panic!("{rel}: {e}"));
+fn cross_check(modules: &Path, path: &Path, motion: Option<(f64, f64)>) -> (f64, u64, u64) {
+    let rel = path.display();
+    let rig = import::load(path, None).unwrap_or_else(|e| panic!("{rel}: {e}"));
     assert_eq!(rig.source_nodes.len(), rig.joints.len(), "{rel}: every joint names its glTF node");
     // The height of the rest nodes (three.js's step 0 is the rest pose, the path at t = 0 being
     // the identity).
-    let (_, rest, _) = three_run(modules, &path, 0.0, 0.0);
+    let (_, rest, _) = three_run(modules, path, 0.0, 0.0);
     let ys = rest[0].iter().map(|p| p[1]);
     let height = ys.clone().fold(f64::MIN, f64::max) - ys.fold(f64::MAX, f64::min);
     assert!(height > 0.0, "{rel}: a model with height");
-    let (amplitude, turn) = if moving { (0.3 * height, 0.6) } else { (0.0, 0.0) };
-    let (names, three, three_contacts) = three_run(modules, &path, amplitude, turn);
+    let (amplitude, turn) = motion.map_or((0.0, 0.0), |(sway, turn)| (sway * height, turn));
+    let (names, three, three_contacts) = three_run(modules, path, amplitude, turn);
     let (ours, contacts) = sinew_run(&rig, amplitude, turn);
     assert_eq!(three.len(), STEPS + 1);
     let mut worst = (0.0f64, 0usize, 0usize);
@@ -210,7 +216,7 @@ fn cross_check(modules: &Path, rel: &str, moving: bool) -> (f64, u64, u64) {
     eprintln!(
         "{rel} ({}): largest distance to {THREE} {:.2e} × the height ({height:.3}) at step {k}, node {} ({}); \
          joint-collider contacts: sinew {ours_total}, three-vrm {three_total}",
-        if moving { "moving" } else { "held" },
+        if motion.is_some() { "moving" } else { "held" },
         d / height,
         node,
         names.get(node).map_or("?", String::as_str),
@@ -233,14 +239,35 @@ fn spring_bones_match_three_vrm_on_the_shared_models() {
         }
     };
     for rel in MODELS {
+        let path = sinew_assets::path(rel);
         let conformance = rel.contains("conformance");
         // The conformance models' chains fall under gravity onto their collider with the model
         // held; three-vrm's examples have no gravity and rest where they are unless moved.
         if conformance {
-            let (_, ours, three) = cross_check(&modules, rel, false);
+            let (_, ours, three) = cross_check(&modules, &path, None);
             assert!(ours > 0 && three > 0, "{rel}: held, the chain hits its collider ({ours}, {three})");
         }
-        let (_, ours, three) = cross_check(&modules, rel, true);
+        let (_, ours, three) = cross_check(&modules, &path, Some(MOTION));
         assert!(ours > 0 && three > 0, "{rel}: moving, the chain hits its collider ({ours}, {three})");
     }
+}
+
+/// The VRM 0.x model of `tests/data/vrm` (`make_vrm0.py`): its `secondaryAnimation` read by
+/// both sides (three-vrm converting it itself), a chain with a center, a virtual tail, a
+/// zero-length tail and colliders on the head and on a spring joint, stepped on both paths.
+#[test]
+fn vrm0_spring_bones_match_three_vrm() {
+    let modules = match npm::node_modules() {
+        Ok(m) => m,
+        Err(why) => {
+            eprintln!("skipped: the cross-check against {THREE}: {why}");
+            return;
+        }
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrm/vrm0_springs.gltf");
+    cross_check(&modules, &path, None);
+    // Its tails rest away from the colliders: a wide sway and turns of up to 3 rad swing the
+    // hair into the head's spheres.
+    let (_, ours, three) = cross_check(&modules, &path, Some((2.0, 3.0)));
+    assert!(ours > 0 && three > 0, "moving, the hair hits the head ({ours}, {three})");
 }
