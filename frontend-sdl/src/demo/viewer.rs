@@ -540,9 +540,11 @@ impl Viewer {
         self.set_loop_mode(next_loop_mode(self.loop_mode()));
     }
 
-    /// Plays clip `clip` alone from its start (no-op past the clip count).
+    /// Plays clip `clip` alone from its start (no-op past the clip count); a cut, so the
+    /// springs start at rest on its first pose.
     pub fn select(&mut self, clip: usize) {
         if self.character.play(clip).is_ok() {
+            self.character.reset_springs();
             self.settle();
         }
     }
