@@ -116,7 +116,8 @@ fn dragging_the_model_swings_its_springs_and_the_key_switches_them() {
     assert!(!moved.springs_enabled());
     let off = moved.pose().unwrap();
     assert_eq!(max_turn(&off, moved.character().pose(), 0..moved.model.skeleton().num_joints()), 0.0);
-    // Switched on while the model stands still: at rest in the clips' pose, then swinging.
+    // Switched on while the model stands still: at their rest rotations (the model has no
+    // clips: the rest pose is the clips' pose), then swinging.
     moved.set_springs_enabled(true);
     assert!(moved.spring_frame().is_some_and(|f| f.reset), "switched on, the springs reset");
     assert!(max_turn(&moved.pose().unwrap(), moved.character().pose(), turning.iter().copied()) < 1e-3);

@@ -799,6 +799,90 @@ mod tests {
             .fold(0.0, f32::max)
     }
 
+    /// A viewer on the built-in humanoid with one spring: the left forearm, its tail at the
+    /// hand, pulled down by gravity.
+    fn humanoid_with_a_spring(tag: &str) -> (Viewer, usize) {
+        use sinew_offline::rig::{ResolvedSpringJoint, Spring, SpringBones, SpringJoint, SpringParams, SpringSource};
+        let mut rig = humanoid_rig();
+        let find = |name: &str| rig.joints.iter().position(|j| j.name == name).unwrap();
+        let (forearm, hand) = (find("l_forearm"), find("l_hand"));
+        let tail = rig.joints[hand].rest.translation;
+        let params = SpringParams {
+            hit_radius: 0.0,
+            stiffness: 0.5,
+            gravity_power: 2.0,
+            gravity_dir: [0.0, -1.0, 0.0],
+            drag_force: 0.4,
+        };
+        rig.springs = Some(SpringBones {
+            source: SpringSource::Vrm0,
+            springs: vec![Spring {
+                name: None,
+                joints: vec![SpringJoint { joint: forearm, params }, SpringJoint { joint: hand, params }],
+                collider_groups: Vec::new(),
+                center: None,
+            }],
+            colliders: Vec::new(),
+            collider_groups: Vec::new(),
+            joints: vec![ResolvedSpringJoint {
+                joint: forearm,
+                child: Some(hand),
+                tail: [tail.x, tail.y, tail.z],
+                params,
+                center: None,
+                colliders: Vec::new(),
+                spring: 0,
+            }],
+        });
+        let (bytes, _) = bake(&rig, &BakeOptions::default()).unwrap();
+        let path = std::env::temp_dir().join(format!("sinew_viewer_{}_{tag}.sinew", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        let mut v = Viewer::load(&path, None, PaletteSizes::same(64)).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(v.setup_springs().unwrap());
+        let joint = v.model.skeleton().names().iter().position(|n| n.as_str() == "l_forearm").unwrap();
+        (v, joint)
+    }
+
+    #[test]
+    fn a_change_of_clip_or_a_seek_puts_the_springs_at_rest() {
+        let (mut v, forearm) = humanoid_with_a_spring("spring");
+        let (walk, run) = (v.model.find_clip("walk").unwrap(), v.model.find_clip("run").unwrap());
+        let rest = v.model.skeleton().rest_pose()[forearm / 4].lane(forearm % 4).rotation;
+        // How far the forearm is turned from its rest rotation, in the viewer's pose and in the
+        // clip's.
+        let from_rest = |pose: &[SoaTransform<f32>]| pose[forearm / 4].lane(forearm % 4).rotation.angle_between(rest);
+        v.select(walk);
+        assert!(v.spring_frame().is_some_and(|f| f.reset));
+        assert!(from_rest(&v.pose().unwrap()) < 1e-5);
+        for _ in 0..20 {
+            v.advance(1.0 / 60.0).unwrap();
+        }
+        // Gravity has swung the forearm from its rest rotation.
+        assert!(v.spring_frame().is_some_and(|f| f.steps == 1 && !f.reset));
+        let swung = from_rest(&v.pose().unwrap());
+        assert!(swung > 0.01, "{swung}");
+        // A change of clip: back at rest, whatever the clip's forearm does.
+        v.select(run);
+        assert!(v.spring_frame().is_some_and(|f| f.reset));
+        assert!(from_rest(&v.pose().unwrap()) < 1e-5);
+        assert!(from_rest(v.character().pose()) > 0.01, "the run clip turns the forearm");
+        for _ in 0..20 {
+            v.advance(1.0 / 60.0).unwrap();
+        }
+        assert!(from_rest(&v.pose().unwrap()) > 0.01);
+        // A seek: back at rest too.
+        v.seek_by(0.1);
+        assert!(v.spring_frame().is_some_and(|f| f.reset));
+        assert!(from_rest(&v.pose().unwrap()) < 1e-5);
+        // Without the springs set up, the pose is the clip's.
+        let mut plain = humanoid("plain");
+        plain.select(walk);
+        plain.advance(0.3).unwrap();
+        assert!(!plain.has_springs() && plain.spring_frame().is_none());
+        assert!(max_diff(&plain.pose().unwrap(), &sample(&plain, walk, 0.3), 22) < 1e-6);
+    }
+
     #[test]
     fn loop_modes_speed_and_scrubbing_follow_the_player() {
         let mut v = humanoid("loop");
