@@ -1,5 +1,6 @@
-//! Offscreen rendering of the built-in scene for tests and image comparisons: [`Headless`]
-//! and [`render_scene_rgba`].
+//! Offscreen rendering of the built-in scene or a viewed model for tests and image
+//! comparisons, driven by synthetic window events where asked: [`Headless`] and
+//! [`render_scene_rgba`].
 
 use super::app::App;
 use super::draw::Layers;
@@ -102,6 +103,19 @@ impl Headless {
     #[must_use]
     pub fn viewer(&mut self) -> Option<&mut super::viewer::Viewer> {
         self.app.viewer.as_mut().map(|(v, _)| v)
+    }
+
+    /// Handles one window event as the demo's window does (keys, mouse drags, the wheel,
+    /// dropped files), for tests that drive the viewer with synthetic events; returns `true`
+    /// where the window would close.
+    pub fn event(&mut self, e: sdl2::event::Event) -> bool {
+        self.app.event(&self.renderer, e)
+    }
+
+    /// Advances the viewed model's playback (and its springs), or the scene's time, by `dt`
+    /// seconds, as a frame of the window does.
+    pub fn advance(&mut self, dt: f32) {
+        self.app.advance(dt);
     }
 
     /// The window (for its SDL context).
