@@ -516,7 +516,8 @@ mod tests {
         let header = if viewer {
             format!(
                 "{long}   1024 joints  64 meshes  DQS  Z-up\nclip 12/40 '{long}'\n\
-                 123.45 / 600.00 s  x2.00  ping-pong  playing\nblend '{long}' 100%  crossfading"
+                 123.45 / 600.00 s  x2.00  ping-pong  playing\nblend '{long}' 100%  crossfading\n\
+                 springs off (K)  1024 joints  1024 contacts  4 steps  colliders hidden (O)  moved -123.45 678.90"
             )
         } else {
             "sinew demo: built-in scene   DQS   t 1234.5 s   [paused]\n\
