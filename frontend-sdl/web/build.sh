@@ -2,7 +2,7 @@
 # Builds the browser site into a folder (default target/site): the runtime and the glTF
 # importer compiled to wasm32, the pages and their modules, the desktop's GLSL ES 1.00 shaders
 # (frontend-sdl/shaders, the one copy both frontends read), the built-in character, and
-# three.js for the three.js example and the benchmark (from npm, never kept in the repository).
+# three.js and three-vrm for the three.js example and the benchmarks (from npm, never kept in the repository).
 # The folder is self-contained: serve it with any static server, e.g.
 #   python3 -m http.server -d target/site 8000 --bind 127.0.0.1
 set -euo pipefail
@@ -73,7 +73,7 @@ for f in "$root"/frontend-sdl/shaders/*.glsl; do
 done
 cp "$root/core/fixtures/character.sinew" "$out/models/"
 
-# three.js, for three.html and bench.html: the npm package of the lockfile.
+# three.js, for three.html, bench.html and springs-bench.html: the npm package of the lockfile.
 three="$web/node_modules/three"
 if [ ! -d "$three" ] && [ -f "$web/package-lock.json" ] && command -v npm >/dev/null; then
   npm ci --prefix "$web" --no-audit --no-fund --silent
@@ -87,7 +87,11 @@ if [ -d "$three" ]; then
   for f in loaders/GLTFLoader.js utils/BufferGeometryUtils.js utils/SkeletonUtils.js; do
     cp "$three/examples/jsm/$f" "$out/three/addons/$f"
   done
+  # three-vrm, for springs-bench.html (its spring bones against sinew's): the package's minified
+  # module build, which imports only `three` (the page's import map names both).
+  vrm="$web/node_modules/@pixiv/three-vrm/lib/three-vrm.module.min.js"
+  [ ! -f "$vrm" ] || cp "$vrm" "$out/three/three-vrm.module.js"
 else
-  echo "build.sh: no npm: three.html and bench.html need three.js in $out/three" >&2
+  echo "build.sh: no npm: three.html, bench.html and springs-bench.html need three.js in $out/three" >&2
 fi
 echo "site: $out"

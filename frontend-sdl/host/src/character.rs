@@ -44,12 +44,14 @@ use crate::rows;
 mod chain;
 #[cfg(feature = "feet")]
 mod feet;
+#[cfg(feature = "springs")]
 mod springs;
 mod stages;
 
 pub use chain::IkChain;
 #[cfg(feature = "feet")]
 pub use feet::Legs;
+#[cfg(feature = "springs")]
 pub use springs::{SpringFrame, SpringSet, SpringSettings};
 
 /// What [`Character::update`] computes besides the pose and the model matrices.
@@ -254,6 +256,7 @@ pub struct Character<C: Capacity> {
     /// The chain IK stage, when set up.
     chains: Option<Box<dyn chain::PoseStage>>,
     /// The spring bones stage, when set up.
+    #[cfg(feature = "springs")]
     springs: Option<springs::Springs>,
     /// The local pose the stages after local-to-model edit: a copy of `pose`.
     placed: Vec<SoaTransform<f32>>,
@@ -308,6 +311,7 @@ impl<C: Capacity> Character<C> {
             #[cfg(feature = "feet")]
             feet: None,
             chains: None,
+            #[cfg(feature = "springs")]
             springs: None,
             placed: Vec::new(),
             world: Mat4::IDENTITY,
@@ -577,6 +581,7 @@ impl<C: Capacity> Character<C> {
     fn settle(&mut self) {
         #[cfg(feature = "feet")]
         self.reset_feet();
+        #[cfg(feature = "springs")]
         self.reset_springs();
     }
 
@@ -681,6 +686,7 @@ impl<C: Capacity> Character<C> {
         if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
             f.dt += dt;
         }
+        #[cfg(feature = "springs")]
         if let Some(s) = self.springs.as_mut().filter(|s| s.active()) {
             s.dt += dt;
         }
@@ -745,7 +751,10 @@ impl<C: Capacity> Character<C> {
         let placing = self.feet.as_ref().is_some_and(feet::Feet::active);
         #[cfg(not(feature = "feet"))]
         let placing = false;
+        #[cfg(feature = "springs")]
         let swinging = self.springs.as_ref().is_some_and(springs::Springs::active);
+        #[cfg(not(feature = "springs"))]
+        let swinging = false;
         if placing || self.chains.is_some() || swinging {
             self.placed.clone_from(&self.pose);
             #[cfg(feature = "feet")]
@@ -755,6 +764,7 @@ impl<C: Capacity> Character<C> {
             if let Some(c) = self.chains.as_mut() {
                 c.run(model.skeleton(), &mut self.placed, &mut self.joints)?;
             }
+            #[cfg(feature = "springs")]
             if let Some(s) = self.springs.as_mut().filter(|s| s.active()) {
                 s.run(model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
             }

@@ -34,5 +34,7 @@ pub mod rows;
 
 #[cfg(feature = "feet")]
 pub use character::Legs;
-pub use character::{Character, CharacterError, SpringFrame, SpringSet, SpringSettings, Work};
+pub use character::{Character, CharacterError, Work};
+#[cfg(feature = "springs")]
+pub use character::{SpringFrame, SpringSet, SpringSettings};
 pub use model::{Bounds, LoadError, Model};

@@ -14,6 +14,7 @@ use sinew::job::{Palette, SkinMatrixJob};
 use sinew::math::{Mat4, Vec3};
 use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
+#[cfg(feature = "springs")]
 use crate::character::SpringSet;
 use crate::parts::{draw_parts, DrawPart};
 
@@ -189,6 +190,7 @@ impl Model {
         self.skeleton.view()
     }
 
+    #[cfg(feature = "springs")]
     /// The file's spring bones in the core's form, for
     /// [`Character::set_springs`](crate::Character::set_springs); `None` when it has none.
     #[must_use]

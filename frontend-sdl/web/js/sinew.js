@@ -78,6 +78,11 @@ export class Sinew {
      * exports): `sinew_web_graph.wasm` does, `sinew_web.wasm` and `sinew_web_scalar.wasm` do not.
      */
     this.hasFeet = typeof exports.sinew_character_feet_setup === 'function';
+    /**
+     * Whether this module has spring bones (its `sinew_character_spring*` exports):
+     * `sinew_web_graph.wasm` does, `sinew_web.wasm` and `sinew_web_scalar.wasm` do not.
+     */
+    this.hasSprings = typeof exports.sinew_character_springs_setup === 'function';
     const limit = exports.sinew_limit;
     /**
      * The limits the runtime defines (sinew-host's `limits`): a crossfade's default seconds, the
@@ -267,6 +272,12 @@ function feetExport(c, name) {
   return c.sinew.wasm[name];
 }
 
+/** Character `c`'s module's spring bones export `name`; throws in a module without it. */
+function springsExport(c, name) {
+  if (!c.sinew.hasSprings) throw new SinewError('this module has no spring bones: load sinew_web_graph.wasm (moduleUrl({ graphs: true }))');
+  return c.sinew.wasm[name];
+}
+
 /** One animated instance of a model. Methods that change playback return the character. */
 export class Character {
   constructor(model, id) {
@@ -428,6 +439,64 @@ export class Character {
     return this;
   }
 
+  /**
+   * Places the character in the world (model space to world space) for the next updates:
+   * foot placement asks its ground there, and the spring bones swing as it moves.
+   * @param {number[]} translation `[x, y, z]`
+   * @param {number[]} [rotation] a quaternion `[x, y, z, w]` (normalized by the runtime)
+   * @param {number} [scale] uniform, above 0
+   * @returns {Character}
+   */
+  setWorld(translation, rotation = [0, 0, 0, 1], scale = 1) {
+    const w = this.sinew.wasm.sinew_character_set_world;
+    if (!w) throw new SinewError('this module has no world placement: load sinew_web_graph.wasm (moduleUrl({ graphs: true }))');
+    this.sinew.check(w(this.id, ...translation, ...rotation, scale));
+    return this;
+  }
+
+  /**
+   * Sets up the model's spring bones (its file's spring section), stepped `rate` times a second
+   * at most `maxSteps` times an update, on or off. False for a model without spring bones (the
+   * reason in `sinew.text()`); throws for bad settings, and in a module without spring bones
+   * (`Sinew#hasSprings`).
+   * @param {{on?: boolean, rate?: number, maxSteps?: number}} [options] on by default; 60 Hz
+   *   and 4 steps by default
+   * @returns {boolean}
+   */
+  setupSprings({ on = true, rate = 60, maxSteps = 4 } = {}) {
+    // 1 set up, 2 no spring bones in the file, 0 an error.
+    return this.sinew.check(springsExport(this, 'sinew_character_springs_setup')(this.id, rate, maxSteps, on ? 1 : 0)) === 1;
+  }
+
+  /** Turns the spring bones on or off (switched on, they start at rest); `reset` puts them at rest in the next update. */
+  springs(on, reset = false) {
+    this.sinew.check(springsExport(this, 'sinew_character_springs')(this.id, (on ? 1 : 0) | (reset ? 2 : 0)));
+    return this;
+  }
+
+  /**
+   * What the spring bones did in the last `update`: `{on, reset, steps, contacts, dropped,
+   * joints, colliders}` (`dropped` in seconds), or null without a set-up (or in a module
+   * without spring bones).
+   */
+  get springFrame() {
+    const f = this.sinew.wasm.sinew_character_spring_frame;
+    if (!f) return null;
+    const k = (i) => f(this.id, i);
+    if (Number.isNaN(k(0))) return null;
+    return { on: k(0) === 1, reset: k(1) === 1, steps: k(2), contacts: k(3), dropped: k(4), joints: k(5), colliders: k(6) };
+  }
+
+  /**
+   * The spring joints in the order they run, as `{joint, child}` skeleton indices (`child` -1
+   * for a tail without a joint); empty without a set-up.
+   */
+  springJoints() {
+    const f = this.sinew.wasm.sinew_character_spring_joint;
+    const out = [];
+    for (let i = 0, j; f && (j = f(this.id, i, 0)) >= 0; i++) out.push({ joint: j, child: f(this.id, i, 1) });
+    return out;
+  }
 
   /** Skin `skin`'s palette (model × inverse bind): 16 floats per skin joint, column-major, in place. */
   palette(skin = 0) {

@@ -3,12 +3,14 @@
 // MAX_VERTEX_UNIFORM_VECTORS (parts with more joints are split by the runtime at load), frames
 // the model as `sinew demo` does, and plays it with sinew's runtime in wasm.
 //
-// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0&feet=1
+// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0&feet=1&springs=1
+// Keys: S turns the spring bones on and off. Shift+drag or right-drag moves the character on
+// the ground plane (its world placement: the spring bones swing as it moves).
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
 // dataset.parts and dataset.joints, and window.sinewViewer.
 
 import { Sinew, Outputs, moduleUrl, hasSimd } from './sinew.js';
-import { framing, viewProj, gridLines } from './camera.js';
+import { framing, viewProj, gridLines, mul } from './camera.js';
 
 const params = new URLSearchParams(location.search);
 const canvas = document.getElementById('view');
@@ -205,16 +207,18 @@ class Renderer {
    * Draws one frame of `character` with `method` ('lbs' or 'dqs'), from camera `cam`, over the
    * `grid` lines, with its bones drawn over everything when `bones`.
    */
-  draw(character, cam, method, width, height, grid, bones) {
+  draw(character, cam, method, width, height, grid, bones, offset = [0, 0, 0]) {
     const gl = this.gl;
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
     gl.viewport(0, 0, width, height);
     gl.clearColor(...CLEAR);
     gl.depthMask(true);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    const vp = viewProj(this.sinew.limits, cam, width / Math.max(height, 1));
-    if (grid) this.drawLines(grid, vp, GRID_COLOR);
+    const world = viewProj(this.sinew.limits, cam, width / Math.max(height, 1));
+    if (grid) this.drawLines(grid, world, GRID_COLOR);
     if (!character || !this.gpu) return;
+    // The character where it stands in the world (moved by dragging).
+    const vp = mul(world, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, ...offset, 1]);
     const model = character.model;
     gl.enable(gl.DEPTH_TEST);
     gl.depthFunc(gl.LEQUAL);
@@ -285,6 +289,12 @@ class Viewer {
     this.bones = false;
     this.feet = params.get('feet') === '1';
     this.hasFeet = false;
+    // Spring bones: on unless `springs=0`, where the module has them (the full one) and the
+    // model too; the base module offers the button, which opens the model in the full one.
+    this.springs = params.get('springs') !== '0';
+    this.hasSprings = false;
+    /** The character's place on the ground plane (its world translation). */
+    this.offset = [0, 0, 0];
     this.speed = 1;
     this.camera = framing(sinew.limits, [0, 0, 0], 1);
     this.grid = null;
@@ -322,6 +332,8 @@ class Viewer {
       // on it while `feet` is on (in a module with foot placement).
       this.hasFeet = this.sinew.hasFeet && character.setupFeet();
       if (this.hasFeet && this.feet) character.feet(true, true);
+      this.hasSprings = this.sinew.hasSprings && character.setupSprings({ on: this.springs });
+      if (this.sinew.hasSprings) character.setWorld(this.offset);
       const step = this.sinew.gridStep(bounds.radius);
       this.grid = this.hasFeet ? groundLines(character, bounds, step) : gridLines(bounds, step);
       document.body.dataset.parts = String(parts);
@@ -409,6 +421,39 @@ class Viewer {
     this.frame();
   }
 
+  /**
+   * Turns the spring bones on or off (switched on, they start at rest in the current pose). In a
+   * module without them, on by opening the model again in the full module (`reopenFull`), where
+   * `loadFile` sets them up.
+   */
+  async toggleSprings() {
+    if (!this.sinew.hasSprings) {
+      this.springs = true;
+      try {
+        if (!(await this.reopenFull())) this.springs = false;
+        else if (!this.hasSprings) say('no spring bones: the file has no spring section', true);
+      } finally {
+        this.syncControls();
+      }
+      return;
+    }
+    try {
+      this.character.springs((this.springs = !this.springs));
+    } catch (e) {
+      say(e.message, true);
+    }
+    this.frame();
+  }
+
+  /** Moves the character by `dx`, `dz` on the ground plane (its world placement). */
+  move(dx, dz) {
+    this.offset[0] += dx;
+    this.offset[2] += dz;
+    if (this.sinew.hasSprings) this.character?.setWorld(this.offset);
+    if (!this.playing) this.frame();
+    else this.render();
+  }
+
   async loadUrl(url, prepare = null) {
     const name = decodeURIComponent(url.split('/').pop().split('?')[0]);
     let bytes;
@@ -443,7 +488,7 @@ class Viewer {
   }
 
   render() {
-    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid, this.bones);
+    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid, this.bones, this.offset);
   }
 
   tick(now) {
@@ -523,6 +568,11 @@ class Viewer {
     // A module without foot placement offers the button: it opens the model in the full one.
     feet.hidden = this.sinew.hasFeet && !this.hasFeet;
     feet.textContent = `feet: ${this.feet ? 'on' : 'off'}`;
+    const springs = document.getElementById('springs');
+    springs.hidden = this.sinew.hasSprings && !this.hasSprings;
+    springs.textContent = `springs: ${this.hasSprings && this.springs ? 'on' : 'off'}`;
+    const f = this.hasSprings ? c.springFrame : null;
+    document.getElementById('spring-info').textContent = f?.on ? `${f.joints} joints, ${f.contacts} contacts` : '';
   }
 
   wireControls() {
@@ -545,6 +595,11 @@ class Viewer {
     on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
     on('bones', 'click', guard(() => (this.bones = !this.bones)));
     on('feet', 'click', () => this.toggleFeet().catch((e) => say(e.message, true)));
+    on('springs', 'click', () => this.toggleSprings().catch((e) => say(e.message, true)));
+    addEventListener('keydown', (e) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+      if (e.key === 's' || e.key === 'S') this.toggleSprings().catch((err) => say(err.message, true));
+    });
     on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
     on('graph', 'change', () =>
       this.useGraph(Number(document.getElementById('graph').value)).catch((e) => say(e.message, true)),
@@ -559,12 +614,24 @@ class Viewer {
         if (file) await this.loadFile(file.name, new Uint8Array(await file.arrayBuffer()));
       });
     }
-    // Orbit with the mouse, zoom with the wheel.
+    // Orbit with the mouse, zoom with the wheel; shift+drag or right-drag moves the character
+    // on the ground plane, a pixel a pixel's width at the camera's target.
     let drag = null;
-    canvas.addEventListener('pointerdown', (e) => (drag = [e.clientX, e.clientY]));
+    canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+    canvas.addEventListener('pointerdown', (e) => (drag = [e.clientX, e.clientY, e.shiftKey || e.button === 2]));
     addEventListener('pointerup', () => (drag = null));
     addEventListener('pointermove', (e) => {
       if (!drag) return;
+      const [dx, dy] = [e.clientX - drag[0], e.clientY - drag[1]];
+      if (drag[2]) {
+        const c = this.camera;
+        const k = (2 * c.distance * Math.tan(c.fovY / 2)) / Math.max(canvas.clientHeight, 1);
+        const [sy, cy] = [Math.sin(c.yaw), Math.cos(c.yaw)];
+        // Screen right is (cos yaw, 0, −sin yaw) on the ground; screen down comes toward the eye.
+        this.move(k * (dx * cy + dy * sy), k * (dy * cy - dx * sy));
+        drag = [e.clientX, e.clientY, true];
+        return;
+      }
       this.camera.yaw -= (e.clientX - drag[0]) * 0.01;
       const max = this.sinew.limits.maxPitch;
       this.camera.pitch = Math.min(max, Math.max(-max, this.camera.pitch + (e.clientY - drag[1]) * 0.01));
@@ -586,9 +653,10 @@ async function main() {
   hud.hidden = params.get('hud') === '0';
   const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
-  // `feet=1` starts on the full module (foot placement is in it; it needs SIMD); otherwise the
-  // base module, which the feet button and the graphs leave for the full one when used.
-  const full = params.get('feet') === '1' && hasSimd;
+  // `feet=1` or `springs=1` starts on the full module (foot placement and spring bones are in it;
+  // it needs SIMD); otherwise the base module, which the feet and springs buttons and the graphs
+  // leave for the full one when used.
+  const full = (params.get('feet') === '1' || params.get('springs') === '1') && hasSimd;
   const runtime = moduleUrl({ graphs: full, simd: params.get('simd') !== '0' });
   const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
   const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew);

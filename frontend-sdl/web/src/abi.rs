@@ -463,6 +463,119 @@ pub extern "C" fn sinew_character_ground(id: u32, x: f32, z: f32, k: u32) -> f32
     })
 }
 
+#[cfg(any(feature = "feet", feature = "springs"))]
+/// Places character `id` in the world (model space to world space) for the next updates:
+/// translation `(tx, ty, tz)`, rotation quaternion `(qx, qy, qz, qw)` (normalized here; a zero
+/// one is the identity), uniform `scale`. Foot placement asks its ground there and the spring
+/// bones feel its motion (see `Character::set_world`). 1, or 0 with the message.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn sinew_character_set_world(
+    id: u32,
+    tx: f32,
+    ty: f32,
+    tz: f32,
+    qx: f32,
+    qy: f32,
+    qz: f32,
+    qw: f32,
+    scale: f32,
+) -> u32 {
+    use sinew::math::{Mat4, Quat, Vec3};
+    character(id, 0, |c, _| {
+        if !([tx, ty, tz, qx, qy, qz, qw].iter().all(|v| v.is_finite()) && scale.is_finite() && scale > 0.0) {
+            return Err("the world's translation and rotation are finite numbers and its scale a positive one".into());
+        }
+        let r = Quat::new(qx, qy, qz, qw).normalize();
+        c.set_world(Mat4::from_trs(Vec3::new(tx, ty, tz), r, Vec3::new(scale, scale, scale)));
+        Ok(1)
+    })
+}
+
+#[cfg(feature = "springs")]
+/// Sets up the spring bones of character `id`'s model (its file's spring section) as a stage
+/// of its updates, stepped `rate` times a second (0: 60) and at most `max_steps` times an
+/// update (0: 4); on when `flags` bit 0 is set. Their first run puts them at rest in that
+/// update's pose. 1 when set up; 2 for a model without spring bones (nothing set up, "the
+/// model has no spring bones" as the message); 0 with the message for no such character, a
+/// rate that is not a positive number, or a section the job refuses.
+#[no_mangle]
+pub extern "C" fn sinew_character_springs_setup(id: u32, rate: f32, max_steps: u32, flags: u32) -> u32 {
+    use sinew_host::SpringSettings;
+    character(id, 0, |c, s| {
+        let Some(set) = c.model.springs() else {
+            report(s, "the model has no spring bones".into());
+            return Ok(2);
+        };
+        let defaults = SpringSettings::default();
+        let settings = SpringSettings {
+            rate: if rate == 0.0 { defaults.rate } else { rate },
+            max_steps: if max_steps == 0 { defaults.max_steps } else { max_steps },
+        };
+        if !settings.is_valid() {
+            return Err(format!("a spring rate of {rate} steps per second is not a positive number"));
+        }
+        c.set_springs(set, settings, flags & 1 != 0).map(|()| 1).map_err(|e| e.to_string())
+    })
+}
+
+#[cfg(feature = "springs")]
+/// Turns character `id`'s spring bones on (`flags` bit 0) or off; bit 1 makes their next run
+/// a reset (at rest in that update's pose, as after a teleport). Switched on, their next run
+/// is a reset too. 1, or 0 with the message (not set up).
+#[no_mangle]
+pub extern "C" fn sinew_character_springs(id: u32, flags: u32) -> u32 {
+    character(id, 0, |c, _| {
+        c.set_springs_enabled(flags & 1 != 0).map_err(|e| e.to_string())?;
+        if flags & 2 != 0 {
+            c.reset_springs();
+        }
+        Ok(1)
+    })
+}
+
+#[cfg(feature = "springs")]
+/// What character `id`'s spring bones did in the last update, by `k`: 0 whether they are on
+/// (1 or 0), 1 whether the update reset them (1 or 0), 2 the steps run, 3 the joint-collider
+/// contacts over those steps, 4 the seconds dropped (more steps were due than an update runs),
+/// 5 the number of spring joints, 6 the number of colliders. NaN without a set-up or for
+/// another `k`.
+#[no_mangle]
+pub extern "C" fn sinew_character_spring_frame(id: u32, k: u32) -> f32 {
+    character(id, f32::NAN, |c, _| {
+        let (Some(f), Some(set)) = (c.spring_frame(), c.spring_set()) else {
+            return Err("spring bones are not set up".into());
+        };
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        Ok([
+            flag(c.springs_enabled()),
+            flag(f.reset),
+            f.steps as f32,
+            f.contacts as f32,
+            f.dropped,
+            set.joints.len() as f32,
+            set.colliders.len() as f32,
+        ]
+        .get(k as usize)
+        .copied()
+        .unwrap_or(f32::NAN))
+    })
+}
+
+#[cfg(feature = "springs")]
+/// The skeleton joint of character `id`'s spring joint `i` (in the order they run), or, with
+/// `flags` bit 0, its child (the joint its tail follows; -1 for a tail without a child joint).
+/// -1 past the last spring joint or without a set-up.
+#[no_mangle]
+pub extern "C" fn sinew_character_spring_joint(id: u32, i: u32, flags: u32) -> i32 {
+    use sinew::job::spring::NO_JOINT;
+    character(id, -1, |c, _| {
+        let Some(j) = c.spring_set().and_then(|s| s.joints.get(i as usize)) else { return Ok(-1) };
+        let joint = if flags & 1 != 0 { j.child } else { j.joint };
+        Ok(if joint == NO_JOINT { -1 } else { i32::from(joint) })
+    })
+}
+
 /// Draw part `part` of mesh `mesh`: which output `what` names (0 linear-blend rows, 1
 /// dual-quaternion rows, 2 morphed vertices).
 fn part_output(c: &Character, mesh: u32, part: u32, what: u32) -> Result<&[f32], String> {
@@ -621,6 +734,43 @@ mod tests {
         sinew_character_free(c);
         assert_eq!(sinew_character_update(c, 1), 0);
         assert_eq!(text(), format!("no character {c}"));
+    }
+
+    #[cfg(feature = "springs")]
+    #[test]
+    fn springs_on_a_model_without_them_are_refused_and_bad_calls_report() {
+        let m = open(CHARACTER, 64);
+        let c = sinew_character_new(m);
+        assert_eq!(sinew_character_springs_setup(c, 0.0, 0, 1), 2);
+        assert_eq!(text(), "the model has no spring bones");
+        assert_eq!(sinew_character_springs(c, 1), 0);
+        assert_eq!(text(), "spring bones are not set up");
+        assert!((0..7).all(|k| sinew_character_spring_frame(c, k).is_nan()));
+        assert_eq!(sinew_character_spring_joint(c, 0, 0), -1);
+        assert_eq!(sinew_character_springs_setup(c + 1, 0.0, 0, 1), 0);
+        assert_eq!(text(), format!("no character {}", c + 1));
+        assert_eq!(sinew_character_spring_joint(c + 1, 0, 0), -1);
+        sinew_character_free(c);
+        sinew_model_close(m);
+    }
+
+    #[cfg(any(feature = "feet", feature = "springs"))]
+    #[test]
+    fn the_world_moves_the_character_and_refuses_bad_numbers() {
+        let m = open(CHARACTER, 64);
+        let c = sinew_character_new(m);
+        assert_eq!(sinew_character_set_world(c, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0), 0);
+        assert_eq!(text(), "the world's translation and rotation are finite numbers and its scale a positive one");
+        assert_eq!(sinew_character_set_world(c, f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0), 0);
+        // A half turn about +Y (an unnormalized quaternion), moved and doubled.
+        assert_eq!(sinew_character_set_world(c, 1.0, 2.0, 3.0, 0.0, 2.0, 0.0, 0.0, 2.0), 1);
+        let w = with(|s| s.characters[slot(c)].as_ref().map(|c| c.world().to_cols_array()));
+        let want = [-2.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, -2.0, 0.0, 1.0, 2.0, 3.0, 1.0];
+        let w = w.expect("the character");
+        assert!(w.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6), "{w:?}");
+        assert_eq!(sinew_character_set_world(c + 1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0), 0);
+        sinew_character_free(c);
+        sinew_model_close(m);
     }
 
     #[cfg(feature = "feet")]

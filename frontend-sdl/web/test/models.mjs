@@ -17,6 +17,10 @@ export const MODELS = {
   'pab_crossarms.glb': { copy: true, asset: 'ozz/pab_crossarms.glb' },
   // Morph targets and their weight track, on a rigid mesh.
   'AnimatedMorphCube.glb': { copy: true, asset: 'gltf/AnimatedMorphCube/AnimatedMorphCube.glb' },
+  // Spring bones (a chain of three falling onto a capsule): baked for sinew, and the file
+  // itself for springs-bench.html's three-vrm side.
+  'springbone_collider_capsule_x0p02_r0p1.sinew': { bake: true, asset: 'vrm/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm' },
+  'springbone_collider_capsule_x0p02_r0p1.vrm': { copy: true, asset: 'vrm/vrm-conformance/springbone_collider_capsule_x0p02_r0p1.vrm' },
 };
 
 function fresh(out, ...inputs) {

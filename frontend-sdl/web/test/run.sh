@@ -26,10 +26,10 @@ if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json"
 fi
 
 # The desktop viewer (reference frames, `sinew dump`, `sinew bake`), the runtime's native
-# palette (the bits the wasm modules must give), and the site, which takes three.js from
-# node_modules.
+# palette and spring bones (the bits the wasm modules must give), and the site, which takes
+# three.js and three-vrm from node_modules.
 cargo build -p sinew-frontend
-cargo build -p sinew-web --example palette
+cargo build -p sinew-web --example palette --example springs
 bash frontend-sdl/web/build.sh "$site"
 
 node "$web/test/models.mjs" "$site"

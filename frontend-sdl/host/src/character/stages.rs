@@ -3,6 +3,7 @@
 //! report.
 
 use alloc::boxed::Box;
+#[cfg(any(feature = "feet", feature = "springs"))]
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -14,6 +15,7 @@ use sinew::math::Mat4;
 #[cfg(feature = "feet")]
 use sinew::math::Vec3;
 
+#[cfg(feature = "springs")]
 use super::springs::{SpringFrame, SpringSet, SpringSettings, Springs};
 use super::{chain, Character, CharacterError, IkChain};
 #[cfg(feature = "feet")]
@@ -171,6 +173,7 @@ impl<C: Capacity> Character<C> {
     pub fn chain_reports(&self) -> &[ChainReport<f32>] {
         self.chains.as_ref().map_or(&[], |c| c.reports())
     }
+    #[cfg(feature = "springs")]
     /// Sets up spring bones as a stage of [`update`](Self::update), after chain IK and
     /// before skinning: the core's [`SpringBoneJob`](sinew::job::SpringBoneJob) on `set` (the
     /// model's springs: [`Model::springs`](crate::model::Model::springs)), stepped at
@@ -206,10 +209,12 @@ impl<C: Capacity> Character<C> {
         self.springs = Some(stage);
         Ok(())
     }
+    #[cfg(feature = "springs")]
     /// Removes the spring bones stage.
     pub fn clear_springs(&mut self) {
         self.springs = None;
     }
+    #[cfg(feature = "springs")]
     /// Turns the spring bones on or off; switched on, their next run puts them at rest in the
     /// pose of that update.
     ///
@@ -224,11 +229,13 @@ impl<C: Capacity> Character<C> {
         s.enabled = enabled;
         Ok(())
     }
+    #[cfg(feature = "springs")]
     /// Whether spring bones are set up and on.
     #[must_use]
     pub fn springs_enabled(&self) -> bool {
         self.springs.as_ref().is_some_and(|s| s.enabled)
     }
+    #[cfg(feature = "springs")]
     /// Makes the springs' next run a reset, as after a cut or a teleport: at rest in that
     /// update's pose, the time owed dropped. Nothing without a set-up.
     pub fn reset_springs(&mut self) {
@@ -236,12 +243,14 @@ impl<C: Capacity> Character<C> {
             s.reset = true;
         }
     }
+    #[cfg(feature = "springs")]
     /// What the springs did in the last update (a reset, steps run, contacts, time dropped);
     /// `None` without a set-up.
     #[must_use]
     pub fn spring_frame(&self) -> Option<SpringFrame> {
         self.springs.as_ref().map(|s| s.frame)
     }
+    #[cfg(feature = "springs")]
     /// The springs' set-up (their joints and colliders, to draw them); `None` without one.
     #[must_use]
     pub fn spring_set(&self) -> Option<&SpringSet> {

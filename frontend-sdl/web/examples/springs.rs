@@ -1,0 +1,72 @@
+//! The browser runtime's spring bones computed natively: the reference the browser tests
+//! compare the full module's bits with. Opens MODEL, sets up its spring bones (60 Hz, on) and
+//! runs one update per line of WORLDS: the line's world placement (`tx ty tz qx qy qz qw
+//! scale`, as `sinew_character_set_world` takes it) set first, then, from the second line on,
+//! the clock advanced by 1/60 s. The first update puts the springs at rest; each later one
+//! steps them once. Prints every joint's position (the translation of its model matrix) after
+//! each update as JSON, each float in its shortest round-trip form.
+//!
+//! ```text
+//! cargo run -p sinew-web --example springs -- model.sinew worlds.txt
+//! ```
+
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use sinew::math::{Mat4, Quat, Vec3};
+use sinew_host::SpringSettings;
+use sinew_web::{WebCharacter as Character, WebWork as Work};
+
+fn run(args: &[String]) -> Result<String, String> {
+    let [path, worlds] = args else { return Err("usage: springs MODEL WORLDS".into()) };
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let model =
+        Rc::new(sinew_web::model::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
+    let text = std::fs::read_to_string(worlds).map_err(|e| format!("{worlds}: {e}"))?;
+    let mut c = Character::new(Rc::clone(&model)).map_err(|e| e.to_string())?;
+    let set = model.springs().ok_or(format!("{path}: the model has no spring bones"))?;
+    c.set_springs(set, SpringSettings::default(), true).map_err(|e| e.to_string())?;
+    let mut work = Work::default();
+    let mut steps = Vec::new();
+    for (k, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let v: Vec<f32> = line
+            .split_whitespace()
+            .map(|x| x.parse().map_err(|_| format!("{worlds}: line {}: '{x}' is not a number", k + 1)))
+            .collect::<Result<_, _>>()?;
+        let [tx, ty, tz, qx, qy, qz, qw, s] = v[..] else {
+            return Err(format!("{worlds}: line {}: 8 numbers (tx ty tz qx qy qz qw scale)", k + 1));
+        };
+        // As sinew_character_set_world builds it.
+        let r = Quat::new(qx, qy, qz, qw).normalize();
+        c.set_world(Mat4::from_trs(Vec3::new(tx, ty, tz), r, Vec3::new(s, s, s)));
+        if k > 0 {
+            c.advance(1.0 / 60.0, &mut work).map_err(|e| e.to_string())?;
+        }
+        c.update(0, &mut work).map_err(|e| e.to_string())?;
+        let positions: Vec<String> = c
+            .joints
+            .iter()
+            .flat_map(|m| {
+                let t = m.to_cols_array();
+                [t[12], t[13], t[14]]
+            })
+            .map(|x| x.to_string())
+            .collect();
+        steps.push(format!("[{}]", positions.join(",")));
+    }
+    Ok(format!("{{\"steps\":[{}]}}", steps.join(",")))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("springs: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

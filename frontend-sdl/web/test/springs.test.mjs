@@ -1,0 +1,175 @@
+// Spring bones in headless Chromium. The viewer (index.html?springs=1) opens a VRM model with
+// spring bones (the VRM 1.0 conformance chain falling onto a capsule, baked) in the full
+// module, and its character is moved on the scripted world path (js/world-path.js) for two
+// seconds at 60 Hz: every joint's position after every step must be the bits the native runtime
+// gives for the same placements (examples/springs.rs: the same Rust, built for the host; the
+// placements go to both as the same f32 numbers). The springs button (and the S key) must
+// turn them off and on again, changing the pose. The springs benchmark runs with a few
+// characters and must write its two lines.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { serve } from './server.mjs';
+import { launch, newPage, checkClean, openReady, benchResult } from './browser.mjs';
+import { prepareModels } from './models.mjs';
+import { REPO, SITE, OUT } from './paths.mjs';
+import { scriptedWorld } from '../js/world-path.js';
+
+const T = { timeout: 240_000 };
+/** The runtime's spring bones built natively (frontend-sdl/web/examples/springs.rs). */
+const SPRINGS = process.env.SINEW_SPRINGS_BIN || path.join(REPO, 'target/debug/examples/springs');
+const NAME = 'springbone_collider_capsule_x0p02_r0p1';
+/** Steps after the reset: two seconds at 60 Hz. */
+const STEPS = 120;
+/** The path: a sway of 0.4 m (0.3 × the model's 1.36 m) and turns of up to 0.6 rad. */
+const [AMPLITUDE, TURN] = [0.4, 0.6];
+
+let server;
+let browser;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(SITE, 'index.html')), `${SITE}/index.html missing: bash frontend-sdl/web/build.sh ${SITE}`);
+  assert.ok(fs.existsSync(SPRINGS), `${SPRINGS} missing: cargo build -p sinew-web --example springs`);
+  prepareModels(SITE);
+  fs.mkdirSync(OUT, { recursive: true });
+  server = await serve(SITE);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** The placements of steps 0 … STEPS, as `[tx, ty, tz, qx, qy, qz, qw, scale]` f32 values. */
+function placements() {
+  return Array.from({ length: STEPS + 1 }, (_, k) => {
+    const w = scriptedWorld(k / 60, AMPLITUDE, TURN);
+    return [...w.translation, ...w.rotation, 1].map(Math.fround);
+  });
+}
+
+/** The f32 bits of numbers that are f32 values. */
+function bits(values) {
+  return new Uint32Array(Float32Array.from(values).buffer);
+}
+
+test(`springs: the full module's joints equal the native runtime's bits over ${STEPS} steps on a moving world (${NAME})`, T, async () => {
+  const worlds = placements();
+  const file = path.join(OUT, 'springs-worlds.txt');
+  fs.writeFileSync(file, `${worlds.map((w) => w.join(' ')).join('\n')}\n`);
+  const native = JSON.parse(execFileSync(SPRINGS, [path.join(SITE, 'models', `${NAME}.sinew`), file], { encoding: 'utf8' }));
+
+  const page = await newPage(browser, { width: 480, height: 320 });
+  const query = new URLSearchParams({ model: `models/${NAME}.sinew`, paused: '1', springs: '1' });
+  await openReady(page, `${server.url}index.html?${query}`);
+  // Paused, the viewer advances nothing itself: the steps below are the only ones.
+  const got = await page.evaluate((worlds) => {
+    const v = window.sinewViewer;
+    const c = v.character;
+    const setUp = { full: v.sinew === v.fullRuntime, springs: v.hasSprings, button: document.getElementById('springs').textContent };
+    c.playing = true;
+    const steps = [];
+    let contacts = 0;
+    worlds.forEach((w, k) => {
+      c.setWorld(w.slice(0, 3), w.slice(3, 7), w[7]);
+      if (k === 0) c.springs(true, true);
+      else c.advance(1 / 60);
+      c.update(0);
+      contacts += c.springFrame.contacts;
+      const m = c.jointMatrices();
+      steps.push(Array.from({ length: c.model.joints }, (_, j) => [m[j * 16 + 12], m[j * 16 + 13], m[j * 16 + 14]]).flat());
+    });
+    c.playing = false;
+    return { setUp, steps, contacts, frame: c.springFrame, joints: c.springJoints() };
+  }, worlds);
+  checkClean(page);
+  await page.context().close();
+
+  assert.deepEqual(got.setUp, { full: true, springs: true, button: 'springs: on' }, 'springs=1 opens the model in the full module, its springs on');
+  assert.equal(got.frame.joints, 3, 'the chain has three swaying joints');
+  assert.equal(got.frame.steps, 1, 'one step per 1/60 s');
+  assert.equal(got.joints.length, 3);
+  assert.equal(got.steps.length, native.steps.length);
+  // The tails swing: the last spring joint's child moves away from where the path alone carries it.
+  const tip = got.joints[2].child >= 0 ? got.joints[2].child : got.joints[2].joint;
+  const swing = Math.max(...got.steps.map((s) => Math.hypot(...[0, 1, 2].map((a) => s[tip * 3 + a] - got.steps[0][tip * 3 + a]))));
+  assert.ok(swing > 0.01, `the chain's tip moved at most ${swing} in model space`);
+  got.steps.forEach((s, k) => {
+    const [a, b] = [bits(s), bits(native.steps[k])];
+    const differ = a.findIndex((x, i) => x !== b[i]);
+    assert.ok(a.length === b.length && differ < 0, `step ${k}: float ${differ} is ${s[differ]} in the page, ${native.steps[k][differ]} natively`);
+  });
+  console.log(`springs: ${STEPS} steps, ${got.steps[0].length / 3} joints each, the native bits; tip swung up to ${swing.toFixed(3)} m; ${got.contacts} contacts`);
+});
+
+test('springs: the button and the S key turn the spring bones off and on, and the pose changes with them', T, async () => {
+  const page = await newPage(browser, { width: 480, height: 320 });
+  const query = new URLSearchParams({ model: `models/${NAME}.sinew`, paused: '1' });
+  await openReady(page, `${server.url}index.html?${query}`);
+  const button = page.locator('#springs');
+  assert.equal(await button.textContent(), 'springs: off', 'the base module has no spring bones');
+  assert.equal(await page.evaluate(() => window.sinewViewer.sinew.hasSprings), false);
+  await button.click();
+  await page.waitForFunction(() => document.getElementById('springs').textContent === 'springs: on' && document.body.dataset.state === 'ready');
+  // Swing the chain: a second on the path, then the spring joints' positions.
+  const pose = () => page.evaluate(() => {
+    const c = window.sinewViewer.character;
+    const m = c.jointMatrices();
+    return c.springJoints().flatMap(({ joint }) => [m[joint * 16 + 12], m[joint * 16 + 13], m[joint * 16 + 14]]);
+  });
+  const swung = await page.evaluate(async ({ amplitude, turn }) => {
+    const { scriptedWorld } = await import('./world-path.js');
+    const c = window.sinewViewer.character;
+    c.playing = true;
+    for (let k = 1; k <= 60; k++) {
+      const w = scriptedWorld(k / 60, amplitude, turn);
+      c.setWorld(w.translation, w.rotation).advance(1 / 60).update(0);
+    }
+    c.playing = false;
+    return { full: window.sinewViewer.sinew.hasSprings, frame: c.springFrame };
+  }, { amplitude: AMPLITUDE, turn: TURN });
+  assert.equal(swung.full, true, 'the button opened the model in the full module');
+  assert.equal(swung.frame.on, true);
+  const on = await pose();
+  await button.click();
+  await page.waitForFunction(() => document.getElementById('springs').textContent === 'springs: off');
+  const off = await pose();
+  const frameOff = await page.evaluate(() => window.sinewViewer.character.springFrame);
+  await page.keyboard.press('s');
+  await page.waitForFunction(() => document.getElementById('springs').textContent === 'springs: on');
+  const again = await pose();
+  checkClean(page);
+  await page.context().close();
+  assert.equal(frameOff.on, false);
+  const moved = Math.max(...on.map((x, i) => Math.abs(x - off[i])));
+  assert.ok(moved > 0.005, `turning the springs off moved the spring joints by at most ${moved}`);
+  // Switched on again the springs start at rest in the pose: the pose with them off (the path
+  // is held, so the reset's pose is the animated one).
+  const rest = Math.max(...again.map((x, i) => Math.abs(x - off[i])));
+  assert.ok(rest < 1e-6, `on again, at rest: ${rest} from the pose without springs`);
+});
+
+test('springs bench: both result lines, positive figures (16 characters)', T, async () => {
+  prepareModels(SITE);
+  const page = await newPage(browser);
+  const resp = await page.goto(`${server.url}springs-bench.html?${new URLSearchParams({ model: `models/${NAME}.sinew`, n: 16, rounds: 1, ms: 200 })}`);
+  assert.ok(resp.ok(), `springs-bench.html: HTTP ${resp.status()}`);
+  const lines = (await benchResult(page, 120_000)).trim().split('\n');
+  checkClean(page);
+  await page.context().close();
+  assert.equal(lines.length, 2, lines.join('\n'));
+  const labels = ['sinew-web', 'three-vrm'];
+  lines.forEach((line, i) => {
+    const m = line.match(/^(\S+) springs (\S+) (\d+(?:\.\d+)?) (\d+) (\d+)$/);
+    assert.ok(m, `result line '${line}'`);
+    assert.equal(m[1], labels[i]);
+    assert.equal(m[2], NAME);
+    assert.ok(Number(m[3]) > 0, `${m[1]}: ${m[3]} ns per spring joint per step`);
+    assert.equal(Number(m[4]), 16);
+    assert.equal(Number(m[5]), 3, `${m[1]}: three spring joints per character`);
+  });
+  console.log(lines.join('\n'));
+});
