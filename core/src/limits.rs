@@ -24,6 +24,12 @@ pub const MAX_INFLUENCES: usize = 8;
 /// [`MorphWeightsJob`](crate::job::MorphWeightsJob) writes).
 pub const MAX_MORPH_TARGETS: usize = 256;
 
+/// Most joint-collider tests one spring step of a `.sinew` file's spring section may ask for:
+/// the sum over its spring joints of their collider counts. A step's cost grows with it (a
+/// joint's collider range may be the whole table, so the sum can grow with the square of the
+/// section's size); a section past it is refused.
+pub const MAX_SPRING_TESTS: usize = 65_536;
+
 /// Number of SoA elements needed for `joints` joints: `ceil(joints / 4)`.
 ///
 /// Use it to size owned buffers: `Skeleton<f32, { soa_count(24) }>` (a [`Capacity`]'s `SOA`

@@ -7,8 +7,9 @@
 //!
 //! Validation holds the section to [`SpringBones::validate`]'s rules against the file's
 //! skeleton and to a few of its own: each skeleton joint swings in one spring joint at most (a
-//! bitmap of [`MAX_JOINTS`] bits on the stack), and every spring joint lies in its spring's
-//! span. It runs once over each record; a `child` is checked by walking its parents down to its
+//! bitmap of [`MAX_JOINTS`] bits on the stack), every spring joint lies in its spring's
+//! span, and the joints' collider counts add up to at most [`MAX_SPRING_TESTS`] tests a step.
+//! It runs once over each record; a `child` is checked by walking its parents down to its
 //! joint (at most `child − joint` steps, parents coming first).
 
 use core::fmt;
@@ -17,7 +18,7 @@ use core::ops::Range;
 use crate::format::reader::{byte, is_finite_bits, le_f32, le_u16, le_u32, ordered_bits, Reader};
 use crate::format::*;
 use crate::job::spring::{ColliderShape, SpringBones, SpringCollider, SpringJoint, NO_JOINT};
-use crate::limits::MAX_JOINTS;
+use crate::limits::{MAX_JOINTS, MAX_SPRING_TESTS};
 use crate::math::Vec3;
 use crate::real::Real;
 
@@ -177,6 +178,7 @@ impl<'a> SpringsData<'a> {
         }
         let n = skeleton.num_joints();
         let mut seen = [0u32; MAX_JOINTS.div_ceil(32)];
+        let mut tests = 0;
         for i in 0..joints {
             let rec = data.joint_record(i);
             let field = |at| usize::from(le_u16(rec, at));
@@ -200,6 +202,10 @@ impl<'a> SpringsData<'a> {
             }
             if field(joint_at::COLLIDERS_START) + field(joint_at::COLLIDERS_LEN) > data.num_joint_colliders() {
                 return Err(bad(SpringPart::JointColliders, i));
+            }
+            tests += field(joint_at::COLLIDERS_LEN);
+            if tests > MAX_SPRING_TESTS {
+                return Err(bad(SpringPart::Tests, i));
             }
             if !finite(rec, joint_at::FLOATS, 10) || !non_negative(rec, joint_at::HIT_RADIUS) {
                 return Err(bad(SpringPart::Setting, i));

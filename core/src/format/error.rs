@@ -339,6 +339,9 @@ pub enum SpringPart {
     ColliderShape,
     /// An entry of the joint→collider table is not an index of the colliders.
     Table,
+    /// The spring joints' collider counts up to this one add up to more than
+    /// [`MAX_SPRING_TESTS`](crate::limits::MAX_SPRING_TESTS) tests per step.
+    Tests,
 }
 
 /// The field of a clip-report section that [`ParseError::BadClipReport`] names.
@@ -389,6 +392,7 @@ impl fmt::Display for SpringPart {
             Self::ColliderKind => "collider (its kind or flags)",
             Self::ColliderShape => "collider (its shape)",
             Self::Table => "joint collider table entry",
+            Self::Tests => "spring joint (collider tests per step past the limit)",
         })
     }
 }

@@ -429,10 +429,6 @@ fn pipeline<R: Real>(asset: &Asset<'_>, times: &[f32]) {
     }
 }
 
-/// Collider tests per spring step above which [`springs_all`] only resets: the section may give
-/// every joint the whole collider table, a cost of joints × colliders per step.
-const SPRING_TESTS: usize = 200_000;
-
 /// The spring bones, when the file has them: the section read into buffers validates on the
 /// skeleton (what [`Asset::parse`] accepts, the job accepts), then a reset and 20 steps at 60
 /// Hz under a moving world run on `pose`; a step may refuse only tails that overflowed to
@@ -460,9 +456,10 @@ fn springs_all<R: Real>(
     }
     let (mut locals, mut models) = (pose.to_vec(), world.to_vec());
     let mut tails = vec![SpringTail::default(); joints.len()];
+    // What the file may ask of a step is bounded: at most `MAX_SPRING_TESTS` collider tests.
     let tests: usize = joints.iter().map(|j| usize::from(j.colliders_len)).sum();
-    let steps = if tests > SPRING_TESTS { 0 } else { 20 };
-    for k in 0..=steps {
+    assert!(tests <= sinew::limits::MAX_SPRING_TESTS, "a parsed spring section asks {tests} tests a step");
+    for k in 0..=20 {
         let t = k as f32 / 60.0;
         let moved = Mat4::from_trs(
             Vec3::new(R::from_f32(0.3 * t), R::ZERO, R::from_f32(-0.2 * t)),

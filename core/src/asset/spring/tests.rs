@@ -398,3 +398,34 @@ fn writer_refuses_what_the_section_cannot_hold() {
     );
     assert!(w.is_empty());
 }
+
+/// Joints whose collider ranges add up to more than [`MAX_SPRING_TESTS`] tests a step: the
+/// joint that passes the limit is named, and a section at the limit parses.
+#[test]
+#[cfg_attr(miri, ignore = "a 64 KiB table: the rule is the same sum on any size")]
+fn collider_tests_past_the_limit_are_refused() {
+    let half = u16::try_from(MAX_SPRING_TESTS / 2).unwrap();
+    let table = std::vec![0u16; usize::from(half)];
+    let parse = |lens: [u16; 3]| {
+        let mut j = joints();
+        for (s, len) in j.iter_mut().zip(lens) {
+            (s.colliders_start, s.colliders_len) = (0, len);
+        }
+        let c = colliders();
+        let bones = SpringBones { joints: &j, colliders: &c, joint_colliders: &table };
+        let write = |buf: &mut [u8]| {
+            let mut w = Writer::new(buf);
+            write_springs(&mut w, &bones, &JOINT_SPRINGS, &NAMES).map(|()| w.len())
+        };
+        let len = write(&mut []).unwrap();
+        let mut body = std::vec![0u8; len];
+        assert_eq!(write(&mut body), Ok(len));
+        Asset::parse(&file_of(true, &[&body])).map(|_| ())
+    };
+    // Two halves: exactly the limit.
+    use SpringPart::Tests;
+    assert_eq!(parse([half, half, 0]), Ok(()));
+    assert_eq!(parse([half, half, 1]), bad(Tests, 2));
+    assert_eq!(parse([half, 1, half]), bad(Tests, 2));
+    assert_eq!(parse([half, 0, half]), Ok(()));
+}

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use sinew::asset::write_springs;
 use sinew::asset::writer::Writer;
 use sinew::job::spring::{SpringBones, SpringCollider, SpringJoint, NO_JOINT};
+use sinew::limits::MAX_SPRING_TESTS;
 use sinew::math::Vec3;
 
 use super::BakeError;
@@ -67,7 +68,8 @@ fn vec3(v: [f32; 3]) -> Vec3<f32> {
 ///
 /// [`BakeError::Springs`] naming the spring joint or collider when an index is past the rig's
 /// joints, a child is not below its joint, a joint swings twice, a value is not finite, a radius
-/// is negative, or a list is longer than the section's 16-bit counts hold.
+/// is negative, a list is longer than the section's 16-bit counts hold, or the joints' collider
+/// counts add up to more than [`MAX_SPRING_TESTS`] tests a step.
 pub(super) fn springs_of(rig: &Rig) -> Result<Option<EncSprings>, BakeError> {
     let Some(b) = &rig.springs else { return Ok(None) };
     let name = |j: usize| rig.joints.get(j).map_or("?", |r| r.name.as_str());
@@ -158,6 +160,12 @@ pub(super) fn springs_of(rig: &Rig) -> Result<Option<EncSprings>, BakeError> {
             colliders_start,
             colliders_len,
         });
+    }
+    let tests: usize = joints.iter().map(|j| usize::from(j.colliders_len)).sum();
+    if tests > MAX_SPRING_TESTS {
+        return Err(BakeError::Springs(format!(
+            "the spring joints test {tests} colliders a step, past the {MAX_SPRING_TESTS} a file may hold"
+        )));
     }
     let names = b.springs.iter().map(|s| s.name.clone().unwrap_or_default()).collect();
     Ok(Some(EncSprings { joints, colliders, table, joint_springs, names }))

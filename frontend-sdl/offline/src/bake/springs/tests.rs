@@ -204,4 +204,12 @@ fn bake_refuses_spring_bones_the_section_cannot_hold() {
     let infinite =
         rig::ColliderShape::Capsule { offset: [0.0; 3], tail: [f32::INFINITY, 0.0, 0.0], radius: 0.5, inside: false };
     assert!(refused(&|b| b.colliders[0].shape = infinite).contains("not finite"));
+    // Three joints each testing a third of the limit's colliders (plus one): past the limit
+    // together, though each list and the shared table fit.
+    let many = |b: &mut rig::SpringBones| {
+        for j in &mut b.joints {
+            j.colliders = vec![0; sinew::limits::MAX_SPRING_TESTS / 3 + 1];
+        }
+    };
+    assert!(refused(&many).contains("colliders a step"));
 }
