@@ -53,6 +53,8 @@ pub(super) struct Pose<'p, R: Real> {
     models: &'p mut [Mat4<R>],
     /// The joints that are spring joints.
     spring: Bits,
+    /// The joints below a spring joint (whose matrices a spring joint's run can change).
+    under: Bits,
     /// The spring joints that have run.
     done: Bits,
     /// The lowest joint that has run (`usize::MAX`: none).
@@ -71,7 +73,14 @@ impl<'p, R: Real> Pose<'p, R> {
         for s in springs {
             set(&mut spring, s.joint.into());
         }
-        Pose { skeleton, locals, models, spring, done: [0; MAX_JOINTS / 32], first: usize::MAX }
+        // Parents come before their children: one pass marks every joint below a spring joint.
+        let mut under = [0; MAX_JOINTS / 32];
+        for (j, &p) in skeleton.parents().iter().enumerate() {
+            if usize::try_from(p).is_ok_and(|p| has(&spring, p) || has(&under, p)) {
+                set(&mut under, j);
+            }
+        }
+        Pose { skeleton, locals, models, spring, under, done: [0; MAX_JOINTS / 32], first: usize::MAX }
     }
 
     /// The hierarchy.
@@ -94,7 +103,7 @@ impl<'p, R: Real> Pose<'p, R> {
     /// updates the joints below a spring joint after it moves, down to the next spring joints),
     /// else the one on entry.
     pub(super) fn stored(&self, x: usize) -> Mat4<R> {
-        if has(&self.spring, x) {
+        if has(&self.spring, x) || !has(&self.under, x) {
             return self.model(x);
         }
         let sk = &self.skeleton;
