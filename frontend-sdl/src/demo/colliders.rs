@@ -94,9 +94,8 @@ pub fn shape_lines(shape: &ColliderShape<f32>, size: f32, out: &mut ColliderLine
             let (u, v) = perpendiculars(n);
             let h = size * 0.5;
             let corners = [offset + (u + v) * h, offset + (v - u) * h, offset - (u + v) * h, offset + (u - v) * h];
-            for i in 0..4 {
-                out.outside.push([corners[i], corners[(i + 1) % 4]]);
-            }
+            let next = corners.iter().cycle().skip(1);
+            out.outside.extend(corners.iter().zip(next).map(|(a, b)| [*a, *b]));
             out.outside.push([offset, offset + n * h]);
         }
     }
