@@ -9,6 +9,16 @@
 //! ```text
 //! cargo run -p sinew-web --example springs -- model.sinew worlds.txt
 //! ```
+//!
+//! With `--time N FRAMES` in place of WORLDS: N characters of MODEL, with spring bones and
+//! without, each placed on a sway and a turn and advanced 1/60 s a frame for FRAMES frames,
+//! and prints the nanoseconds of `update` per character per frame for both (what the browser's
+//! springs benchmark subtracts), for a profiler to run on:
+//!
+//! ```text
+//! cargo build --release -p sinew-web --example springs
+//! perf record -g target/release/examples/springs model.sinew --time 200 3000
+//! ```
 
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -17,8 +27,51 @@ use sinew::math::{Mat4, Quat, Vec3};
 use sinew_host::SpringSettings;
 use sinew_web::{WebCharacter as Character, WebWork as Work};
 
+/// `update` of `n` characters of `model` (with spring bones when `springs`) over `frames`
+/// frames: nanoseconds per character per frame.
+fn time(model: &Rc<sinew_host::Model>, springs: bool, n: usize, frames: usize) -> Result<f64, String> {
+    let mut crowd = (0..n)
+        .map(|_| {
+            let mut c = Character::new(Rc::clone(model)).map_err(|e| e.to_string())?;
+            if springs {
+                let set = model.springs().ok_or("the model has no spring bones")?;
+                c.set_springs(set, SpringSettings::default(), true).map_err(|e| e.to_string())?;
+            }
+            Ok(c)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut work = Work::default();
+    let mut spent = std::time::Duration::ZERO;
+    for f in 0..frames {
+        for (i, c) in crowd.iter_mut().enumerate() {
+            let t = i as f32 * 0.618 + f as f32 / 60.0;
+            let turn = Quat::from_axis_angle(Vec3::new(0.0, 1.0, 0.0), 0.6 * (1.9 * t).sin());
+            c.set_world(Mat4::from_trs(Vec3::new(0.4 * (3.1 * t).sin(), 0.0, 0.2 * (5.0 * t).sin()), turn, Vec3::ONE));
+            c.advance(1.0 / 60.0, &mut work).map_err(|e| e.to_string())?;
+        }
+        let start = std::time::Instant::now();
+        for c in &mut crowd {
+            c.update(0, &mut work).map_err(|e| e.to_string())?;
+        }
+        spent += start.elapsed();
+    }
+    Ok(spent.as_nanos() as f64 / (n * frames).max(1) as f64)
+}
+
 fn run(args: &[String]) -> Result<String, String> {
-    let [path, worlds] = args else { return Err("usage: springs MODEL WORLDS".into()) };
+    if let [path, flag, n, frames] = args {
+        if flag == "--time" {
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+            let model = Rc::new(
+                sinew_web::model::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?,
+            );
+            let n: usize = n.parse().map_err(|_| format!("'{n}' is not a count"))?;
+            let frames: usize = frames.parse().map_err(|_| format!("'{frames}' is not a count"))?;
+            let (with, without) = (time(&model, true, n, frames)?, time(&model, false, n, frames)?);
+            return Ok(format!("update with springs {with:.0} ns, without {without:.0} ns per character per frame"));
+        }
+    }
+    let [path, worlds] = args else { return Err("usage: springs MODEL WORLDS | springs MODEL --time N FRAMES".into()) };
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let model =
         Rc::new(sinew_web::model::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
