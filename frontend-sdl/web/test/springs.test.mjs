@@ -173,3 +173,53 @@ test('springs bench: both result lines, positive figures (16 characters)', T, as
   });
   console.log(lines.join('\n'));
 });
+
+test('springs: shift+drag and right-drag move the character on the ground, a plain drag orbits', T, async () => {
+  const page = await newPage(browser, { width: 480, height: 320 });
+  const query = new URLSearchParams({ model: `models/${NAME}.sinew`, springs: '1' });
+  await openReady(page, `${server.url}index.html?${query}`);
+  const state = () => page.evaluate(() => {
+    const v = window.sinewViewer;
+    return { offset: [...v.offset], yaw: v.camera.yaw, frame: v.character.springFrame };
+  });
+  const before = await state();
+  const box = await page.locator('#view').boundingBox();
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  // Shift+drag 60 px to the right in a few moves, the frames running meanwhile.
+  await page.keyboard.down('Shift');
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  for (let i = 1; i <= 6; i++) {
+    await page.mouse.move(x + 10 * i, y);
+    await page.waitForTimeout(30);
+  }
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const moved = await state();
+  // Right-drag 40 px down: towards the camera.
+  await page.mouse.move(x, y);
+  await page.mouse.down({ button: 'right' });
+  await page.mouse.move(x, y + 40, { steps: 4 });
+  await page.mouse.up({ button: 'right' });
+  const toward = await state();
+  // A plain drag turns the camera and leaves the character.
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + 50, y, { steps: 4 });
+  await page.mouse.up();
+  const orbited = await state();
+  checkClean(page);
+  await page.context().close();
+  const { yaw } = before;
+  // Screen right on the ground is (cos yaw, 0, −sin yaw); screen down is (sin yaw, 0, cos yaw).
+  const along = (o, from, d) => (o[0] - from[0]) * d[0] + (o[2] - from[2]) * d[1];
+  const right = along(moved.offset, before.offset, [Math.cos(yaw), -Math.sin(yaw)]);
+  const across = along(moved.offset, before.offset, [Math.sin(yaw), Math.cos(yaw)]);
+  assert.ok(right > 0 && Math.abs(across) < 1e-6 * Math.max(1, right), `shift+drag right moved the character by ${right} along screen right, ${across} across`);
+  assert.equal(moved.offset[1], 0, 'the character stays on the ground plane');
+  const down = along(toward.offset, moved.offset, [Math.sin(yaw), Math.cos(yaw)]);
+  assert.ok(down > 0, `right-drag down moved the character by ${down} towards the camera`);
+  assert.deepEqual(orbited.offset, toward.offset, 'a plain drag leaves the character');
+  assert.notEqual(orbited.yaw, toward.yaw, 'a plain drag turns the camera');
+  assert.equal(moved.frame.on, true);
+});
