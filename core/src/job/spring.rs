@@ -67,7 +67,7 @@ use crate::skeleton::SkeletonView;
 mod collide;
 mod pose;
 
-use collide::{arc, collide, dir, inverse_direction, inverse_point, length, scale_to, Contact};
+use collide::{arc, collide, dir, inverse_point, length, scale_to, Contact, InverseDirection};
 use pose::Pose;
 
 /// The `child` and `center` of a [`SpringJoint`] that has none: a virtual tail, world space.
@@ -414,10 +414,11 @@ impl<R: Real> SpringBoneJob<'_, R> {
             return Ok(report);
         }
         let (world, sk, springs) = (self.world, self.skeleton, self.springs);
+        let world_inverse = InverseDirection::of(&world);
         let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
-            let step = Step { world, dt, springs: &springs, joint: s };
+            let step = Step { world, world_inverse, dt, springs: &springs, joint: s };
             match step.run(&pose, tail, &mut report.contacts) {
                 Some((j, rotation, model)) => pose.commit(j, rotation, model),
                 None => report.skipped = report.skipped.saturating_add(1),
@@ -431,6 +432,8 @@ impl<R: Real> SpringBoneJob<'_, R> {
 /// One spring joint's step.
 struct Step<'s, 'a, R> {
     world: Mat4<R>,
+    /// `world₃⁻¹` as a positive multiple (`None`: singular, every joint is skipped).
+    world_inverse: Option<InverseDirection<R>>,
     dt: R,
     springs: &'s SpringBones<'a, R>,
     joint: &'s SpringJoint<R>,
@@ -440,6 +443,11 @@ impl<R: Real> Step<'_, '_, R> {
     /// Steps 1 to 6 of the method: the joint's new local rotation and model matrix, the tail
     /// moved in `tail`, contacts added to `contacts`; `None` (and `tail` untouched) when the
     /// geometry is degenerate.
+    ///
+    /// World-space points and directions are taken through `world` and the model matrices one
+    /// after the other (`world × (M × p)`) rather than through their products, and `A⁻¹` of
+    /// step 6 as `rest_j₃⁻¹ × parent₃⁻¹ × world₃⁻¹`: the same quantities, without a 4×4
+    /// product per joint and collider.
     fn run(
         &self,
         pose: &Pose<'_, R>,
@@ -452,28 +460,27 @@ impl<R: Real> Step<'_, '_, R> {
         let rest = sk.rest_transform(j)?;
         let parent = sk.parent(j);
 
-        // 1. The joint's matrix from its parent's as it is now.
+        // 1. The joint's matrix from its parent's as it is now (its translation, and the whole
+        //    matrix where a virtual tail or the joint as center needs it).
         let parent_model = parent.map_or(Mat4::IDENTITY, |p| pose.stored(p));
         let local = pose.local(j);
-        let model = pose::model_of(&parent_model, &local);
-        let w_parent = world * parent_model;
-        let w_joint = world * model;
-        let at = w_joint.translation();
+        let model = || pose::model_of(&parent_model, &local);
+        let at = world.transform_point3(parent_model.transform_point3(local.translation));
 
         // 2. The bone's length in the world.
         let end = match s.child {
-            NO_JOINT => w_joint.transform_point3(s.tail),
+            NO_JOINT => world.transform_point3(model().transform_point3(s.tail)),
             c => world.transform_point3(pose.stored(c.into()).translation()),
         };
         let bone = length(at - end);
 
         // 3. Inertia, stiffness and gravity, then back onto the bone's sphere.
-        let rest_local = rest.to_mat4();
         let axis = dir(s.tail);
-        let axis_w = dir(w_parent.transform_vector3(dir(rest_local.transform_vector3(axis))));
+        let rest_axis = dir(rest.rotation.rotate(rest.scale.mul_elem(axis)));
+        let axis_w = dir(world.transform_vector3(parent_model.transform_vector3(rest_axis)));
         let center = match s.center {
             NO_JOINT => None,
-            c if c == s.joint => Some(w_joint),
+            c if c == s.joint => Some(world * model()),
             c => Some(world * pose.stored(c.into())),
         };
         let inertia = tail.current + (tail.current - tail.prev) * (R::ONE - s.drag_force);
@@ -487,8 +494,8 @@ impl<R: Real> Step<'_, '_, R> {
         let ids = self.springs.joint_colliders.get(start..start + usize::from(s.colliders_len)).unwrap_or(&[]);
         for &id in ids {
             let Some(c) = self.springs.colliders.get(usize::from(id)) else { continue };
-            let w_collider = world * pose.stored(c.joint.into());
-            if let Contact::Inside { depth, normal } = collide(&c.shape, &w_collider, next, s.hit_radius) {
+            let model_c = pose.stored(c.joint.into());
+            if let Contact::Inside { depth, normal } = collide(&c.shape, &world, &model_c, next, s.hit_radius) {
                 *contacts = contacts.saturating_add(1);
                 if let Some(normal) = normal {
                     next = onto_sphere(at, next + normal * depth, bone)?;
@@ -502,9 +509,19 @@ impl<R: Real> Step<'_, '_, R> {
             None => next,
         };
 
-        // 6. The rotation that turns the rest axis towards the tail.
-        let a = w_parent * rest_local;
-        let to = inverse_direction(&a, next - a.translation()).map(dir)?;
+        // 6. The rotation that turns the rest axis towards the tail: `A⁻¹ × (next − pos(A))`
+        //    through the world's, the parent's and the rest transform's inverses in turn (each
+        //    a positive multiple: only the direction is kept).
+        let a_at = world.transform_point3(parent_model.transform_point3(rest.translation));
+        let u = self.world_inverse?.apply(next - a_at);
+        let u = if R::FIXED_POINT { dir(u) } else { u };
+        let u = InverseDirection::of(&parent_model)?.apply(u);
+        let u = rest.rotation.conjugate().rotate(if R::FIXED_POINT { dir(u) } else { u });
+        let scale = rest.scale;
+        if scale.x == R::ZERO || scale.y == R::ZERO || scale.z == R::ZERO {
+            return None;
+        }
+        let to = dir(Vec3::new(u.x / scale.x, u.y / scale.y, u.z / scale.z));
         if to == Vec3::ZERO {
             return None;
         }

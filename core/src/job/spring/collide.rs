@@ -82,14 +82,28 @@ pub(super) fn inverse_point<R: Real>(m: &Mat4<R>, p: Vec3<R>) -> Option<Vec3<R>>
     Some(Vec3::new(bc.dot(w) / det, ca.dot(w) / det, ab.dot(w) / det))
 }
 
-/// A positive multiple of `m₃⁻¹ × v` (its direction), or `None` when `m₃` is singular.
-pub(super) fn inverse_direction<R: Real>(m: &Mat4<R>, v: Vec3<R>) -> Option<Vec3<R>> {
-    let ([bc, ca, ab], det) = cofactors(m);
-    if det == R::ZERO || !det.is_finite() {
-        return None;
+/// A map from `v` to a positive multiple of `m₃⁻¹ × v` (its direction): the rows of `m₃`'s
+/// adjugate, negated when its determinant is negative.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InverseDirection<R> {
+    rows: [Vec3<R>; 3],
+}
+
+impl<R: Real> InverseDirection<R> {
+    /// The map of `m`, or `None` when `m₃` is singular.
+    pub(super) fn of(m: &Mat4<R>) -> Option<Self> {
+        let (rows, det) = cofactors(m);
+        if det == R::ZERO || !det.is_finite() {
+            return None;
+        }
+        Some(InverseDirection { rows: if det < R::ZERO { rows.map(|r| -r) } else { rows } })
     }
-    let d = Vec3::new(bc.dot(v), ca.dot(v), ab.dot(v));
-    Some(if det < R::ZERO { -d } else { d })
+
+    /// A positive multiple of `m₃⁻¹ × v`.
+    pub(super) fn apply(&self, v: Vec3<R>) -> Vec3<R> {
+        let [bc, ca, ab] = self.rows;
+        Vec3::new(bc.dot(v), ca.dot(v), ab.dot(v))
+    }
 }
 
 /// The unit normal `n` through `m`'s normal matrix (`m₃⁻ᵀ n`, normalized), or `None` when `m₃`
@@ -118,20 +132,28 @@ pub(super) enum Contact<R> {
     },
 }
 
-/// Tests the tail sphere (`p`, radius `hit`) against `shape` whose joint's world matrix is
-/// `w` (three-vrm's `calculateCollision` on the collider matrix: `w` with its translation
-/// moved to `w × offset`).
-pub(super) fn collide<R: Real>(shape: &ColliderShape<R>, w: &Mat4<R>, p: Vec3<R>, hit: R) -> Contact<R> {
+/// Tests the tail sphere (`p`, radius `hit`) against `shape` on a joint whose model matrix is
+/// `model`, placed by `world` (three-vrm's `calculateCollision` on the collider matrix: `world ×
+/// model` with its translation moved to `world × model × offset`). Points and directions go
+/// through `model`, then `world`; a plane's normal through their product's normal matrix.
+pub(super) fn collide<R: Real>(
+    shape: &ColliderShape<R>,
+    world: &Mat4<R>,
+    model: &Mat4<R>,
+    p: Vec3<R>,
+    hit: R,
+) -> Contact<R> {
+    let point = |v: Vec3<R>| world.transform_point3(model.transform_point3(v));
     match *shape {
-        ColliderShape::Sphere { offset, radius, inside } => round(p - w.transform_point3(offset), radius, hit, inside),
+        ColliderShape::Sphere { offset, radius, inside } => round(p - point(offset), radius, hit, inside),
         ColliderShape::Capsule { offset, tail, radius, inside } => {
-            let seg = w.transform_vector3(tail - offset);
-            let from = p - w.transform_point3(offset);
+            let seg = world.transform_vector3(model.transform_vector3(tail - offset));
+            let from = p - point(offset);
             round(from - closest_on_segment(seg, from), radius, hit, inside)
         }
         ColliderShape::Plane { offset, normal } => {
-            let Some(n) = normal_through(w, normal) else { return Contact::Clear };
-            let distance = (p - w.transform_point3(offset)).dot(n) - hit;
+            let Some(n) = normal_through(&(*world * *model), normal) else { return Contact::Clear };
+            let distance = (p - point(offset)).dot(n) - hit;
             if distance < R::ZERO {
                 Contact::Inside { depth: -distance, normal: Some(n) }
             } else {
