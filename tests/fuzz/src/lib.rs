@@ -155,7 +155,7 @@ pub fn image_glb(image: &[u8]) -> Vec<u8> {
     }
     // Positions 0..36, texture coordinates 36..60, the image from 60.
     bin.extend_from_slice(image);
-    while !bin.len().is_multiple_of(4) {
+    while bin.len() & 3 != 0 {
         bin.push(0);
     }
     let mime = if image.first() == Some(&0xFF) {
