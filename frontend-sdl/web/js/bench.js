@@ -15,6 +15,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import { Sinew, Outputs } from './sinew.js';
+import { fetchBytes } from './fetch-bytes.js';
 
 const params = new URLSearchParams(location.search);
 const out = document.getElementById('out');
@@ -77,12 +78,6 @@ function round(frame, n) {
   return (elapsed * 1e6) / (frames * n);
 }
 
-async function bytes(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
-}
-
 async function main() {
   document.body.dataset.state = 'running';
   const url = params.get('model') || 'models/Fox.sinew';
@@ -90,7 +85,7 @@ async function main() {
   const n = Math.max(1, Number(params.get('n')) || 1000);
   const name = decodeURIComponent(url.split('/').pop().split('?')[0]).replace(/\.[^.]*$/, '');
 
-  const [sinew, data, gltf] = await Promise.all([Sinew.load(), bytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
+  const [sinew, data, gltf] = await Promise.all([Sinew.load(), fetchBytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
   const model = sinew.open(data);
   const all = model.clips.map((c) => c.name);
   const names = params.has('clips') ? params.get('clips').split(',') : all.length >= 3 ? all.slice(1, 3) : all.slice(0, 2);

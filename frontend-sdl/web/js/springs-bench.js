@@ -26,6 +26,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { VRMSpringBoneLoaderPlugin } from '@pixiv/three-vrm';
 import { Sinew, moduleUrl } from './sinew.js';
+import { fetchBytes } from './fetch-bytes.js';
 import { scriptedWorld } from './world-path.js';
 
 const params = new URLSearchParams(location.search);
@@ -133,12 +134,6 @@ function round(side, place, step) {
   return elapsed / frames;
 }
 
-async function bytes(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
-}
-
 async function main() {
   document.body.dataset.state = 'running';
   const url = params.get('model') || 'models/springbone_collider_capsule_x0p02_r0p1.sinew';
@@ -146,7 +141,7 @@ async function main() {
   const n = Math.max(1, Number(params.get('n')) || 200);
   const name = decodeURIComponent(url.split('/').pop().split('?')[0]).replace(/\.[^.]*$/, '');
 
-  const [sinew, data, vrm] = await Promise.all([Sinew.load(moduleUrl({ graphs: true })), bytes(url), bytes(vrmUrl)]);
+  const [sinew, data, vrm] = await Promise.all([Sinew.load(moduleUrl({ graphs: true })), fetchBytes(url), fetchBytes(vrmUrl)]);
   if (!sinew.hasSprings) throw new Error('the full module has no spring bones');
   const model = sinew.open(data);
   // The rest pose's box: its height sets the sway.
