@@ -52,6 +52,8 @@ pub use chain::IkChain;
 #[cfg(feature = "feet")]
 pub use feet::Legs;
 #[cfg(feature = "springs")]
+pub use springs::colliders;
+#[cfg(feature = "springs")]
 pub use springs::{SpringFrame, SpringSet, SpringSettings};
 
 /// What [`Character::update`] computes besides the pose and the model matrices.

@@ -19,7 +19,7 @@ pub use sinew::player::LoopMode;
 use sinew_host::limits::{DesktopRig, CROSSFADE_CURVE, CROSSFADE_SECONDS};
 use sinew_host::{Character, CharacterError, Model as HostModel, SpringFrame, SpringSettings, Work};
 
-use super::colliders::{shape_lines, ColliderLines};
+use super::colliders::ColliderLines;
 use super::graph_drive::GraphDrive;
 use crate::retarget::{setup, SetupError};
 use crate::scene::{ground_grid, push_model, Frame};
@@ -344,18 +344,13 @@ impl Viewer {
         self.character.spring_frame()
     }
 
-    /// The spring colliders in the current pose and world as wire lines (see
-    /// [`shape_lines`]): spheres and capsules as circles, planes as a square with their
-    /// normal; `inside` colliders apart. Empty without springs.
+    /// The spring colliders in the current pose and world as wire lines
+    /// ([`Character::collider_lines`](sinew_host::Character::collider_lines)): spheres and
+    /// capsules as circles, planes as a square sized to the model with their normal; `inside`
+    /// colliders apart. Empty without springs.
     #[must_use]
     pub fn collider_lines(&self) -> ColliderLines {
-        let mut out = ColliderLines::default();
-        let Some(set) = self.character.spring_set() else { return out };
-        let size = (self.radius * 0.15).max(1.0e-3);
-        for shape in set.world_colliders(&self.character.joints, self.world()) {
-            shape_lines(&shape, size, &mut out);
-        }
-        out
+        self.character.collider_lines(ColliderLines::plane_size(self.radius))
     }
 
     /// Recomputes the bind-pose bounds in world space (after a change of up axis); a model

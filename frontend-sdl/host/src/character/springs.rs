@@ -175,6 +175,7 @@ impl Springs {
     }
 }
 
+pub mod colliders;
 mod draw;
 
 #[cfg(test)]

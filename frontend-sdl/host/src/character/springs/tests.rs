@@ -208,3 +208,47 @@ fn bad_set_ups_are_refused() {
     a.clear_springs();
     assert!(a.spring_frame().is_none());
 }
+
+/// The character's collider lines: the arm's sphere on the chest, and an inside capsule on the
+/// forearm, each where the last update's model matrix of its joint and the world put it
+/// (computed here point by point: the joint's matrix, then the world's); every point of a
+/// sphere's lines at its radius from its center, of a capsule's at its radius from its segment.
+#[test]
+fn collider_lines_lie_on_the_colliders_where_the_pose_and_world_put_them() {
+    use super::colliders::{ColliderLines, CIRCLE_SEGMENTS};
+    let (mut a, mut wa) = character();
+    assert!(a.collider_lines(0.1).is_empty(), "no springs, no lines");
+    let mut set = arm();
+    let (head, tail) = (Vec3::new(0.02, 0.01, 0.0), Vec3::new(0.2, -0.03, 0.02));
+    set.colliders.push(SpringCollider {
+        joint: L_FOREARM,
+        shape: ColliderShape::Capsule { offset: head, tail, radius: 0.05, inside: true },
+    });
+    a.set_springs(set, SpringSettings::default(), true).unwrap();
+    for k in 0..4 {
+        let w = world(0.3 * k as f32);
+        a.set_world(w);
+        a.advance(1.0 / 60.0, &mut wa).unwrap();
+        a.update(outputs::PALETTES, &mut wa).unwrap();
+        let place = |joint: u16, p: Vec3<f32>| w.transform_point3(a.joints[usize::from(joint)].transform_point3(p));
+        let center = place(CHEST, Vec3::new(0.4, 0.0, 0.0));
+        let (p, q) = (place(L_FOREARM, head), place(L_FOREARM, tail));
+        let lines = a.collider_lines(0.1);
+        assert_eq!(lines.outside.len(), 3 * CIRCLE_SEGMENTS);
+        assert!(lines.inside.len() > 4 * CIRCLE_SEGMENTS);
+        for x in lines.outside.iter().flatten() {
+            assert!(((*x - center).length() - 0.1).abs() < 1e-5, "frame {k}: {x:?}");
+        }
+        let pq = q - p;
+        for x in lines.inside.iter().flatten() {
+            let t = ((*x - p).dot(pq) / pq.dot(pq)).clamp(0.0, 1.0);
+            assert!(((*x - (p + pq * t)).length() - 0.05).abs() < 1e-5, "frame {k}: {x:?}");
+        }
+        let mut into = ColliderLines { outside: vec![[Vec3::ZERO; 2]; 3], inside: Vec::new() };
+        a.collider_lines_into(0.1, &mut into);
+        assert_eq!(into, lines);
+    }
+    // Off, the colliders are still drawn.
+    a.set_springs_enabled(false).unwrap();
+    assert!(!a.collider_lines(0.1).is_empty());
+}
