@@ -10,6 +10,12 @@
 //! cargo run -p sinew-web --example springs -- model.sinew worlds.txt
 //! ```
 //!
+//! With `--colliders` after WORLDS, the JSON also holds the model's spring colliders as the
+//! file defines them (`colliders`: each one's joint, shape, points in the joint's space,
+//! radius, inside) and the collider lines after the last update (`lines`: `outside` and
+//! `inside`, x y z per point, two points per line), as `sinew_character_collider_lines` gives
+//! them.
+//!
 //! With `--time N FRAMES` in place of WORLDS: N characters of MODEL, with spring bones and
 //! without, each placed on a sway and a turn and advanced 1/60 s a frame for FRAMES frames,
 //! and prints the nanoseconds of `update` per character per frame for both (what the browser's
@@ -23,8 +29,10 @@
 use std::process::ExitCode;
 use std::rc::Rc;
 
+use sinew::job::spring::ColliderShape;
 use sinew::math::{Mat4, Quat, Vec3};
-use sinew_host::SpringSettings;
+use sinew_host::character::colliders::ColliderLines;
+use sinew_host::{SpringSet, SpringSettings};
 use sinew_web::{WebCharacter as Character, WebWork as Work};
 
 /// `update` of `n` characters of `model` (with spring bones when `springs`) over `frames`
@@ -71,13 +79,18 @@ fn run(args: &[String]) -> Result<String, String> {
             return Ok(format!("update with springs {with:.0} ns, without {without:.0} ns per character per frame"));
         }
     }
-    let [path, worlds] = args else { return Err("usage: springs MODEL WORLDS | springs MODEL --time N FRAMES".into()) };
+    let (path, worlds, colliders) = match args {
+        [path, worlds] => (path, worlds, false),
+        [path, worlds, flag] if flag == "--colliders" => (path, worlds, true),
+        _ => return Err("usage: springs MODEL WORLDS [--colliders] | springs MODEL --time N FRAMES".into()),
+    };
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let model =
         Rc::new(sinew_web::model::open(bytes.into_boxed_slice(), usize::MAX).map_err(|e| format!("{path}: {e}"))?);
     let text = std::fs::read_to_string(worlds).map_err(|e| format!("{worlds}: {e}"))?;
     let mut c = Character::new(Rc::clone(&model)).map_err(|e| e.to_string())?;
     let set = model.springs().ok_or(format!("{path}: the model has no spring bones"))?;
+    let defined = colliders.then(|| definitions(&set));
     c.set_springs(set, SpringSettings::default(), true).map_err(|e| e.to_string())?;
     let mut work = Work::default();
     let mut steps = Vec::new();
@@ -107,7 +120,47 @@ fn run(args: &[String]) -> Result<String, String> {
             .collect();
         steps.push(format!("[{}]", positions.join(",")));
     }
-    Ok(format!("{{\"steps\":[{}]}}", steps.join(",")))
+    let steps = steps.join(",");
+    let Some(defined) = defined else { return Ok(format!("{{\"steps\":[{steps}]}}")) };
+    // As sinew_character_collider_lines computes them.
+    let lines = c.collider_lines(ColliderLines::plane_size(model.bounds.radius));
+    let flat = |set: &[[Vec3<f32>; 2]]| floats(set.iter().flatten().flat_map(|p| [p.x, p.y, p.z]));
+    Ok(format!(
+        "{{\"steps\":[{steps}],\"colliders\":[{defined}],\"lines\":{{\"outside\":[{}],\"inside\":[{}]}}}}",
+        flat(&lines.outside),
+        flat(&lines.inside)
+    ))
+}
+
+/// Floats as JSON numbers, each in its shortest round-trip form, comma-separated.
+fn floats(v: impl IntoIterator<Item = f32>) -> String {
+    v.into_iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// The colliders of `set` as JSON objects, comma-separated: `joint`, `shape` (`sphere`,
+/// `capsule` or `plane`), `offset`, a capsule's `tail`, a plane's `normal` (points and the
+/// normal in the joint's space), `radius` and `inside` (0 for a plane).
+fn definitions(set: &SpringSet) -> String {
+    let point = |p: Vec3<f32>| format!("[{}]", floats([p.x, p.y, p.z]));
+    let one = |joint: u16, shape: &ColliderShape<f32>| {
+        match *shape {
+        ColliderShape::Sphere { offset, radius, inside } => format!(
+            "{{\"joint\":{joint},\"shape\":\"sphere\",\"offset\":{},\"radius\":{radius},\"inside\":{inside}}}",
+            point(offset)
+        ),
+        ColliderShape::Capsule { offset, tail, radius, inside } => format!(
+            "{{\"joint\":{joint},\"shape\":\"capsule\",\"offset\":{},\"tail\":{},\"radius\":{radius},\"inside\":{inside}}}",
+            point(offset),
+            point(tail)
+        ),
+        ColliderShape::Plane { offset, normal } => format!(
+            "{{\"joint\":{joint},\"shape\":\"plane\",\"offset\":{},\"normal\":{},\"radius\":0,\"inside\":false}}",
+            point(offset),
+            point(normal)
+        ),
+    }
+    };
+    set.colliders.iter().map(|c| one(c.joint, &c.shape)).collect::<Vec<_>>().join(",")
 }
 
 fn main() -> ExitCode {

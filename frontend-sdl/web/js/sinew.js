@@ -498,6 +498,23 @@ export class Character {
     return out;
   }
 
+  /**
+   * The spring colliders as wire lines in world space, in the pose of the last `update` and the
+   * world as set now: x, y, z per point, two points per line, copied out. Throws without a
+   * spring set-up, and in a module without spring bones (`Sinew#hasSprings`).
+   * @returns {{outside: Float32Array, inside: Float32Array}} the colliders that keep the tails
+   *   out, and those that keep them in
+   */
+  colliderLines() {
+    const f = springsExport(this, 'sinew_character_collider_lines');
+    const set = (k) => {
+      const n = this.sinew.wasm.sinew_character_collider_lines_len(this.id, k);
+      // The address after the length: each call computes the lines again into one buffer.
+      return this.sinew.floats(this.sinew.check(f(this.id, k)), n).slice();
+    };
+    return { outside: set(0), inside: set(1) };
+  }
+
   /** Skin `skin`'s palette (model × inverse bind): 16 floats per skin joint, column-major, in place. */
   palette(skin = 0) {
     const s = this.model.skins[skin];

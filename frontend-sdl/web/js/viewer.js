@@ -3,9 +3,10 @@
 // MAX_VERTEX_UNIFORM_VECTORS (parts with more joints are split by the runtime at load), frames
 // the model as `sinew demo` does, and plays it with sinew's runtime in wasm.
 //
-// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0&feet=1&springs=1
-// Keys: S turns the spring bones on and off. Shift+drag or right-drag moves the character on
-// the ground plane (its world placement: the spring bones swing as it moves).
+// URL: ?model=URL&clip=NAME&time=T&paused=1&width=W&height=H&hud=0&skinning=dqs&maxVectors=N&simd=0&feet=1&springs=1&colliders=1
+// Keys: S turns the spring bones on and off, O shows and hides their colliders. Shift+drag or
+// right-drag moves the character on the ground plane (its world placement: the spring bones
+// swing as it moves).
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>'),
 // dataset.parts and dataset.joints, and window.sinewViewer.
 
@@ -25,6 +26,9 @@ const ATTRIBUTES = ['a_position', 'a_normal', 'a_jointIndices', 'a_jointWeights'
 const CLEAR = [0.12, 0.13, 0.16, 1];
 const GRID_COLOR = [0.42, 0.45, 0.52, 0.55];
 const BONE_COLOR = [1, 0.78, 0.25, 1];
+/** The spring colliders that keep the tails out, and those that keep them in (the desktop's). */
+const COLLIDER_COLOR = [0.3, 0.9, 1, 0.9];
+const INSIDE_COLLIDER_COLOR = [1, 0.45, 0.85, 0.9];
 const LIGHT = { direction: normalize3([-1, 1, 1]), ambient: 0.25, diffuse: 0.75 };
 
 function normalize3(v) {
@@ -205,9 +209,10 @@ class Renderer {
 
   /**
    * Draws one frame of `character` with `method` ('lbs' or 'dqs'), from camera `cam`, over the
-   * `grid` lines, with its bones drawn over everything when `bones`.
+   * `grid` lines, with its bones drawn over everything when `bones`, and then its spring
+   * `colliders` when given (`Character#colliderLines`, world space).
    */
-  draw(character, cam, method, width, height, grid, bones, offset = [0, 0, 0]) {
+  draw(character, cam, method, width, height, grid, bones, offset = [0, 0, 0], colliders = null) {
     const gl = this.gl;
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
     gl.viewport(0, 0, width, height);
@@ -256,6 +261,10 @@ class Renderer {
     ATTRIBUTES.forEach((_, i) => gl.disableVertexAttribArray(i));
     gl.bindTexture(gl.TEXTURE_2D, null);
     if (bones) this.drawLines(character.bones(), vp, BONE_COLOR, true);
+    if (colliders) {
+      this.drawLines(colliders.outside, world, COLLIDER_COLOR, true);
+      this.drawLines(colliders.inside, world, INSIDE_COLLIDER_COLOR, true);
+    }
   }
 
   /** Draws `points` as line segments in `color`, depth-tested unless `over`. */
@@ -293,6 +302,8 @@ class Viewer {
     // model too; the base module offers the button, which opens the model in the full one.
     this.springs = params.get('springs') !== '0';
     this.hasSprings = false;
+    /** Draw the spring colliders (key O; `colliders=1`). */
+    this.colliders = params.get('colliders') === '1';
     /** The character's place on the ground plane (its world translation). */
     this.offset = [0, 0, 0];
     this.speed = 1;
@@ -422,23 +433,25 @@ class Viewer {
   }
 
   /**
-   * Turns the spring bones on or off (switched on, they start at rest in the current pose). In a
-   * module without them, on by opening the model again in the full module (`reopenFull`), where
-   * `loadFile` sets them up.
+   * Turns the spring bones (`what` 'springs'; switched on, they start at rest in the current
+   * pose) or the drawing of their colliders ('colliders') on or off. In a module without spring
+   * bones, on by opening the model again in the full module (`reopenFull`), where `loadFile`
+   * sets them up.
    */
-  async toggleSprings() {
+  async toggleSprings(what = 'springs') {
     if (!this.sinew.hasSprings) {
-      this.springs = true;
+      this[what] = true;
       try {
-        if (!(await this.reopenFull())) this.springs = false;
+        if (!(await this.reopenFull())) this[what] = false;
         else if (!this.hasSprings) say('no spring bones: the file has no spring section', true);
       } finally {
         this.syncControls();
       }
       return;
     }
+    this[what] = !this[what];
     try {
-      this.character.springs((this.springs = !this.springs));
+      if (what === 'springs') this.character.springs(this.springs);
     } catch (e) {
       say(e.message, true);
     }
@@ -488,7 +501,8 @@ class Viewer {
   }
 
   render() {
-    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid, this.bones, this.offset);
+    const colliders = this.colliders && this.hasSprings ? this.character.colliderLines() : null;
+    this.renderer.draw(this.character, this.camera, this.method, canvas.width, canvas.height, this.grid, this.bones, this.offset, colliders);
   }
 
   tick(now) {
@@ -571,6 +585,9 @@ class Viewer {
     const springs = document.getElementById('springs');
     springs.hidden = this.sinew.hasSprings && !this.hasSprings;
     springs.textContent = `springs: ${this.hasSprings && this.springs ? 'on' : 'off'}`;
+    const colliders = document.getElementById('colliders');
+    colliders.hidden = springs.hidden;
+    colliders.textContent = `colliders: ${this.hasSprings && this.colliders ? 'on' : 'off'}`;
     const f = this.hasSprings ? c.springFrame : null;
     document.getElementById('spring-info').textContent = f?.on ? `${f.joints} joints, ${f.contacts} contacts` : '';
   }
@@ -595,10 +612,13 @@ class Viewer {
     on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
     on('bones', 'click', guard(() => (this.bones = !this.bones)));
     on('feet', 'click', () => this.toggleFeet().catch((e) => say(e.message, true)));
-    on('springs', 'click', () => this.toggleSprings().catch((e) => say(e.message, true)));
+    const toggle = (what) => this.toggleSprings(what).catch((e) => say(e.message, true));
+    on('springs', 'click', () => toggle('springs'));
+    on('colliders', 'click', () => toggle('colliders'));
     addEventListener('keydown', (e) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-      if (e.key === 's' || e.key === 'S') this.toggleSprings().catch((err) => say(err.message, true));
+      const what = { s: 'springs', o: 'colliders' }[e.key.toLowerCase()];
+      if (what) toggle(what);
     });
     on('speed', 'input', guard(() => (this.character.speed = Number(document.getElementById('speed').value))));
     on('graph', 'change', () =>
@@ -653,10 +673,10 @@ async function main() {
   hud.hidden = params.get('hud') === '0';
   const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
-  // `feet=1` or `springs=1` starts on the full module (foot placement and spring bones are in it;
-  // it needs SIMD); otherwise the base module, which the feet and springs buttons and the graphs
-  // leave for the full one when used.
-  const full = (params.get('feet') === '1' || params.get('springs') === '1') && hasSimd;
+  // `feet=1`, `springs=1` or `colliders=1` starts on the full module (foot placement and spring
+  // bones are in it; it needs SIMD); otherwise the base module, which the feet, springs and
+  // colliders buttons and the graphs leave for the full one when used.
+  const full = ['feet', 'springs', 'colliders'].some((k) => params.get(k) === '1') && hasSimd;
   const runtime = moduleUrl({ graphs: full, simd: params.get('simd') !== '0' });
   const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
   const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew);

@@ -13,6 +13,8 @@ use std::rc::Rc;
 
 use sinew::controller::FadeCurve;
 use sinew_host::camera::{grid_step, Camera};
+#[cfg(feature = "springs")]
+use sinew_host::character::colliders::ColliderLines;
 #[cfg(feature = "feet")]
 use sinew_host::ground::Terrain;
 use sinew_host::limits::{WebRig, CROSSFADE_SECONDS, FLOATS_PER_VERTEX, MIN_PALETTE, VERTEX_ATTRIBUTES};
@@ -29,11 +31,21 @@ struct State {
     characters: Vec<Option<Box<Character>>>,
     text: String,
     work: Work,
+    /// The last collider lines computed ([`sinew_character_collider_lines`]).
+    #[cfg(feature = "springs")]
+    lines: ColliderLines,
 }
 
 thread_local! {
     static STATE: RefCell<State> = const {
-        RefCell::new(State { models: Vec::new(), characters: Vec::new(), text: String::new(), work: Work::new() })
+        RefCell::new(State {
+            models: Vec::new(),
+            characters: Vec::new(),
+            text: String::new(),
+            work: Work::new(),
+            #[cfg(feature = "springs")]
+            lines: ColliderLines { outside: Vec::new(), inside: Vec::new() },
+        })
     };
 }
 
@@ -576,6 +588,47 @@ pub extern "C" fn sinew_character_spring_joint(id: u32, i: u32, flags: u32) -> i
     })
 }
 
+#[cfg(feature = "springs")]
+/// Computes character `id`'s spring colliders as wire lines in world space
+/// (`Character::collider_lines`: the model matrices of its last update and its world as set
+/// now, planes as squares sized to its model's bounds) into the module's one buffer, which the
+/// next call replaces, and gives set `inside` (0 the colliders that keep the tails out, 1 those
+/// that keep them in): its address and its length in floats. A missing character, a set-up
+/// missing or another `inside` is reported and gives null and 0.
+fn collider_lines(id: u32, inside: u32) -> (*const f32, usize) {
+    character(id, (std::ptr::null(), 0), |c, s| {
+        if c.spring_set().is_none() {
+            return Err("spring bones are not set up".into());
+        }
+        if inside > 1 {
+            return Err(format!("no collider line set {inside} (0 outside, 1 inside)"));
+        }
+        c.collider_lines_into(ColliderLines::plane_size(c.model.bounds.radius), &mut s.lines);
+        let set = if inside == 1 { &s.lines.inside } else { &s.lines.outside };
+        Ok((set.as_ptr().cast(), set.len() * 6))
+    })
+}
+
+#[cfg(feature = "springs")]
+/// Address of character `id`'s spring collider lines, set `inside` (0 the colliders that keep
+/// the tails out, 1 the inside ones), computed by this call in world space (see
+/// `Character::collider_lines`): x, y, z per point, two points per line, as many floats as
+/// [`sinew_character_collider_lines_len`] gives. Valid until the next call of either export.
+/// Null with the message for no such character, no spring set-up or another `inside`.
+#[no_mangle]
+pub extern "C" fn sinew_character_collider_lines(id: u32, inside: u32) -> *const f32 {
+    collider_lines(id, inside).0
+}
+
+#[cfg(feature = "springs")]
+/// Length in floats (6 per line) of character `id`'s spring collider lines, set `inside`, as
+/// [`sinew_character_collider_lines`] computes them. 0 with the message for no such
+/// character, no spring set-up or another `inside`; 0 too for a set without lines.
+#[no_mangle]
+pub extern "C" fn sinew_character_collider_lines_len(id: u32, inside: u32) -> usize {
+    collider_lines(id, inside).1
+}
+
 /// Draw part `part` of mesh `mesh`: which output `what` names (0 linear-blend rows, 1
 /// dual-quaternion rows, 2 morphed vertices).
 fn part_output(c: &Character, mesh: u32, part: u32, what: u32) -> Result<&[f32], String> {
@@ -750,6 +803,10 @@ mod tests {
         assert_eq!(sinew_character_springs_setup(c + 1, 0.0, 0, 1), 0);
         assert_eq!(text(), format!("no character {}", c + 1));
         assert_eq!(sinew_character_spring_joint(c + 1, 0, 0), -1);
+        assert!(sinew_character_collider_lines(c, 0).is_null());
+        assert_eq!(text(), "spring bones are not set up");
+        assert_eq!(sinew_character_collider_lines_len(c + 1, 1), 0);
+        assert_eq!(text(), format!("no character {}", c + 1));
         sinew_character_free(c);
         sinew_model_close(m);
     }

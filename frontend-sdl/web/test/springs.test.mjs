@@ -4,8 +4,11 @@
 // seconds at 60 Hz: every joint's position after every step must be the bits the native runtime
 // gives for the same placements (examples/springs.rs: the same Rust, built for the host; the
 // placements go to both as the same f32 numbers). The springs button (and the S key) must
-// turn them off and on again, changing the pose. The springs benchmark runs with a few
-// characters and must write its two lines.
+// turn them off and on again, changing the pose. With colliders=1 the viewer draws the spring
+// colliders (the O key hides and shows them): the lines `colliderLines()` reads must be the
+// native runtime's bits and lie on the capsule where the native file's definition and the
+// page's joint matrices put it, and the frame must show their color only while they are on.
+// The springs benchmark runs with a few characters and must write its two lines.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,6 +18,7 @@ import { serve } from './server.mjs';
 import { launch, newPage, checkClean, openReady, benchResult } from './browser.mjs';
 import { prepareModels } from './models.mjs';
 import { REPO, SITE, OUT } from './paths.mjs';
+import { readPng, writePng } from './image.mjs';
 import { scriptedWorld } from '../js/world-path.js';
 
 const T = { timeout: 240_000 };
@@ -222,4 +226,111 @@ test('springs: shift+drag and right-drag move the character on the ground, a pla
   assert.deepEqual(orbited.offset, toward.offset, 'a plain drag leaves the character');
   assert.notEqual(orbited.yaw, toward.yaw, 'a plain drag turns the camera');
   assert.equal(moved.frame.on, true);
+});
+
+/** Pixels of `img` in the outside colliders' color (0.3, 0.9, 1 at 0.9 alpha): blue and green
+ * high, red low, which neither the clear color, the grid nor the model's gray has. */
+function colliderPixels(img) {
+  let n = 0;
+  for (let i = 0; i < img.data.length; i += 4) {
+    const [r, g, b] = [img.data[i], img.data[i + 1], img.data[i + 2]];
+    if (g > 170 && b > 190 && r < 140) n++;
+  }
+  return n;
+}
+
+/** Distance from `p` to the segment `a`…`b` (3-vectors, in f64). */
+function toSegment(p, a, b) {
+  const ab = [0, 1, 2].map((i) => b[i] - a[i]);
+  const ap = [0, 1, 2].map((i) => p[i] - a[i]);
+  const t = Math.min(1, Math.max(0, ab.reduce((s, x, i) => s + x * ap[i], 0) / ab.reduce((s, x) => s + x * x, 0)));
+  return Math.hypot(...[0, 1, 2].map((i) => ap[i] - ab[i] * t));
+}
+
+/** Point `p` through column-major 4×4 `m` (f64). */
+function transform(m, p) {
+  return [0, 1, 2].map((r) => m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r]);
+}
+
+/** Point `p` rotated by unit quaternion `[x, y, z, w]` and moved by `t` (f64). */
+function place([x, y, z, w], t, p) {
+  const u = [x, y, z];
+  const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const c1 = cross(u, p);
+  const c2 = cross(u, c1);
+  return [0, 1, 2].map((i) => p[i] + 2 * (w * c1[i] + c2[i]) + t[i]);
+}
+
+test('springs: colliders=1 draws the colliders (the O key hides them); their lines are the native bits, on the capsule', T, async () => {
+  // Half a second on the path, then the lines.
+  const worlds = placements().slice(0, 31);
+  const file = path.join(OUT, 'springs-colliders-worlds.txt');
+  fs.writeFileSync(file, `${worlds.map((w) => w.join(' ')).join('\n')}\n`);
+  const native = JSON.parse(execFileSync(SPRINGS, [path.join(SITE, 'models', `${NAME}.sinew`), file, '--colliders'], { encoding: 'utf8' }));
+
+  const page = await newPage(browser, { width: 480, height: 320 });
+  const query = new URLSearchParams({ model: `models/${NAME}.sinew`, paused: '1', colliders: '1' });
+  await openReady(page, `${server.url}index.html?${query}`);
+  const button = page.locator('#colliders');
+  const setUp = await page.evaluate(() => {
+    const v = window.sinewViewer;
+    return { full: v.sinew === v.fullRuntime, springs: v.hasSprings, colliders: v.colliders, hidden: document.getElementById('colliders').hidden };
+  });
+  assert.deepEqual(setUp, { full: true, springs: true, colliders: true, hidden: false }, 'colliders=1 opens the model in the full module, colliders shown');
+  assert.equal(await button.textContent(), 'colliders: on');
+  const shot = async (name) => {
+    const img = readPng(await page.locator('#view').screenshot());
+    writePng(path.join(OUT, name), img);
+    return colliderPixels(img);
+  };
+  const on = await shot('colliders-on.png');
+  await page.keyboard.press('o');
+  await page.waitForFunction(() => document.getElementById('colliders').textContent === 'colliders: off');
+  const off = await shot('colliders-off.png');
+  await button.click();
+  await page.waitForFunction(() => document.getElementById('colliders').textContent === 'colliders: on');
+  const again = await shot('colliders-again.png');
+  assert.ok(on > 100 && off < on / 20, `collider-colored pixels: ${on} with the colliders on, ${off} off`);
+  assert.ok(again > on / 2, `on again: ${again} collider pixels`);
+
+  const got = await page.evaluate((worlds) => {
+    const c = window.sinewViewer.character;
+    c.playing = true;
+    worlds.forEach((w, k) => {
+      c.setWorld(w.slice(0, 3), w.slice(3, 7), w[7]);
+      if (k === 0) c.springs(true, true);
+      else c.advance(1 / 60);
+      c.update(0);
+    });
+    c.playing = false;
+    const lines = c.colliderLines();
+    return { outside: Array.from(lines.outside), inside: Array.from(lines.inside), joints: Array.from(c.jointMatrices()) };
+  }, worlds);
+  checkClean(page);
+  await page.context().close();
+
+  for (const set of ['outside', 'inside']) {
+    const [a, b] = [bits(got[set]), bits(native.lines[set])];
+    const differ = a.findIndex((x, i) => x !== b[i]);
+    assert.ok(a.length === b.length && differ < 0, `${set} lines: ${a.length} floats in the page, ${b.length} natively; float ${differ} is ${got[set][differ]} in the page, ${native.lines[set][differ]} natively`);
+  }
+  // Each capsule from the file's definition: its ends through the joint's model matrix (the
+  // page's), then the last placement; every point of the outside lines on one capsule's surface.
+  const capsules = native.colliders.filter((c) => c.shape === 'capsule' && !c.inside);
+  assert.ok(capsules.length >= 1 && got.outside.length >= capsules.length * 6 * 4 * 24, `${capsules.length} capsules, ${got.outside.length / 6} lines`);
+  assert.equal(native.colliders.length, capsules.length, 'the model has outside capsules only');
+  const w = worlds[worlds.length - 1];
+  const ends = capsules.map((c) => {
+    const m = got.joints.slice(c.joint * 16, c.joint * 16 + 16);
+    const [a, b] = [c.offset, c.tail].map((p) => place(w.slice(3, 7), w.slice(0, 3), transform(m, p)));
+    return { a, b, radius: c.radius };
+  });
+  let worst = 0;
+  for (let i = 0; i < got.outside.length; i += 3) {
+    const p = got.outside.slice(i, i + 3);
+    const off = Math.min(...ends.map((e) => Math.abs(toSegment(p, e.a, e.b) - e.radius)));
+    worst = Math.max(worst, off);
+  }
+  assert.ok(worst < 1e-4, `a line point is ${worst} off the capsule's surface`);
+  console.log(`colliders: ${got.outside.length / 6} lines, the native bits, at most ${worst.toExponential(2)} off the capsule; ${on} collider pixels on, ${off} off`);
 });
