@@ -69,8 +69,7 @@ impl App {
                     }
                 }
                 Keycode::Y => {
-                    v.z_up = !v.z_up;
-                    v.measure_bounds();
+                    v.set_z_up(!v.z_up);
                     self.camera = Camera::framing(v.center, v.radius);
                 }
                 k => {

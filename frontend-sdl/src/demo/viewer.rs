@@ -277,6 +277,16 @@ impl Viewer {
         }
     }
 
+    /// Turns a Z-up model to Y-up (or back): the character's world matrix follows, and its
+    /// springs are put at rest in the new world (their next update resets them) rather than
+    /// flung by the quarter turn.
+    pub fn set_z_up(&mut self, z_up: bool) {
+        self.z_up = z_up;
+        self.character.set_world(self.world());
+        self.character.reset_springs();
+        self.measure_bounds();
+    }
+
     /// Puts the model back at the origin with its springs at rest there (their next update
     /// resets them).
     pub fn reset_placement(&mut self) {
@@ -876,6 +886,22 @@ mod tests {
         plain.advance(0.3).unwrap();
         assert!(!plain.has_springs() && plain.spring_frame().is_none());
         assert!(max_diff(&plain.pose().unwrap(), &sample(&plain, walk, 0.3), 22) < 1e-6);
+    }
+
+    #[test]
+    fn turning_the_up_axis_moves_the_springs_world_and_puts_them_at_rest() {
+        let (mut v, _) = humanoid_with_a_spring("up-axis");
+        for _ in 0..5 {
+            v.advance(1.0 / 60.0).unwrap();
+        }
+        assert!(v.spring_frame().is_some_and(|f| !f.reset));
+        let z_up = !v.z_up;
+        v.set_z_up(z_up);
+        assert_eq!(v.z_up, z_up);
+        assert_eq!(v.character().world(), v.world(), "the springs swing in the drawn world");
+        assert_ne!(v.world(), Mat4::from_translation(v.placement()));
+        v.advance(1.0 / 60.0).unwrap();
+        assert!(v.spring_frame().is_some_and(|f| f.reset), "a quarter turn resets the springs");
     }
 
     #[test]
