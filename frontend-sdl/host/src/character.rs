@@ -735,6 +735,20 @@ impl<C: Capacity> Character<C> {
         Ok(())
     }
 
+    /// Whether an update runs the pose stages (foot placement, chain IK, spring bones) on a
+    /// copy of the sampled pose: one of them is set up and running.
+    fn stages_run(&self) -> bool {
+        #[cfg(feature = "feet")]
+        let placing = self.feet.as_ref().is_some_and(feet::Feet::active);
+        #[cfg(not(feature = "feet"))]
+        let placing = false;
+        #[cfg(feature = "springs")]
+        let swinging = self.springs.as_ref().is_some_and(springs::Springs::active);
+        #[cfg(not(feature = "springs"))]
+        let swinging = false;
+        placing || self.chains.is_some() || swinging
+    }
+
     /// Computes the pose at the current time (sampled again only after a change since the
     /// last advance), the joints' model matrices (with the feet placed and the IK chains
     /// solved, when set up), and the `outputs` asked for (an or of [`outputs`] flags).
@@ -749,15 +763,7 @@ impl<C: Capacity> Character<C> {
         }
         let model = Rc::clone(&self.model);
         crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
-        #[cfg(feature = "feet")]
-        let placing = self.feet.as_ref().is_some_and(feet::Feet::active);
-        #[cfg(not(feature = "feet"))]
-        let placing = false;
-        #[cfg(feature = "springs")]
-        let swinging = self.springs.as_ref().is_some_and(springs::Springs::active);
-        #[cfg(not(feature = "springs"))]
-        let swinging = false;
-        if placing || self.chains.is_some() || swinging {
+        if self.stages_run() {
             self.placed.clone_from(&self.pose);
             #[cfg(feature = "feet")]
             if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {

@@ -18,13 +18,7 @@ impl<C: Capacity> Character<C> {
     /// ([`Character::joints`]) were computed from.
     #[must_use]
     pub fn staged_pose(&self) -> &[SoaTransform<f32>] {
-        #[cfg(feature = "feet")]
-        let placing = self.feet.as_ref().is_some_and(super::super::feet::Feet::active);
-        #[cfg(not(feature = "feet"))]
-        let placing = false;
-        let swinging = self.springs.as_ref().is_some_and(super::Springs::active);
-        let staged = placing || self.chains.is_some() || swinging;
-        if staged && self.placed.len() == self.pose.len() {
+        if self.stages_run() && self.placed.len() == self.pose.len() {
             &self.placed
         } else {
             &self.pose
