@@ -7,9 +7,9 @@
 //! With a model file (on the command line, or dropped on the window) it is a viewer: clip list,
 //! play/pause, scrub, speed, loop mode, crossfade, blend weight, bones, orbit camera; a model
 //! with spring bones (VRM's) swings them (a key switches them, another draws their
-//! [`colliders`]), and a shift-drag moves it on the ground so that they swing. With
-//! `--graph FILE` the viewed model is driven by an animation graph ([`graph_drive`]) whose
-//! parameters the keys change.
+//! [colliders](sinew_host::character::colliders)), and a shift-drag moves it on the ground so
+//! that they swing. With `--graph FILE` the viewed model is driven by an animation graph
+//! ([`graph_drive`]) whose parameters the keys change.
 //!
 //! With `--frames N` (or `--screenshot`) it runs headless: a hidden window, N frames into an
 //! offscreen target, a GL error check after each, and the last frame written as a PNG.
@@ -21,7 +21,6 @@
 //! shaders ([`shaders`]), the HUD's batching and widgets ([`hud`]) over the bitmap [`font`],
 //! the model [`viewer`] and the SDL [`window`].
 
-pub mod colliders;
 pub mod font;
 pub mod gl;
 pub mod graph_drive;

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use sinew::job::spring::{ColliderShape, NO_JOINT};
 use sinew::math::{Mat4, SoaTransform, Vec3, Vec4};
-use sinew_frontend::demo::colliders::CIRCLE_SEGMENTS;
 use sinew_frontend::demo::ground_drag;
 use sinew_frontend::demo::viewer::{PaletteSizes, Viewer};
 use sinew_frontend::scene::Camera;
+use sinew_host::character::colliders::CIRCLE_SEGMENTS;
 
 const FRAME: f32 = 1.0 / 60.0;
 
