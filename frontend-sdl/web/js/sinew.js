@@ -506,12 +506,10 @@ export class Character {
    *   out, and those that keep them in
    */
   colliderLines() {
-    const f = springsExport(this, 'sinew_character_collider_lines');
-    const set = (k) => {
-      const n = this.sinew.wasm.sinew_character_collider_lines_len(this.id, k);
-      // The address after the length: each call computes the lines again into one buffer.
-      return this.sinew.floats(this.sinew.check(f(this.id, k)), n).slice();
-    };
+    // Computed once into the module's buffer, then both sets copied out of it.
+    this.sinew.check(springsExport(this, 'sinew_character_collider_lines')(this.id));
+    const w = this.sinew.wasm;
+    const set = (k) => this.sinew.floats(w.sinew_collider_lines_ptr(k), w.sinew_collider_lines_len(k)).slice();
     return { outside: set(0), inside: set(1) };
   }
 

@@ -592,41 +592,56 @@ pub extern "C" fn sinew_character_spring_joint(id: u32, i: u32, flags: u32) -> i
 /// Computes character `id`'s spring colliders as wire lines in world space
 /// (`Character::collider_lines`: the model matrices of its last update and its world as set
 /// now, planes as squares sized to its model's bounds) into the module's one buffer, which the
-/// next call replaces, and gives set `inside` (0 the colliders that keep the tails out, 1 those
-/// that keep them in): its address and its length in floats. A missing character, a set-up
-/// missing or another `inside` is reported and gives null and 0.
-fn collider_lines(id: u32, inside: u32) -> (*const f32, usize) {
-    character(id, (std::ptr::null(), 0), |c, s| {
+/// next call replaces and [`sinew_collider_lines_ptr`] and [`sinew_collider_lines_len`] read.
+/// 1, or 0 with the message for no such character or no spring set-up (the buffer then as it
+/// was).
+#[no_mangle]
+pub extern "C" fn sinew_character_collider_lines(id: u32) -> u32 {
+    character(id, 0, |c, s| {
         if c.spring_set().is_none() {
             return Err("spring bones are not set up".into());
         }
-        if inside > 1 {
-            return Err(format!("no collider line set {inside} (0 outside, 1 inside)"));
-        }
         c.collider_lines_into(ColliderLines::plane_size(c.model.bounds.radius), &mut s.lines);
-        let set = if inside == 1 { &s.lines.inside } else { &s.lines.outside };
-        Ok((set.as_ptr().cast(), set.len() * 6))
+        Ok(1)
     })
 }
 
 #[cfg(feature = "springs")]
-/// Address of character `id`'s spring collider lines, set `inside` (0 the colliders that keep
-/// the tails out, 1 the inside ones), computed by this call in world space (see
-/// `Character::collider_lines`): x, y, z per point, two points per line, as many floats as
-/// [`sinew_character_collider_lines_len`] gives. Valid until the next call of either export.
-/// Null with the message for no such character, no spring set-up or another `inside`.
-#[no_mangle]
-pub extern "C" fn sinew_character_collider_lines(id: u32, inside: u32) -> *const f32 {
-    collider_lines(id, inside).0
+/// Set `inside` of the collider lines the last [`sinew_character_collider_lines`] computed (0
+/// the colliders that keep the tails out, 1 those that keep them in): its address and its
+/// length in floats (`Vec3` is `repr(C)`: a line is two points of three floats); null and 0
+/// with the message for another `inside`.
+fn collider_line_set(inside: u32) -> (*const f32, usize) {
+    with(|s| {
+        let set = match inside {
+            0 => &s.lines.outside,
+            1 => &s.lines.inside,
+            _ => {
+                report(s, format!("no collider line set {inside} (0 outside, 1 inside)"));
+                return (core::ptr::null(), 0);
+            }
+        };
+        (set.as_ptr().cast(), set.len() * 6)
+    })
 }
 
 #[cfg(feature = "springs")]
-/// Length in floats (6 per line) of character `id`'s spring collider lines, set `inside`, as
-/// [`sinew_character_collider_lines`] computes them. 0 with the message for no such
-/// character, no spring set-up or another `inside`; 0 too for a set without lines.
+/// Address of set `inside` of the collider lines the last [`sinew_character_collider_lines`]
+/// computed: x, y, z per point, two points per line, as many floats as
+/// [`sinew_collider_lines_len`] gives. Valid until that export runs again. Null with the message
+/// for another `inside` than 0 (outside) or 1 (inside).
 #[no_mangle]
-pub extern "C" fn sinew_character_collider_lines_len(id: u32, inside: u32) -> usize {
-    collider_lines(id, inside).1
+pub extern "C" fn sinew_collider_lines_ptr(inside: u32) -> *const f32 {
+    collider_line_set(inside).0
+}
+
+#[cfg(feature = "springs")]
+/// Length in floats (6 per line) of set `inside` of the collider lines the last
+/// [`sinew_character_collider_lines`] computed; 0 for a set without lines, and 0 with the
+/// message for another `inside` than 0 or 1.
+#[no_mangle]
+pub extern "C" fn sinew_collider_lines_len(inside: u32) -> usize {
+    collider_line_set(inside).1
 }
 
 /// Draw part `part` of mesh `mesh`: which output `what` names (0 linear-blend rows, 1
@@ -803,10 +818,13 @@ mod tests {
         assert_eq!(sinew_character_springs_setup(c + 1, 0.0, 0, 1), 0);
         assert_eq!(text(), format!("no character {}", c + 1));
         assert_eq!(sinew_character_spring_joint(c + 1, 0, 0), -1);
-        assert!(sinew_character_collider_lines(c, 0).is_null());
+        assert_eq!(sinew_character_collider_lines(c), 0);
         assert_eq!(text(), "spring bones are not set up");
-        assert_eq!(sinew_character_collider_lines_len(c + 1, 1), 0);
+        assert_eq!(sinew_character_collider_lines(c + 1), 0);
         assert_eq!(text(), format!("no character {}", c + 1));
+        assert!(sinew_collider_lines_ptr(2).is_null());
+        assert_eq!(text(), "no collider line set 2 (0 outside, 1 inside)");
+        assert_eq!(sinew_collider_lines_len(2), 0);
         sinew_character_free(c);
         sinew_model_close(m);
     }
