@@ -122,6 +122,7 @@ pub mod asset;
 pub mod capacity;
 pub mod clip;
 pub mod controller;
+pub mod crowd;
 pub mod format;
 pub mod graph;
 pub mod job;

@@ -40,3 +40,7 @@ pub const MAX_SPRING_TESTS: usize = 65_536;
 pub const fn soa_count(joints: usize) -> usize {
     joints.div_ceil(4)
 }
+
+/// Clips one crowd instance blends (`sinew::crowd::CrowdInstance::layers`): a pose key holds
+/// a clip, frame and weight per layer, so the planning's cost per instance grows with it.
+pub const MAX_CROWD_LAYERS: usize = 2;

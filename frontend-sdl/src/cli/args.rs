@@ -205,6 +205,11 @@ pub struct BenchArgs {
     /// blended, local-to-model, skin palette) on one core and on all cores.
     #[arg(long)]
     pub crowd: Option<usize>,
+    /// With --crowd: also time the batch crowd (`sinew::crowd`, pose sharing and update-rate
+    /// levels of detail from the instances' distances to the camera) beside the crowd of
+    /// characters evaluated every frame.
+    #[arg(long, requires = "crowd")]
+    pub lod: bool,
     /// The kit's crowd stage on N threads, taking runs of 16 consecutive characters; its
     /// line stays `sinew crowd MODEL <wall-clock ns per character> 1000`.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256), conflicts_with_all = ["compression", "crowd"])]
@@ -359,6 +364,18 @@ pub struct DemoArgs {
     /// GL context: OpenGL ES 2.0 with a desktop OpenGL 2.1 fallback, or only one of them.
     #[arg(long, value_enum, default_value_t = GlArg::Auto)]
     pub gl: GlArg,
+    /// Show a crowd of N instances of the model (a grid, each at its own phase, clip and
+    /// speed), drawn with one instanced draw call per mesh part.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub crowd: Option<u32>,
+    /// With --crowd: update every instance every frame and share no poses (the crowd's
+    /// levels of detail and pose sharing off).
+    #[arg(long, requires = "crowd")]
+    pub no_lod: bool,
+    /// With --crowd: draw instance by instance with uniforms, as without the instancing
+    /// extensions.
+    #[arg(long, requires = "crowd")]
+    pub no_instancing: bool,
 }
 
 /// The error bound of `sinew bake` and `sinew info`: the largest virtual-vertex error a bake

@@ -12,7 +12,7 @@ use super::output::{fail, Failure, Out};
 /// `sinew bench`: one line per stage (or per crowd run) on standard output, the clip and the
 /// repetitions' spread on standard error.
 pub fn run(args: BenchArgs) -> Result<(), Failure> {
-    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd, threads } = args;
+    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd, lod: _, threads } = args;
     let Some(path) = path else {
         let assets = compression.unwrap_or_default();
         return bench_compression(&assets, tolerance, shell, markdown, &mut Out::new());
