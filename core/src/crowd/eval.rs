@@ -84,6 +84,10 @@ impl<'a, R: Real> CrowdRig<'a, R> {
         let np = self.joints.len();
         let out = out.get_mut(..np * ROW_FLOATS).ok_or(CrowdError::PaletteTooSmall)?;
         let (poses, blended) = work.poses.split_at_mut((MAX_CROWD_LAYERS * soa).min(work.poses.len()));
+        // A cache's rotations depend on its history (forward playback keeps each key in the
+        // previous key's hemisphere), so each pose starts from empty caches: a key's palette
+        // is the same bits whichever thread, batch or earlier key evaluated it.
+        work.caches.fill(SoaTrackCache::EMPTY);
         let mut weights = [R::ZERO; MAX_CROWD_LAYERS];
         let mut n = 0;
         for ((layer, (clip, frame, weight)), (pose, cache)) in key

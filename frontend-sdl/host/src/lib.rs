@@ -22,6 +22,7 @@ extern crate alloc;
 
 pub mod camera;
 pub mod character;
+pub mod crowd;
 pub mod gl;
 pub mod graph;
 #[cfg(feature = "feet")]
