@@ -8,6 +8,9 @@
 //!   play, blend, crossfade with fade curves and phase sync, seek, speed, loop modes, graphs;
 //!   foot placement on the caller's ground (`character::Legs`, with the `feet` feature); and
 //!   each frame's model matrices, palettes, shader rows and morphed vertices;
+//! - [`crowd`]: many instances of a model on the core's batch evaluation
+//!   ([`sinew::crowd`]): the grid every front end shows, levels of detail from a camera, jobs
+//!   for any number of threads, the palette texture and each instance's draw rows;
 //! - `ground` (with the `feet` feature): the ground a viewer stands a character's feet on, a
 //!   floor with a step and a slope;
 //! - [`rows`]: skin palettes as the GLSL ES 1.00 shaders' uniform rows;
