@@ -1,0 +1,117 @@
+// A sinew crowd in a three.js scene: sinew's runtime (wasm) evaluates the crowd into its palette
+// texture; three.js draws each skinned mesh of the glTF the model was baked from as one
+// THREE.InstancedMesh skinned from that texture (three-crowd.js). The camera frames the whole
+// crowd from the viewer's angle (camera.js), with the viewer's clear color, floor grid and light.
+//
+// URL: ?model=URL (.sinew) &gltf=URL (the glTF it was baked from) &n=COUNT &lod=0 &t=SECONDS
+//      &frames=STEPS &paused=1 &width=W &height=H
+// `t` advances the crowd by T seconds in `frames` equal steps (default: one step per 1/60 s)
+// before the first frame is drawn; `paused=1` keeps it there.
+// Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>') and
+// window.sinewThreeCrowd ({stats, render(), camera: {eye, target, fovY, near, far}}).
+
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { Sinew } from './sinew.js';
+import { fetchBytes } from './fetch-bytes.js';
+import { framing, eye, clipPlanes, gridLines } from './camera.js';
+import { createCrowdMesh, createPaletteTexture, skinnedMeshesOfSkin, INSTANCE_FLOATS } from './three-crowd.js';
+
+const params = new URLSearchParams(location.search);
+
+/** The sphere around the crowd: the placements' center lifted to the model's, and the farthest instance's reach. */
+function crowdBounds(rows, bounds, zUp) {
+  const n = rows.length / INSTANCE_FLOATS;
+  const c = [0, 0, 0];
+  for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) c[k] += rows[INSTANCE_FLOATS * i + 4 * k + 3] / n;
+  const up = zUp ? 2 : 1;
+  c[up] += bounds.center[up];
+  let reach = 0;
+  for (let i = 0; i < n; i++) {
+    const t = [0, 1, 2].map((k) => rows[INSTANCE_FLOATS * i + 4 * k + 3] - (k === up ? 0 : c[k]));
+    t[up] = 0;
+    reach = Math.max(reach, Math.hypot(...t));
+  }
+  return { center: c, radius: reach + bounds.radius, floor: bounds.floor };
+}
+
+async function main() {
+  const url = params.get('model') || 'models/Fox.sinew';
+  const gltfUrl = params.get('gltf') || url.replace(/\.sinew$/, '.glb');
+  const count = Math.max(1, Number(params.get('n')) || 100);
+  const lod = params.get('lod') !== '0';
+  const paused = params.get('paused') === '1';
+  const width = Number(params.get('width')) || innerWidth;
+  const height = Number(params.get('height')) || innerHeight;
+
+  const canvas = document.getElementById('view');
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true });
+  renderer.setSize(width, height, false);
+  renderer.setClearColor(new THREE.Color().setRGB(0.12, 0.13, 0.16, THREE.SRGBColorSpace));
+  const scene = new THREE.Scene();
+
+  const [sinew, bytes, gltf] = await Promise.all([Sinew.load(), fetchBytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
+
+  // ANCHOR: three-crowd
+  const model = sinew.open(bytes); // the .sinew baked from the glTF
+  const crowd = model.crowd({ count, lod }); // a grid of instances, each at its own clip and phase
+  // Every skinned mesh of the glTF's skin 0 becomes one InstancedMesh; they share the palette texture.
+  const palette = createPaletteTexture(THREE, crowd);
+  const meshes = skinnedMeshesOfSkin(gltf, 0).map((skinned) =>
+    createCrowdMesh(THREE, skinned, crowd, { palette, joints: model.skins[0].joints }),
+  );
+  meshes.forEach(({ mesh }) => scene.add(mesh));
+
+  // Each frame: advance the crowd, upload what changed, draw.
+  function frame(dt) {
+    const stats = crowd.frame(dt); // {evaluated, shared, held}
+    palette.update();
+    meshes.forEach((m) => m.update());
+    renderer.render(scene, camera);
+    return stats;
+  }
+  // ANCHOR_END: three-crowd
+  if (!meshes.length) throw new Error(`${gltfUrl}: no skinned mesh of skin 0`);
+
+  // The viewer's camera, aimed at the whole crowd; the crowd's levels of detail from it.
+  const limits = model.sinew.limits;
+  const bounds = crowdBounds(crowd.instanceRows(), model.bounds, false);
+  const cam = framing(limits, bounds.center, bounds.radius);
+  const [near, far] = clipPlanes(limits, cam);
+  const camera = new THREE.PerspectiveCamera((cam.fovY * 180) / Math.PI, width / height, near, far);
+  camera.position.set(...eye(cam));
+  camera.lookAt(...cam.target);
+  crowd.setCamera(eye(cam), height / (2 * Math.tan(cam.fovY / 2)));
+  const lines = gridLines(bounds, model.sinew.gridStep(model.bounds.radius));
+  const grid = new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(lines, 3));
+  const gridColor = new THREE.Color().setRGB(0.42, 0.45, 0.52, THREE.SRGBColorSpace);
+  scene.add(new THREE.LineSegments(grid, new THREE.LineBasicMaterial({ color: gridColor, transparent: true, opacity: 0.55 })));
+  const light = new THREE.DirectionalLight(0xffffff, Math.PI * 0.75);
+  light.position.set(-1, 1, 1);
+  scene.add(light, new THREE.AmbientLight(0xffffff, Math.PI * 0.25));
+
+  // The crowd advanced by `t` seconds in `frames` steps, then drawn.
+  const t = Number(params.get('t')) || 0;
+  const steps = Math.max(1, Math.round(Number(params.get('frames')) || Math.ceil(t * 60)));
+  let stats = frame(0);
+  for (let i = 0; i < steps && t > 0; i++) stats = frame(t / steps);
+  const api = {
+    stats,
+    render: () => renderer.render(scene, camera),
+    camera: { eye: eye(cam), target: cam.target, fovY: cam.fovY, near, far },
+    meshes: meshes.length,
+  };
+  window.sinewThreeCrowd = api;
+  document.body.dataset.state = 'ready';
+
+  let last = null;
+  renderer.setAnimationLoop((now) => {
+    if (last !== null && !paused) api.stats = frame(Math.min((now - last) / 1000, 0.25));
+    last = now;
+  });
+}
+
+main().catch((e) => {
+  document.getElementById('message').textContent = e.message;
+  document.body.dataset.state = `error: ${e.message}`;
+});
