@@ -4,7 +4,10 @@
 // crowd from the viewer's angle (camera.js), with the viewer's clear color, floor grid and light.
 //
 // URL: ?model=URL (.sinew) &gltf=URL (the glTF it was baked from) &n=COUNT &lod=0 &t=SECONDS
-//      &frames=STEPS &paused=1 &width=W &height=H
+//      &frames=STEPS &paused=1 &width=W &height=H &ref=1
+// `ref=1` draws the same crowd without the instanced path, for the tests: one plain
+// THREE.SkinnedMesh per instance and skinned mesh, placed by the instance's row, its bone
+// matrices read from the instance's palette slot (three's own skinning).
 // `t` advances the crowd by T seconds in `frames` equal steps (default: one step per 1/60 s)
 // before the first frame is drawn; `paused=1` keeps it there.
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>') and
@@ -35,12 +38,48 @@ function crowdBounds(rows, bounds, zUp) {
   return { center: c, radius: reach + bounds.radius, floor: bounds.floor };
 }
 
+/**
+ * The crowd's instances as plain SkinnedMeshes of `skinned`'s geometry and material: instance
+ * i's matrix is its placement, its bones stand for the palette joints (identity inverses and
+ * bind matrix, detached), and their matrices are read from its palette slot whenever three updates the
+ * skeleton.
+ */
+function referenceMeshes(skinned, crowd) {
+  const joints = skinned.skeleton.bones.length;
+  return Array.from({ length: crowd.count }, (_, i) => {
+    const bones = Array.from({ length: joints }, () => new THREE.Bone());
+    const skeleton = new THREE.Skeleton(bones, bones.map(() => new THREE.Matrix4()));
+    const object = new THREE.SkinnedMesh(skinned.geometry, skinned.material);
+    skeleton.update = () => {
+      const rows = crowd.instanceRows().subarray(INSTANCE_FLOATS * i, INSTANCE_FLOATS * (i + 1));
+      const { width } = crowd.textureSize();
+      const texels = crowd.palette();
+      const at = 4 * (rows[13] * width + rows[12]);
+      for (let j = 0; j < joints; j++) {
+        const m = skeleton.boneMatrices.subarray(16 * j, 16 * j + 16);
+        for (let k = 0; k < 3; k++) for (let c = 0; c < 4; c++) m[4 * c + k] = texels[at + 12 * j + 4 * k + c];
+        [m[3], m[7], m[11], m[15]] = [0, 0, 0, 1];
+      }
+      object.matrix.set(...rows.subarray(0, 12), 0, 0, 0, 1);
+      object.matrixWorld.copy(object.matrix);
+      if (skeleton.boneTexture) skeleton.boneTexture.needsUpdate = true;
+    };
+    object.matrixAutoUpdate = false;
+    // Detached: the bones are in the model's space, the placement is the object's matrix.
+    object.bindMode = THREE.DetachedBindMode;
+    object.bind(skeleton, new THREE.Matrix4());
+    object.frustumCulled = false;
+    return object;
+  });
+}
+
 async function main() {
   const url = params.get('model') || 'models/Fox.sinew';
   const gltfUrl = params.get('gltf') || url.replace(/\.sinew$/, '.glb');
   const count = Math.max(1, Number(params.get('n')) || 100);
   const lod = params.get('lod') !== '0';
   const paused = params.get('paused') === '1';
+  const reference = params.get('ref') === '1';
   const width = Number(params.get('width')) || innerWidth;
   const height = Number(params.get('height')) || innerHeight;
 
@@ -50,9 +89,8 @@ async function main() {
   renderer.setClearColor(new THREE.Color().setRGB(0.12, 0.13, 0.16, THREE.SRGBColorSpace));
   const scene = new THREE.Scene();
 
-  const [sinew, bytes, gltf] = await Promise.all([Sinew.load(), fetchBytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
-
   // ANCHOR: three-crowd
+  const [sinew, bytes, gltf] = await Promise.all([Sinew.load(), fetchBytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
   const model = sinew.open(bytes); // the .sinew baked from the glTF
   const crowd = model.crowd({ count, lod }); // a grid of instances, each at its own clip and phase
   // Every skinned mesh of the glTF's skin 0 becomes one InstancedMesh; they share the palette texture.
@@ -72,6 +110,10 @@ async function main() {
   }
   // ANCHOR_END: three-crowd
   if (!meshes.length) throw new Error(`${gltfUrl}: no skinned mesh of skin 0`);
+  if (reference) {
+    meshes.forEach(({ mesh }) => scene.remove(mesh));
+    skinnedMeshesOfSkin(gltf, 0).forEach((skinned) => scene.add(...referenceMeshes(skinned, crowd)));
+  }
 
   // The viewer's camera, aimed at the whole crowd; the crowd's levels of detail from it.
   const limits = model.sinew.limits;
