@@ -11,6 +11,8 @@
 //   fox.play('Walk').blend('Run', 0.5);
 //   fox.advance(1 / 60).update();
 //   const palette = fox.palette(0);                        // 16 floats per skin joint
+//   const crowd = model.crowd({ count: 1000 });            // the full module (graphs: true)
+//   crowd.setCamera(eye, focal).frame(1 / 60);             // one batch into a float texture's texels
 //
 // Errors are thrown as `SinewError`s carrying the command line's one-line message.
 
@@ -83,6 +85,11 @@ export class Sinew {
      * `sinew_web_graph.wasm` does, `sinew_web.wasm` and `sinew_web_scalar.wasm` do not.
      */
     this.hasSprings = typeof exports.sinew_character_springs_setup === 'function';
+    /**
+     * Whether this module has crowds (its `sinew_crowd_*` exports, `Model#crowd`):
+     * `sinew_web_graph.wasm` does, `sinew_web.wasm` and `sinew_web_scalar.wasm` do not.
+     */
+    this.hasCrowds = typeof exports.sinew_crowd_new === 'function';
     const limit = exports.sinew_limit;
     /**
      * The limits the runtime defines (sinew-host's `limits`): a crossfade's default seconds, the
@@ -258,6 +265,22 @@ export class Model {
   /** A new character of this model, playing its first clip. */
   character() {
     return new Character(this, this.sinew.check(this.sinew.wasm.sinew_character_new(this.id)));
+  }
+
+  /**
+   * A crowd of `count` instances of this model (its first skin, every clip), arranged on a grid
+   * on the ground, each at its own clip, phase, speed and heading (sinew-host's `crowd`). With
+   * `lod` (default on) instances at the same quantized time share one evaluated pose and far
+   * instances update every 2nd, 4th or 8th frame (`Crowd#setCamera` decides which); without it
+   * every instance is evaluated every frame. `zUp`: the model's up axis is +Z. Throws in a
+   * module without crowds (`Sinew#hasCrowds`) and for a model without a skin or clips.
+   * @param {{count: number, lod?: boolean, zUp?: boolean}} options
+   * @returns {Crowd}
+   */
+  crowd({ count, lod = true, zUp = false }) {
+    const w = this.sinew.wasm;
+    if (!this.sinew.hasCrowds) throw new SinewError('this module has no crowds: load sinew_web_graph.wasm (moduleUrl({ graphs: true }))');
+    return new Crowd(this, this.sinew.check(w.sinew_crowd_new(this.id, count, lod ? 1 : 0, zUp ? 1 : 0)));
   }
 
   /** Releases the model (its characters keep it until they are freed). */
@@ -530,5 +553,89 @@ export class Character {
   /** Frees the character. */
   free() {
     this.sinew.wasm.sinew_character_free(this.id);
+  }
+}
+
+/**
+ * A crowd of one model (`Model#crowd`): its poses evaluated in one batch per frame into a
+ * palette laid out as an RGBA float texture, and 16 floats per instance for instanced drawing.
+ *
+ * The palette texture is `textureSize()` texels; slot texel (x0, y) starts an instance's
+ * palette, skin joint `j`'s affine skin matrix in the three texels (x0 + 3j + k, y), k = 0, 1, 2
+ * its rows (x, y, z, translation each). The palette holds the whole skin 0 (skin order), so a
+ * draw part's local joint indices go through `Model#partMap` first.
+ */
+export class Crowd {
+  constructor(model, id) {
+    this.model = model;
+    this.sinew = model.sinew;
+    this.id = id;
+    /** Instances. */
+    this.count = this.sinew.wasm.sinew_crowd_len(id);
+  }
+
+  /**
+   * Sets each instance's level of detail from the radius it projects to, seen from `eye`
+   * (`[x, y, z]`, world space) through a lens of `focal` pixels per unit at unit distance (the
+   * viewport's height / (2 tan(fovY / 2))). Without levels of detail nothing changes.
+   */
+  setCamera(eye, focal) {
+    this.sinew.check(this.sinew.wasm.sinew_crowd_set_camera(this.id, eye[0], eye[1], eye[2], focal));
+    return this;
+  }
+
+  /**
+   * Advances the crowd by `dt` seconds and evaluates the frame's poses into the palette.
+   * @returns {{evaluated: number, shared: number, held: number}} poses evaluated, instances
+   *   that shared one of them, instances that kept an earlier frame's pose
+   */
+  frame(dt) {
+    const w = this.sinew.wasm;
+    this.sinew.check(w.sinew_crowd_frame(this.id, dt));
+    return { evaluated: w.sinew_crowd_stat(this.id, 0), shared: w.sinew_crowd_stat(this.id, 1), held: w.sinew_crowd_stat(this.id, 2) };
+  }
+
+  /** The palette texture's texels: RGBA floats row after row (4 × width × height), in place. */
+  palette() {
+    const w = this.sinew.wasm;
+    return this.sinew.floats(w.sinew_crowd_palette_ptr(this.id), w.sinew_crowd_palette_len(this.id));
+  }
+
+  /**
+   * The palette texture's size in texels, with the palette slots per row and the joints of a
+   * slot (three texels each).
+   * @returns {{width: number, height: number, perRow: number, joints: number}}
+   */
+  textureSize() {
+    const t = (k) => this.sinew.wasm.sinew_crowd_texture(this.id, k);
+    return { width: t(0), height: t(1), perRow: t(2), joints: t(3) };
+  }
+
+  /**
+   * The texture rows the last `frame` wrote, the part to upload (texSubImage2D of rows
+   * `first` to `end - 1`); null when it wrote none.
+   * @returns {{first: number, end: number} | null}
+   */
+  writtenRows() {
+    const w = this.sinew.wasm;
+    const [first, end] = [w.sinew_crowd_written_rows(this.id, 0), w.sinew_crowd_written_rows(this.id, 1)];
+    return end > first ? { first, end } : null;
+  }
+
+  /**
+   * The instances' rows, 16 floats each, in place: rows 0 to 2 of its placement (model to
+   * world; x, y, z, translation each), then the texel where its palette slot starts (column,
+   * row) and two zeros. Slots change from frame to frame: read them after each `frame`.
+   * @returns {Float32Array}
+   */
+  instanceRows() {
+    const w = this.sinew.wasm;
+    const ptr = this.sinew.check(w.sinew_crowd_instance_rows(this.id));
+    return this.sinew.floats(ptr, w.sinew_crowd_instance_rows_len(this.id));
+  }
+
+  /** Frees the crowd. */
+  free() {
+    this.sinew.wasm.sinew_crowd_free(this.id);
   }
 }

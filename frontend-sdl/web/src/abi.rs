@@ -24,6 +24,9 @@ use sinew_host::Model;
 
 use crate::{WebCharacter as Character, WebWork as Work};
 
+#[cfg(feature = "crowd")]
+pub mod crowd;
+
 /// The module's state: its tables, the last text, the characters' shared update buffers.
 #[derive(Default)]
 struct State {
@@ -34,6 +37,9 @@ struct State {
     /// The last collider lines computed ([`sinew_character_collider_lines`]).
     #[cfg(feature = "springs")]
     lines: ColliderLines,
+    /// The crowds ([`crowd`]).
+    #[cfg(feature = "crowd")]
+    crowds: Vec<Option<Box<crowd::WebCrowd>>>,
 }
 
 thread_local! {
@@ -45,6 +51,8 @@ thread_local! {
             work: Work::new(),
             #[cfg(feature = "springs")]
             lines: ColliderLines { outside: Vec::new(), inside: Vec::new() },
+            #[cfg(feature = "crowd")]
+            crowds: Vec::new(),
         })
     };
 }
