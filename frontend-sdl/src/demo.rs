@@ -11,6 +11,9 @@
 //! that they swing. With `--graph FILE` the viewed model is driven by an animation graph
 //! ([`graph_drive`]) whose parameters the keys change.
 //!
+//! With `--crowd N` it shows N instances of the model, one instanced draw call per mesh part
+//! ([`CrowdOptions`], `crowd`).
+//!
 //! With `--frames N` (or `--screenshot`) it runs headless: a hidden window, N frames into an
 //! offscreen target, a GL error check after each, and the last frame written as a PNG.
 //! [`Headless`] offers the same to tests: the default scene at a time, as RGBA pixels.
@@ -30,6 +33,7 @@ pub mod viewer;
 pub mod window;
 
 mod app;
+mod crowd;
 mod draw;
 mod headless;
 mod hud_layout;
@@ -37,6 +41,7 @@ mod input;
 mod options;
 mod run;
 
+pub use crowd::CrowdOptions;
 pub use draw::{cursor_ray, ground_drag, Layers};
 pub use gl::{GlError, GlInfo, GpuModel, Renderer};
 pub use headless::{render_scene_rgba, Headless};

@@ -25,6 +25,11 @@ pub fn run(args: DemoArgs) -> Result<(), Failure> {
         colliders: args.colliders,
         hud: !args.no_hud,
         gl: args.gl.into(),
+        crowd: args.crowd.map(|n| demo::CrowdOptions {
+            count: n as usize,
+            lod: !args.no_lod,
+            instancing: !args.no_instancing,
+        }),
     };
     let report = demo::run(&opts).map_err(error)?;
     eprintln!(

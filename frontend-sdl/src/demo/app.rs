@@ -99,6 +99,8 @@ pub(super) struct App {
     pub(super) viewport: (f32, f32),
     /// Draw the spring colliders of every model loaded from the start.
     colliders: bool,
+    /// The crowd of the viewed model, in crowd mode.
+    pub(super) crowd: Option<super::crowd::CrowdView>,
 }
 
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -134,6 +136,7 @@ impl App {
             shift: false,
             viewport: (opts.width as f32, opts.height as f32),
             colliders: opts.colliders,
+            crowd: None,
         })
     }
 
@@ -206,6 +209,8 @@ impl App {
         if v.meshless() {
             self.scene.params.show_bones = true;
         }
+        // The crowd drew with the old model's textures: it ends with it.
+        self.stop_crowd(r);
         if let Some((_, old)) = self.viewer.replace((v, gpu)) {
             r.free(old);
         }
@@ -218,6 +223,7 @@ impl App {
 
     /// Goes back from a viewed model to the built-in scene.
     pub(super) fn close_model(&mut self, r: &Renderer) {
+        self.stop_crowd(r);
         if let Some((_, gpu)) = self.viewer.take() {
             r.free(gpu);
             self.camera_auto = true;
@@ -260,6 +266,10 @@ impl App {
     /// Puts the viewed model back at the origin (its springs at rest) and frames it again, or
     /// goes back to the scene's default camera.
     pub(super) fn reset_camera(&mut self) {
+        if let Some(c) = &self.crowd {
+            self.camera = c.camera();
+            return;
+        }
         match self.viewer.as_mut() {
             Some((v, _)) => {
                 v.reset_placement();
@@ -285,6 +295,9 @@ impl App {
 
     /// Advances time by `dt` seconds of wall time.
     pub(super) fn advance(&mut self, dt: f32) {
+        if self.advance_crowd(dt) {
+            return;
+        }
         match self.viewer.as_mut() {
             Some((v, _)) => {
                 if let Err(e) = v.advance(dt) {

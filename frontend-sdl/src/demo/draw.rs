@@ -30,7 +30,7 @@ impl Layers {
 }
 
 /// Color of the ground grid and markers.
-const CLEAR_LINES: [f32; 4] = [0.42, 0.45, 0.52, 0.55];
+pub(super) const CLEAR_LINES: [f32; 4] = [0.42, 0.45, 0.52, 0.55];
 /// Color of the bone lines.
 const BONE_COLOR: [f32; 4] = [1.0, 0.92, 0.25, 1.0];
 /// Color of the spring colliders that keep the tails out.
@@ -91,6 +91,9 @@ impl App {
         offscreen: bool,
         layers: Layers,
     ) -> Result<(), DemoError> {
+        if self.crowd.is_some() {
+            return self.draw_crowd(r, w, h, offscreen, layers);
+        }
         r.begin_frame(w, h, offscreen)?;
         let aspect = w as f32 / h.max(1) as f32;
         if self.camera_auto && self.viewer.is_none() {

@@ -35,4 +35,4 @@ pub use context::{GlError, GlInfo};
 pub use mesh::{GpuModel, PartMode};
 pub use palette::{dq_rigid_rows, dq_rows, lbs_rows, mat_from_rows, needs_cpu_dqs, part_is_rigid};
 pub use programs::check_skin_shaders;
-pub use renderer::{DrawStats, Renderer};
+pub use renderer::{gl_version, CrowdGpu, CrowdSupport, DrawStats, Renderer};

@@ -118,6 +118,47 @@ impl Headless {
         self.app.advance(dt);
     }
 
+    /// Starts the crowd mode on the loaded model (see [`Headless::load`]): `opts.count`
+    /// instances, the camera framing them; [`Headless::render_crowd`] then draws it.
+    ///
+    /// # Errors
+    ///
+    /// As the demo's `--crowd`: no model loaded, a model without skin or clip, GL objects that
+    /// cannot be made.
+    pub fn start_crowd(&mut self, opts: super::CrowdOptions) -> Result<(), DemoError> {
+        self.app.start_crowd(&self.renderer, opts)
+    }
+
+    /// Advances the crowd by `dt` seconds and renders it with the crowd's camera; returns the
+    /// image as RGBA rows, top first, and the draw calls made.
+    ///
+    /// # Errors
+    ///
+    /// As [`Headless::render_scene`], and the crowd's errors.
+    pub fn render_crowd(&mut self, dt: f32, layers: Layers) -> Result<(Vec<u8>, usize), DemoError> {
+        let Some(c) = self.app.crowd.as_mut() else {
+            return Err(DemoError::Options("no crowd: call start_crowd first".into()));
+        };
+        c.queue(dt);
+        self.app.camera = c.camera();
+        self.app.draw(&mut self.renderer, self.width, self.height, true, layers)?;
+        let draws = self.app.crowd.as_ref().map_or(0, |c| c.draws);
+        let rgba = self.renderer.read_rgba(self.width, self.height);
+        let codes = self.renderer.errors();
+        if codes.is_empty() {
+            Ok((rgba, draws))
+        } else {
+            Err(DemoError::GlErrors { frame: 0, codes })
+        }
+    }
+
+    /// The crowd's HUD line (`crowd N  evaluated E  shared S  held H  draws D  cpu X.XX ms`),
+    /// while the crowd mode is on.
+    #[must_use]
+    pub fn crowd_line(&self) -> Option<String> {
+        self.app.crowd.as_ref().map(|c| c.hud_line())
+    }
+
     /// The window (for its SDL context).
     #[must_use]
     pub fn window(&self) -> &GlWindow {

@@ -207,6 +207,11 @@ fn layout_at(content: &Content, w: f32, h: f32, scale: f32) -> Layout {
     Layout { scale, header, clips, placed, status, message, timeline, help }
 }
 
+/// The help of the crowd mode.
+const CROWD_HELP: &str = "Space play/pause   Up/Down speed   F frame the crowd\n\
+     drag orbit   wheel zoom   right-drag pan   H help\n\
+     F12 screenshot   Backspace back to the scene   Esc quit";
+
 /// The help of the scene (`viewer` false), of the model viewer, of the viewer driven by a
 /// graph (`graph`), or of the viewer playing a retarget source's clips (`retarget`).
 fn help_text(viewer: bool, graph: bool, retarget: bool) -> &'static str {
@@ -287,6 +292,26 @@ impl App {
         let graph = self.viewer.as_ref().is_some_and(|(v, _)| v.graph.is_some());
         let retarget = self.viewer.as_ref().is_some_and(|(v, _)| v.retarget.is_some());
         let help = self.help.then(|| help_text(self.viewer.is_some(), graph, retarget));
+        if let (Some(c), Some((v, _))) = (&self.crowd, &self.viewer) {
+            let header = format!(
+                "{}\n{} x{}  x{:.2}  {}\ndrawn {}",
+                c.hud_line(),
+                v.model.name,
+                c.len(),
+                v.speed(),
+                if v.is_playing() { "playing" } else { "paused" },
+                c.how
+            );
+            let help = self.help.then_some(CROWD_HELP);
+            return Content {
+                header,
+                top_right: TopRight::Clips(Vec::new(), 0),
+                status,
+                message,
+                timeline: false,
+                help,
+            };
+        }
         let Some((v, _)) = &self.viewer else {
             let mut header = format!(
                 "sinew demo: built-in scene   {skin_name}   t {:.1} s{}\n",

@@ -39,6 +39,8 @@ pub struct DemoOptions {
     pub hud: bool,
     /// Which GL context to ask for.
     pub gl: GlRequest,
+    /// Show a crowd of the model instead of the model alone.
+    pub crowd: Option<super::crowd::CrowdOptions>,
 }
 
 impl Default for DemoOptions {
@@ -56,6 +58,7 @@ impl Default for DemoOptions {
             colliders: false,
             hud: true,
             gl: GlRequest::Auto,
+            crowd: None,
         }
     }
 }
@@ -159,6 +162,9 @@ pub(super) fn validate(opts: &DemoOptions) -> Result<(), DemoError> {
         return Err(DemoError::Options("--time must be a finite number ≥ 0".into()));
     }
     opts.playback.validate().map_err(DemoError::Options)?;
+    if opts.crowd.is_some() && opts.playback.model.is_none() {
+        return Err(DemoError::Options("--crowd needs a model".into()));
+    }
     if opts.frames == Some(0) {
         return Err(DemoError::Options("--frames must be at least 1".into()));
     }

@@ -72,8 +72,11 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
         let loaded = app.load(&r, &opts.playback);
         let p = &opts.playback;
         let asked = p.graph.is_some() || p.retarget_from.is_some() || p.clip.is_some();
-        if let (Err(e), true) = (loaded, headless || asked) {
+        if let (Err(e), true) = (loaded, headless || asked || opts.crowd.is_some()) {
             return Err(DemoError::Load(e));
+        }
+        if let Some(c) = opts.crowd {
+            app.start_crowd(&r, c)?;
         }
     }
     let mut events = win.sdl.event_pump().map_err(DemoError::Window)?;
@@ -87,9 +90,10 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
             for _ in events.poll_iter() {}
             let t = end * (i + 1) as f32 / n as f32;
             let prev = end * i as f32 / n as f32;
-            match app.viewer.as_mut() {
-                Some((v, _)) => v.advance(t - prev).map_err(DemoError::Graph)?,
-                None => app.time = t,
+            match (app.crowd.as_mut(), app.viewer.as_mut()) {
+                (Some(c), _) => c.queue(t - prev),
+                (None, Some((v, _))) => v.advance(t - prev).map_err(DemoError::Graph)?,
+                (None, None) => app.time = t,
             }
             app.draw(&mut r, w, h, true, layers)?;
             let cpu = t0.elapsed().as_secs_f64() * 1000.0;
@@ -99,6 +103,9 @@ pub fn run(opts: &DemoOptions) -> Result<DemoReport, DemoError> {
             if !codes.is_empty() {
                 return Err(DemoError::GlErrors { frame: i, codes });
             }
+        }
+        if let Some(c) = &app.crowd {
+            eprintln!("sinew demo: {} ({} mesh parts, {})", c.hud_line(), c.parts, c.how);
         }
         if let Some(path) = &opts.screenshot {
             let rgba = r.read_rgba(w, h);

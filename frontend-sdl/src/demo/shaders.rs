@@ -44,6 +44,11 @@ pub mod attrib {
     pub const UV: u32 = 1;
     /// HUD `a_color`.
     pub const COLOR: u32 = 2;
+    /// The crowd shader's `a_instance0` (row 0 of the instance's placement); `a_instance1`,
+    /// `a_instance2` and `a_instanceSlot` follow at the next locations.
+    pub const INSTANCE: u32 = 6;
+    /// Attribute locations the crowd shader uses (0 to 9).
+    pub const CROWD_ATTRIBUTES: u32 = INSTANCE + 4;
 }
 
 /// Vertex uniform vectors the skinning shaders use besides the palette (`u_MVP` 4,
@@ -139,6 +144,9 @@ pub const SKIN_DQS_VERTEX: &str = include_str!("../../shaders/skin_dqs.vert.glsl
 /// `shaders/skin_dqs_rigid.vert.glsl`: dual-quaternion skinning of rigid palettes
 /// (`u_jointDQ`, 2 vectors per joint).
 pub const SKIN_DQS_RIGID_VERTEX: &str = include_str!("../../shaders/skin_dqs_rigid.vert.glsl");
+/// `shaders/skin_crowd.vert.glsl`: a crowd's instance skinned from the palette texture
+/// (`u_palette`) and placed by its instance attributes.
+pub const SKIN_CROWD_VERTEX: &str = include_str!("../../shaders/skin_crowd.vert.glsl");
 /// `shaders/mesh.frag.glsl`: skinned meshes' fragments, the base color times the vertex color
 /// times the base-color texture, scaled by the vertex light level.
 pub const MESH_FRAGMENT: &str = include_str!("../../shaders/mesh.frag.glsl");
@@ -163,6 +171,13 @@ pub fn skin_vertex_shader(method: Skinning, joints: usize) -> String {
 #[must_use]
 pub fn skin_shader_source(shader: SkinShader, joints: usize) -> String {
     format!("{VERSION}#define JOINTS {}\n{SKIN_COMMON_VERTEX}{}", joints.max(1), shader.source())
+}
+
+/// The crowd's vertex shader: [`VERSION`], `#define JOINTS 1` (unused: the palette is a
+/// texture), [`SKIN_COMMON_VERTEX`] and [`SKIN_CROWD_VERTEX`].
+#[must_use]
+pub fn crowd_vertex_shader() -> String {
+    format!("{VERSION}#define JOINTS 1\n{SKIN_COMMON_VERTEX}{SKIN_CROWD_VERTEX}")
 }
 
 /// A vertex shader's full source: [`VERSION`], then `body` (one of the files).
@@ -228,8 +243,9 @@ mod tests {
         }
     }
 
-    const FILES: [&str; 9] = [
+    const FILES: [&str; 10] = [
         SKIN_COMMON_VERTEX,
+        SKIN_CROWD_VERTEX,
         SKIN_LBS_VERTEX,
         SKIN_DQS_VERTEX,
         SKIN_DQS_RIGID_VERTEX,

@@ -94,11 +94,26 @@ impl GlWindow {
         Err(format!("no GL context: {}", errors.join("; ")))
     }
 
-    /// A `glow` context over this window's GL functions.
+    /// A `glow` context over this window's GL functions. A function the context lacks under
+    /// its core name is looked up with the suffixes of the extensions that bring it
+    /// (`glDrawElementsInstancedEXT`, `…ANGLE`, `…ARB`): instancing on OpenGL ES 2.0 and
+    /// desktop OpenGL 2.1.
     #[must_use]
     pub fn glow(&self) -> glow::Context {
+        let lookup = |s: &str| {
+            let p = self.video.gl_get_proc_address(s);
+            if !p.is_null() {
+                return p.cast();
+            }
+            ["EXT", "ANGLE", "ARB"]
+                .iter()
+                .map(|suffix| self.video.gl_get_proc_address(&format!("{s}{suffix}")))
+                .find(|q| !q.is_null())
+                .unwrap_or(p)
+                .cast()
+        };
         // SAFETY: the context is current on this thread, and the loader returns SDL's
         // function pointers for it.
-        unsafe { glow::Context::from_loader_function(|s| self.video.gl_get_proc_address(s).cast()) }
+        unsafe { glow::Context::from_loader_function(lookup) }
     }
 }

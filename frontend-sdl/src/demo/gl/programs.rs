@@ -68,7 +68,7 @@ fn compile(gl: &glow::Context, kind: u32, name: &str, source: &str) -> Result<gl
 
 /// Compiles and links a program from full sources (see [`shaders::vertex_shader`] and
 /// [`shaders::fragment_shader`]) with the attribute locations bound as listed.
-fn link(
+pub(super) fn link(
     gl: &glow::Context,
     name: &str,
     vs: &str,

@@ -19,6 +19,9 @@ use crate::demo::shaders::{self, SkinShader};
 use crate::demo::viewer::PaletteSizes;
 use crate::scene::{srgb_to_linear, DrawObject, SceneLight};
 
+mod crowd;
+pub use crowd::{gl_version, CrowdGpu, CrowdSupport};
+
 /// What the last frame drew (reset by [`Renderer::begin_frame`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DrawStats {
