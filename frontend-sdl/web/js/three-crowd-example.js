@@ -1,41 +1,45 @@
 // A sinew crowd in a three.js scene: sinew's runtime (wasm) evaluates the crowd into its palette
 // texture; three.js draws each skinned mesh of the glTF the model was baked from as one
 // THREE.InstancedMesh skinned from that texture (three-crowd.js). The camera frames the whole
-// crowd from the viewer's angle (camera.js), with the viewer's clear color, floor grid and light.
+// crowd as crowd.html does (camera.js's framing of the crowd's extent), with the viewers' clear
+// color and light. Crowds are in the full runtime module (sinew_web_graph.wasm).
 //
-// URL: ?model=URL (.sinew) &gltf=URL (the glTF it was baked from) &n=COUNT &lod=0 &t=SECONDS
-//      &frames=STEPS &paused=1 &width=W &height=H &ref=1
+// URL: ?model=URL (.sinew) &gltf=URL (the glTF it was baked from) &n=COUNT &lod=0 &paused=1
+//      &time=SECONDS &frames=STEPS &width=W &height=H &ref=1
 // `ref=1` draws the same crowd without the instanced path, for the tests: one plain
 // THREE.SkinnedMesh per instance and skinned mesh, placed by the instance's row, its bone
 // matrices read from the instance's palette slot (three's own skinning).
-// `t` advances the crowd by T seconds in `frames` equal steps (default: one step per 1/60 s)
-// before the first frame is drawn; `paused=1` keeps it there.
+// `paused=1`: the crowd advanced by `time` seconds (default 0.5) in `frames` equal steps (default
+// 1, as crowd.html does), each drawn, then nothing moves.
 // Test hooks: document.body.dataset.state ('loading', 'ready', 'error: <message>') and
-// window.sinewThreeCrowd ({stats, render(), camera: {eye, target, fovY, near, far}}).
+// window.sinewThreeCrowd ({stats, render(), camera: {eye, target, fovY, near, far}, meshes, crowd}).
 
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { Sinew } from './sinew.js';
+import { Sinew, moduleUrl } from './sinew.js';
 import { fetchBytes } from './fetch-bytes.js';
-import { framing, eye, clipPlanes, gridLines } from './camera.js';
+import { framing, eye, clipPlanes } from './camera.js';
 import { createCrowdMesh, createPaletteTexture, skinnedMeshesOfSkin, INSTANCE_FLOATS } from './three-crowd.js';
 
 const params = new URLSearchParams(location.search);
 
-/** The sphere around the crowd: the placements' center lifted to the model's, and the farthest instance's reach. */
-function crowdBounds(rows, bounds, zUp) {
+/**
+ * The crowd's extent from its instance rows, as crowd.js computes it (so both pages frame a
+ * crowd alike): the box of the placements' translations, its center lifted by the model's
+ * bind-pose center, its half side (the raised view sees the corners foreshortened) plus the
+ * model's radius.
+ */
+function crowdBounds(rows, bounds) {
   const n = rows.length / INSTANCE_FLOATS;
-  const c = [0, 0, 0];
-  for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) c[k] += rows[INSTANCE_FLOATS * i + 4 * k + 3] / n;
-  const up = zUp ? 2 : 1;
-  c[up] += bounds.center[up];
-  let reach = 0;
+  let [lo, hi] = [[Infinity, Infinity, Infinity], [-Infinity, -Infinity, -Infinity]];
   for (let i = 0; i < n; i++) {
-    const t = [0, 1, 2].map((k) => rows[INSTANCE_FLOATS * i + 4 * k + 3] - (k === up ? 0 : c[k]));
-    t[up] = 0;
-    reach = Math.max(reach, Math.hypot(...t));
+    const t = [rows[i * 16 + 3], rows[i * 16 + 7], rows[i * 16 + 11]];
+    lo = lo.map((v, k) => Math.min(v, t[k]));
+    hi = hi.map((v, k) => Math.max(v, t[k]));
   }
-  return { center: c, radius: reach + bounds.radius, floor: bounds.floor };
+  const center = lo.map((v, k) => (v + hi[k]) / 2 + bounds.center[k]);
+  const radius = Math.max(...hi.map((v, k) => (v - lo[k]) / 2)) + bounds.radius;
+  return { center, radius };
 }
 
 /**
@@ -90,7 +94,7 @@ async function main() {
   const scene = new THREE.Scene();
 
   // ANCHOR: three-crowd
-  const [sinew, bytes, gltf] = await Promise.all([Sinew.load(), fetchBytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
+  const [sinew, bytes, gltf] = await Promise.all([Sinew.load(moduleUrl({ graphs: true })), fetchBytes(url), new GLTFLoader().loadAsync(gltfUrl)]);
   const model = sinew.open(bytes); // the .sinew baked from the glTF
   const crowd = model.crowd({ count, lod }); // a grid of instances, each at its own clip and phase
   // Every skinned mesh of the glTF's skin 0 becomes one InstancedMesh; they share the palette texture.
@@ -117,40 +121,41 @@ async function main() {
 
   // The viewer's camera, aimed at the whole crowd; the crowd's levels of detail from it.
   const limits = model.sinew.limits;
-  const bounds = crowdBounds(crowd.instanceRows(), model.bounds, false);
+  const bounds = crowdBounds(crowd.instanceRows(), model.bounds);
   const cam = framing(limits, bounds.center, bounds.radius);
   const [near, far] = clipPlanes(limits, cam);
   const camera = new THREE.PerspectiveCamera((cam.fovY * 180) / Math.PI, width / height, near, far);
   camera.position.set(...eye(cam));
   camera.lookAt(...cam.target);
   crowd.setCamera(eye(cam), height / (2 * Math.tan(cam.fovY / 2)));
-  const lines = gridLines(bounds, model.sinew.gridStep(model.bounds.radius));
-  const grid = new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(lines, 3));
-  const gridColor = new THREE.Color().setRGB(0.42, 0.45, 0.52, THREE.SRGBColorSpace);
-  scene.add(new THREE.LineSegments(grid, new THREE.LineBasicMaterial({ color: gridColor, transparent: true, opacity: 0.55 })));
-  const light = new THREE.DirectionalLight(0xffffff, Math.PI * 0.75);
+  const light = new THREE.DirectionalLight(0xffffff, Math.PI * 0.75); // three's diffuse term divides by π
   light.position.set(-1, 1, 1);
   scene.add(light, new THREE.AmbientLight(0xffffff, Math.PI * 0.25));
 
-  // The crowd advanced by `t` seconds in `frames` steps, then drawn.
-  const t = Number(params.get('t')) || 0;
-  const steps = Math.max(1, Math.round(Number(params.get('frames')) || Math.ceil(t * 60)));
-  let stats = frame(0);
-  for (let i = 0; i < steps && t > 0; i++) stats = frame(t / steps);
+  // Paused: `time` seconds in `frames` steps, each drawn; otherwise the animation loop's steps.
+  let stats = null;
+  if (paused) {
+    const time = Number(params.get('time') ?? 0.5);
+    const frames = Math.max(1, Math.round(Number(params.get('frames')) || 1));
+    for (let i = 0; i < frames; i++) stats = frame(time / frames);
+  }
   const api = {
     stats,
     render: () => renderer.render(scene, camera),
     camera: { eye: eye(cam), target: cam.target, fovY: cam.fovY, near, far },
     meshes: meshes.length,
+    crowd,
   };
   window.sinewThreeCrowd = api;
   document.body.dataset.state = 'ready';
 
   let last = null;
-  renderer.setAnimationLoop((now) => {
-    if (last !== null && !paused) api.stats = frame(Math.min((now - last) / 1000, 0.25));
-    last = now;
-  });
+  if (!paused) {
+    renderer.setAnimationLoop((now) => {
+      api.stats = frame(last === null ? 0 : Math.min((now - last) / 1000, 0.1));
+      last = now;
+    });
+  }
 }
 
 main().catch((e) => {
