@@ -805,3 +805,193 @@ pub fn crowd(model: &Model, n: usize) -> Result<Vec<CrowdReport>, String> {
         None => Ok(reports),
     }
 }
+
+/// Frames of one timed call of [`batch_crowd`]: the staggered levels of detail's whole cycle
+/// (level 3 updates every 8th frame), so each call does the same work.
+pub const LOD_CYCLE: usize = 8;
+
+/// How [`batch_crowd`] times: a warm-up of `warm_s` seconds, then `reps` runs of about `rep_s`
+/// seconds each ([`time_runs`]), each call being [`LOD_CYCLE`] frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchTiming {
+    /// Seconds of warm-up, which also sets the calls per run.
+    pub warm_s: f64,
+    /// Seconds of one timed run.
+    pub rep_s: f64,
+    /// Timed runs; the median is reported.
+    pub reps: usize,
+}
+
+impl BatchTiming {
+    /// What [`time_it`] does: 0.2 s of warm-up, 7 runs of 0.2 s.
+    pub const DEFAULT: BatchTiming = BatchTiming { warm_s: 0.2, rep_s: 0.2, reps: 7 };
+}
+
+/// The camera [`batch_crowd`] sets the levels of detail from: the desktop viewer's framing of
+/// one model ([`sinew_host::camera::Camera::framing`]: 40° vertical field of view, turned 0.35
+/// rad about the up axis, raised 0.3 rad, `1.1 / sin 20°` bounding radii from its target)
+/// aimed at the instance in the middle of the grid's front row, the rest of the crowd
+/// receding behind it, in a viewport `height` pixels tall.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchView {
+    /// The eye, world space (the placements' frame).
+    pub eye: Vec3<f32>,
+    /// Pixels per unit at unit distance: `height / 2 / tan 20°`.
+    pub focal: f32,
+    /// The viewport's height in pixels.
+    pub height: u32,
+    /// The eye's distance to the instance it looks at, in the model's bounding radii.
+    pub radii: f32,
+    /// Instances at each level of detail, 0 to 3.
+    pub lods: [usize; 4],
+}
+
+/// One configuration of [`batch_crowd`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchCrowdReport {
+    /// Instances.
+    pub instances: usize,
+    /// Pose sharing and levels of detail on (from [`BatchView`]), or every instance evaluated
+    /// every frame into its own slot.
+    pub lod: bool,
+    /// Threads a frame's evaluation runs on.
+    pub threads: usize,
+    /// Median time of one frame, milliseconds: planning, evaluation into the palette texture's
+    /// texels, the rows to upload and the per-instance rows.
+    pub ms_per_frame: f64,
+    /// Poses evaluated per frame, the mean over every frame run.
+    pub evaluated: f64,
+    /// Instances updated from another's pose or their own slot, per frame.
+    pub shared: f64,
+    /// Instances keeping their last palette (level of detail), per frame.
+    pub held: f64,
+    /// Frames the means are over.
+    pub frames: usize,
+}
+
+/// Runs a frame's crowd jobs: the first on the caller's thread, the others on scoped threads.
+fn run_crowd_jobs(jobs: Vec<sinew_host::crowd::CrowdJob<'_>>) -> Result<(), sinew::crowd::CrowdError> {
+    let mut jobs = jobs.into_iter();
+    let first = jobs.next();
+    std::thread::scope(|s| {
+        let others: Vec<_> = jobs.map(|j| s.spawn(move || j.run())).collect();
+        let mine = first.map_or(Ok(()), sinew_host::crowd::CrowdJob::run);
+        others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).fold(mine, Result::and)
+    })
+}
+
+/// Sets `crowd`'s levels of detail from [`BatchView`]'s camera for a viewport `height` pixels
+/// tall; `z_up`: the placements' ground is the XY plane.
+fn view_crowd(crowd: &mut sinew_host::crowd::Crowd, z_up: bool, height: u32) -> BatchView {
+    use sinew_host::camera::Camera;
+    let model = std::rc::Rc::clone(crowd.model());
+    // The framing's offset in a Y-up world, and the same offset where +Z is up (the Y-up
+    // turn of a Z-up model maps its (x, y, z) to (x, z, −y)).
+    let cam = Camera::framing(Vec3::ZERO, model.bounds.radius);
+    let y_up = cam.eye() - cam.target;
+    let (offset, front) = if z_up { (Vec3::new(y_up.x, -y_up.z, y_up.y), -Vec3::Y) } else { (y_up, Vec3::Z) };
+    // The grid's front row faces the eye; its instance nearest the middle is looked at.
+    let at = |m: &Mat4<f32>| m.translation();
+    let edge = crowd.placements().iter().map(|m| at(m).dot(front)).fold(f32::NEG_INFINITY, f32::max);
+    let middle = front * edge;
+    let target = crowd
+        .placements()
+        .iter()
+        .map(at)
+        .min_by(|a, b| (*a - middle).length().total_cmp(&(*b - middle).length()))
+        .unwrap_or(Vec3::ZERO);
+    let eye = target + model.bounds.center + offset;
+    let (sin_half, cos_half) = sinew::math::ops::sin_cos(Camera::FRAMING_FOV_Y * 0.5);
+    let focal = height as f32 * 0.5 * cos_half / sin_half;
+    crowd.set_camera(eye, focal);
+    let mut lods = [0usize; 4];
+    for x in crowd.instances() {
+        if let Some(n) = lods.get_mut(usize::from(x.lod)) {
+            *n += 1;
+        }
+    }
+    BatchView { eye, focal, height, radii: Camera::FRAMING_DISTANCE_PER_RADIUS, lods }
+}
+
+/// Times the batch crowd of the host layer ([`sinew_host::crowd::Crowd`], on the core's
+/// `sinew::crowd`) of `n` instances of `model` (its first skin, every clip; `z_up`: the model
+/// stands on the XY plane), one frame being 1/60 s: planning (pose sharing, levels of detail),
+/// evaluating the frame's poses into the palette texture's texels, and building what the GPU
+/// takes (the texture rows to upload and the per-instance rows). Each configuration runs on
+/// one thread and on `threads` threads (the frame's jobs on the caller's thread and scoped
+/// threads started each frame, as the desktop viewer runs them). Without `lod` every instance
+/// is evaluated every frame into its own slot; with it, pose sharing is on and the levels of
+/// detail come from [`BatchView`]'s camera in a viewport `height` pixels tall.
+///
+/// # Errors
+///
+/// A message when the host layer cannot open the model or the crowd refuses it (no skin, no
+/// clip) or a frame fails.
+pub fn batch_crowd(
+    model: &Model,
+    n: usize,
+    lod: bool,
+    z_up: bool,
+    height: u32,
+    threads: usize,
+    timing: BatchTiming,
+) -> Result<(Option<BatchView>, Vec<BatchCrowdReport>), String> {
+    use sinew_host::crowd::{Crowd, CrowdSettings};
+    let host = sinew_host::Model::open::<{ sinew::limits::MAX_SOA_JOINTS }>(model.bytes().into(), None)
+        .map_err(|e| e.to_string())?;
+    let host = std::rc::Rc::new(host);
+    let settings = CrowdSettings { lod, z_up, ..CrowdSettings::new(n.max(1)) };
+    let mut reports = Vec::new();
+    let mut view = None;
+    let mut counts = vec![1, threads.max(1)];
+    counts.dedup();
+    for threads in counts {
+        let mut crowd = Crowd::new(std::rc::Rc::clone(&host), settings).map_err(|e| e.to_string())?;
+        if lod {
+            view = Some(view_crowd(&mut crowd, z_up, height));
+        }
+        let mut rows = Vec::new();
+        let (mut sums, mut frames) = ([0usize; 3], 0usize);
+        let mut err = None;
+        let (med, _, _) = time_runs(
+            || {
+                for _ in 0..LOD_CYCLE {
+                    match crowd.frame_with(1.0 / 60.0, threads, run_crowd_jobs) {
+                        Ok(s) => {
+                            sums[0] += s.evaluated;
+                            sums[1] += s.shared;
+                            sums[2] += s.held;
+                            frames += 1;
+                        }
+                        Err(e) => {
+                            err.get_or_insert(e);
+                        }
+                    }
+                    black_box(crowd.written_rows());
+                    rows.clear();
+                    crowd.instance_rows(&mut rows);
+                    black_box(&rows);
+                }
+            },
+            timing.warm_s,
+            timing.rep_s,
+            timing.reps,
+        );
+        if let Some(e) = err {
+            return Err(e.to_string());
+        }
+        black_box(crowd.palette());
+        let mean = |s: usize| s as f64 / frames.max(1) as f64;
+        reports.push(BatchCrowdReport {
+            instances: crowd.len(),
+            lod,
+            threads,
+            ms_per_frame: med / 1e6 / LOD_CYCLE as f64,
+            evaluated: mean(sums[0]),
+            shared: mean(sums[1]),
+            held: mean(sums[2]),
+            frames,
+        });
+    }
+    Ok((view, reports))
+}

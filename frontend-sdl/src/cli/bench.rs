@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use sinew_offline::bake::BakeOptions;
+use sinew_offline::bench::{BatchCrowdReport, BatchTiming};
 use sinew_offline::model::Model;
 
 use super::args::{BenchArgs, ShellArg};
@@ -12,7 +13,7 @@ use super::output::{fail, Failure, Out};
 /// `sinew bench`: one line per stage (or per crowd run) on standard output, the clip and the
 /// repetitions' spread on standard error.
 pub fn run(args: BenchArgs) -> Result<(), Failure> {
-    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd, lod: _, threads } = args;
+    let BenchArgs { model: path, compression, tolerance, shell, markdown, clip, anim, crowd, lod, threads } = args;
     let Some(path) = path else {
         let assets = compression.unwrap_or_default();
         return bench_compression(&assets, tolerance, shell, markdown, &mut Out::new());
@@ -25,6 +26,10 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
                 "crowd {} characters, {} thread(s): {:.3} ms per frame, {:.0} characters per 16.6 ms frame",
                 r.characters, r.threads, r.ms_per_frame, r.per_60hz_frame
             ))?;
+        }
+        let z_up = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("md5mesh"));
+        for l in batch_lines(&model, n.max(1), lod, z_up, BatchTiming::DEFAULT).map_err(|e| fail(&path, e))? {
+            out.line(format_args!("{l}"))?;
         }
         return Ok(());
     }
@@ -48,6 +53,56 @@ pub fn run(args: BenchArgs) -> Result<(), Failure> {
         eprintln!("  {}: {:.1}..{:.1} ns per call over 7 repetitions", m.stage, m.min_max.0, m.min_max.1);
     }
     Ok(())
+}
+
+/// The batch crowd's lines of `sinew bench --crowd N [--lod]`
+/// ([`sinew_offline::bench::batch_crowd`]): every instance evaluated every frame on one thread
+/// and on every core; with `lod`, the camera the levels of detail come from, then the crowd
+/// with pose sharing and levels of detail on, likewise. `z_up`: the model stands on the XY
+/// plane.
+fn batch_lines(model: &Model, n: usize, lod: bool, z_up: bool, timing: BatchTiming) -> Result<Vec<String>, String> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let height = sinew_frontend::DEFAULT_HEIGHT;
+    let (_, off) = sinew_offline::bench::batch_crowd(model, n, false, z_up, height, threads, timing)?;
+    let mut lines: Vec<String> = off.iter().map(batch_line).collect();
+    if lod {
+        let (view, on) = sinew_offline::bench::batch_crowd(model, n, true, z_up, height, threads, timing)?;
+        if let Some(v) = view {
+            let [l0, l1, l2, l3] = v.lods;
+            lines.push(format!(
+                "crowd-batch camera: the viewer's framing of one model (40 deg field of view, {:.2} bounding \
+                 radii away, turned 0.35 rad, raised 0.3 rad, {} px tall viewport) on the grid's front-row middle \
+                 instance, eye at ({:.3}, {:.3}, {:.3}); levels of detail 0/1/2/3: {l0}/{l1}/{l2}/{l3} instances",
+                v.radii, v.height, v.eye.x, v.eye.y, v.eye.z
+            ));
+        }
+        lines.extend(on.iter().map(batch_line));
+    }
+    Ok(lines)
+}
+
+/// One batch crowd line: `crowd-batch N instances, lod on|off, T thread(s): X ms per frame
+/// (evaluated E, shared S, held H per frame)`.
+fn batch_line(r: &BatchCrowdReport) -> String {
+    format!(
+        "crowd-batch {} instances, lod {}, {} thread(s): {:.3} ms per frame (evaluated {}, shared {}, held {} per frame)",
+        r.instances,
+        if r.lod { "on" } else { "off" },
+        r.threads,
+        r.ms_per_frame,
+        count(r.evaluated),
+        count(r.shared),
+        count(r.held)
+    )
+}
+
+/// A mean count per frame: whole numbers without decimals, others with one.
+fn count(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
 }
 
 /// How `bench` names the kernels the jobs run.
