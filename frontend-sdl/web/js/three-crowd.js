@@ -70,7 +70,9 @@ const POSITION = /* glsl */ `
 /**
  * Patches `material` (any three.js material whose vertex shader includes three's skinning
  * chunks: the built-in mesh, depth and distance materials) so that it skins from `texture`,
- * sinew's palette, at the instance's `sinewSlot`. Returns the material.
+ * sinew's palette, at the instance's `sinewSlot`. Returns the material. For shadows, give the
+ * crowd mesh patched depth and distance materials: `mesh.customDepthMaterial =
+ * patchMaterial(new THREE.MeshDepthMaterial({ depthPacking: THREE.RGBADepthPacking }), texture)`.
  * @template {import('three').Material} M
  * @param {M} material
  * @param {import('three').DataTexture} texture
@@ -90,7 +92,7 @@ export function patchMaterial(material, texture) {
     };
     replace('skinning_pars_vertex', PARS);
     replace('skinbase_vertex', BASE);
-    // The depth and distance materials have no normals.
+    // (Three's built-in vertex shaders all have it; a custom one may not.)
     if (shader.vertexShader.includes('#include <skinnormal_vertex>')) replace('skinnormal_vertex', NORMAL);
     replace('skinning_vertex', POSITION);
   };
