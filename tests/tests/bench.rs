@@ -65,3 +65,39 @@ fn the_kit_crowd_gives_the_same_palettes_on_any_number_of_threads() {
         assert!(run(threads).0 == one, "{threads} threads");
     }
 }
+
+/// One timed call per configuration: a single cycle of the levels of detail.
+const ONE_CYCLE: bench::BatchTiming = bench::BatchTiming { warm_s: 0.0, rep_s: 0.0, reps: 1 };
+
+#[test]
+fn the_batch_crowd_accounts_for_every_instance_each_frame() {
+    let model = load("gltf/Fox/Fox.glb");
+    let n = 200;
+    // Without levels of detail: every instance evaluated every frame, on 1 and 2 threads.
+    let (view, off) = bench::batch_crowd(&model, n, false, false, 720, 2, ONE_CYCLE).unwrap();
+    assert!(view.is_none());
+    assert_eq!(off.iter().map(|r| r.threads).collect::<Vec<_>>(), [1, 2]);
+    for r in &off {
+        assert_eq!((r.instances, r.lod, r.evaluated, r.shared, r.held), (n, false, n as f64, 0.0, 0.0), "{r:?}");
+        assert!(r.frames > 0 && r.frames % bench::LOD_CYCLE == 0, "{r:?}");
+        assert!(r.ms_per_frame.is_finite() && r.ms_per_frame > 0.0, "{r:?}");
+    }
+    // With them: the camera looks at one instance from the framing distance, so that one is
+    // at full detail; an instance at level l updates once every 2^l frames after its first
+    // frame, in which every instance updates.
+    let (view, on) = bench::batch_crowd(&model, n, true, false, 720, 2, ONE_CYCLE).unwrap();
+    let v = view.expect("a camera with levels of detail");
+    assert_eq!(v.lods.iter().sum::<usize>(), n);
+    assert!(v.lods[0] >= 1, "{v:?}");
+    assert!((v.focal - 360.0 / 20f32.to_radians().tan()).abs() < 1e-2, "{v:?}");
+    let held_per_frame: f64 = v.lods.iter().enumerate().map(|(l, &c)| c as f64 * (1.0 - 0.5f64.powi(l as i32))).sum();
+    assert_eq!(on.len(), 2);
+    for r in &on {
+        assert!(r.lod && r.instances == n, "{r:?}");
+        let f = r.frames as f64;
+        assert!((r.evaluated + r.shared + r.held - n as f64).abs() < 1e-9 * n as f64, "{r:?}");
+        assert!(r.held <= held_per_frame + 1e-9 && r.held >= held_per_frame - n as f64 / f, "{r:?} {v:?}");
+        assert!(r.evaluated >= 1.0 && r.evaluated <= n as f64 - r.held + 1e-9, "{r:?}");
+        assert!(r.ms_per_frame.is_finite() && r.ms_per_frame > 0.0, "{r:?}");
+    }
+}

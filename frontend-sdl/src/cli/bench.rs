@@ -137,3 +137,50 @@ fn bench_compression(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The (threads, lod, evaluated, shared, held) of a `crowd-batch N instances` line.
+    fn parse(line: &str) -> (usize, bool, f64, f64, f64) {
+        let words: Vec<&str> = line.split([' ', ',', ':', '(', ')']).filter(|w| !w.is_empty()).collect();
+        let after = |w: &str| words.iter().position(|x| *x == w).map(|i| words[i + 1]).unwrap_or("?");
+        let num = |w: &str| after(w).parse::<f64>().unwrap_or_else(|_| panic!("{w} in {line}"));
+        let threads = words.iter().position(|x| *x == "thread").map(|i| words[i - 1]).unwrap_or("?");
+        (
+            threads.parse().unwrap_or_else(|_| panic!("{line}")),
+            after("lod") == "on",
+            num("evaluated"),
+            num("shared"),
+            num("held"),
+        )
+    }
+
+    #[test]
+    fn crowd_lod_lines_account_for_every_instance() {
+        let path = sinew_assets::path("gltf/Fox/Fox.glb");
+        let model = Model::load(&path, None, &BakeOptions::default()).unwrap();
+        let once = BatchTiming { warm_s: 0.0, rep_s: 0.0, reps: 1 };
+        let lines = batch_lines(&model, 200, true, false, once).unwrap();
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let runs: Vec<_> =
+            lines.iter().filter(|l| l.starts_with("crowd-batch 200 instances, lod ")).map(|l| parse(l)).collect();
+        let threads: Vec<usize> = if cores > 1 { vec![1, cores] } else { vec![1] };
+        let expect: Vec<(usize, bool)> =
+            [false, true].iter().flat_map(|&lod| threads.iter().map(move |&t| (t, lod))).collect();
+        assert_eq!(runs.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(), expect, "{lines:#?}");
+        for (_, lod, evaluated, shared, held) in runs {
+            // The counts are printed with one decimal at most.
+            assert!((evaluated + shared + held - 200.0).abs() <= 0.15, "{lines:#?}");
+            if !lod {
+                assert_eq!((evaluated, shared, held), (200.0, 0.0, 0.0), "{lines:#?}");
+            }
+        }
+        let camera = lines.iter().filter(|l| l.starts_with("crowd-batch camera: ")).count();
+        assert_eq!(camera, 1, "{lines:#?}");
+        // Without --lod: the lines of every instance evaluated every frame only.
+        let plain = batch_lines(&model, 200, false, false, once).unwrap();
+        assert!(plain.len() == threads.len() && plain.iter().all(|l| l.contains(" lod off, ")), "{plain:#?}");
+    }
+}
