@@ -10,6 +10,15 @@ use crate::math::{Mat4, SoaTransform};
 use crate::skeleton::Skeleton;
 use crate::test_support::Rng;
 
+/// `host` natively, `miri` under miri (which interprets every step of every evaluation).
+const fn size(host: usize, miri: usize) -> usize {
+    if cfg!(miri) {
+        miri
+    } else {
+        host
+    }
+}
+
 static CHARACTER: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/character.sinew"));
 
 struct Fixture {
@@ -149,25 +158,27 @@ fn bits(v: &[f32]) -> Vec<u32> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "hundreds of pose evaluations: minutes under miri; the small crowds below run there")]
 fn shared_poses_equal_each_instance_sampled_at_its_quantized_time() {
     let f = fixture();
     let clips = f.clips();
     let d = clips[0].end() - clips[0].start();
     let mut rng = Rng(7);
     // Times on a few frames, so that many instances share; some between frames.
-    let instances: Vec<CrowdInstance> = (0..96)
+    let n = size(96, 24);
+    let instances: Vec<CrowdInstance> = (0..n)
         .map(|i| {
             let t = if i % 3 == 0 { (rng.next() * 0.5 + 0.5) * d } else { (i % 7) as f32 / 60.0 };
             CrowdInstance::new(0, t, 1.0)
         })
         .collect();
     let mut b = Buffers::new(instances);
-    let layout = CrowdLayout::new(f.joints.len(), 96, 2048).unwrap();
+    let layout = CrowdLayout::new(f.joints.len(), n, 2048).unwrap();
     let mut palette = vec![f32::NAN; layout.floats()];
     let mut crowd = b.crowd();
     let stats = crowd.frame(0.0, &clips).unwrap();
-    assert_eq!(stats.evaluated + stats.shared + stats.held, 96);
-    assert!(stats.shared >= 60, "{stats:?}");
+    assert_eq!(stats.evaluated + stats.shared + stats.held, n);
+    assert!(stats.shared >= n / 2, "{stats:?}");
     evaluate_all(&crowd, &mut palette, &layout, 3, &f);
     for x in crowd.instances() {
         let l = x.layers[0];
@@ -177,6 +188,7 @@ fn shared_poses_equal_each_instance_sampled_at_its_quantized_time() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "hundreds of pose evaluations: minutes under miri; the small crowds below run there")]
 fn one_looping_clip_costs_at_most_its_frames_whatever_the_count() {
     let f = fixture();
     let clips = f.clips();
@@ -184,7 +196,7 @@ fn one_looping_clip_costs_at_most_its_frames_whatever_the_count() {
     let frames = (d * 60.0) as usize + 1;
     let mut rng = Rng(3);
     // Shorter under miri, which interprets every step.
-    let (n, frames_run) = if cfg!(miri) { (300, 3) } else { (2000, 10) };
+    let (n, frames_run) = (size(2000, 200), size(10, 2));
     let mut b = Buffers::new((0..n).map(|_| CrowdInstance::new(0, (rng.next() * 0.5 + 0.5) * d, 1.0)).collect());
     let mut crowd = b.crowd();
     let layout = CrowdLayout::new(f.joints.len(), n, 2048).unwrap();
@@ -195,7 +207,7 @@ fn one_looping_clip_costs_at_most_its_frames_whatever_the_count() {
         assert_eq!(s.evaluated + s.shared, n);
         evaluate_all(&crowd, &mut palette, &layout, 2, &f);
         // Every instance's slot holds its key's pose.
-        for x in crowd.instances().iter().step_by(97) {
+        for x in crowd.instances().iter().step_by(size(97, 67)) {
             let expect = direct(&f, &[(0, x.layers[0].time, 1.0)]);
             assert_eq!(bits(slot_rows(&palette, &layout, x.slot())), bits(&expect));
         }
@@ -203,10 +215,11 @@ fn one_looping_clip_costs_at_most_its_frames_whatever_the_count() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "hundreds of pose evaluations: minutes under miri; the small crowds below run there")]
 fn update_rate_lod_holds_palettes_and_spreads_updates_evenly() {
     let f = fixture();
     let clips = f.clips();
-    let n = 64;
+    let n = size(64, 16);
     let mut instances: Vec<CrowdInstance> = (0..n).map(|i| CrowdInstance::new(0, i as f32 * 0.013, 1.0)).collect();
     for x in instances.iter_mut() {
         x.lod = 2;
@@ -220,7 +233,7 @@ fn update_rate_lod_holds_palettes_and_spreads_updates_evenly() {
     assert_eq!(s.held, 0);
     evaluate_all(&crowd, &mut palette, &layout, 1, &f);
     let mut last_update: Vec<Option<usize>> = vec![None; n];
-    for frame in 1..=12 {
+    for frame in 1..=size(12, 9) {
         let before: Vec<Vec<u32>> =
             crowd.instances().iter().map(|x| bits(slot_rows(&palette, &layout, x.slot()))).collect();
         let s = crowd.frame(1.0 / 60.0, &clips).unwrap();
@@ -283,18 +296,20 @@ fn two_layer_blends_equal_the_blending_job() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "hundreds of pose evaluations: minutes under miri; the small crowds below run there")]
 fn batches_split_the_buffer_and_give_the_bits_of_one_batch() {
     let f = fixture();
     let clips = f.clips();
     let mut rng = Rng(11);
     let d = clips[0].end() - clips[0].start();
-    let xs: Vec<CrowdInstance> = (0..50).map(|_| CrowdInstance::new(0, (rng.next() * 0.5 + 0.5) * d, 1.3)).collect();
-    let layout = CrowdLayout::new(f.joints.len(), 50, 200).unwrap();
-    assert!(layout.per_row >= 1 && layout.width <= 200 && layout.height * layout.per_row >= 50);
+    let n = size(50, 12);
+    let xs: Vec<CrowdInstance> = (0..n).map(|_| CrowdInstance::new(0, (rng.next() * 0.5 + 0.5) * d, 1.3)).collect();
+    let layout = CrowdLayout::new(f.joints.len(), n, 200).unwrap();
+    assert!(layout.per_row >= 1 && layout.width <= 200 && layout.height * layout.per_row >= n);
     let (mut one, mut many) = (vec![0.0; layout.floats()], vec![0.0; layout.floats()]);
     let (mut b1, mut b2) = (Buffers::new(xs.clone()), Buffers::new(xs));
     let (mut c1, mut c2) = (b1.crowd(), b2.crowd());
-    for _ in 0..3 {
+    for _ in 0..size(3, 2) {
         c1.frame(0.02, &clips).unwrap();
         c2.frame(0.02, &clips).unwrap();
         evaluate_all(&c1, &mut one, &layout, 1, &f);
@@ -373,7 +388,7 @@ fn without_sharing_every_instance_is_evaluated_into_its_own_slot() {
     crowd.set_sharing(false);
     let layout = CrowdLayout::new(f.joints.len(), 12, 2048).unwrap();
     let mut palette = vec![0.0; layout.floats()];
-    for _ in 0..3 {
+    for _ in 0..size(3, 1) {
         let s = crowd.frame(1.0 / 60.0, &clips).unwrap();
         assert_eq!((s.evaluated, s.shared, s.held), (12, 0, 0));
         evaluate_all(&crowd, &mut palette, &layout, 2, &f);
@@ -390,6 +405,6 @@ fn without_sharing_every_instance_is_evaluated_into_its_own_slot() {
     drop(crowd);
     let mut again = Crowd::resume(&mut b.instances, &mut b.slots, &mut b.table, &mut b.evals, state).unwrap();
     assert!(!again.sharing());
-    assert_eq!(again.frames(), 3);
+    assert_eq!(again.frames(), size(3, 1) as u32);
     assert_eq!(again.frame(1.0 / 60.0, &clips).unwrap().evaluated, 12);
 }
