@@ -127,7 +127,7 @@ impl CrowdView {
         if rigid > 0 {
             say.push_str(&format!("; {rigid} rigid parts left out"));
         }
-        // The crowd's bounds: every placement's origin, widened by the model's radius.
+        // The crowd's bounds: every placement's model center, widened by the model's radius.
         let world = v.world();
         let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
         for m in crowd.placements() {
@@ -135,8 +135,11 @@ impl CrowdView {
             lo = lo.min(p);
             hi = hi.max(p);
         }
+        // A flat square seen from above its edge: its half side, not its half diagonal, is
+        // what has to fit.
         let center = (lo + hi) * 0.5;
-        let radius = (hi - lo).length() * 0.5 + v.radius;
+        let half = hi - lo;
+        let radius = half.x.max(half.y).max(half.z) * 0.5 + v.radius;
         let floor = v.floor;
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let view = CrowdView {
@@ -268,8 +271,7 @@ impl App {
                 .collect();
             r.draw_lines(&grid, &view_proj, super::draw::CLEAR_LINES, false);
         }
-        let width = c.crowd.layout().width;
-        c.draws = r.draw_crowd(&c.gpu, c.crowd.palette(), width, &c.rows, &c.world, &view_proj, &SceneLight::DEFAULT);
+        c.draws = r.draw_crowd(&c.gpu, c.crowd.palette(), &c.rows, &c.world, &view_proj, &SceneLight::DEFAULT);
         if layers.hud && self.hud {
             let info = r.info.clone();
             let palette = r.palette_sizes();

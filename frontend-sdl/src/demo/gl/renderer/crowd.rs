@@ -83,6 +83,8 @@ struct CrowdPart {
 pub struct CrowdGpu {
     parts: Vec<CrowdPart>,
     instanced: Option<Instanced>,
+    /// The palette texture's width in texels (the palette buffer's texels per row).
+    width: usize,
     /// Bytes of the texture rows being uploaded, reused.
     bytes: Vec<u8>,
 }
@@ -208,7 +210,7 @@ impl Renderer {
         support: Option<CrowdSupport>,
     ) -> Result<CrowdGpu, GlError> {
         let gl = &self.gl;
-        let mut out = CrowdGpu { parts: Vec::new(), instanced: None, bytes: Vec::new() };
+        let mut out = CrowdGpu { parts: Vec::new(), instanced: None, width, bytes: Vec::new() };
         for &(mesh, part) in parts.iter().filter(|(_, p)| !p.is_rigid()) {
             let vertices = if support.is_some() { skin_indexed_vertices(part) } else { part.vertices.clone() };
             let source = model.meshes.get(mesh).and_then(|m| m.get(part.source));
@@ -349,19 +351,19 @@ impl Renderer {
 
     /// Draws the crowd: its placements (`instance_rows`, [`INSTANCE_FLOATS`] per instance)
     /// under `world` then `view_proj`; instanced, one draw per part, or instance by instance
-    /// with each part's local rows read from `palette` (`width` texels a row). Returns the
-    /// draw calls made.
+    /// with each part's local rows read from `palette` (the texture's texels, row after row).
+    /// Returns the draw calls made.
     pub fn draw_crowd(
         &mut self,
         gpu: &CrowdGpu,
         palette: &[f32],
-        width: usize,
         instance_rows: &[f32],
         world: &Mat4<f32>,
         view_proj: &Mat4<f32>,
         light: &SceneLight,
     ) -> usize {
         let n = instance_rows.len() / INSTANCE_FLOATS;
+        let width = gpu.width;
         let w = world.cols;
         let normal_mat = [w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1], w[2][2]];
         let dir = light.direction.normalize_or_zero();
