@@ -150,3 +150,34 @@ fn crowd_screenshot_shows_many_separate_figures() {
     assert!(n >= 40, "{n} separate figures of 100");
     assert!(spread > 0.4, "the figures span {:.0}% of the width", spread * 100.0);
 }
+
+/// An OpenGL ES 2.0 context (Mesa's, capped with `MESA_GLES_VERSION_OVERRIDE`): instanced where
+/// it has `GL_EXT_instanced_arrays` or `GL_ANGLE_instanced_arrays`, else instance by instance,
+/// said once. Another driver that ignores the override gives a context this does not test.
+#[test]
+fn an_es2_context_draws_instanced_with_its_extension_or_falls_back_and_says_so_once() {
+    let d = Display::get();
+    let fox = gltf("Fox");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sinew"))
+        .args(["demo", &fox, "--gl", "es", "--crowd", "16", "--frames", "2", "--width", "320", "--height", "240"])
+        .env("DISPLAY", &d.name)
+        .env("MESA_GLES_VERSION_OVERRIDE", "2.0")
+        .output()
+        .expect("run sinew");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprintln!("{log}");
+    assert!(out.status.success(), "exit {:?}", out.status);
+    if !log.contains("OpenGL ES 2.0") {
+        eprintln!("skipped: the driver gave no OpenGL ES 2.0 context");
+        return;
+    }
+    let p = parts(&log);
+    if log.contains("instanced (GL_EXT_instanced_arrays") || log.contains("instanced (GL_ANGLE_instanced_arrays") {
+        assert_eq!(figure(&log, "draws"), p, "{log}");
+    } else {
+        let said = log.lines().filter(|l| l.contains("crowd of 16") && l.contains("instance by instance")).count();
+        assert_eq!(said, 1, "{log}");
+        assert!(log.contains("no instancing") || log.contains("no float textures"), "{log}");
+        assert_eq!(figure(&log, "draws"), 16 * p, "{log}");
+    }
+}
