@@ -99,6 +99,12 @@ impl CrowdView {
     fn new(r: &Renderer, v: &Viewer, gpu: &GpuModel, opts: CrowdOptions) -> Result<(CrowdView, String), DemoError> {
         let host = sinew_host::Model::open::<{ DesktopRig::SOA }>(v.model.bytes().into(), Some(r.rigid_palette_size))
             .map_err(|e| DemoError::Load(format!("crowd: {e}")))?;
+        if host.skins.is_empty() {
+            return Err(DemoError::Load(format!("crowd: {} has no skin (a crowd draws skinned meshes)", v.model.name)));
+        }
+        if host.clips.is_empty() {
+            return Err(DemoError::Load(format!("crowd: {} has no clip to play", v.model.name)));
+        }
         let host = Rc::new(host);
         let settings = CrowdSettings { lod: opts.lod, z_up: v.z_up, ..CrowdSettings::new(opts.count.max(1)) };
         let crowd = Crowd::new(host.clone(), settings).map_err(crowd_error)?;
