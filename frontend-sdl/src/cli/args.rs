@@ -202,7 +202,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub anim: Option<PathBuf>,
     /// Instead of the per-stage figures, update N characters per frame (two clips sampled,
-    /// blended, local-to-model, skin palette) on one core and on all cores.
+    /// blended, local-to-model, skin palette) on one core and on all cores, then time the
+    /// batch crowd of N instances (`sinew::crowd`, every instance evaluated every frame) likewise.
     #[arg(long)]
     pub crowd: Option<usize>,
     /// With --crowd: also time the batch crowd (`sinew::crowd`, pose sharing and update-rate
