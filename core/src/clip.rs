@@ -304,6 +304,9 @@ pub struct TrackCache<R> {
     joint: u16,
     target: u8,
     kind: CacheKind,
+    /// The second key `v1` of a rotation interval is the stored key negated (moved into the
+    /// first key's hemisphere).
+    flipped: bool,
     t0: R,
     t1: R,
     inv_dt: R,
@@ -320,6 +323,7 @@ impl<R: Real> TrackCache<R> {
         joint: 0,
         target: 0,
         kind: CacheKind::Hold,
+        flipped: false,
         t0: R::ZERO,
         t1: R::ZERO,
         inv_dt: R::ZERO,
@@ -503,6 +507,12 @@ impl<'a> TrackView<'a> {
         }
     }
     /// Fills `cache` for time `t`; false for cubic splines, which are not cached.
+    ///
+    /// What it fills is a function of the track and `t` alone (the key hint only shortens the
+    /// search), and a cache that holds an interval gives at each time in it what a fill at that
+    /// time would: a time on the first key is filled as the start of the first interval (which
+    /// contains it) rather than as the key held, and an interval's first key is the key as
+    /// stored, its second put in the first's hemisphere.
     #[inline]
     fn fill<R: Real>(&self, t: R, time: &ClipTime<R>, key: &mut u16, cache: &mut TrackCache<R>) -> bool {
         if self.n <= 1 {
@@ -515,7 +525,8 @@ impl<'a> TrackView<'a> {
         if F32 && self.interp == INTERP_CUBIC {
             return false;
         }
-        match interval(self.n, t, key, |k| self.time(k, time)) {
+        cache.flipped = false;
+        match interval_within(self.n, t, key, |k| self.time(k, time)) {
             Span::At(k) => {
                 cache.kind = CacheKind::Hold;
                 if k == 0 {
@@ -543,6 +554,7 @@ impl<'a> TrackView<'a> {
                         if d < R::ZERO {
                             b = (-qb).to_array();
                             d = -d;
+                            cache.flipped = true;
                         }
                         if self.slerp {
                             // The interval's angle and 1/sin of it, once per interval.
@@ -597,6 +609,20 @@ pub(crate) enum Span<R> {
 /// Finds the key interval containing `t`, starting from the cursor hint.
 #[inline]
 pub(crate) fn interval<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(usize) -> R) -> Span<R> {
+    interval_from::<R, false>(n, t, cursor, time)
+}
+
+/// [`interval`], except that a time on the first key (of two or more) is the start of the first
+/// interval, `[t0, t1)`, as every later key's time is of its interval: the spans the caches
+/// hold then cover each time once.
+#[inline]
+fn interval_within<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(usize) -> R) -> Span<R> {
+    interval_from::<R, true>(n, t, cursor, time)
+}
+
+/// [`interval`], or with `WITHIN` [`interval_within`].
+#[inline(always)]
+fn interval_from<R: Real, const WITHIN: bool>(n: usize, t: R, cursor: &mut u16, time: impl Fn(usize) -> R) -> Span<R> {
     if n <= 1 {
         return Span::At(0);
     }
@@ -633,7 +659,7 @@ pub(crate) fn interval<R: Real>(n: usize, t: R, cursor: &mut u16, time: impl Fn(
         Some(times) => times,
         None => (time(k), time(k + 1)),
     };
-    if t <= t0 && k == 0 {
+    if k == 0 && (t < t0 || (!WITHIN && t <= t0)) {
         return Span::At(0);
     }
     if t >= t1 {

@@ -74,9 +74,13 @@ impl<R: Real> Span4<R> {
 /// its address) and which element filled it; reset entries to [`SoaTrackCache::EMPTY`] when the
 /// storage starts serving another clip, since new bytes can reuse the address of freed ones.
 ///
-/// Results equal those of the per-track [`TrackCache`] within rounding (see
-/// `tests/tests/sampling_states.rs`); a rotation may come out as its negation `−q` (the same
-/// rotation), since forward playback keeps each new key in the previous key's hemisphere.
+/// Results are a function of the clip, the rest pose and the time alone: an entry gives the
+/// same bits whatever it sampled before (forward playback, jumps, other clips), as an
+/// [`EMPTY`](Self::EMPTY) one would, so entries may be reused across characters and poses.
+/// Each rotation interval holds its first key as stored and its second in the first's
+/// hemisphere, whether filled from the clip or moved on from the previous interval. Results
+/// equal those of the per-track [`TrackCache`] within rounding (see
+/// `tests/tests/sampling_states.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct SoaTrackCache<R> {
@@ -91,7 +95,7 @@ pub struct SoaTrackCache<R> {
     scale1: SoaVec3<R>,
     rotation_span: Span4<R>,
     rotation0: SoaQuat<R>,
-    /// The second key, in the first key's hemisphere.
+    /// The second key, in the first key's hemisphere (negated in `flipped` lanes).
     rotation1: SoaQuat<R>,
     /// Corrected-nlerp warp coefficients, or θ and 1/sin θ in `exact_slerp` lanes.
     warp: [[R; 4]; 3],
@@ -106,6 +110,9 @@ pub struct SoaTrackCache<R> {
     interpolating: u8,
     /// Rotation lanes the clip requires to be slerped exactly.
     exact_slerp: u8,
+    /// Rotation lanes whose second key is the stored key negated: moving to the next interval
+    /// negates it back, so that the interval's first key is the key as stored, as a fill's is.
+    flipped: u8,
     /// Lanes (per target) evaluated in full at every call: cubic splines, whose four control
     /// values per interval are not cached.
     direct: [u8; 3],
@@ -130,6 +137,7 @@ impl<R: Real> SoaTrackCache<R> {
         key: [[0; 4]; 3],
         interpolating: 0,
         exact_slerp: 0,
+        flipped: 0,
         direct: [0; 3],
     };
 
@@ -242,11 +250,11 @@ impl<R: Real> SoaTrackCache<R> {
         }
     }
 
-    /// Sets rotation lane `l`: from `a` to `b` (in `a`'s hemisphere) over `[t0, t1)` with
-    /// `inv_dt = 1 / (t1 − t0)`, or held at `a` when `interpolates` is false (`inv_dt` 0, `b`
-    /// = `a`). `constants` are the corrected-nlerp warp, or with `slerp` the interval's slerp
-    /// constants; a θ of 0 in them marks an interval short enough for plain nlerp
-    /// (`Quat::slerp_with`), which is the warp of all zeros.
+    /// Sets rotation lane `l`: from `a` to `b` (in `a`'s hemisphere; the stored key negated
+    /// where `flipped`) over `[t0, t1)` with `inv_dt = 1 / (t1 − t0)`, or held at `a` when
+    /// `interpolates` is false (`inv_dt` 0, `b` = `a`). `constants` are the corrected-nlerp
+    /// warp, or with `slerp` the interval's slerp constants; a θ of 0 in them marks an interval
+    /// short enough for plain nlerp (`Quat::slerp_with`), which is the warp of all zeros.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn set_rotation(
@@ -258,6 +266,7 @@ impl<R: Real> SoaTrackCache<R> {
         constants: [R; 3],
         interpolates: bool,
         slerp: bool,
+        flipped: bool,
     ) {
         let bit = 1u8 << l;
         let exact = interpolates && slerp && constants[1] != R::ZERO;
@@ -271,6 +280,7 @@ impl<R: Real> SoaTrackCache<R> {
         self.slerp_key[l] = if exact { R::ONE } else { R::ZERO };
         self.exact_slerp = if exact { self.exact_slerp | bit } else { self.exact_slerp & !bit };
         self.interpolating = if interpolates { self.interpolating | bit } else { self.interpolating & !bit };
+        self.flipped = if flipped { self.flipped | bit } else { self.flipped & !bit };
     }
 
     /// The interval, value and second value of the vector lanes of `target` (translation 0,
@@ -337,8 +347,9 @@ impl<R: Real> SoaTrackCache<R> {
 
     /// Moves interpolating rotation lane `l` to the next key interval when `t` lies in it
     /// (forward playback crossing one key): the interval's first key is the previous interval's
-    /// second (already decoded and hemisphere-aligned), so only one key is decoded. False, with
-    /// nothing changed, in every other case.
+    /// second (already decoded; negated back where it was flipped), so only one key is decoded
+    /// and the lane holds the bits a fill would. False, with nothing changed, in every other
+    /// case.
     #[inline(always)]
     fn advance_rotation(&mut self, clip: &Clip<'_>, l: usize, t: R, time: &ClipTime<R>) -> bool {
         if self.interpolating & (1u8 << l) == 0 {
@@ -349,14 +360,16 @@ impl<R: Real> SoaTrackCache<R> {
             return false;
         };
         let a = self.rotation1.lane(l);
+        let a = if self.flipped & (1u8 << l) != 0 { -a } else { a };
         let mut b = Quat::from_array(tv.raw(k + 1));
         let mut d = a.dot(b);
-        if d < R::ZERO {
+        let flipped = d < R::ZERO;
+        if flipped {
             b = -b;
             d = -d;
         }
         let constants = if tv.slerp { crate::math::quat::slerp_constants(d) } else { crate::math::quat::nlerp_warp(d) };
-        self.set_rotation(l, (t0, t1, (t1 - t0).recip()), a, b, constants, true, tv.slerp);
+        self.set_rotation(l, (t0, t1, (t1 - t0).recip()), a, b, constants, true, tv.slerp, flipped);
         self.key[TARGET_ROTATION as usize][l] = k as u16;
         true
     }
@@ -373,12 +386,12 @@ impl<R: Real> SoaTrackCache<R> {
                 let interpolates = matches!(c.kind, CacheKind::Rotation | CacheKind::Slerp);
                 let a = Quat::from_array(c.v0);
                 let (b, inv_dt) = if interpolates { (Quat::from_array(c.v1), c.inv_dt) } else { (a, R::ZERO) };
-                let slerp = c.kind == CacheKind::Slerp;
-                self.set_rotation(l, (c.t0, c.t1, inv_dt), a, b, c.warp, interpolates, slerp);
+                let (slerp, flipped) = (c.kind == CacheKind::Slerp, interpolates && c.flipped);
+                self.set_rotation(l, (c.t0, c.t1, inv_dt), a, b, c.warp, interpolates, slerp, flipped);
             } else {
                 // A direct lane (overwritten at every call) or a lane without a track.
                 let r = rest.rotation.lane(l);
-                self.set_rotation(l, (R::MIN, R::MAX, R::ZERO), r, r, [R::ZERO; 3], false, false);
+                self.set_rotation(l, (R::MIN, R::MAX, R::ZERO), r, r, [R::ZERO; 3], false, false, false);
             }
         }
     }

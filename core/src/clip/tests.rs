@@ -1008,6 +1008,12 @@ fn cursors_and_caches_agree() {
 /// Packed tracks: the three sampling states agree as on the other formats.
 #[test]
 fn cursors_and_caches_agree_on_packed_tracks() {
+    states_agree(&packed_clip_tracks());
+}
+
+/// Packed tracks of every kind: rotations (with a reference key, STEP, exact slerp), vectors
+/// with sub-frame times, scales.
+fn packed_clip_tracks() -> Vec<Track> {
     let packed = |frames, frame_of: Option<Vec<u32>>, reference, bits, q: Vec<[u32; 3]>| {
         Keys::Packed(Packed {
             frames,
@@ -1024,7 +1030,7 @@ fn cursors_and_caches_agree_on_packed_tracks() {
     let reference = Some(to_f32s(axis_angle([1.0, -0.5, 0.3], 3.1)));
     let q: Vec<[u32; 3]> = (0..9u32).map(|k| [k * 100 % 1024, (k * 377 + 50) % 1024, (900 - k * 90) % 1024]).collect();
     let track = |joint, target, interp, keys| Track { joint, target, interp, slerp: false, keys };
-    let tracks = [
+    vec![
         track(0, TARGET_ROTATION, INTERP_LINEAR, packed(8, None, reference, [10; 3], q.clone())),
         track(0, TARGET_TRANSLATION, INTERP_LINEAR, packed(8, None, None, [10, 0, 10], q.clone())),
         track(
@@ -1064,14 +1070,13 @@ fn cursors_and_caches_agree_on_packed_tracks() {
             INTERP_LINEAR,
             packed(1000, Some((0..9).map(|k| k * 100 + 50).collect()), None, [10; 3], q),
         ),
-    ];
-    states_agree(&tracks);
+    ]
 }
 
 /// An SoA cache played forward (its lanes moved to the next key interval as playback crosses
-/// keys, one key decoded) gives exactly the translations and scales of a cache filled afresh
-/// at each time, in every build (both take the same lerp); rotations within rounding (an
-/// advanced lane keeps the previous key's hemisphere, so it may give −q).
+/// keys, one key decoded) gives exactly the pose of a cache filled afresh at each time, in
+/// every build: rotations included (a lane moved on holds its first key as stored, as a fill
+/// does).
 #[test]
 fn advanced_soa_lanes_match_fresh_fills() {
     for tracks in [mixed_clip_tracks(), packed_vector_tracks()] {
@@ -1084,11 +1089,7 @@ fn advanced_soa_lanes_match_fresh_fills() {
             let t = i as f32 / 120.0;
             let a = pose(clip, &rest, t, rot, &mut played);
             let b = pose(clip, &rest, t, rot, &mut [SoaTrackCache::EMPTY; 2]);
-            for j in 0..8 {
-                let (x, y) = (a[j / 4].lane(j % 4), b[j / 4].lane(j % 4));
-                assert_eq!((x.translation, x.scale), (y.translation, y.scale), "joint {j}, t = {t}");
-                assert!(x.rotation.angle_between(y.rotation) < 1.0e-6, "joint {j}, t = {t}");
-            }
+            assert_eq!(pose_bits(&a), pose_bits(&b), "t = {t}");
         }
     }
 }
@@ -1172,4 +1173,99 @@ fn states_agree(tracks: &[Track]) {
             }
         }
     }
+}
+
+/// The bits of every value of a pose as `f32` (so that −0 and 0, or NaNs, are told apart; a
+/// `Q16` below 256 in magnitude converts exactly).
+fn pose_bits<R: Real>(pose: &[SoaTransform<R>]) -> Vec<u32> {
+    let bits = |v: R| v.to_f32().to_bits();
+    let mut out = Vec::new();
+    for p in pose {
+        for a in [&p.translation.x, &p.translation.y, &p.translation.z, &p.scale.x, &p.scale.y, &p.scale.z] {
+            out.extend(a.iter().map(|&v| bits(v)));
+        }
+        for a in [&p.rotation.x, &p.rotation.y, &p.rotation.z, &p.rotation.w] {
+            out.extend(a.iter().map(|&v| bits(v)));
+        }
+    }
+    out
+}
+
+/// Sampling through a cache gives the bits of an empty cache at every time, whatever the cache
+/// sampled before: forward playback at several rates, steps back, jumps, key times (the first
+/// key's included), times outside the clip, and another clip in between. Per-track caches
+/// and SoA caches, in f32 and Q16, both rotation modes, over every key format and kind
+/// (LINEAR, STEP, CUBICSPLINE, exact slerp; f32, quantized and packed keys).
+#[test]
+fn warm_caches_give_the_bits_of_empty_ones() {
+    fn run<R: Real>(clips: &[Clip<'_>], keys: &[f32], steps: usize, seed: u64) {
+        let rest = [SoaTransform::<R>::IDENTITY; 2];
+        let tracks = clips.iter().map(|c| c.num_tracks()).max().unwrap_or(0);
+        let mut rng = crate::test_support::Rng64(seed);
+        for rot in [RotationInterpolation::NlerpCorrected, RotationInterpolation::Slerp] {
+            let mut soa = [SoaTrackCache::<R>::EMPTY; 2];
+            let mut per_track = vec![TrackCache::<R>::EMPTY; tracks];
+            let (mut c, mut t) = (0usize, 0.0f32);
+            for _ in 0..steps {
+                let r = rng.next();
+                t = match (r * 16.0) as u32 {
+                    0..=5 => t + 1.0 / 60.0,
+                    6 | 7 => t + 1.0 / 24.0,
+                    8 => t + 0.3,
+                    9 => t - 1.0 / 60.0,
+                    10 => rng.range(-0.5, 2.5) as f32,
+                    11 | 12 => keys[rng.below(keys.len())],
+                    13 => 0.0,
+                    14 => 2.0,
+                    _ => {
+                        c = rng.below(clips.len());
+                        t
+                    }
+                };
+                if t > 2.0 && r < 0.3 {
+                    t -= 2.0;
+                }
+                let clip = clips[c];
+                let n = clip.num_tracks();
+                let time = R::from_f32(t);
+                let sample = |states: &mut [_], out: &mut [SoaTransform<R>]| {
+                    SamplingJob { clip, time, rotation: rot, rest_pose: &rest, cursor: states, output: out }.run()
+                };
+                let (mut warm, mut cold) = ([SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);
+                sample(&mut soa, &mut warm).unwrap();
+                sample(&mut [SoaTrackCache::EMPTY; 2], &mut cold).unwrap();
+                assert_eq!(pose_bits(&warm), pose_bits(&cold), "SoA cache, clip {c}, t = {t}, {rot:?}");
+                let (mut warm, mut cold) = ([SoaTransform::IDENTITY; 2], [SoaTransform::IDENTITY; 2]);
+                SamplingJob {
+                    clip,
+                    time,
+                    rotation: rot,
+                    rest_pose: &rest,
+                    cursor: &mut per_track[..n],
+                    output: &mut warm,
+                }
+                .run()
+                .unwrap();
+                let mut empty = vec![TrackCache::<R>::EMPTY; n];
+                SamplingJob { clip, time, rotation: rot, rest_pose: &rest, cursor: &mut empty, output: &mut cold }
+                    .run()
+                    .unwrap();
+                assert_eq!(pose_bits(&warm), pose_bits(&cold), "per-track cache, clip {c}, t = {t}, {rot:?}");
+            }
+        }
+    }
+    let files: Vec<Vec<u8>> = [mixed_clip_tracks(), packed_clip_tracks(), packed_vector_tracks()]
+        .iter()
+        .map(|t| file(6, 0.0, 2.0, t))
+        .collect();
+    let clips: Vec<Clip<'_>> = files.iter().map(|b| clip_of(b)).collect();
+    // Key times of the tracks above (f32 times, quantized and packed frames of the 2 s clip).
+    let mut keys = vec![0.0f32, 0.2, 0.4, 1.5, 1.8, 2.0];
+    keys.extend([5000u16, 10000, 30000, 50000, 60000].map(|q| 2.0 * (f32::from(q) / 65535.0)));
+    for frames in [8u32, 60, 100, 1000] {
+        keys.extend((0..=frames).step_by((frames as usize / 20).max(1)).map(|f| 2.0 * f as f32 / frames as f32));
+    }
+    let steps = if cfg!(miri) { 40 } else { 3000 };
+    run::<f32>(&clips, &keys, steps, 0x5EED_0001);
+    run::<Q16>(&clips, &keys, steps / 3, 0x5EED_0002);
 }
