@@ -84,10 +84,10 @@ impl<'a, R: Real> CrowdRig<'a, R> {
         let np = self.joints.len();
         let out = out.get_mut(..np * ROW_FLOATS).ok_or(CrowdError::PaletteTooSmall)?;
         let (poses, blended) = work.poses.split_at_mut((MAX_CROWD_LAYERS * soa).min(work.poses.len()));
-        // A cache's rotations depend on its history (forward playback keeps each key in the
-        // previous key's hemisphere), so each pose starts from empty caches: a key's palette
-        // is the same bits whichever thread, batch or earlier key evaluated it.
-        work.caches.fill(SoaTrackCache::EMPTY);
+        // The caches stay warm from one pose to the next (poses come sorted by clip and
+        // frame, so most lanes stay in their key interval or move on by one key): a cache
+        // gives the bits of an empty one whatever it sampled before, so a key's palette is
+        // the same bits whichever thread, batch or earlier key evaluated it.
         let mut weights = [R::ZERO; MAX_CROWD_LAYERS];
         let mut n = 0;
         for ((layer, (clip, frame, weight)), (pose, cache)) in key
@@ -170,8 +170,11 @@ impl<'w, R: Real> CrowdWork<'w, R> {
         (MAX_CROWD_LAYERS * soa, (MAX_CROWD_LAYERS + 1) * soa, rig.skeleton.num_joints(), rig.joints.len())
     }
 
-    /// Work over the caller's buffers, at least [`sizes`](Self::sizes) long; the caches start
-    /// as [`SoaTrackCache::EMPTY`] (any content is valid).
+    /// Work over the caller's buffers, at least [`sizes`](Self::sizes) long. The caches stay
+    /// warm from one pose to the next, and from one `CrowdWork` over them to the next: give
+    /// them [`SoaTrackCache::EMPTY`] at first, and again when the clips' bytes are replaced
+    /// (new bytes can reuse the address of freed ones); what they hold otherwise does not
+    /// change a palette's bits. The other buffers may hold anything.
     #[must_use]
     pub fn new(
         caches: &'w mut [SoaTrackCache<R>],
