@@ -402,7 +402,6 @@ fn without_sharing_every_instance_is_evaluated_into_its_own_slot() {
     }
     // Resumed from its state over the same buffers, the crowd goes on where it was.
     let state = crowd.state();
-    drop(crowd);
     let mut again = Crowd::resume(&mut b.instances, &mut b.slots, &mut b.table, &mut b.evals, state).unwrap();
     assert!(!again.sharing());
     assert_eq!(again.frames(), size(3, 1) as u32);
