@@ -22,7 +22,7 @@
 //! ([`CrowdInstance::slot`]).
 //!
 //! Everything lives in the caller's buffers (instances, slots, the lookup table, the evaluation
-//! list); nothing allocates. Clip times are `f32` seconds whatever the pose's [`Real`]: they
+//! list); nothing allocates. Clip times are `f32` seconds whatever the pose's [`Real`](crate::real::Real): they
 //! are quantized to frames, so the time base of players (Q32.32) is not needed.
 //!
 //! ```
