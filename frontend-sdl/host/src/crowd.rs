@@ -221,6 +221,23 @@ impl Crowd {
         &self.placements
     }
 
+    /// What a viewer frames: the center of the placed models' bind-pose centers, and a radius
+    /// of the largest half extent of those centers plus the model's radius. The crowd is a flat
+    /// square seen from above its edge, so its half side, not its half diagonal, has to fit.
+    #[must_use]
+    pub fn bounds(&self) -> (Vec3<f32>, f32) {
+        let c = self.model.bounds.center;
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(f32::NEG_INFINITY);
+        for m in &self.placements {
+            let p = m.transform_point3(c);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        let half = (hi - lo) * 0.5;
+        ((lo + hi) * 0.5, half.x.max(half.y).max(half.z) + self.model.bounds.radius)
+    }
+
     /// The palette texture's layout.
     #[must_use]
     pub fn layout(&self) -> &CrowdLayout {
@@ -406,6 +423,12 @@ mod tests {
             let row0 = &crowd.palette()[at..at + 3];
             let len = row0.iter().map(|v| v * v).sum::<f32>().sqrt();
             assert!((len - 1.0).abs() < 1e-3, "instance {i}: row 0 {row0:?}");
+        }
+        // The framing holds every placed model center within its half side.
+        let (center, radius) = crowd.bounds();
+        for m in crowd.placements() {
+            let d = m.transform_point3(crowd.model().bounds.center) - center;
+            assert!(d.x.abs().max(d.y.abs()).max(d.z.abs()) + crowd.model().bounds.radius <= radius + 1e-4);
         }
         // Ten instances of a 3×4 grid, at least a footprint apart.
         let d = (crowd.placements()[1].translation() - crowd.placements()[0].translation()).length();

@@ -133,19 +133,11 @@ impl CrowdView {
         if rigid > 0 {
             say.push_str(&format!("; {rigid} rigid parts left out"));
         }
-        // The crowd's bounds: every placement's model center, widened by the model's radius.
+        // The host's framing of the crowd, carried into the viewer's world (a translation and
+        // the up-axis turn: lengths are kept).
         let world = v.world();
-        let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-        for m in crowd.placements() {
-            let p = world.transform_point3(m.transform_point3(host.bounds.center));
-            lo = lo.min(p);
-            hi = hi.max(p);
-        }
-        // A flat square seen from above its edge: its half side, not its half diagonal, is
-        // what has to fit.
-        let center = (lo + hi) * 0.5;
-        let half = hi - lo;
-        let radius = half.x.max(half.y).max(half.z) * 0.5 + v.radius;
+        let (center, radius) = crowd.bounds();
+        let center = world.transform_point3(center);
         let floor = v.floor;
         let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let view = CrowdView {

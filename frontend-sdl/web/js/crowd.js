@@ -152,22 +152,6 @@ function crowdParts(model, skinIndexed) {
   return parts;
 }
 
-/** The crowd's extent from its instance rows: `{center, radius, floor}` for the camera's framing. */
-function crowdBounds(rows, bounds) {
-  const n = rows.length / INSTANCE_FLOATS;
-  let [lo, hi] = [[Infinity, Infinity, Infinity], [-Infinity, -Infinity, -Infinity]];
-  for (let i = 0; i < n; i++) {
-    const t = [rows[i * 16 + 3], rows[i * 16 + 7], rows[i * 16 + 11]];
-    lo = lo.map((v, k) => Math.min(v, t[k]));
-    hi = hi.map((v, k) => Math.max(v, t[k]));
-  }
-  const center = lo.map((v, k) => (v + hi[k]) / 2 + bounds.center[k]);
-  // The grid's half side rather than its half diagonal: the framing's raised view sees the
-  // corners' instances foreshortened.
-  const radius = Math.max(...hi.map((v, k) => (v - lo[k]) / 2)) + bounds.radius;
-  return { center, radius };
-}
-
 /** Pixels per unit at unit distance of a view `height` pixels high through camera `cam`. */
 function focal(cam, height) {
   return height / (2 * Math.tan(cam.fovY / 2));
@@ -414,7 +398,7 @@ async function viewer() {
   }
   document.body.dataset.mode = instanced ? 'instanced' : 'uniforms';
   document.body.dataset.draws = String(renderer.draws);
-  const cam = framing(sinew.limits, ...Object.values(crowdBounds(crowd.instanceRows(), model.bounds)));
+  const cam = framing(sinew.limits, ...Object.values(crowd.bounds()));
   const place = () => crowd.setCamera(eye(cam), focal(cam, height));
   place();
   const paused = params.get('paused') === '1';
@@ -511,7 +495,7 @@ async function bench() {
   const crowd = model.crowd({ count: n, lod });
   const instanced = gl !== null && missingForInstancing(gl, crowd.textureSize().width).length === 0;
   const parts = crowdParts(model, false).length;
-  const cam = framing(sinew.limits, ...Object.values(crowdBounds(crowd.instanceRows(), model.bounds)));
+  const cam = framing(sinew.limits, ...Object.values(crowd.bounds()));
   crowd.setCamera(eye(cam), focal(cam, BENCH_VIEW[1]));
   const width = crowd.textureSize().width * 4;
   let evaluated = 0;

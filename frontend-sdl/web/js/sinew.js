@@ -602,6 +602,16 @@ export class Crowd {
   }
 
   /**
+   * What a view frames: the center of the placed models' centers and a radius holding the
+   * grid's half side plus the model's radius (the host's rule, the desktop viewer's too).
+   * @returns {{center: number[], radius: number}}
+   */
+  bounds() {
+    const b = (k) => this.sinew.wasm.sinew_crowd_bounds(this.id, k);
+    return { center: [b(0), b(1), b(2)], radius: b(3) };
+  }
+
+  /**
    * The palette texture's size in texels, with the palette slots per row and the joints of a
    * slot (three texels each).
    * @returns {{width: number, height: number, perRow: number, joints: number}}

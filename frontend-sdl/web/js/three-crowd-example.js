@@ -24,25 +24,6 @@ import { createCrowdMesh, createPaletteTexture, skinnedMeshesOfSkin, INSTANCE_FL
 const params = new URLSearchParams(location.search);
 
 /**
- * The crowd's extent from its instance rows, as crowd.js computes it (so both pages frame a
- * crowd alike): the box of the placements' translations, its center lifted by the model's
- * bind-pose center, its half side (the raised view sees the corners foreshortened) plus the
- * model's radius.
- */
-function crowdBounds(rows, bounds) {
-  const n = rows.length / INSTANCE_FLOATS;
-  let [lo, hi] = [[Infinity, Infinity, Infinity], [-Infinity, -Infinity, -Infinity]];
-  for (let i = 0; i < n; i++) {
-    const t = [rows[i * 16 + 3], rows[i * 16 + 7], rows[i * 16 + 11]];
-    lo = lo.map((v, k) => Math.min(v, t[k]));
-    hi = hi.map((v, k) => Math.max(v, t[k]));
-  }
-  const center = lo.map((v, k) => (v + hi[k]) / 2 + bounds.center[k]);
-  const radius = Math.max(...hi.map((v, k) => (v - lo[k]) / 2)) + bounds.radius;
-  return { center, radius };
-}
-
-/**
  * The crowd's instances as plain SkinnedMeshes of `skinned`'s geometry and material: instance
  * i's matrix is its placement, its bones stand for the palette joints (identity inverses and
  * bind matrix, detached), and their matrices are read from its palette slot whenever three updates the
@@ -121,7 +102,7 @@ async function main() {
 
   // The viewer's camera, aimed at the whole crowd; the crowd's levels of detail from it.
   const limits = model.sinew.limits;
-  const bounds = crowdBounds(crowd.instanceRows(), model.bounds);
+  const bounds = crowd.bounds();
   const cam = framing(limits, bounds.center, bounds.radius);
   const [near, far] = clipPlanes(limits, cam);
   const camera = new THREE.PerspectiveCamera((cam.fovY * 180) / Math.PI, width / height, near, far);

@@ -154,6 +154,19 @@ pub extern "C" fn sinew_crowd_texture(id: u32, k: u32) -> u32 {
     })
 }
 
+/// Crowd `id`'s framing (`sinew_host::crowd::Crowd::bounds`): `k` 0 to 2 its center's x, y and
+/// z, 3 its radius. NaN with the message for no such crowd or another `k`.
+#[no_mangle]
+pub extern "C" fn sinew_crowd_bounds(id: u32, k: u32) -> f32 {
+    crowd(id, f32::NAN, |c| {
+        let (m, r) = c.crowd.bounds();
+        [m.x, m.y, m.z, r]
+            .get(k as usize)
+            .copied()
+            .ok_or_else(|| format!("no bound {k} (0 to 2 the center, 3 the radius)"))
+    })
+}
+
 /// The texture rows crowd `id`'s last frame wrote: `k` 0 the first, 1 one past the last (both 0
 /// when it wrote none, the part to upload again). -1 with the message for no such crowd or
 /// another `k`.
