@@ -1265,7 +1265,7 @@ fn warm_caches_give_the_bits_of_empty_ones() {
     for frames in [8u32, 60, 100, 1000] {
         keys.extend((0..=frames).step_by((frames as usize / 20).max(1)).map(|f| 2.0 * f as f32 / frames as f32));
     }
-    let steps = if cfg!(miri) { 40 } else { 3000 };
+    let steps = if cfg!(miri) { 12 } else { 3000 };
     run::<f32>(&clips, &keys, steps, 0x5EED_0001);
     run::<Q16>(&clips, &keys, steps / 3, 0x5EED_0002);
 }
