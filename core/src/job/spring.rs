@@ -67,7 +67,7 @@ use crate::skeleton::SkeletonView;
 mod collide;
 mod pose;
 
-use collide::{arc, collide, dir, inverse_point, length, scale_to, Contact, InverseDirection};
+use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection, Placed};
 use pose::Pose;
 
 /// The `child` and `center` of a [`SpringJoint`] that has none: a virtual tail, world space.
@@ -343,6 +343,13 @@ impl<R: Real> SpringBoneJob<'_, R> {
     /// [`JobError::InvalidTransform`] when `world` is not finite, and the errors of
     /// [`SpringBones::validate`].
     pub fn validate(&self) -> Result<(), JobError> {
+        self.validate_buffers()?;
+        self.springs.validate(&self.skeleton)?;
+        self.validate_world()
+    }
+
+    /// The buffers' sizes: the first checks of [`validate`](Self::validate).
+    fn validate_buffers(&self) -> Result<(), JobError> {
         let sk = &self.skeleton;
         if self.locals.len() < sk.num_soa_joints() {
             return Err(JobError::InputTooSmall);
@@ -353,7 +360,11 @@ impl<R: Real> SpringBoneJob<'_, R> {
         if self.tails.len() < self.springs.joints.len() {
             return Err(JobError::ContextTooSmall);
         }
-        self.springs.validate(sk)?;
+        Ok(())
+    }
+
+    /// `world`: the last check of [`validate`](Self::validate).
+    fn validate_world(&self) -> Result<(), JobError> {
         if !self.world.is_finite() {
             return Err(JobError::InvalidTransform);
         }
@@ -403,6 +414,29 @@ impl<R: Real> SpringBoneJob<'_, R> {
     /// point or a tail's rotation is NaN or infinite; nothing is written then.
     pub fn step(&mut self, dt: R) -> Result<SpringReport, JobError> {
         self.validate()?;
+        self.step_checked(dt)
+    }
+
+    /// As [`step`](Self::step) for springs already checked against this skeleton by
+    /// [`SpringBones::validate`] (a character checks its springs once, when it sets them up):
+    /// the buffers' sizes, `world`, `dt` and the tails are checked as `step` checks them, the
+    /// springs' indices and settings are not. Springs that `validate` would refuse give
+    /// unspecified results, without a panic and without a write outside the buffers.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::InputTooSmall`], [`JobError::OutputTooSmall`] and
+    /// [`JobError::ContextTooSmall`] as [`validate`](Self::validate) gives them, and
+    /// [`JobError::InvalidTransform`] when `world`, `dt`, a tail point or a tail's rotation is
+    /// NaN or infinite; nothing is written then.
+    pub fn step_validated_springs(&mut self, dt: R) -> Result<SpringReport, JobError> {
+        self.validate_buffers()?;
+        self.validate_world()?;
+        self.step_checked(dt)
+    }
+
+    /// [`step`](Self::step) after the checks of [`validate`](Self::validate).
+    fn step_checked(&mut self, dt: R) -> Result<SpringReport, JobError> {
         let n = self.springs.joints.len();
         let finite = |t: &SpringTail<R>| t.current.is_finite() && t.prev.is_finite() && t.rotation.is_finite();
         let tails_ok = self.tails.get(..n).is_some_and(|t| t.iter().all(finite));
@@ -417,9 +451,10 @@ impl<R: Real> SpringBoneJob<'_, R> {
         let world_inverse = InverseDirection::of(&world);
         let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
+        let mut placed = [None; PLACED];
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
             let step = Step { world, world_inverse, dt, springs: &springs, joint: s };
-            match step.run(&pose, tail, &mut report.contacts) {
+            match step.run(&pose, tail, &mut placed, &mut report.contacts) {
                 Some((j, rotation, model)) => pose.commit(j, rotation, model),
                 None => report.skipped = report.skipped.saturating_add(1),
             }
@@ -428,6 +463,10 @@ impl<R: Real> SpringBoneJob<'_, R> {
         Ok(report)
     }
 }
+
+/// The colliders (the first of [`SpringBones::colliders`]) a step places in the world once
+/// for all its joints, when no spring joint moves theirs.
+const PLACED: usize = 8;
 
 /// One spring joint's step.
 struct Step<'s, 'a, R> {
@@ -442,7 +481,8 @@ struct Step<'s, 'a, R> {
 impl<R: Real> Step<'_, '_, R> {
     /// Steps 1 to 6 of the method: the joint's new local rotation and model matrix, the tail
     /// moved in `tail`, contacts added to `contacts`; `None` (and `tail` untouched) when the
-    /// geometry is degenerate.
+    /// geometry is degenerate. `placed` keeps the first [`PLACED`] colliders placed in the
+    /// world, those on joints that no spring joint moves (their matrices stay as on entry).
     ///
     /// World-space points and directions are taken through `world` and the model matrices one
     /// after the other (`world × (M × p)`) rather than through their products, and `A⁻¹` of
@@ -452,6 +492,7 @@ impl<R: Real> Step<'_, '_, R> {
         &self,
         pose: &Pose<'_, R>,
         tail: &mut SpringTail<R>,
+        placed: &mut [Option<Placed<R>>; PLACED],
         contacts: &mut u32,
     ) -> Option<(usize, Quat<R>, Mat4<R>)> {
         let (s, world, dt) = (self.joint, self.world, self.dt);
@@ -494,8 +535,14 @@ impl<R: Real> Step<'_, '_, R> {
         let ids = self.springs.joint_colliders.get(start..start + usize::from(s.colliders_len)).unwrap_or(&[]);
         for &id in ids {
             let Some(c) = self.springs.colliders.get(usize::from(id)) else { continue };
-            let model_c = pose.stored(c.joint.into());
-            if let Contact::Inside { depth, normal } = collide(&c.shape, &world, &model_c, next, s.hit_radius) {
+            let cj = usize::from(c.joint);
+            let here = || place(&c.shape, &world, &pose.stored(cj));
+            let shape = match placed.get_mut(usize::from(id)).filter(|_| !pose.moves(cj)) {
+                Some(Some(p)) => *p,
+                Some(slot) => *slot.insert(here()),
+                None => here(),
+            };
+            if let Contact::Inside { depth, normal } = collide(&shape, next, s.hit_radius) {
                 *contacts = contacts.saturating_add(1);
                 if let Some(normal) = normal {
                     next = onto_sphere(at, next + normal * depth, bone)?;
@@ -512,7 +559,12 @@ impl<R: Real> Step<'_, '_, R> {
         // 6. The rotation that turns the rest axis towards the tail: `A⁻¹ × (next − pos(A))`
         //    through the world's, the parent's and the rest transform's inverses in turn (each
         //    a positive multiple: only the direction is kept).
-        let a_at = world.transform_point3(parent_model.transform_point3(rest.translation));
+        //    `pos(A)` is `pos(W_j)` when the animated translation is the rest one, bit for bit.
+        let a_at = if same(local.translation, rest.translation) {
+            at
+        } else {
+            world.transform_point3(parent_model.transform_point3(rest.translation))
+        };
         let u = self.world_inverse?.apply(next - a_at);
         let u = if R::FIXED_POINT { dir(u) } else { u };
         let u = InverseDirection::of(&parent_model)?.apply(u);
@@ -532,6 +584,12 @@ impl<R: Real> Step<'_, '_, R> {
         *tail = SpringTail { current, prev: tail.current, rotation };
         Some((j, rotation, model))
     }
+}
+
+/// True when `a` and `b` hold the same numbers bit for bit (zeros of either sign told apart).
+fn same<R: Real>(a: Vec3<R>, b: Vec3<R>) -> bool {
+    let signs = |v: Vec3<R>| [v.x, v.y, v.z].map(|x| x.to_f32().is_sign_negative());
+    a == b && signs(a) == signs(b)
 }
 
 /// `at + dir(p − at) × to`, or `None` when `p` is on `at` or `to` is 0.

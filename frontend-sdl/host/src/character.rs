@@ -762,9 +762,15 @@ impl<C: Capacity> Character<C> {
             self.sample(0.0, work)?;
         }
         let model = Rc::clone(&self.model);
-        crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
         if self.stages_run() {
             self.placed.clone_from(&self.pose);
+            // The spring joints start from the rotations their last step left: the one
+            // local-to-model below computes the matrices under them too.
+            #[cfg(feature = "springs")]
+            if let Some(s) = self.springs.as_ref().filter(|s| s.active()) {
+                s.keep_rotations(&mut self.placed);
+            }
+            crate::jobs::local_to_model(model.skeleton(), &self.placed, &mut self.joints)?;
             #[cfg(feature = "feet")]
             if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
                 f.run(model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
@@ -776,6 +782,8 @@ impl<C: Capacity> Character<C> {
             if let Some(s) = self.springs.as_mut().filter(|s| s.active()) {
                 s.run(model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
             }
+        } else {
+            crate::jobs::local_to_model(model.skeleton(), &self.pose, &mut self.joints)?;
         }
         let dqs = outputs & outputs::DQS_ROWS != 0;
         for (s, skin) in model.skins.iter().enumerate() {

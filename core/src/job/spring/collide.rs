@@ -132,28 +132,70 @@ pub(super) enum Contact<R> {
     },
 }
 
-/// Tests the tail sphere (`p`, radius `hit`) against `shape` on a joint whose model matrix is
-/// `model`, placed by `world` (three-vrm's `calculateCollision` on the collider matrix: `world ×
-/// model` with its translation moved to `world × model × offset`). Points and directions go
-/// through `model`, then `world`; a plane's normal through their product's normal matrix.
-pub(super) fn collide<R: Real>(
-    shape: &ColliderShape<R>,
-    world: &Mat4<R>,
-    model: &Mat4<R>,
-    p: Vec3<R>,
-    hit: R,
-) -> Contact<R> {
+/// A collider's shape in the world: what a test needs of it, computed once for every tail
+/// tested against it while its joint's matrix stays the same.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Placed<R> {
+    /// A sphere: its centre `c` in the world.
+    Sphere {
+        /// The centre.
+        c: Vec3<R>,
+        /// Radius.
+        radius: R,
+        /// Keeps the tail inside.
+        inside: bool,
+    },
+    /// A capsule: its first cap's centre `c` and the segment to the second, `seg`.
+    Capsule {
+        /// The first cap's centre.
+        c: Vec3<R>,
+        /// From the first cap's centre to the second's.
+        seg: Vec3<R>,
+        /// Radius.
+        radius: R,
+        /// Keeps the tail inside.
+        inside: bool,
+    },
+    /// A plane: a point `c` and the unit normal (`None`: never met).
+    Plane {
+        /// A point of the plane.
+        c: Vec3<R>,
+        /// The unit normal through the normal matrix.
+        n: Option<Vec3<R>>,
+    },
+}
+
+/// `shape` on a joint whose model matrix is `model`, placed by `world` (three-vrm's
+/// `updateColliderMatrix`: `world × model` with its translation moved to `world × model ×
+/// offset`). Points and directions go through `model`, then `world`; a plane's normal through
+/// their product's normal matrix.
+pub(super) fn place<R: Real>(shape: &ColliderShape<R>, world: &Mat4<R>, model: &Mat4<R>) -> Placed<R> {
     let point = |v: Vec3<R>| world.transform_point3(model.transform_point3(v));
     match *shape {
-        ColliderShape::Sphere { offset, radius, inside } => round(p - point(offset), radius, hit, inside),
+        ColliderShape::Sphere { offset, radius, inside } => Placed::Sphere { c: point(offset), radius, inside },
         ColliderShape::Capsule { offset, tail, radius, inside } => {
             let seg = world.transform_vector3(model.transform_vector3(tail - offset));
-            let from = p - point(offset);
-            round(from - closest_on_segment(seg, from), radius, hit, inside)
+            Placed::Capsule { c: point(offset), seg, radius, inside }
         }
         ColliderShape::Plane { offset, normal } => {
-            let Some(n) = normal_through(&(*world * *model), normal) else { return Contact::Clear };
-            let distance = (p - point(offset)).dot(n) - hit;
+            let n = normal_through(&(*world * *model), normal);
+            Placed::Plane { c: point(offset), n }
+        }
+    }
+}
+
+/// Tests the tail sphere (`p`, radius `hit`) against a placed collider (three-vrm's
+/// `calculateCollision`).
+pub(super) fn collide<R: Real>(placed: &Placed<R>, p: Vec3<R>, hit: R) -> Contact<R> {
+    match *placed {
+        Placed::Sphere { c, radius, inside } => round(p - c, radius, hit, inside),
+        Placed::Capsule { c, seg, radius, inside } => {
+            let from = p - c;
+            round(from - closest_on_segment(seg, from), radius, hit, inside)
+        }
+        Placed::Plane { c, n } => {
+            let Some(n) = n else { return Contact::Clear };
+            let distance = (p - c).dot(n) - hit;
             if distance < R::ZERO {
                 Contact::Inside { depth: -distance, normal: Some(n) }
             } else {

@@ -57,6 +57,13 @@ pub(super) struct Pose<'p, R: Real> {
     under: Bits,
     /// The spring joints that have run.
     done: Bits,
+    /// The spring joints whose stored matrix is already what [`Pose::finish`] would compute:
+    /// each was computed from a parent matrix that no later commit changes (a root, a joint
+    /// above every spring joint, or a spring joint of this set), so the final pass keeps it.
+    exact: Bits,
+    /// A spring joint ran twice (a repeat in the run order): the final pass recomputes every
+    /// joint that ran.
+    repeated: bool,
     /// The lowest joint that has run (`usize::MAX`: none).
     first: usize,
 }
@@ -70,17 +77,21 @@ impl<'p, R: Real> Pose<'p, R> {
         models: &'p mut [Mat4<R>],
     ) -> Self {
         let mut spring = [0; MAX_JOINTS / 32];
+        let mut lowest = usize::MAX;
         for s in springs {
             set(&mut spring, s.joint.into());
+            lowest = lowest.min(s.joint.into());
         }
-        // Parents come before their children: one pass marks every joint below a spring joint.
+        // Parents come before their children: one pass from the lowest spring joint on marks
+        // every joint below a spring joint.
         let mut under = [0; MAX_JOINTS / 32];
-        for (j, &p) in skeleton.parents().iter().enumerate() {
+        for (j, &p) in skeleton.parents().iter().enumerate().skip(lowest) {
             if usize::try_from(p).is_ok_and(|p| has(&spring, p) || has(&under, p)) {
                 set(&mut under, j);
             }
         }
-        Pose { skeleton, locals, models, spring, under, done: [0; MAX_JOINTS / 32], first: usize::MAX }
+        let none = [0; MAX_JOINTS / 32];
+        Pose { skeleton, locals, models, spring, under, done: none, exact: none, repeated: false, first: usize::MAX }
     }
 
     /// The hierarchy.
@@ -96,6 +107,12 @@ impl<'p, R: Real> Pose<'p, R> {
     /// The stored model matrix of joint `j` (identity past the end, never reached).
     fn model(&self, j: usize) -> Mat4<R> {
         self.models.get(j).copied().unwrap_or(Mat4::IDENTITY)
+    }
+
+    /// Whether joint `x`'s matrix can change while the joints run: it is a spring joint or
+    /// below one.
+    pub(super) fn moves(&self, x: usize) -> bool {
+        has(&self.spring, x) || has(&self.under, x)
     }
 
     /// Joint `x`'s model matrix as three-vrm holds it now: a spring joint's stored one; for
@@ -132,13 +149,28 @@ impl<'p, R: Real> Pose<'p, R> {
         self.model(above) * path
     }
 
-    /// Writes joint `j`'s new rotation and model matrix and marks it as run.
+    /// Writes joint `j`'s new rotation and model matrix (computed from `stored` of its parent)
+    /// and marks it as run.
     pub(super) fn commit(&mut self, j: usize, rotation: Quat<R>, model: Mat4<R>) {
         if let Some(soa) = self.locals.get_mut(j / 4) {
             soa.rotation.set_lane(j % 4, rotation);
         }
         if let Some(m) = self.models.get_mut(j) {
             *m = model;
+        }
+        // The parent's matrix as read now is its final one when the parent is a root's (none),
+        // a joint above every spring joint (never recomputed), or a spring joint whose own
+        // matrix is final: `models` holds it and only its own commit changes it.
+        let exact = match self.skeleton.parent(j) {
+            None => true,
+            Some(p) if has(&self.spring, p) => has(&self.exact, p),
+            Some(p) => !has(&self.under, p),
+        };
+        if has(&self.done, j) {
+            self.repeated = true;
+        }
+        if exact {
+            set(&mut self.exact, j);
         }
         set(&mut self.done, j);
         self.first = self.first.min(j);
@@ -158,18 +190,25 @@ impl<'p, R: Real> Pose<'p, R> {
                 first = first.min(j);
             }
         }
-        self.refresh(&changed, first);
+        self.refresh(&changed, first, &[0; MAX_JOINTS / 32]);
     }
 
-    /// Recomputes the model matrix of every joint that has run and of every joint below one.
+    /// Brings every model matrix up to date: recomputes the matrices of the joints below one
+    /// that has run, and those of the joints that have run but were computed from a parent
+    /// matrix that changed since (see `exact`).
     pub(super) fn finish(mut self) {
         let (done, first) = (self.done, self.first);
-        self.refresh(&done, first);
+        let keep = if self.repeated { [0; MAX_JOINTS / 32] } else { self.exact };
+        self.refresh(&done, first, &keep);
     }
 
     /// Recomputes, parents first from joint `first`, the model matrix of every joint of
-    /// `roots` and of every joint below one, as `LocalToModelJob` would.
-    fn refresh(&mut self, roots: &Bits, first: usize) {
+    /// `roots` and of every joint below one, as `LocalToModelJob` would; the joints of `keep`
+    /// (up to date already) count as recomputed without being computed again.
+    fn refresh(&mut self, roots: &Bits, first: usize, keep: &Bits) {
+        if first == usize::MAX {
+            return;
+        }
         let mut moved = [0; MAX_JOINTS / 32];
         let parents = self.skeleton.parents();
         for (j, &p) in parents.iter().enumerate().skip(first) {
@@ -178,6 +217,9 @@ impl<'p, R: Real> Pose<'p, R> {
                 continue;
             }
             set(&mut moved, j);
+            if has(keep, j) {
+                continue;
+            }
             let above = parent.map_or(Mat4::IDENTITY, |p| self.model(p));
             let local = self.local(j);
             if let Some(m) = self.models.get_mut(j) {

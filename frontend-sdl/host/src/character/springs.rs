@@ -115,6 +115,23 @@ impl Springs {
         self.set.bones().validate(&skeleton)
     }
 
+    /// Gives the spring joints of `locals` the rotations their last step left (nothing when the
+    /// next run is a reset); whether one changed.
+    pub(super) fn keep_rotations(&self, locals: &mut [SoaTransform<f32>]) -> bool {
+        let mut changed = false;
+        if self.reset {
+            return changed;
+        }
+        for (s, tail) in self.set.joints.iter().zip(&self.tails) {
+            let j = usize::from(s.joint);
+            if let Some(group) = locals.get_mut(j / 4) {
+                changed |= group.rotation.lane(j % 4) != tail.rotation;
+                group.rotation.set_lane(j % 4, tail.rotation);
+            }
+        }
+        changed
+    }
+
     /// One update's run on the placed pose and its model matrices (up to date on entry and on
     /// return).
     pub(super) fn run(
@@ -155,18 +172,14 @@ impl Springs {
                 n
             };
             for _ in 0..steps {
-                let report = job.step(h)?;
+                // The set was validated on this skeleton at set-up (`set_springs`) and does
+                // not change after.
+                let report = job.step_validated_springs(h)?;
                 frame.steps += 1;
                 frame.contacts = frame.contacts.saturating_add(report.contacts);
             }
-            if steps == 0 {
+            if steps == 0 && self.keep_rotations(locals) {
                 // The rotations the last step left, on this update's pose.
-                for (s, tail) in self.set.joints.iter().zip(&self.tails) {
-                    let j = usize::from(s.joint);
-                    if let Some(group) = locals.get_mut(j / 4) {
-                        group.rotation.set_lane(j % 4, tail.rotation);
-                    }
-                }
                 crate::jobs::local_to_model(skeleton, locals, models)?;
             }
         }
