@@ -11,7 +11,7 @@
 set -euo pipefail
 site="${1:-target/site}"
 row() { printf '| %s | %d | %d |\n' "$1" "$(wc -c <"$site/$1")" "$(gzip -9 -c "$site/$1" | wc -c)"; }
-page=(index.html style.css viewer.js sinew.js camera.js sinew_web.wasm)
+page=(index.html style.css viewer.js sinew.js camera.js gl.js sinew_web.wasm)
 for f in skin_common.vert skin_lbs.vert skin_dqs.vert mesh.frag line.vert line.frag; do page+=("shaders/$f.glsl"); done
 echo "| file | bytes | gzip -9 |"
 echo "|---|---|---|"

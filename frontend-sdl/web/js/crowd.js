@@ -29,14 +29,20 @@
 import { Sinew, moduleUrl } from './sinew.js';
 import { framing, eye, viewProj } from './camera.js';
 import { fetchBytes } from './fetch-bytes.js';
+import { ATTRIBUTES, shaderSources, program as linkProgram } from './gl.js';
 
 const params = new URLSearchParams(location.search);
 const canvas = document.getElementById('view');
 const stats = document.getElementById('stats');
 const message = document.getElementById('message');
 
-const ATTRIBUTES = ['a_position', 'a_normal', 'a_jointIndices', 'a_jointWeights', 'a_uv', 'a_color'];
 const INSTANCE_ATTRIBUTES = ['a_instance0', 'a_instance1', 'a_instance2', 'a_instanceSlot'];
+
+/** A program with the part's attributes at locations 0 to 5 and the instance's at 6 to 9. */
+function program(gl, vertex, fragment, uniforms) {
+  return linkProgram(gl, vertex, fragment, uniforms, [...ATTRIBUTES, ...INSTANCE_ATTRIBUTES]);
+}
+
 /** Floats per instance of `Crowd#instanceRows`. */
 const INSTANCE_FLOATS = 16;
 /** Uniform vectors the uniform-palette shader uses besides the palette. */
@@ -68,38 +74,6 @@ function say(text, error = false) {
 /** The file stem of a URL (`models/Fox.sinew` → `Fox`). */
 function stem(url) {
   return decodeURIComponent(url.split('/').pop().split('?')[0]).replace(/\.[^.]*$/, '');
-}
-
-async function shaderSources(names) {
-  const base = new URL('shaders/', import.meta.url);
-  const texts = await Promise.all(
-    names.map(async (n) => {
-      const r = await fetch(new URL(`${n}.glsl`, base));
-      if (!r.ok) throw new Error(`shaders/${n}.glsl: HTTP ${r.status}`);
-      return r.text();
-    }),
-  );
-  return Object.fromEntries(names.map((n, i) => [n, texts[i]]));
-}
-
-function compile(gl, type, source) {
-  const s = gl.createShader(type);
-  gl.shaderSource(s, source);
-  gl.compileShader(s);
-  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(`shader: ${gl.getShaderInfoLog(s)}`);
-  return s;
-}
-
-function program(gl, vertex, fragment, uniforms) {
-  const p = gl.createProgram();
-  gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, `#version 100\n${vertex}`));
-  gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, `#version 100\nprecision mediump float;\n${fragment}`));
-  [...ATTRIBUTES, ...INSTANCE_ATTRIBUTES].forEach((a, i) => gl.bindAttribLocation(p, i, a));
-  gl.linkProgram(p);
-  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`link: ${gl.getProgramInfoLog(p)}`);
-  const u = { program: p };
-  for (const name of uniforms) u[name] = gl.getUniformLocation(p, name);
-  return u;
 }
 
 /**

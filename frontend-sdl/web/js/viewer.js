@@ -12,6 +12,10 @@
 
 import { Sinew, Outputs, moduleUrl, hasSimd } from './sinew.js';
 import { framing, viewProj, gridLines, mul } from './camera.js';
+import { ATTRIBUTES, shaderSources, program } from './gl.js';
+
+/** The shared shader files the viewer links. */
+const SHADERS = ['skin_common.vert', 'skin_lbs.vert', 'skin_dqs.vert', 'mesh.frag', 'line.vert', 'line.frag'];
 
 const params = new URLSearchParams(location.search);
 const canvas = document.getElementById('view');
@@ -22,7 +26,6 @@ const message = document.getElementById('message');
 const RESERVED_VECTORS = 16;
 /** Uniform vectors per joint: the dual quaternion and its scale factor (4) bound both shaders. */
 const VECTORS_PER_JOINT = 4;
-const ATTRIBUTES = ['a_position', 'a_normal', 'a_jointIndices', 'a_jointWeights', 'a_uv', 'a_color'];
 const CLEAR = [0.12, 0.13, 0.16, 1];
 const GRID_COLOR = [0.42, 0.45, 0.52, 0.55];
 const BONE_COLOR = [1, 0.78, 0.25, 1];
@@ -65,39 +68,6 @@ function setState(state) {
 function say(text, error = false) {
   message.textContent = text;
   message.className = error ? 'error' : '';
-}
-
-async function shaderSources() {
-  const names = ['skin_common.vert', 'skin_lbs.vert', 'skin_dqs.vert', 'mesh.frag', 'line.vert', 'line.frag'];
-  const base = new URL('shaders/', import.meta.url);
-  const texts = await Promise.all(
-    names.map(async (n) => {
-      const r = await fetch(new URL(`${n}.glsl`, base));
-      if (!r.ok) throw new Error(`shaders/${n}.glsl: HTTP ${r.status}`);
-      return r.text();
-    }),
-  );
-  return Object.fromEntries(names.map((n, i) => [n, texts[i]]));
-}
-
-function compile(gl, type, source) {
-  const s = gl.createShader(type);
-  gl.shaderSource(s, source);
-  gl.compileShader(s);
-  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(`shader: ${gl.getShaderInfoLog(s)}`);
-  return s;
-}
-
-function program(gl, vertex, fragment, uniforms) {
-  const p = gl.createProgram();
-  gl.attachShader(p, compile(gl, gl.VERTEX_SHADER, `#version 100\n${vertex}`));
-  gl.attachShader(p, compile(gl, gl.FRAGMENT_SHADER, `#version 100\nprecision mediump float;\n${fragment}`));
-  ATTRIBUTES.forEach((a, i) => gl.bindAttribLocation(p, i, a));
-  gl.linkProgram(p);
-  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(`link: ${gl.getProgramInfoLog(p)}`);
-  const u = { program: p };
-  for (const name of uniforms) u[name] = gl.getUniformLocation(p, name);
-  return u;
 }
 
 /** The GL renderer: programs, the model's buffers and textures, and the frame's draws. */
@@ -678,7 +648,7 @@ async function main() {
   // colliders buttons and the graphs leave for the full one when used.
   const full = ['feet', 'springs', 'colliders'].some((k) => params.get(k) === '1') && hasSimd;
   const runtime = moduleUrl({ graphs: full, simd: params.get('simd') !== '0' });
-  const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources()]);
+  const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources(SHADERS)]);
   const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew);
   const viewer = new Viewer(sinew, renderer);
   if (full) viewer.fullRuntime = sinew;
