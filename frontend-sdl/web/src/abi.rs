@@ -683,7 +683,8 @@ mod tests {
 
     static CHARACTER: &[u8] = include_bytes!("../../../core/fixtures/character.sinew");
 
-    fn open(bytes: &[u8], palette: usize) -> u32 {
+    /// Opens `bytes` as a model with palettes of `palette` joints (0: refused, with the message).
+    pub(super) fn open(bytes: &[u8], palette: usize) -> u32 {
         let p = sinew_alloc(bytes.len());
         // SAFETY: `p` holds `bytes.len()` bytes from `sinew_alloc`.
         unsafe {
@@ -692,7 +693,8 @@ mod tests {
         }
     }
 
-    fn text() -> String {
+    /// The module's last message.
+    pub(super) fn text() -> String {
         // SAFETY: the text's own address and length.
         let bytes = unsafe { std::slice::from_raw_parts(sinew_text_ptr(), sinew_text_len()) };
         String::from_utf8_lossy(bytes).into_owned()

@@ -202,25 +202,11 @@ pub extern "C" fn sinew_crowd_instance_rows_len(id: u32) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{sinew_alloc, sinew_model_close, sinew_model_open, sinew_text_len, sinew_text_ptr};
+    use super::super::sinew_model_close;
+    use super::super::tests::{open, text};
     use super::*;
 
     static CHARACTER: &[u8] = include_bytes!("../../../../core/fixtures/character.sinew");
-
-    fn open(bytes: &[u8], palette: usize) -> u32 {
-        let p = sinew_alloc(bytes.len());
-        // SAFETY: `p` holds `bytes.len()` bytes from `sinew_alloc`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-            sinew_model_open(p, bytes.len(), palette)
-        }
-    }
-
-    fn text() -> String {
-        // SAFETY: the text's own address and length.
-        let bytes = unsafe { std::slice::from_raw_parts(sinew_text_ptr(), sinew_text_len()) };
-        String::from_utf8_lossy(bytes).into_owned()
-    }
 
     #[test]
     fn a_crowd_fills_its_palette_texture_and_reports_bad_calls() {
