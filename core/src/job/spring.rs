@@ -67,7 +67,7 @@ use crate::skeleton::SkeletonView;
 mod collide;
 mod pose;
 
-use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection, Placed};
+use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection};
 use pose::Pose;
 
 /// The `child` and `center` of a [`SpringJoint`] that has none: a virtual tail, world space.
@@ -451,10 +451,9 @@ impl<R: Real> SpringBoneJob<'_, R> {
         let world_inverse = InverseDirection::of(&world);
         let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
-        let mut placed = [None; PLACED];
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
             let step = Step { world, world_inverse, dt, springs: &springs, joint: s };
-            match step.run(&pose, tail, &mut placed, &mut report.contacts) {
+            match step.run(&pose, tail, &mut report.contacts) {
                 Some((j, rotation, model)) => pose.commit(j, rotation, model),
                 None => report.skipped = report.skipped.saturating_add(1),
             }
@@ -463,10 +462,6 @@ impl<R: Real> SpringBoneJob<'_, R> {
         Ok(report)
     }
 }
-
-/// The colliders (the first of [`SpringBones::colliders`]) a step places in the world once
-/// for all its joints, when no spring joint moves theirs.
-const PLACED: usize = 8;
 
 /// One spring joint's step.
 struct Step<'s, 'a, R> {
@@ -481,8 +476,7 @@ struct Step<'s, 'a, R> {
 impl<R: Real> Step<'_, '_, R> {
     /// Steps 1 to 6 of the method: the joint's new local rotation and model matrix, the tail
     /// moved in `tail`, contacts added to `contacts`; `None` (and `tail` untouched) when the
-    /// geometry is degenerate. `placed` keeps the first [`PLACED`] colliders placed in the
-    /// world, those on joints that no spring joint moves (their matrices stay as on entry).
+    /// geometry is degenerate.
     ///
     /// World-space points and directions are taken through `world` and the model matrices one
     /// after the other (`world × (M × p)`) rather than through their products, and `A⁻¹` of
@@ -492,7 +486,6 @@ impl<R: Real> Step<'_, '_, R> {
         &self,
         pose: &Pose<'_, R>,
         tail: &mut SpringTail<R>,
-        placed: &mut [Option<Placed<R>>; PLACED],
         contacts: &mut u32,
     ) -> Option<(usize, Quat<R>, Mat4<R>)> {
         let (s, world, dt) = (self.joint, self.world, self.dt);
@@ -535,13 +528,7 @@ impl<R: Real> Step<'_, '_, R> {
         let ids = self.springs.joint_colliders.get(start..start + usize::from(s.colliders_len)).unwrap_or(&[]);
         for &id in ids {
             let Some(c) = self.springs.colliders.get(usize::from(id)) else { continue };
-            let cj = usize::from(c.joint);
-            let here = || place(&c.shape, &world, &pose.stored(cj));
-            let shape = match placed.get_mut(usize::from(id)).filter(|_| !pose.moves(cj)) {
-                Some(Some(p)) => *p,
-                Some(slot) => *slot.insert(here()),
-                None => here(),
-            };
+            let shape = place(&c.shape, &world, &pose.stored(c.joint.into()));
             if let Contact::Inside { depth, normal } = collide(&shape, next, s.hit_radius) {
                 *contacts = contacts.saturating_add(1);
                 if let Some(normal) = normal {

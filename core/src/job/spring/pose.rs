@@ -11,9 +11,17 @@ use crate::skeleton::SkeletonView;
 /// One bit per joint.
 type Bits = [u32; MAX_JOINTS / 32];
 
+/// No joint.
+const NONE: Bits = [0; MAX_JOINTS / 32];
+
 /// True when joint `j`'s bit is set.
 fn has(bits: &Bits, j: usize) -> bool {
     bits.get(j / 32).is_some_and(|w| w & (1 << (j % 32)) != 0)
+}
+
+/// True when joint `j` is below 128 and its bit of `bits` is set.
+fn low(bits: u128, j: usize) -> bool {
+    j < 128 && bits & (1 << j) != 0
 }
 
 /// Sets joint `j`'s bit.
@@ -57,10 +65,11 @@ pub(super) struct Pose<'p, R: Real> {
     under: Bits,
     /// The spring joints that have run.
     done: Bits,
-    /// The spring joints whose stored matrix is already what [`Pose::finish`] would compute:
-    /// each was computed from a parent matrix that no later commit changes (a root, a joint
-    /// above every spring joint, or a spring joint of this set), so the final pass keeps it.
-    exact: Bits,
+    /// The spring joints (among joints 0 to 127, one bit each) whose stored matrix is already
+    /// what [`Pose::finish`] would compute: each was computed from a parent matrix that no
+    /// later commit changes (a root's, a joint's above every spring joint, or a kept spring
+    /// joint's), so the final pass keeps it. Others are recomputed.
+    exact: u128,
     /// A spring joint ran twice (a repeat in the run order): the final pass recomputes every
     /// joint that ran.
     repeated: bool,
@@ -90,8 +99,7 @@ impl<'p, R: Real> Pose<'p, R> {
                 set(&mut under, j);
             }
         }
-        let none = [0; MAX_JOINTS / 32];
-        Pose { skeleton, locals, models, spring, under, done: none, exact: none, repeated: false, first: usize::MAX }
+        Pose { skeleton, locals, models, spring, under, done: NONE, exact: 0, repeated: false, first: usize::MAX }
     }
 
     /// The hierarchy.
@@ -107,12 +115,6 @@ impl<'p, R: Real> Pose<'p, R> {
     /// The stored model matrix of joint `j` (identity past the end, never reached).
     fn model(&self, j: usize) -> Mat4<R> {
         self.models.get(j).copied().unwrap_or(Mat4::IDENTITY)
-    }
-
-    /// Whether joint `x`'s matrix can change while the joints run: it is a spring joint or
-    /// below one.
-    pub(super) fn moves(&self, x: usize) -> bool {
-        has(&self.spring, x) || has(&self.under, x)
     }
 
     /// Joint `x`'s model matrix as three-vrm holds it now: a spring joint's stored one; for
@@ -163,14 +165,14 @@ impl<'p, R: Real> Pose<'p, R> {
         // matrix is final: `models` holds it and only its own commit changes it.
         let exact = match self.skeleton.parent(j) {
             None => true,
-            Some(p) if has(&self.spring, p) => has(&self.exact, p),
+            Some(p) if has(&self.spring, p) => low(self.exact, p),
             Some(p) => !has(&self.under, p),
         };
         if has(&self.done, j) {
             self.repeated = true;
         }
-        if exact {
-            set(&mut self.exact, j);
+        if exact && j < 128 {
+            self.exact |= 1 << j;
         }
         set(&mut self.done, j);
         self.first = self.first.min(j);
@@ -190,41 +192,47 @@ impl<'p, R: Real> Pose<'p, R> {
                 first = first.min(j);
             }
         }
-        self.refresh(&changed, first, &[0; MAX_JOINTS / 32]);
+        refresh(self.skeleton, self.locals, self.models, &changed, first, 0);
     }
 
     /// Brings every model matrix up to date: recomputes the matrices of the joints below one
     /// that has run, and those of the joints that have run but were computed from a parent
     /// matrix that changed since (see `exact`).
-    pub(super) fn finish(mut self) {
-        let (done, first) = (self.done, self.first);
-        let keep = if self.repeated { [0; MAX_JOINTS / 32] } else { self.exact };
-        self.refresh(&done, first, &keep);
+    pub(super) fn finish(self) {
+        let keep = if self.repeated { 0 } else { self.exact };
+        refresh(self.skeleton, self.locals, self.models, &self.done, self.first, keep);
     }
+}
 
-    /// Recomputes, parents first from joint `first`, the model matrix of every joint of
-    /// `roots` and of every joint below one, as `LocalToModelJob` would; the joints of `keep`
-    /// (up to date already) count as recomputed without being computed again.
-    fn refresh(&mut self, roots: &Bits, first: usize, keep: &Bits) {
-        if first == usize::MAX {
-            return;
+/// Recomputes, parents first from joint `first`, the model matrix of every joint of `roots` and
+/// of every joint below one, as `LocalToModelJob` would; the joints of `keep` (up to date
+/// already) count as recomputed without being computed again.
+fn refresh<R: Real>(
+    skeleton: SkeletonView<'_, R>,
+    locals: &[SoaTransform<R>],
+    models: &mut [Mat4<R>],
+    roots: &Bits,
+    first: usize,
+    keep: u128,
+) {
+    if first == usize::MAX {
+        return;
+    }
+    let mut moved = NONE;
+    let parents = skeleton.parents();
+    for (j, &p) in parents.iter().enumerate().skip(first) {
+        let parent = usize::try_from(p).ok();
+        if !has(roots, j) && !parent.is_some_and(|p| has(&moved, p)) {
+            continue;
         }
-        let mut moved = [0; MAX_JOINTS / 32];
-        let parents = self.skeleton.parents();
-        for (j, &p) in parents.iter().enumerate().skip(first) {
-            let parent = usize::try_from(p).ok();
-            if !has(roots, j) && !parent.is_some_and(|p| has(&moved, p)) {
-                continue;
-            }
-            set(&mut moved, j);
-            if has(keep, j) {
-                continue;
-            }
-            let above = parent.map_or(Mat4::IDENTITY, |p| self.model(p));
-            let local = self.local(j);
-            if let Some(m) = self.models.get_mut(j) {
-                *m = model_of(&above, &local);
-            }
+        set(&mut moved, j);
+        if low(keep, j) {
+            continue;
+        }
+        let above = parent.and_then(|p| models.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+        let local = locals.get(j / 4).map_or(Transform::IDENTITY, |s| s.lane(j % 4));
+        if let Some(m) = models.get_mut(j) {
+            *m = model_of(&above, &local);
         }
     }
 }
