@@ -67,6 +67,16 @@ fn compile(gl: &glow::Context, kind: u32, name: &str, source: &str) -> Result<gl
 }
 
 /// Compiles and links a program from full sources (see [`shaders::vertex_shader`] and
+/// A mesh vertex's attributes and their locations, as the skinning programs bind them.
+pub(super) const MESH_ATTRIBUTES: [(u32, &str); 6] = [
+    (attrib::POSITION, "a_position"),
+    (attrib::NORMAL, "a_normal"),
+    (attrib::JOINT_INDICES, "a_jointIndices"),
+    (attrib::JOINT_WEIGHTS, "a_jointWeights"),
+    (attrib::TEXCOORD, "a_uv"),
+    (attrib::VERTEX_COLOR, "a_color"),
+];
+
 /// [`shaders::fragment_shader`]) with the attribute locations bound as listed.
 pub(super) fn link(
     gl: &glow::Context,
@@ -111,14 +121,7 @@ fn skin_program(gl: &glow::Context, shader: SkinShader, joints: usize) -> Result
         shader.name(),
         &shaders::skin_shader_source(shader, joints),
         &shaders::fragment_shader(shaders::MESH_FRAGMENT),
-        &[
-            (attrib::POSITION, "a_position"),
-            (attrib::NORMAL, "a_normal"),
-            (attrib::JOINT_INDICES, "a_jointIndices"),
-            (attrib::JOINT_WEIGHTS, "a_jointWeights"),
-            (attrib::TEXCOORD, "a_uv"),
-            (attrib::VERTEX_COLOR, "a_color"),
-        ],
+        &MESH_ATTRIBUTES,
     )?;
     // SAFETY: uniform queries on a linked program.
     unsafe {

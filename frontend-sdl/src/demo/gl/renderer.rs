@@ -95,13 +95,8 @@ fn font_texture(gl: &glow::Context) -> Result<glow::Texture, GlError> {
             glow::UNSIGNED_BYTE,
             glow::PixelUnpackData::Slice(Some(&atlas)),
         );
-        for (p, v) in [
-            (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
-            (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
-            (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
-            (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
-        ] {
-            gl.tex_parameter_i32(glow::TEXTURE_2D, p, v as i32);
+        for (p, v) in super::texture::NEAREST_CLAMPED {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, p, v);
         }
         gl.bind_texture(glow::TEXTURE_2D, None);
         Ok(texture)

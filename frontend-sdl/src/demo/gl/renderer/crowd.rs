@@ -20,7 +20,7 @@ use sinew_host::parts::DrawPart;
 
 use super::super::context::{GlError, GlInfo};
 use super::super::mesh::GpuModel;
-use super::super::programs::link;
+use super::super::programs::{link, MESH_ATTRIBUTES};
 use super::super::vertex::{bind_attributes, disable_attributes, MeshVertex};
 use super::Renderer;
 use crate::demo::shaders::{self, attrib, SkinShader};
@@ -244,13 +244,8 @@ impl Renderer {
             let (palette, instances) = unsafe {
                 let t = gl.create_texture().map_err(GlError::Create)?;
                 gl.bind_texture(glow::TEXTURE_2D, Some(t));
-                for (p, v) in [
-                    (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
-                    (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
-                    (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
-                    (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
-                ] {
-                    gl.tex_parameter_i32(glow::TEXTURE_2D, p, v as i32);
+                for (p, v) in super::super::texture::NEAREST_CLAMPED {
+                    gl.tex_parameter_i32(glow::TEXTURE_2D, p, v);
                 }
                 gl.bind_texture(glow::TEXTURE_2D, None);
                 (t, gl.create_buffer().map_err(GlError::Create)?)
@@ -491,23 +486,21 @@ impl Renderer {
 /// Compiles and links the crowd program (`skin_crowd.vert.glsl` after the common part, the
 /// mesh fragment shader) with the mesh and instance attribute locations.
 fn crowd_program(gl: &glow::Context) -> Result<CrowdProgram, GlError> {
+    let attributes: Vec<(u32, &str)> = MESH_ATTRIBUTES
+        .into_iter()
+        .chain([
+            (attrib::INSTANCE, "a_instance0"),
+            (attrib::INSTANCE + 1, "a_instance1"),
+            (attrib::INSTANCE + 2, "a_instance2"),
+            (attrib::INSTANCE + 3, "a_instanceSlot"),
+        ])
+        .collect();
     let program = link(
         gl,
         "skin_crowd",
         &shaders::crowd_vertex_shader(),
         &shaders::fragment_shader(shaders::MESH_FRAGMENT),
-        &[
-            (attrib::POSITION, "a_position"),
-            (attrib::NORMAL, "a_normal"),
-            (attrib::JOINT_INDICES, "a_jointIndices"),
-            (attrib::JOINT_WEIGHTS, "a_jointWeights"),
-            (attrib::TEXCOORD, "a_uv"),
-            (attrib::VERTEX_COLOR, "a_color"),
-            (attrib::INSTANCE, "a_instance0"),
-            (attrib::INSTANCE + 1, "a_instance1"),
-            (attrib::INSTANCE + 2, "a_instance2"),
-            (attrib::INSTANCE + 3, "a_instanceSlot"),
-        ],
+        &attributes,
     )?;
     // SAFETY: uniform queries on a linked program.
     unsafe {
