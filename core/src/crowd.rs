@@ -591,7 +591,6 @@ impl<'a> Crowd<'a> {
             s.refs = 0;
         }
         self.table.fill(EMPTY_ENTRY);
-        let mask = self.table.len() - 1;
         let mut held = 0usize;
         // Pass 1: held instances lock their slots; updated instances whose slot still holds
         // their key keep it, and offer it to the others through the table.
@@ -608,27 +607,19 @@ impl<'a> Crowd<'a> {
             }
             // The clips were checked by `frame`.
             let key = key_of(x, i, clips, fps).unwrap_or(PoseKey::NONE);
-            match self.slots.get_mut(x.slot as usize) {
-                Some(s) if self.share && s.filled && s.key == key => {
+            let keep = self.share && self.slots.get(x.slot as usize).is_some_and(|s| s.filled && s.key == key);
+            if keep {
+                if let Some(s) = self.slots.get_mut(x.slot as usize) {
                     s.refs += 1;
-                    let mut at = key.hash() as usize & mask;
-                    while let Some(&v) = self.table.get(at) {
-                        if v == EMPTY_ENTRY {
-                            if let Some(e) = self.table.get_mut(at) {
-                                *e = x.slot;
-                            }
-                            break;
-                        }
-                        if self.slots.get(v as usize).is_some_and(|s| s.key == key) {
-                            break;
-                        }
-                        at = (at + 1) & mask;
+                }
+                if let Err(at) = lookup(self.table, self.slots, self.evals, &key) {
+                    if let Some(e) = self.table.get_mut(at) {
+                        *e = x.slot;
                     }
                 }
-                _ => {
-                    x.key = key;
-                    x.want = true;
-                }
+            } else {
+                x.key = key;
+                x.want = true;
             }
         }
         // Pass 2: the other updated instances find their key among kept slots and new poses,
@@ -636,41 +627,26 @@ impl<'a> Crowd<'a> {
         let mut pending = 0usize;
         for x in self.instances.iter_mut().filter(|x| x.want) {
             let key = x.key;
-            let mut at = key.hash() as usize & mask;
-            let found = if !self.share {
-                None
-            } else {
-                loop {
-                    let Some(&v) = self.table.get(at) else { break None };
-                    if v == EMPTY_ENTRY {
-                        break None;
+            // Without sharing nothing is looked up and nothing enters the table.
+            let found = if self.share { lookup(self.table, self.slots, self.evals, &key) } else { Err(usize::MAX) };
+            match found {
+                Ok(v) => {
+                    if let Some(s) = self.slots.get_mut(v as usize) {
+                        s.refs += 1;
                     }
-                    let same = if v & PENDING != 0 {
-                        self.evals.get((v & !PENDING) as usize).is_some_and(|e| e.key == key)
-                    } else {
-                        self.slots.get(v as usize).is_some_and(|s| s.key == key)
-                    };
-                    if same {
-                        break Some(v);
+                    x.slot = v;
+                }
+                Err(at) => {
+                    let id = pending as u32;
+                    if let Some(e) = self.evals.get_mut(pending) {
+                        *e = CrowdEval { key, id, slot: 0 };
                     }
-                    at = (at + 1) & mask;
+                    if let Some(e) = self.table.get_mut(at) {
+                        *e = id | PENDING;
+                    }
+                    pending += 1;
+                    x.slot = id | PENDING;
                 }
-            };
-            if let Some(v) = found {
-                if let Some(s) = self.slots.get_mut(v as usize) {
-                    s.refs += 1;
-                }
-                x.slot = v;
-            } else {
-                let id = pending as u32;
-                if let Some(e) = self.evals.get_mut(pending) {
-                    *e = CrowdEval { key, id, slot: 0 };
-                }
-                if let Some(e) = self.table.get_mut(at).filter(|_| self.share) {
-                    *e = id | PENDING;
-                }
-                pending += 1;
-                x.slot = id | PENDING;
             }
         }
         // The new poses by key (so sampling moves forward through each clip), given the free
@@ -710,6 +686,30 @@ impl<'a> Crowd<'a> {
     pub fn batches<'p>(&'p self, palette: &'p mut [f32], layout: &CrowdLayout, parts: usize) -> CrowdBatches<'p> {
         CrowdBatches::new(self.evals(), palette, layout.slot_floats(), parts)
     }
+}
+
+/// Where `key` is in `table` (open addressing, linear probing): `Ok` with the entry of the kept
+/// slot or new pose (`PENDING | id`) that holds it, or `Err` with the empty entry it would take.
+/// The table has twice the instances' entries, so it is never full.
+fn lookup(table: &[u32], slots: &[CrowdSlot], evals: &[CrowdEval], key: &PoseKey) -> Result<u32, usize> {
+    let mask = table.len().wrapping_sub(1);
+    let mut at = key.hash() as usize & mask;
+    for _ in 0..table.len() {
+        let v = table.get(at).copied().unwrap_or(EMPTY_ENTRY);
+        if v == EMPTY_ENTRY {
+            return Err(at);
+        }
+        let same = if v & PENDING != 0 {
+            evals.get((v & !PENDING) as usize).is_some_and(|e| e.key == *key)
+        } else {
+            slots.get(v as usize).is_some_and(|s| s.key == *key)
+        };
+        if same {
+            return Ok(v);
+        }
+        at = (at + 1) & mask;
+    }
+    Err(usize::MAX)
 }
 
 /// A clip's duration in seconds (0 for an empty or reversed one).
