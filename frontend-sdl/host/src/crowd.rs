@@ -64,7 +64,6 @@ struct WorkBuffers {
 pub struct Crowd {
     clips: Vec<Clip<'static>>,
     model: Rc<Model>,
-    skin: usize,
     settings: CrowdSettings,
     instances: Vec<CrowdInstance>,
     slots: Vec<CrowdSlot>,
@@ -169,7 +168,6 @@ impl Crowd {
         let palette = vec![0.0; layout.floats()];
         Ok(Crowd {
             clips,
-            skin: 0,
             settings,
             instances,
             slots,
@@ -324,7 +322,7 @@ impl Crowd {
         let stats = batch.frame(dt, &self.clips)?;
         self.state = batch.state();
         self.stats = stats;
-        let skin = self.model.skins.get(self.skin).ok_or(CrowdError::InvalidRig)?;
+        let skin = self.model.skins.first().ok_or(CrowdError::InvalidRig)?;
         let rig = CrowdRig::new(self.model.skeleton(), &skin.joints, &skin.inverse_bind)?;
         let clips = &self.clips;
         let jobs: Vec<CrowdJob<'_>> = batch
