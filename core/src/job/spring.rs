@@ -64,11 +64,14 @@ use crate::math::{Mat4, Quat, SoaTransform, Vec3};
 use crate::real::Real;
 use crate::skeleton::SkeletonView;
 
+mod affine;
 mod collide;
 mod pose;
 
+use affine::{point, product, vector};
 use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection};
 use pose::Pose;
+pub use pose::SpringPlan;
 
 /// The `child` and `center` of a [`SpringJoint`] that has none: a virtual tail, world space.
 pub const NO_JOINT: u16 = u16::MAX;
@@ -380,7 +383,8 @@ impl<R: Real> SpringBoneJob<'_, R> {
     pub fn reset(&mut self) -> Result<SpringReport, JobError> {
         self.validate()?;
         let (world, sk, springs) = (self.world, self.skeleton, self.springs);
-        let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
+        let plan = SpringPlan::new(&sk, springs.joints);
+        let mut pose = Pose::new(sk, &plan, self.locals, self.models);
         let mut report = SpringReport::default();
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
             let j = usize::from(s.joint);
@@ -391,8 +395,8 @@ impl<R: Real> SpringBoneJob<'_, R> {
             let model = pose::model_of(&parent, &local);
             pose.commit(j, local.rotation, model);
             tail.rotation = rest.rotation;
-            let at = world.transform_point3(model.transform_point3(s.tail));
-            let center = (s.center != NO_JOINT).then(|| world * pose.stored(s.center.into()));
+            let at = point(&world, point(&model, s.tail));
+            let center = (s.center != NO_JOINT).then(|| product(&world, &pose.stored(s.center.into())));
             match center.map_or(Some(at), |c| inverse_point(&c, at)) {
                 Some(p) => (tail.current, tail.prev) = (p, p),
                 None => report.skipped = report.skipped.saturating_add(1),
@@ -414,14 +418,17 @@ impl<R: Real> SpringBoneJob<'_, R> {
     /// point or a tail's rotation is NaN or infinite; nothing is written then.
     pub fn step(&mut self, dt: R) -> Result<SpringReport, JobError> {
         self.validate()?;
-        self.step_checked(dt)
+        let plan = SpringPlan::new(&self.skeleton, self.springs.joints);
+        self.step_checked(dt, &plan)
     }
 
     /// As [`step`](Self::step) for springs already checked against this skeleton by
-    /// [`SpringBones::validate`] (a character checks its springs once, when it sets them up):
+    /// [`SpringBones::validate`], with their [`SpringPlan`] (a character checks its springs and
+    /// makes their plan once, when it sets them up):
     /// the buffers' sizes, `world`, `dt` and the tails are checked as `step` checks them, the
-    /// springs' indices and settings are not. Springs that `validate` would refuse give
-    /// unspecified results, without a panic and without a write outside the buffers.
+    /// springs' indices and settings are not. Springs that `validate` would refuse, or a plan
+    /// made for other springs or another skeleton, give unspecified results, without a panic
+    /// and without a write outside the buffers.
     ///
     /// # Errors
     ///
@@ -429,14 +436,14 @@ impl<R: Real> SpringBoneJob<'_, R> {
     /// [`JobError::ContextTooSmall`] as [`validate`](Self::validate) gives them, and
     /// [`JobError::InvalidTransform`] when `world`, `dt`, a tail point or a tail's rotation is
     /// NaN or infinite; nothing is written then.
-    pub fn step_validated_springs(&mut self, dt: R) -> Result<SpringReport, JobError> {
+    pub fn step_validated_springs(&mut self, dt: R, plan: &SpringPlan) -> Result<SpringReport, JobError> {
         self.validate_buffers()?;
         self.validate_world()?;
-        self.step_checked(dt)
+        self.step_checked(dt, plan)
     }
 
     /// [`step`](Self::step) after the checks of [`validate`](Self::validate).
-    fn step_checked(&mut self, dt: R) -> Result<SpringReport, JobError> {
+    fn step_checked(&mut self, dt: R, plan: &SpringPlan) -> Result<SpringReport, JobError> {
         let n = self.springs.joints.len();
         let finite = |t: &SpringTail<R>| t.current.is_finite() && t.prev.is_finite() && t.rotation.is_finite();
         let tails_ok = self.tails.get(..n).is_some_and(|t| t.iter().all(finite));
@@ -449,7 +456,7 @@ impl<R: Real> SpringBoneJob<'_, R> {
         }
         let (world, sk, springs) = (self.world, self.skeleton, self.springs);
         let world_inverse = InverseDirection::of(&world);
-        let mut pose = Pose::new(sk, springs.joints, self.locals, self.models);
+        let mut pose = Pose::new(sk, plan, self.locals, self.models);
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
             let step = Step { world, world_inverse, dt, springs: &springs, joint: s };
@@ -499,26 +506,26 @@ impl<R: Real> Step<'_, '_, R> {
         let parent_model = parent.map_or(Mat4::IDENTITY, |p| pose.stored(p));
         let local = pose.local(j);
         let model = || pose::model_of(&parent_model, &local);
-        let at = world.transform_point3(parent_model.transform_point3(local.translation));
+        let at = point(&world, point(&parent_model, local.translation));
 
         // 2. The bone's length in the world.
         let end = match s.child {
-            NO_JOINT => world.transform_point3(model().transform_point3(s.tail)),
-            c => world.transform_point3(pose.stored(c.into()).translation()),
+            NO_JOINT => point(&world, point(&model(), s.tail)),
+            c => point(&world, pose.stored(c.into()).translation()),
         };
         let bone = length(at - end);
 
         // 3. Inertia, stiffness and gravity, then back onto the bone's sphere.
         let axis = dir(s.tail);
         let rest_axis = dir(rest.rotation.rotate(rest.scale.mul_elem(axis)));
-        let axis_w = dir(world.transform_vector3(parent_model.transform_vector3(rest_axis)));
+        let axis_w = dir(vector(&world, vector(&parent_model, rest_axis)));
         let center = match s.center {
             NO_JOINT => None,
-            c if c == s.joint => Some(world * model()),
-            c => Some(world * pose.stored(c.into())),
+            c if c == s.joint => Some(product(&world, &model())),
+            c => Some(product(&world, &pose.stored(c.into()))),
         };
         let inertia = tail.current + (tail.current - tail.prev) * (R::ONE - s.drag_force);
-        let mut next = center.map_or(inertia, |c| c.transform_point3(inertia))
+        let mut next = center.map_or(inertia, |c| point(&c, inertia))
             + axis_w * (s.stiffness * dt)
             + s.gravity_dir * (s.gravity_power * dt);
         next = onto_sphere(at, next, bone)?;
@@ -550,7 +557,7 @@ impl<R: Real> Step<'_, '_, R> {
         let a_at = if same(local.translation, rest.translation) {
             at
         } else {
-            world.transform_point3(parent_model.transform_point3(rest.translation))
+            point(&world, point(&parent_model, rest.translation))
         };
         let u = self.world_inverse?.apply(next - a_at);
         let u = if R::FIXED_POINT { dir(u) } else { u };

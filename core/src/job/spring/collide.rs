@@ -2,12 +2,13 @@
 //! directions that keep their precision in fixed point, three.js's `setFromUnitVectors`, and
 //! the inverses of a matrix's upper 3×3 through its cofactors.
 
-use super::ColliderShape;
+use super::{affine, ColliderShape};
 use crate::math::{Mat4, Quat, Vec3};
 use crate::real::Real;
 
 /// `|v|`. In fixed point `v` is first divided by its largest component, so that a short vector
 /// keeps the precision its square would lose.
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn length<R: Real>(v: Vec3<R>) -> R {
     if R::FIXED_POINT {
         let m = v.max_abs();
@@ -21,6 +22,7 @@ pub(super) fn length<R: Real>(v: Vec3<R>) -> R {
 }
 
 /// `v / |v|`, or zero for a zero `v` (three.js's `normalize`).
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn dir<R: Real>(v: Vec3<R>) -> Vec3<R> {
     if R::FIXED_POINT {
         let m = v.max_abs();
@@ -47,6 +49,7 @@ fn div<R: Real>(v: Vec3<R>, s: R) -> Vec3<R> {
 /// The rotation taking the unit vector `from` onto the unit vector `to`, as three.js's
 /// `Quaternion.setFromUnitVectors` computes it: `(from × to, 1 + from·to)` normalized, and for
 /// opposite vectors (`1 + from·to < 1e-8`) a half turn about an axis perpendicular to `from`.
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn arc<R: Real>(from: Vec3<R>, to: Vec3<R>) -> Quat<R> {
     let r = from.dot(to) + R::ONE;
     let q = if r < R::ratio(1, 100_000_000) || r <= R::ZERO {
@@ -91,6 +94,7 @@ pub(super) struct InverseDirection<R> {
 
 impl<R: Real> InverseDirection<R> {
     /// The map of `m`, or `None` when `m₃` is singular.
+    #[cfg_attr(sinew_simd_lanes, inline(always))]
     pub(super) fn of(m: &Mat4<R>) -> Option<Self> {
         let (rows, det) = cofactors(m);
         if det == R::ZERO || !det.is_finite() {
@@ -100,6 +104,7 @@ impl<R: Real> InverseDirection<R> {
     }
 
     /// A positive multiple of `m₃⁻¹ × v`.
+    #[cfg_attr(sinew_simd_lanes, inline(always))]
     pub(super) fn apply(&self, v: Vec3<R>) -> Vec3<R> {
         let [bc, ca, ab] = self.rows;
         Vec3::new(bc.dot(v), ca.dot(v), ab.dot(v))
@@ -169,16 +174,17 @@ pub(super) enum Placed<R> {
 /// `updateColliderMatrix`: `world × model` with its translation moved to `world × model ×
 /// offset`). Points and directions go through `model`, then `world`; a plane's normal through
 /// their product's normal matrix.
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn place<R: Real>(shape: &ColliderShape<R>, world: &Mat4<R>, model: &Mat4<R>) -> Placed<R> {
-    let point = |v: Vec3<R>| world.transform_point3(model.transform_point3(v));
+    let point = |v: Vec3<R>| affine::point(world, affine::point(model, v));
     match *shape {
         ColliderShape::Sphere { offset, radius, inside } => Placed::Sphere { c: point(offset), radius, inside },
         ColliderShape::Capsule { offset, tail, radius, inside } => {
-            let seg = world.transform_vector3(model.transform_vector3(tail - offset));
+            let seg = affine::vector(world, affine::vector(model, tail - offset));
             Placed::Capsule { c: point(offset), seg, radius, inside }
         }
         ColliderShape::Plane { offset, normal } => {
-            let n = normal_through(&(*world * *model), normal);
+            let n = normal_through(&affine::product(world, model), normal);
             Placed::Plane { c: point(offset), n }
         }
     }
@@ -186,6 +192,7 @@ pub(super) fn place<R: Real>(shape: &ColliderShape<R>, world: &Mat4<R>, model: &
 
 /// Tests the tail sphere (`p`, radius `hit`) against a placed collider (three-vrm's
 /// `calculateCollision`).
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn collide<R: Real>(placed: &Placed<R>, p: Vec3<R>, hit: R) -> Contact<R> {
     match *placed {
         Placed::Sphere { c, radius, inside } => round(p - c, radius, hit, inside),
@@ -207,6 +214,7 @@ pub(super) fn collide<R: Real>(placed: &Placed<R>, p: Vec3<R>, hit: R) -> Contac
 
 /// The point of the segment `0 … seg` closest to `v` (three-vrm's capsule test: the start
 /// when `seg·v ≤ 0`, the end when `|seg|² ≤ seg·v`, else `seg × (seg·v / |seg|²)`).
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 fn closest_on_segment<R: Real>(seg: Vec3<R>, v: Vec3<R>) -> Vec3<R> {
     if R::FIXED_POINT {
         // The same tests on seg / m, whose squares keep their precision.
@@ -237,6 +245,7 @@ fn closest_on_segment<R: Real>(seg: Vec3<R>, v: Vec3<R>) -> Vec3<R> {
 
 /// A sphere's (or a capsule's, from its closest point) test on `v`, the tail's offset from the
 /// centre: `|v| − hit − radius`, or inside `radius − hit − |v|`.
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 fn round<R: Real>(v: Vec3<R>, radius: R, hit: R, inside: bool) -> Contact<R> {
     let l = length(v);
     let distance = if inside { radius - hit - l } else { l - hit - radius };

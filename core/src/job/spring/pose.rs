@@ -2,7 +2,7 @@
 //! `matrixWorld`s hold them while the joints run (recomputed when read), and the final pass
 //! that brings every matrix up to date.
 
-use super::SpringJoint;
+use super::{affine, SpringJoint};
 use crate::limits::MAX_JOINTS;
 use crate::math::{Mat4, Quat, SoaTransform, Transform};
 use crate::real::Real;
@@ -33,20 +33,42 @@ fn set(bits: &mut Bits, j: usize) {
 
 /// `parent × local`, with the operations and their order of
 /// [`LocalToModelJob`](crate::job::LocalToModelJob) (the same bits).
+#[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn model_of<R: Real>(parent: &Mat4<R>, local: &Transform<R>) -> Mat4<R> {
-    let l = Mat4::from_trs(local.translation, local.rotation, local.scale);
-    let p = &parent.cols;
-    let mut o = Mat4::ZERO;
-    for (oc, lc) in o.cols.iter_mut().zip(l.cols.iter()) {
-        let (a, b, d) = (lc[0], lc[1], lc[2]);
-        for (r, v) in oc.iter_mut().enumerate() {
-            *v = p[2][r] * d + (p[1][r] * b + p[0][r] * a);
+    affine::affine_product(parent, &Mat4::from_trs(local.translation, local.rotation, local.scale))
+}
+
+/// Which joints of a skeleton are spring joints and which lie below one: what a step needs of
+/// the springs' place in the hierarchy, computed once for a set of springs that does not change
+/// (a character's) and passed to
+/// [`SpringBoneJob::step_validated_springs`](super::SpringBoneJob::step_validated_springs).
+#[derive(Clone, Debug)]
+pub struct SpringPlan {
+    /// The joints that are spring joints.
+    spring: Bits,
+    /// The joints below a spring joint (whose matrices a spring joint's run can change).
+    under: Bits,
+}
+
+impl SpringPlan {
+    /// The plan of `springs` on `skeleton`. Joints past the skeleton's end are ignored.
+    pub fn new<R: Real>(skeleton: &SkeletonView<'_, R>, springs: &[SpringJoint<R>]) -> Self {
+        let mut spring = NONE;
+        let mut lowest = usize::MAX;
+        for s in springs {
+            set(&mut spring, s.joint.into());
+            lowest = lowest.min(s.joint.into());
         }
+        // Parents come before their children: one pass from the lowest spring joint on marks
+        // every joint below a spring joint.
+        let mut under = NONE;
+        for (j, &p) in skeleton.parents().iter().enumerate().skip(lowest) {
+            if usize::try_from(p).is_ok_and(|p| has(&spring, p) || has(&under, p)) {
+                set(&mut under, j);
+            }
+        }
+        SpringPlan { spring, under }
     }
-    for (v, pv) in o.cols[3].iter_mut().zip(p[3]) {
-        *v += pv;
-    }
-    o
 }
 
 /// The local pose and its model matrices while the spring joints run.
@@ -59,10 +81,8 @@ pub(super) struct Pose<'p, R: Real> {
     skeleton: SkeletonView<'p, R>,
     locals: &'p mut [SoaTransform<R>],
     models: &'p mut [Mat4<R>],
-    /// The joints that are spring joints.
-    spring: Bits,
-    /// The joints below a spring joint (whose matrices a spring joint's run can change).
-    under: Bits,
+    /// The spring joints and the joints below them.
+    plan: &'p SpringPlan,
     /// The spring joints that have run.
     done: Bits,
     /// The spring joints (among joints 0 to 127, one bit each) whose stored matrix is already
@@ -78,28 +98,14 @@ pub(super) struct Pose<'p, R: Real> {
 }
 
 impl<'p, R: Real> Pose<'p, R> {
-    /// The pose, with the joints of `springs` marked as spring joints.
+    /// The pose, with the spring joints and the joints below them of `plan`.
     pub(super) fn new(
         skeleton: SkeletonView<'p, R>,
-        springs: &[SpringJoint<R>],
+        plan: &'p SpringPlan,
         locals: &'p mut [SoaTransform<R>],
         models: &'p mut [Mat4<R>],
     ) -> Self {
-        let mut spring = [0; MAX_JOINTS / 32];
-        let mut lowest = usize::MAX;
-        for s in springs {
-            set(&mut spring, s.joint.into());
-            lowest = lowest.min(s.joint.into());
-        }
-        // Parents come before their children: one pass from the lowest spring joint on marks
-        // every joint below a spring joint.
-        let mut under = [0; MAX_JOINTS / 32];
-        for (j, &p) in skeleton.parents().iter().enumerate().skip(lowest) {
-            if usize::try_from(p).is_ok_and(|p| has(&spring, p) || has(&under, p)) {
-                set(&mut under, j);
-            }
-        }
-        Pose { skeleton, locals, models, spring, under, done: NONE, exact: 0, repeated: false, first: usize::MAX }
+        Pose { skeleton, locals, models, plan, done: NONE, exact: 0, repeated: false, first: usize::MAX }
     }
 
     /// The hierarchy.
@@ -108,6 +114,7 @@ impl<'p, R: Real> Pose<'p, R> {
     }
 
     /// Joint `j`'s local transform.
+    #[cfg_attr(sinew_simd_lanes, inline(always))]
     pub(super) fn local(&self, j: usize) -> Transform<R> {
         self.locals.get(j / 4).map_or(Transform::IDENTITY, |s| s.lane(j % 4))
     }
@@ -121,8 +128,9 @@ impl<'p, R: Real> Pose<'p, R> {
     /// another joint, recomputed from its nearest spring ancestor when that one has run (three-vrm
     /// updates the joints below a spring joint after it moves, down to the next spring joints),
     /// else the one on entry.
+    #[cfg_attr(sinew_simd_lanes, inline(always))]
     pub(super) fn stored(&self, x: usize) -> Mat4<R> {
-        if has(&self.spring, x) || !has(&self.under, x) {
+        if has(&self.plan.spring, x) || !has(&self.plan.under, x) {
             return self.model(x);
         }
         let sk = &self.skeleton;
@@ -130,7 +138,7 @@ impl<'p, R: Real> Pose<'p, R> {
         let above = loop {
             match up {
                 None => return self.model(x),
-                Some(a) if has(&self.spring, a) => break a,
+                Some(a) if has(&self.plan.spring, a) => break a,
                 Some(a) => up = sk.parent(a),
             }
         };
@@ -145,14 +153,15 @@ impl<'p, R: Real> Pose<'p, R> {
             if a == above {
                 break;
             }
-            path = local(a) * path;
+            path = affine::product(&local(a), &path);
             up = sk.parent(a);
         }
-        self.model(above) * path
+        affine::product(&self.model(above), &path)
     }
 
     /// Writes joint `j`'s new rotation and model matrix (computed from `stored` of its parent)
     /// and marks it as run.
+    #[cfg_attr(sinew_simd_lanes, inline(always))]
     pub(super) fn commit(&mut self, j: usize, rotation: Quat<R>, model: Mat4<R>) {
         if let Some(soa) = self.locals.get_mut(j / 4) {
             soa.rotation.set_lane(j % 4, rotation);
@@ -165,8 +174,8 @@ impl<'p, R: Real> Pose<'p, R> {
         // matrix is final: `models` holds it and only its own commit changes it.
         let exact = match self.skeleton.parent(j) {
             None => true,
-            Some(p) if has(&self.spring, p) => low(self.exact, p),
-            Some(p) => !has(&self.under, p),
+            Some(p) if has(&self.plan.spring, p) => low(self.exact, p),
+            Some(p) => !has(&self.plan.under, p),
         };
         if has(&self.done, j) {
             self.repeated = true;
@@ -198,9 +207,33 @@ impl<'p, R: Real> Pose<'p, R> {
     /// Brings every model matrix up to date: recomputes the matrices of the joints below one
     /// that has run, and those of the joints that have run but were computed from a parent
     /// matrix that changed since (see `exact`).
-    pub(super) fn finish(self) {
+    pub(super) fn finish(mut self) {
+        if self.first == usize::MAX {
+            return;
+        }
         let keep = if self.repeated { 0 } else { self.exact };
-        refresh(self.skeleton, self.locals, self.models, &self.done, self.first, keep);
+        // Parents first: a joint is recomputed when it ran or its parent was (marked in
+        // `done` as it goes). Both are among the joints that ran and those below a spring joint.
+        for w in self.first / 32..self.done.len() {
+            let mut bits = self.done.get(w).copied().unwrap_or(0) | self.plan.under.get(w).copied().unwrap_or(0);
+            while bits != 0 {
+                let j = w * 32 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let parent = self.skeleton.parent(j);
+                if !has(&self.done, j) && !parent.is_some_and(|p| has(&self.done, p)) {
+                    continue;
+                }
+                set(&mut self.done, j);
+                if low(keep, j) {
+                    continue;
+                }
+                let above = parent.and_then(|p| self.models.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+                let local = self.local(j);
+                if let Some(m) = self.models.get_mut(j) {
+                    *m = model_of(&above, &local);
+                }
+            }
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 use alloc::vec::Vec;
 
 use sinew::asset::Asset;
-use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringTail};
+use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringPlan, SpringTail};
 use sinew::job::JobError;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::skeleton::SkeletonView;
@@ -91,6 +91,8 @@ pub struct SpringFrame {
 #[derive(Debug)]
 pub(super) struct Springs {
     pub(super) set: SpringSet,
+    /// The set's spring joints and the joints below them, on the model's skeleton.
+    pub(super) plan: SpringPlan,
     pub(super) settings: SpringSettings,
     pub(super) tails: Vec<SpringTail<f32>>,
     pub(super) enabled: bool,
@@ -172,9 +174,9 @@ impl Springs {
                 n
             };
             for _ in 0..steps {
-                // The set was validated on this skeleton at set-up (`set_springs`) and does
-                // not change after.
-                let report = job.step_validated_springs(h)?;
+                // The set was validated and planned on this skeleton at set-up (`set_springs`)
+                // and does not change after.
+                let report = job.step_validated_springs(h, &self.plan)?;
                 frame.steps += 1;
                 frame.contacts = frame.contacts.saturating_add(report.contacts);
             }

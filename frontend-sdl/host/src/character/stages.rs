@@ -196,8 +196,10 @@ impl<C: Capacity> Character<C> {
         enabled: bool,
     ) -> Result<(), CharacterError> {
         let n = set.joints.len();
+        let plan = sinew::job::spring::SpringPlan::new(&self.model.skeleton(), &set.joints);
         let stage = Springs {
             set,
+            plan,
             settings,
             tails: vec![sinew::job::spring::SpringTail::default(); n],
             enabled,
