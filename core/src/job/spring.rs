@@ -69,7 +69,7 @@ mod collide;
 mod pose;
 
 use affine::{point, product, vector};
-use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection};
+use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection, Placed};
 use pose::Pose;
 pub use pose::SpringPlan;
 
@@ -457,10 +457,11 @@ impl<R: Real> SpringBoneJob<'_, R> {
         let (world, sk, springs) = (self.world, self.skeleton, self.springs);
         let world_inverse = InverseDirection::of(&world);
         let mut pose = Pose::new(sk, plan, self.locals, self.models);
+        let mut placed = Placements::default();
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
             let step = Step { world, world_inverse, dt, springs: &springs, joint: s };
-            match step.run(&pose, tail, &mut report.contacts) {
+            match step.run(&pose, tail, &mut placed, &mut report.contacts) {
                 Some((j, rotation, model)) => pose.commit(j, rotation, model),
                 None => report.skipped = report.skipped.saturating_add(1),
             }
@@ -493,6 +494,7 @@ impl<R: Real> Step<'_, '_, R> {
         &self,
         pose: &Pose<'_, R>,
         tail: &mut SpringTail<R>,
+        placed: &mut Placements<R>,
         contacts: &mut u32,
     ) -> Option<(usize, Quat<R>, Mat4<R>)> {
         let (s, world, dt) = (self.joint, self.world, self.dt);
@@ -535,7 +537,13 @@ impl<R: Real> Step<'_, '_, R> {
         let ids = self.springs.joint_colliders.get(start..start + usize::from(s.colliders_len)).unwrap_or(&[]);
         for &id in ids {
             let Some(c) = self.springs.colliders.get(usize::from(id)) else { continue };
-            let shape = place(&c.shape, &world, &pose.stored(c.joint.into()));
+            let shape = placed.get(id).unwrap_or_else(|| {
+                let shape = place(&c.shape, &world, &pose.stored(c.joint.into()));
+                if pose.fixed(c.joint.into()) {
+                    placed.put(id, shape);
+                }
+                shape
+            });
             if let Contact::Inside { depth, normal } = collide(&shape, next, s.hit_radius) {
                 *contacts = contacts.saturating_add(1);
                 if let Some(normal) = normal {
@@ -577,6 +585,39 @@ impl<R: Real> Step<'_, '_, R> {
         let model = pose::model_of(&parent_model, &turned);
         *tail = SpringTail { current, prev: tail.current, rotation };
         Some((j, rotation, model))
+    }
+}
+
+/// Colliders placed in the world during a step, kept for the joints after: a few entries, each
+/// for the colliders whose index is its own modulo their number; only colliders on joints whose
+/// matrices the step does not change ([`Pose::fixed`]) are kept.
+struct Placements<R> {
+    entries: [Option<(u16, Placed<R>)>; PLACEMENTS],
+}
+
+/// Entries of [`Placements`].
+const PLACEMENTS: usize = 4;
+
+impl<R> Default for Placements<R> {
+    fn default() -> Self {
+        Placements { entries: [None, None, None, None] }
+    }
+}
+
+impl<R: Real> Placements<R> {
+    /// Collider `id` as placed earlier in the step, if kept.
+    fn get(&self, id: u16) -> Option<Placed<R>> {
+        match self.entries.get(usize::from(id) % PLACEMENTS) {
+            Some(&Some((kept, shape))) if kept == id => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// Keeps collider `id`'s placement.
+    fn put(&mut self, id: u16, shape: Placed<R>) {
+        if let Some(e) = self.entries.get_mut(usize::from(id) % PLACEMENTS) {
+            *e = Some((id, shape));
+        }
     }
 }
 

@@ -124,6 +124,12 @@ impl<'p, R: Real> Pose<'p, R> {
         self.models.get(j).copied().unwrap_or(Mat4::IDENTITY)
     }
 
+    /// True when joint `j`'s matrix stays as it was on entry for the whole step: it is neither
+    /// a spring joint nor below one.
+    pub(super) fn fixed(&self, j: usize) -> bool {
+        !has(&self.plan.spring, j) && !has(&self.plan.under, j)
+    }
+
     /// Joint `x`'s model matrix as three-vrm holds it now: a spring joint's stored one; for
     /// another joint, recomputed from its nearest spring ancestor when that one has run (three-vrm
     /// updates the joints below a spring joint after it moves, down to the next spring joints),
