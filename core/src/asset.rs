@@ -214,7 +214,7 @@ impl<'a> Asset<'a> {
     /// assert!(matches!(Asset::parse(&bytes), Err(ParseError::ChecksumMismatch { .. })));
     /// ```
     pub fn parse(data: &'a [u8]) -> Result<Self, ParseError> {
-        Self::parse_checking::<true>(data)
+        Self::parse_checking::<true, true>(data)
     }
 
     /// Parses and validates a `.sinew` file as [`Asset::parse`] does, except the graph
@@ -239,15 +239,36 @@ impl<'a> Asset<'a> {
     /// layout gives [`ParseError::SectionOverrun`], [`ParseError::BadSection`] or
     /// [`ParseError::BadGraph`] (header or parameter), as it does there.
     pub fn parse_without_graph_rules(data: &'a [u8]) -> Result<Self, ParseError> {
-        Self::parse_checking::<false>(data)
+        Self::parse_checking::<false, true>(data)
+    }
+
+    /// Parses and validates a `.sinew` file as [`Asset::parse_without_graph_rules`] does, except
+    /// the sections of spring bones, clip reports, morph targets and morph weights: their
+    /// contents are not checked (a spring-bone section still needs the skeleton and is one at
+    /// most). They are listed as [`Asset::reopen`] lists sections: [`Asset::morph_targets`]
+    /// says which meshes have targets, [`Asset::springs`] whether the file has spring bones,
+    /// and what their views read is bounds-checked but may be meaningless.
+    ///
+    /// For a runtime that plays clips and lists graphs, but evaluates no morph targets, runs no
+    /// spring bones and reads no clip reports (the browser's module without them): it links
+    /// none of those sections' validation. A runtime that reads them opens the file with
+    /// [`Asset::parse`] or [`Asset::parse_without_graph_rules`], which check them.
+    ///
+    /// # Errors
+    ///
+    /// What [`Asset::parse_without_graph_rules`] finds in the other sections.
+    pub fn parse_for_playback(data: &'a [u8]) -> Result<Self, ParseError> {
+        Self::parse_checking::<false, false>(data)
     }
 
     /// [`Asset::parse`], holding graph sections to the graph rules when `GRAPH_RULES` is set
-    /// and checking their layout only when not ([`Asset::parse_without_graph_rules`]).
+    /// and checking their layout only when not ([`Asset::parse_without_graph_rules`]), and
+    /// leaving the contents of the spring-bone, clip-report, morph-target and morph-weight
+    /// sections unchecked when `EVERY_SECTION` is not set ([`Asset::parse_for_playback`]).
     /// Inlined: a firmware image that calls only `parse` links the same code as if `parse`
     /// held this body.
     #[inline(always)]
-    fn parse_checking<const GRAPH_RULES: bool>(data: &'a [u8]) -> Result<Self, ParseError> {
+    fn parse_checking<const GRAPH_RULES: bool, const EVERY_SECTION: bool>(data: &'a [u8]) -> Result<Self, ParseError> {
         let mut r = Reader::new(data);
         if r.array::<8>()? != MAGIC {
             return Err(ParseError::BadMagic);
@@ -314,7 +335,9 @@ impl<'a> Asset<'a> {
                 if asset.springs.is_some() {
                     return Err(ParseError::DuplicateSprings);
                 }
-                SpringsData::parse(body, sec, &skeleton).map_err(overrun(sec))?;
+                if EVERY_SECTION {
+                    SpringsData::parse(body, sec, &skeleton).map_err(overrun(sec))?;
+                }
                 asset.springs = Some(i);
             }
         }
@@ -326,13 +349,13 @@ impl<'a> Asset<'a> {
         }
         // Morph targets after the meshes they deform, weight tracks after both and the clips.
         let mut previous = None;
-        for n in 0..asset.morphs.count {
+        for n in 0..if EVERY_SECTION { asset.morphs.count } else { 0 } {
             let i = asset.morphs.first + n;
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
             previous = Some(morph::parse_morph(body, i as u16, &asset, previous).map_err(overrun(i as u16))?);
         }
         let mut previous = None;
-        for n in 0..asset.weights.count {
+        for n in 0..if EVERY_SECTION { asset.weights.count } else { 0 } {
             let i = asset.weights.first + n;
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
             previous = Some(morph::parse_weights(body, i as u16, &asset, previous).map_err(overrun(i as u16))?);
@@ -348,7 +371,7 @@ impl<'a> Asset<'a> {
             .map_err(overrun(i as u16))?;
         }
         let mut previous = None;
-        for n in 0..asset.reports.count {
+        for n in 0..if EVERY_SECTION { asset.reports.count } else { 0 } {
             let i = asset.reports.first + n;
             let (_, body) = asset.section_raw(i).ok_or(ParseError::BadSection { section: i as u16 })?;
             previous = Some(report::parse(body, i as u16, &asset, joints, previous)?);

@@ -16,7 +16,7 @@ use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
 #[cfg(feature = "springs")]
 use crate::character::SpringSet;
-use crate::parts::{draw_parts, DrawPart};
+use crate::parts::{draw_parts, DrawPart, FLOATS_PER_VERTEX};
 
 /// Why a file could not be opened; the messages are the command line's.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +131,27 @@ impl Model {
     /// A [`LoadError`] for bytes that are not a `.sinew` file with a skeleton; `bytes` are
     /// dropped.
     pub fn open<const SOA: usize>(bytes: Box<[u8]>, palette: Option<usize>) -> Result<Model, LoadError> {
+        // Without the state machines the graphs are only listed (`describe`): their sections'
+        // layout is checked, and the graphs' module, which runs them, checks the rest.
+        #[cfg(feature = "graph")]
+        let parse = Asset::parse;
+        #[cfg(not(feature = "graph"))]
+        let parse = Asset::parse_without_graph_rules;
+        Self::open_with::<SOA>(bytes, palette, parse)
+    }
+
+    /// As [`Model::open`], the bytes parsed by `parse`: one of the core's parses, such as
+    /// [`Asset::parse_for_playback`] for a runtime that evaluates no morph targets and runs no
+    /// spring bones (which then must not be asked for: their sections are unchecked).
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::open`], with `parse`'s refusals.
+    pub fn open_with<const SOA: usize>(
+        bytes: Box<[u8]>,
+        palette: Option<usize>,
+        parse: fn(&'static [u8]) -> Result<Asset<'static>, ParseError>,
+    ) -> Result<Model, LoadError> {
         let raw = NonNull::from(Box::leak(bytes));
         // SAFETY: `raw` is the leaked box, alive until `release` below or the model's drop.
         let data: &'static [u8] = unsafe { raw.as_ref() };
@@ -138,11 +159,14 @@ impl Model {
             // SAFETY: nothing borrowed from `data` outlives this error path.
             drop(unsafe { Box::from_raw(raw.as_ptr()) });
         };
-        let built = Self::build::<SOA>(data, palette);
+        let built = Self::build::<SOA>(data, palette, parse);
         match built {
             Ok((asset, skeleton, skins, clips, meshes)) => {
                 let mut m = Model { asset, skeleton, skins, clips, meshes, palette, bounds: Bounds::UNIT, bytes: raw };
-                m.bounds = m.bind_bounds();
+                m.bounds = match palette {
+                    Some(_) => m.part_bounds(),
+                    None => m.bind_bounds(),
+                };
                 Ok(m)
             }
             Err(e) => {
@@ -154,14 +178,12 @@ impl Model {
 
     // Out of line: a load-time path, whose inlined copies only grow a wasm module.
     #[inline(never)]
-    fn build<const SOA: usize>(data: &'static [u8], palette: Option<usize>) -> Result<Built, LoadError> {
-        // Without the state machines the graphs are only listed (`describe`): their sections'
-        // layout is checked, and the graphs' module, which runs them, checks the rest.
-        #[cfg(feature = "graph")]
-        let asset = Asset::parse(data);
-        #[cfg(not(feature = "graph"))]
-        let asset = Asset::parse_without_graph_rules(data);
-        let asset = asset.map_err(LoadError::Parse)?;
+    fn build<const SOA: usize>(
+        data: &'static [u8],
+        palette: Option<usize>,
+        parse: fn(&'static [u8]) -> Result<Asset<'static>, ParseError>,
+    ) -> Result<Built, LoadError> {
+        let asset = parse(data).map_err(LoadError::Parse)?;
         let sd = asset.skeleton().ok_or(LoadError::NoSkeleton)?;
         let skeleton: Box<dyn SkeletonStore> = Box::new(sd.to_skeleton::<f32, SOA>().map_err(LoadError::Skeleton)?);
         let skins = (0..asset.num_skins())
@@ -204,6 +226,50 @@ impl Model {
         let skeleton = self.skeleton.view();
         let _ = crate::jobs::local_to_model(skeleton, skeleton.rest_pose(), &mut model);
         model
+    }
+
+    /// The bounds of the draw parts skinned (linear blend, the up to 4 influences a part's
+    /// vertex keeps) in the rest pose: the box of the vertices as a renderer of the draw parts
+    /// places them, or of the joints without meshes. A rigid part follows its mesh node; a
+    /// skinned part of a mesh without a skin is left out.
+    // Out of line: a load-time path, whose inlined copies only grow a wasm module.
+    #[inline(never)]
+    fn part_bounds(&self) -> Bounds {
+        let model = self.rest_model();
+        let joint = |j: usize| model.get(j).copied().unwrap_or(Mat4::IDENTITY);
+        let mut points: Vec<Vec3<f32>> = Vec::new();
+        for (mi, parts) in self.meshes.iter().enumerate() {
+            let Some(mesh) = self.asset.mesh(mi) else { continue };
+            let node = mesh.node().map_or(Mat4::IDENTITY, joint);
+            // The skin's palette: each skin joint's rest model matrix × its inverse bind.
+            let palette: Option<Vec<Mat4<f32>>> = mesh.skin().and_then(|s| self.skins.get(s)).map(|skin| {
+                skin.joints.iter().zip(&skin.inverse_bind).map(|(&j, inverse)| joint(j as usize) * *inverse).collect()
+            });
+            for part in parts {
+                let vertices = part.vertices.chunks_exact(FLOATS_PER_VERTEX);
+                if part.is_rigid() {
+                    points.extend(vertices.map(|v| node.transform_point3(position(v))));
+                    continue;
+                }
+                let Some(palette) = palette.as_deref() else { continue };
+                points.extend(vertices.map(|v| {
+                    let p = position(v);
+                    let mut skinned = Vec3::ZERO;
+                    for k in 0..4 {
+                        let (Some(&j), Some(&w)) = (v.get(6 + k), v.get(10 + k)) else { continue };
+                        let m = part.map.get(j as usize).and_then(|&s| palette.get(s as usize));
+                        if let (true, Some(m)) = (w != 0.0, m) {
+                            skinned += m.transform_point3(p) * w;
+                        }
+                    }
+                    skinned
+                }));
+            }
+        }
+        if points.is_empty() {
+            points.extend(model.iter().map(Mat4::translation));
+        }
+        Bounds::of(&points)
     }
 
     /// The bounds of every mesh skinned (linear blend) in the rest pose, as the desktop viewer
@@ -250,6 +316,15 @@ impl Model {
             points.extend(model.iter().map(Mat4::translation));
         }
         Bounds::of(&points)
+    }
+}
+
+/// The position of an interleaved draw-part vertex ([`FLOATS_PER_VERTEX`] floats, position
+/// first); the origin for a shorter slice.
+fn position(v: &[f32]) -> Vec3<f32> {
+    match *v {
+        [x, y, z, ..] => Vec3::new(x, y, z),
+        _ => Vec3::ZERO,
     }
 }
 

@@ -339,6 +339,19 @@ fn each_broken_rule_names_its_record() {
 }
 
 #[test]
+fn playback_parsing_lists_the_section_unchecked() {
+    // A spring span past the joint list: `parse` refuses it, the playback parse lists it.
+    let file = patched_file(|b| put_u16(b, SPRINGS_HEADER_LEN + SPRING_RECORD_LEN + 2, 3));
+    assert_eq!(Asset::parse(&file).err(), bad(SpringPart::Spring, 1).err());
+    let asset = Asset::parse_for_playback(&file).unwrap();
+    assert!(asset.springs().is_some() && asset.skeleton().is_some());
+    // The section's placement is still held to: one, after a skeleton.
+    let b = body();
+    assert_eq!(Asset::parse_for_playback(&file_of(true, &[&b, &b])).err(), Some(ParseError::DuplicateSprings));
+    assert_eq!(Asset::parse_for_playback(&file_of(false, &[&b])).err(), Some(ParseError::MissingSkeleton));
+}
+
+#[test]
 fn one_section_with_a_skeleton() {
     let b = body();
     assert_eq!(Asset::parse(&file_of(true, &[&b, &b])).err(), Some(ParseError::DuplicateSprings));
