@@ -29,10 +29,12 @@ if [ -f "$web/package-lock.json" ] && [ ! -x "$web/node_modules/.bin/wasm-opt" ]
   npm ci --prefix "$web" --no-audit --no-fund --silent
 fi
 simd="-C target-feature=+simd128"
-# The runtime without the graphs' state machines and foot placement, the one every page loads:
-# with SIMD (simd128, in every current engine) and without, for engines that lack it.
+# The runtime without the graphs' state machines, foot placement, spring bones, crowds, morph
+# targets and dual-quaternion rows, the one every page loads, with SIMD (simd128, in every
+# current engine); without SIMD, for engines that lack it (where the full module, SIMD only,
+# cannot be fetched), with the morph targets and dual-quaternion rows.
 module sinew_web.wasm simd "$simd" -p sinew-web --no-default-features
-module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features
+module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features --features morphs,dqs
 # The full module, with the state machines and foot placement (the default features), fetched
 # when a page runs a graph or places the feet.
 module sinew_web_graph.wasm simd "$simd" -p sinew-web

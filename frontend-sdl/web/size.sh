@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What index.html downloads to show a .sinew model, from a built site (build.sh): each file's
-# size and its size gzipped (gzip -9), as a Markdown table with the total. The modules fetched
-# only on demand (graphs, glTF importer, scalar fallback) are listed below it, then the peer:
+# size and its size gzipped (gzip -9), as a Markdown table with the total. The files fetched
+# only on demand (the full module, the dual-quaternion shader, the glTF importer, the scalar
+# fallback) are listed below it, then the peer:
 # three.js's skinned-animation subset (WebGLRenderer, SkinnedMesh, AnimationMixer) bundled and
 # minified by esbuild from the lockfile's three, and the ratio of the totals. Last, the floor
 # under the runtime module: examples/floor.rs (the core's parser, key-cursor sampling, the
@@ -12,7 +13,7 @@ set -euo pipefail
 site="${1:-target/site}"
 row() { printf '| %s | %d | %d |\n' "$1" "$(wc -c <"$site/$1")" "$(gzip -9 -c "$site/$1" | wc -c)"; }
 page=(index.html style.css viewer.js sinew.js camera.js gl.js sinew_web.wasm)
-for f in skin_common.vert skin_lbs.vert skin_dqs.vert mesh.frag line.vert line.frag; do page+=("shaders/$f.glsl"); done
+for f in skin_common.vert skin_lbs.vert mesh.frag line.vert line.frag; do page+=("shaders/$f.glsl"); done
 echo "| file | bytes | gzip -9 |"
 echo "|---|---|---|"
 raw=0 gz=0
@@ -25,7 +26,7 @@ printf '| **total** | **%d** | **%d** |\n\n' "$raw" "$gz"
 module_gz=$(gzip -9 -c "$site/sinew_web.wasm" | wc -c)
 echo "| on demand | bytes | gzip -9 |"
 echo "|---|---|---|"
-for f in sinew_web_graph.wasm sinew_web_import.wasm import.js sinew_web_scalar.wasm; do
+for f in sinew_web_graph.wasm shaders/skin_dqs.vert.glsl sinew_web_import.wasm import.js sinew_web_scalar.wasm; do
   [ -f "$site/$f" ] && row "$f"
 done
 

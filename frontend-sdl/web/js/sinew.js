@@ -92,6 +92,17 @@ export class Sinew {
     this.hasCrowds = typeof exports.sinew_crowd_new === 'function';
     const limit = exports.sinew_limit;
     /**
+     * Whether this module evaluates morph targets (`Outputs.MORPHS`, a draw part's morphed
+     * vertices): `sinew_web_graph.wasm` and `sinew_web_scalar.wasm` do, `sinew_web.wasm` does
+     * not (its draw parts keep their rest shape).
+     */
+    this.hasMorphs = limit(11) === 1;
+    /**
+     * Whether this module computes dual-quaternion rows (`Outputs.DQS_ROWS`):
+     * `sinew_web_graph.wasm` and `sinew_web_scalar.wasm` do, `sinew_web.wasm` does not.
+     */
+    this.hasDqs = limit(12) === 1;
+    /**
      * The limits the runtime defines (sinew-host's `limits`): a crossfade's default seconds, the
      * most joints of a model, floats per draw-part vertex, the fewest joints of a palette.
      */

@@ -10,7 +10,7 @@
 // window.sinewThree ({palette(skin), render()}).
 
 import * as THREE from 'three';
-import { Sinew, Outputs } from './sinew.js';
+import { Sinew, Outputs, moduleUrl, hasSimd } from './sinew.js';
 import { framing, eye, clipPlanes, gridLines } from './camera.js';
 
 const params = new URLSearchParams(location.search);
@@ -80,8 +80,14 @@ async function main() {
   const bytes = new Uint8Array(await response.arrayBuffer());
 
   // ANCHOR: three
-  const sinew = await Sinew.load(); // sinew_web.wasm, next to sinew.js
-  const model = sinew.open(bytes); // a .sinew file's bytes
+  let sinew = await Sinew.load(); // sinew_web.wasm, next to sinew.js
+  let model = sinew.open(bytes); // a .sinew file's bytes
+  if (!sinew.hasMorphs && hasSimd && model.meshes.some((m) => m.morph)) {
+    // Morph targets are evaluated in the full module, sinew_web_graph.wasm.
+    model.close();
+    sinew = await Sinew.load(moduleUrl({ graphs: true }));
+    model = sinew.open(bytes);
+  }
   const character = model.character(); // plays the first clip; .play(name), .blend(name, w)...
 
   // One SkinnedMesh per draw part; its bones are the part's palette slots, and three's bone

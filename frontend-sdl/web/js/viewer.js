@@ -15,7 +15,8 @@ import { framing, viewProj, gridLines, mul } from './camera.js';
 import { ATTRIBUTES, shaderSources, program } from './gl.js';
 
 /** The shared shader files the viewer links. */
-const SHADERS = ['skin_common.vert', 'skin_lbs.vert', 'skin_dqs.vert', 'mesh.frag', 'line.vert', 'line.frag'];
+// skin_dqs.vert is fetched with the first dual-quaternion frame (`Renderer#loadDqs`).
+const SHADERS = ['skin_common.vert', 'skin_lbs.vert', 'mesh.frag', 'line.vert', 'line.frag'];
 
 const params = new URLSearchParams(location.search);
 const canvas = document.getElementById('view');
@@ -70,6 +71,9 @@ function say(text, error = false) {
   message.className = error ? 'error' : '';
 }
 
+/** The uniforms both skinning programs have, besides their palette rows. */
+const SKIN_UNIFORMS = ['u_MVP', 'u_normalMat', 'u_lightDir', 'u_light', 'u_color', 'u_texture'];
+
 /** The GL renderer: programs, the model's buffers and textures, and the frame's draws. */
 class Renderer {
   constructor(gl, sources, maxVectors, sinew) {
@@ -81,14 +85,22 @@ class Renderer {
     if (this.joints < limits.minPalette) {
       throw new Error(`${budget} vertex uniform vectors leave room for ${this.joints} joints; at least ${limits.minPalette} are needed`);
     }
-    const skin = `#define JOINTS ${this.joints}\n${sources['skin_common.vert']}`;
-    const common = ['u_MVP', 'u_normalMat', 'u_lightDir', 'u_light', 'u_color', 'u_texture'];
-    this.lbs = program(gl, skin + sources['skin_lbs.vert'], sources['mesh.frag'], [...common, 'u_jointMat']);
-    this.dqs = program(gl, skin + sources['skin_dqs.vert'], sources['mesh.frag'], [...common, 'u_jointDQ']);
+    this.skin = `#define JOINTS ${this.joints}\n${sources['skin_common.vert']}`;
+    this.fragment = sources['mesh.frag'];
+    this.lbs = program(gl, this.skin + sources['skin_lbs.vert'], this.fragment, [...SKIN_UNIFORMS, 'u_jointMat']);
+    /** The dual-quaternion program, linked by `loadDqs` (null until then: parts draw with `lbs`). */
+    this.dqs = null;
     this.lines = program(gl, sources['line.vert'], sources['line.frag'], ['u_MVP', 'u_color']);
     this.white = this.texture(1, 1, new Uint8Array([255, 255, 255, 255]), gl.CLAMP_TO_EDGE, gl.CLAMP_TO_EDGE, gl.NEAREST, gl.NEAREST);
     this.stream = gl.createBuffer();
     this.gpu = null;
+  }
+
+  /** Fetches skin_dqs.vert and links the dual-quaternion program, once. */
+  async loadDqs() {
+    if (this.dqs) return;
+    const { 'skin_dqs.vert': vertex } = await shaderSources(['skin_dqs.vert']);
+    this.dqs ??= program(this.gl, this.skin + vertex, this.fragment, [...SKIN_UNIFORMS, 'u_jointDQ']);
   }
 
   texture(width, height, rgba, wrapS, wrapT, mag, min) {
@@ -203,7 +215,7 @@ class Renderer {
     this.gpu.meshes.forEach((parts, mi) => {
       const morphs = model.meshes[mi].morph;
       parts.forEach((p, pi) => {
-        const m = p.part.rigid || method === 'lbs' ? 'lbs' : 'dqs';
+        const m = p.part.rigid || method === 'lbs' || !character.sinew.hasDqs || !this.dqs ? 'lbs' : 'dqs';
         const prog = m === 'lbs' ? this.lbs : this.dqs;
         gl.useProgram(prog.program);
         const rows = character.partData(mi, pi, m === 'lbs' ? 0 : 1);
@@ -296,7 +308,20 @@ class Viewer {
         const { importGltf } = await import('./import.js');
         ({ bytes: data, notes } = await importGltf(bytes, { palette: this.renderer.joints }));
       }
-      const model = this.sinew.open(data, { palette: this.renderer.joints });
+      let model = this.sinew.open(data, { palette: this.renderer.joints });
+      // Morph targets are evaluated in the full module: a model with them opens there. Where
+      // the engine lacks SIMD or the full module refuses the file, the first module draws it
+      // without its morph targets.
+      if (!this.sinew.hasMorphs && hasSimd && model.meshes.some((m) => m.morph)) {
+        this.fullRuntime ??= await Sinew.load(moduleUrl({ graphs: true }));
+        try {
+          const full = this.fullRuntime.open(data, { palette: this.renderer.joints });
+          model.close();
+          [model, this.sinew] = [full, this.fullRuntime];
+        } catch (e) {
+          say(`${name}: without its morph targets: ${e.message}`, true);
+        }
+      }
       // The file as given, to open again (through the importer again) in the full module.
       this.source = { name, data: bytes };
       const character = model.character();
@@ -337,7 +362,8 @@ class Viewer {
 
   /**
    * Opens the model again in the full module (`sinew_web_graph.wasm`: the graphs' state
-   * machines and foot placement), fetched the first time, with the playing clip, its time and
+   * machines, foot placement, spring bones, morph targets and dual-quaternion rows), fetched the
+   * first time, with the playing clip, its time and
    * the speed carried over, then `prepare(character)`. The full module checks the file in full
    * (the first module reads only what it lists); a file it refuses stays open in the first, its
    * clips playing, the error said. Whether the model is open in the full module.
@@ -374,6 +400,29 @@ class Viewer {
     }
     document.getElementById('graph').value = i;
     this.buildParameters(this.model.graphs[i]);
+  }
+
+  /**
+   * Switches between linear-blend and dual-quaternion skinning. The first switch to
+   * dual quaternions fetches their shader (`Renderer#loadDqs`); their rows are computed in the
+   * full module, so in the base module it opens the model again there (`reopenFull`). Where
+   * either fails, the skinning stays linear.
+   */
+  async toggleMethod() {
+    this.method = this.method === 'lbs' ? 'dqs' : 'lbs';
+    if (this.method === 'dqs') {
+      try {
+        await this.renderer.loadDqs();
+        if (!this.sinew.hasDqs && !(await this.reopenFull())) this.method = 'lbs';
+      } catch (e) {
+        this.method = 'lbs';
+        throw e;
+      } finally {
+        this.frame();
+      }
+    } else {
+      this.frame();
+    }
   }
 
   /**
@@ -579,7 +628,7 @@ class Viewer {
       this.character.playing = this.playing;
     }));
     on('scrub', 'input', guard(() => this.character.seek(Number(document.getElementById('scrub').value))));
-    on('method', 'click', guard(() => (this.method = this.method === 'lbs' ? 'dqs' : 'lbs')));
+    on('method', 'click', () => this.toggleMethod().catch((e) => say(e.message, true)));
     on('bones', 'click', guard(() => (this.bones = !this.bones)));
     on('feet', 'click', () => this.toggleFeet().catch((e) => say(e.message, true)));
     const toggle = (what) => this.toggleSprings(what).catch((e) => say(e.message, true));
@@ -643,13 +692,15 @@ async function main() {
   hud.hidden = params.get('hud') === '0';
   const gl = canvas.getContext('webgl', { antialias: false, preserveDrawingBuffer: true });
   if (!gl) throw new Error('this browser gives no WebGL 1 context');
-  // `feet=1`, `springs=1` or `colliders=1` starts on the full module (foot placement and spring
-  // bones are in it; it needs SIMD); otherwise the base module, which the feet, springs and
-  // colliders buttons and the graphs leave for the full one when used.
-  const full = ['feet', 'springs', 'colliders'].some((k) => params.get(k) === '1') && hasSimd;
+  // `feet=1`, `springs=1`, `colliders=1` or `skinning=dqs` starts on the full module (foot
+  // placement, spring bones and dual-quaternion rows are in it; it needs SIMD); otherwise the
+  // base module, which the feet, springs, colliders and skinning buttons, the graphs and a model
+  // with morph targets leave for the full one when used.
+  const full = (['feet', 'springs', 'colliders'].some((k) => params.get(k) === '1') || params.get('skinning') === 'dqs') && hasSimd;
   const runtime = moduleUrl({ graphs: full, simd: params.get('simd') !== '0' });
   const [sinew, sources] = await Promise.all([Sinew.load(runtime), shaderSources(SHADERS)]);
   const renderer = new Renderer(gl, sources, Number(params.get('maxVectors')) || 0, sinew);
+  if (params.get('skinning') === 'dqs') await renderer.loadDqs();
   const viewer = new Viewer(sinew, renderer);
   if (full) viewer.fullRuntime = sinew;
   window.sinewViewer = viewer;

@@ -8,8 +8,13 @@
 //! model or character is freed; JavaScript views them in place (`new Float32Array(memory.buffer,
 //! address, length)`), making the view again after any call that may grow memory.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cell::RefCell;
 
 use sinew::controller::FadeCurve;
 use sinew_host::camera::{grid_step, Camera};
@@ -42,9 +47,10 @@ struct State {
     crowds: Vec<Option<Box<crowd::WebCrowd>>>,
 }
 
-thread_local! {
-    static STATE: RefCell<State> = const {
-        RefCell::new(State {
+impl State {
+    /// No models, characters or text; the update buffers unallocated.
+    const fn new() -> State {
+        State {
             models: Vec::new(),
             characters: Vec::new(),
             text: String::new(),
@@ -53,10 +59,36 @@ thread_local! {
             lines: ColliderLines { outside: Vec::new(), inside: Vec::new() },
             #[cfg(feature = "crowd")]
             crowds: Vec::new(),
-        })
-    };
+        }
+    }
 }
 
+/// The module's state: one for the module in wasm32 (one thread, without the standard
+/// library), one per thread on the hosts, where the tests run.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+static STATE: Global = Global(RefCell::new(State::new()));
+
+/// The state of a module whose code runs on one thread.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+struct Global(RefCell<State>);
+
+// SAFETY: wasm32 without the atomics feature has one thread: nothing shares the state.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+unsafe impl Sync for Global {}
+
+#[cfg(not(all(target_family = "wasm", not(target_feature = "atomics"))))]
+std::thread_local! {
+    static STATE: RefCell<State> = const { RefCell::new(State::new()) };
+}
+
+/// Runs `f` on the module's state.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+fn with<T>(f: impl FnOnce(&mut State) -> T) -> T {
+    f(&mut STATE.0.borrow_mut())
+}
+
+/// Runs `f` on the thread's state.
+#[cfg(not(all(target_family = "wasm", not(target_feature = "atomics"))))]
 fn with<T>(f: impl FnOnce(&mut State) -> T) -> T {
     STATE.with(|s| f(&mut s.borrow_mut()))
 }
@@ -119,7 +151,7 @@ fn report(s: &mut State, text: String) {
 #[no_mangle]
 pub extern "C" fn sinew_alloc(len: usize) -> *mut u8 {
     if len == 0 {
-        return std::ptr::null_mut();
+        return core::ptr::null_mut();
     }
     Box::leak(vec![0u8; len].into_boxed_slice()).as_mut_ptr()
 }
@@ -133,7 +165,7 @@ pub extern "C" fn sinew_alloc(len: usize) -> *mut u8 {
 pub unsafe extern "C" fn sinew_free(ptr: *mut u8, len: usize) {
     if !ptr.is_null() && len > 0 {
         // SAFETY: the caller's contract: the box `sinew_alloc` leaked.
-        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) });
+        drop(unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(ptr, len)) });
     }
 }
 
@@ -141,7 +173,9 @@ pub unsafe extern "C" fn sinew_free(ptr: *mut u8, len: usize) {
 /// in seconds, 1 the most joints of a model, 2 floats per vertex of a draw part, 3 the fewest
 /// joints a palette may hold; the camera's ([`Camera`]): 4 its largest elevation, 5 and 6 its
 /// near and far planes per unit of distance, 7 to 10 the framing's yaw, pitch, vertical field
-/// of view (radians) and distance per unit of radius. NaN for any other.
+/// of view (radians) and distance per unit of radius; 11 whether the module evaluates morph
+/// targets (1, the feature `morphs`) or not (0), 12 whether it computes dual-quaternion rows
+/// (1, the feature `dqs`) or not (0). NaN for any other.
 #[no_mangle]
 pub extern "C" fn sinew_limit(what: u32) -> f32 {
     match what {
@@ -156,6 +190,8 @@ pub extern "C" fn sinew_limit(what: u32) -> f32 {
         8 => Camera::FRAMING_PITCH,
         9 => Camera::FRAMING_FOV_Y,
         10 => Camera::FRAMING_DISTANCE_PER_RADIUS,
+        11 => f32::from(u8::from(cfg!(feature = "morphs"))),
+        12 => f32::from(u8::from(cfg!(feature = "dqs"))),
         _ => f32::NAN,
     }
 }
@@ -200,7 +236,7 @@ pub unsafe extern "C" fn sinew_model_open(ptr: *mut u8, len: usize, palette: usi
         return 0;
     }
     // SAFETY: the caller's contract: the box `sinew_alloc` leaked, handed over.
-    let bytes = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) };
+    let bytes = unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(ptr, len)) };
     match crate::model::open(bytes, palette) {
         Ok(m) => with(|s| insert(&mut s.models, Rc::new(m))),
         Err(e) => {
@@ -383,10 +419,22 @@ pub extern "C" fn sinew_character_advance(id: u32, dt: f32) -> u32 {
     character(id, 0, |c, s| c.advance(dt, &mut s.work).map(|()| 1).map_err(|e| e.to_string()))
 }
 
-/// Computes the pose, the model matrices and `outputs` (flags of `character::outputs`). 1,
-/// or 0 with the message.
+/// The flags of `character::outputs` this module computes: all but `MORPHS` without the
+/// feature `morphs`, and but `DQS_ROWS` without the feature `dqs` (the host layer's code for
+/// them then stays out of the module).
+const OUTPUTS: u32 = {
+    use sinew_host::character::outputs::{DQS_ROWS, MORPHS};
+    let morphs = if cfg!(feature = "morphs") { 0 } else { MORPHS };
+    let dqs = if cfg!(feature = "dqs") { 0 } else { DQS_ROWS };
+    !(morphs | dqs)
+};
+
+/// Computes the pose, the model matrices and `outputs` (flags of `character::outputs`) of
+/// those the module computes (see [`sinew_limit`]: a draw part's morphed vertices and
+/// dual-quaternion rows stay empty in a module without them). 1, or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_update(id: u32, outputs: u32) -> u32 {
+    let outputs = outputs & OUTPUTS;
     character(id, 0, |c, s| c.update(outputs, &mut s.work).map(|()| 1).map_err(|e| e.to_string()))
 }
 
@@ -394,7 +442,7 @@ pub extern "C" fn sinew_character_update(id: u32, outputs: u32) -> u32 {
 /// character.
 #[no_mangle]
 pub extern "C" fn sinew_character_joints(id: u32) -> *const f32 {
-    character(id, std::ptr::null(), |c, _| Ok(c.joints.as_ptr().cast()))
+    character(id, core::ptr::null(), |c, _| Ok(c.joints.as_ptr().cast()))
 }
 
 /// Component `k` of the box of the joints' positions in the pose of the last update (0–2 its
@@ -415,7 +463,7 @@ pub extern "C" fn sinew_character_bounds(id: u32, k: u32) -> f32 {
 /// bind); null for no such skin.
 #[no_mangle]
 pub extern "C" fn sinew_character_palette(id: u32, skin: u32) -> *const f32 {
-    character(id, std::ptr::null(), |c, _| {
+    character(id, core::ptr::null(), |c, _| {
         c.palettes.get(skin as usize).map(|p| p.as_ptr().cast()).ok_or_else(|| format!("no skin {skin}"))
     })
 }
@@ -668,7 +716,7 @@ fn part_output(c: &Character, mesh: u32, part: u32, what: u32) -> Result<&[f32],
 /// morphed vertices), as of the last update that computed it.
 #[no_mangle]
 pub extern "C" fn sinew_character_part_ptr(id: u32, mesh: u32, part: u32, what: u32) -> *const f32 {
-    character(id, std::ptr::null(), |c, _| part_output(c, mesh, part, what).map(<[f32]>::as_ptr))
+    character(id, core::ptr::null(), |c, _| part_output(c, mesh, part, what).map(<[f32]>::as_ptr))
 }
 
 /// Length in floats of a draw part's output `what` (see [`sinew_character_part_ptr`]).
@@ -711,6 +759,13 @@ mod tests {
         assert!(sinew_model_describe(good) > 0);
         assert!(text().starts_with("{\"joints\":22,"));
         sinew_model_close(good);
+    }
+
+    #[test]
+    fn the_module_says_whether_it_evaluates_morph_targets_and_dual_quaternions() {
+        assert_eq!(sinew_limit(11), if cfg!(feature = "morphs") { 1.0 } else { 0.0 });
+        assert_eq!(sinew_limit(12), if cfg!(feature = "dqs") { 1.0 } else { 0.0 });
+        assert!(sinew_limit(13).is_nan());
     }
 
     #[cfg(feature = "graph")]
@@ -798,7 +853,8 @@ mod tests {
         assert_eq!(sinew_character_update(c, 1 | 2 | 4), 1);
         assert!((sinew_character_weight(c) - 0.5).abs() < 1e-6);
         assert_eq!(sinew_character_part_len(c, 0, 0, 0), 22 * 12);
-        assert_eq!(sinew_character_part_len(c, 0, 0, 1), 22 * 16);
+        // Dual-quaternion rows where the module computes them, none where it does not.
+        assert_eq!(sinew_character_part_len(c, 0, 0, 1), if cfg!(feature = "dqs") { 22 * 16 } else { 0 });
         assert!(!sinew_character_palette(c, 0).is_null());
         assert!(sinew_character_palette(c, 1).is_null());
         assert_eq!(text(), "no skin 1");

@@ -3,7 +3,8 @@
 //! methods stay out of line (`#[inline(never)]`): a description makes hundreds of calls, and
 //! inlined copies of them grow the module every page downloads.
 
-use std::fmt::Write;
+use alloc::string::String;
+use core::fmt::Write;
 
 /// JSON text under construction. Callers write the punctuation; this escapes and formats.
 #[derive(Debug, Default)]

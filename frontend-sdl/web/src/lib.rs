@@ -11,7 +11,13 @@
 //!
 //! On wasm32 the heap is talc's (see `heap.rs`), smaller than the standard library's dlmalloc.
 //!
-//! The same code builds for the host, where the tests run.
+//! The same code builds for the host, where the tests run. In wasm32 the crate has no
+//! standard library: a panic traps at once (`unreachable`), with no message formatted and no
+//! panic hook.
+
+#![cfg_attr(all(target_family = "wasm", not(target_feature = "atomics")), no_std)]
+
+extern crate alloc;
 
 pub mod abi;
 pub mod graph;
@@ -26,3 +32,11 @@ pub type WebWork = sinew_host::Work<sinew_host::limits::WebRig>;
 
 #[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
 mod heap;
+
+/// A panic (not expected: every export checks its input) traps: the call ends with a
+/// `RuntimeError` in JavaScript, and the module's state is left as the panic found it.
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics"), not(test)))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    core::arch::wasm32::unreachable()
+}

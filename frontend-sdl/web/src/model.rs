@@ -1,6 +1,10 @@
 //! A loaded `.sinew` file as the page sees it: [`open`] with the browser's joint capacity,
 //! and [`describe`], the model's description for the JavaScript side.
 
+use alloc::boxed::Box;
+use alloc::string::String;
+
+use sinew::asset::Asset;
 use sinew_host::gl;
 use sinew_host::limits::WebRig;
 use sinew_host::{LoadError, Model};
@@ -8,13 +12,25 @@ use sinew_host::{LoadError, Model};
 use crate::json::Json;
 
 /// Takes ownership of `bytes` and opens them as a model of at most [`WebRig::JOINTS`] joints,
-/// its meshes split for palettes of at most `palette` joints (see [`Model::open`]).
+/// its meshes split for palettes of at most `palette` joints (see [`Model::open`]), parsed
+/// as the module's features need: a module with the graphs' state machines with
+/// [`Asset::parse`], one without them with [`Asset::parse_without_graph_rules`], and one
+/// without morph targets and spring bones too (`sinew_web.wasm`) with
+/// [`Asset::parse_for_playback`], which lists their sections unchecked: that module reads no
+/// more of them than whether they are there, and the page opens a file that needs them in the
+/// full module, which checks them.
 ///
 /// # Errors
 ///
 /// A [`LoadError`] for bytes that are not a `.sinew` file with a skeleton that fits.
 pub fn open(bytes: Box<[u8]>, palette: usize) -> Result<Model, LoadError> {
-    Model::open::<{ WebRig::SOA }>(bytes, Some(palette))
+    #[cfg(feature = "graph")]
+    let parse = Asset::parse;
+    #[cfg(all(not(feature = "graph"), any(feature = "springs", feature = "morphs")))]
+    let parse = Asset::parse_without_graph_rules;
+    #[cfg(not(any(feature = "graph", feature = "springs", feature = "morphs")))]
+    let parse = Asset::parse_for_playback;
+    Model::open_with::<{ WebRig::SOA }>(bytes, Some(palette), parse)
 }
 
 /// The model's description for the JavaScript side: joints and their parents, skins, clips, graphs, meshes

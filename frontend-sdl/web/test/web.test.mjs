@@ -122,7 +122,8 @@ const FRAMES = [
   { name: 'character', model: 'character.sinew', clip: 'walk', time: 0.4 },
   { name: 'CesiumMan', model: 'CesiumMan.glb', clip: 'clip0', time: 0.5 },
   { name: 'Fox', model: 'Fox.sinew', clip: 'Run', time: 0.3 },
-  { name: 'AnimatedMorphCube', model: 'AnimatedMorphCube.glb', clip: 'Square', time: 1.3 },
+  // Morph targets: the viewer opens the model in the full module, which evaluates them.
+  { name: 'AnimatedMorphCube', model: 'AnimatedMorphCube.glb', clip: 'Square', time: 1.3, morphs: true },
 ];
 
 for (const f of FRAMES) {
@@ -130,9 +131,11 @@ for (const f of FRAMES) {
     const desk = await desktopFrame({ model: path.join(models, f.model), clip: f.clip, time: f.time, width: W, height: H,
       png: path.join(OUT, `${f.name}.desktop.png`) });
     const { page, img } = await viewerFrame({ model: `models/${f.model}`, clip: f.clip, time: f.time }, `${f.name}.web.png`);
+    const morphs = await page.evaluate(() => window.sinewViewer.sinew.hasMorphs);
     checkClean(page);
     await page.context().close();
     assert.ok(compare(f.name, img, desk) >= 0.97, `${f.name}: IoU ${used(f.name)} < 0.97 (see ${OUT})`);
+    assert.equal(morphs, Boolean(f.morphs), 'the module that drew it evaluates morph targets only for a model with them');
   });
 }
 
@@ -177,6 +180,24 @@ test('the viewer with its controls, as a page shows it: CesiumMan.glb through th
   await page.context().close();
   assert.match(text, /^loaded CesiumMan\.glb \(22 joints, 1 clips, 1 mesh parts\)$/);
   assert.ok(coverage(shot) > 0.05, `the frame is nearly empty: coverage ${coverage(shot)}`);
+});
+
+test('DQS skinning opens the model in the full module, which computes its dual-quaternion rows', T, async () => {
+  const page = await newPage(browser);
+  await openReady(page, `${server.url}index.html?${query({ model: 'models/character.sinew', paused: '1' })}`);
+  const run = await page.evaluate(async () => {
+    const v = window.sinewViewer;
+    const before = [v.sinew.hasDqs, v.character.partData(0, 0, 1)?.length ?? 0];
+    await v.toggleMethod();
+    const rows = v.character.partData(0, 0, 1)?.length ?? 0;
+    return { before, after: v.sinew.hasDqs, method: v.method, rows, joints: v.model.meshes[0].parts[0].joints, program: Boolean(v.renderer.dqs) };
+  });
+  checkClean(page);
+  await page.context().close();
+  assert.deepEqual(run.before, [false, 0], 'the base module computes no dual-quaternion rows');
+  assert.deepEqual([run.after, run.method, run.program], [true, 'dqs', true]);
+  assert.ok(run.joints > 0);
+  assert.equal(run.rows, run.joints * 16, 'a dual quaternion and a scale (16 floats) per palette joint');
 });
 
 test("the character's graph runs in the graphs' module and follows its parameters", T, async () => {

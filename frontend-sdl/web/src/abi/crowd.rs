@@ -6,7 +6,11 @@
 //! The palette's address ([`sinew_crowd_palette_ptr`]) and the instance rows' address
 //! ([`sinew_crowd_instance_rows`]) stay valid until the crowd is freed.
 
-use std::rc::Rc;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 use sinew::math::Vec3;
 use sinew_host::crowd::{Crowd, CrowdSettings, INSTANCE_FLOATS};
