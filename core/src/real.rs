@@ -103,6 +103,13 @@ pub trait Real:
 
     /// Square root; 0 for inputs ≤ 0. Relative error of a few ulp for `f32`.
     fn sqrt(self) -> Self;
+    /// Square root, correctly rounded for `f32` (the same bits on every target: the SIMD
+    /// register's square root where lanes are one, an integer computation elsewhere);
+    /// [`Real::sqrt`] for `Q16`. NaN for negative `f32` inputs.
+    #[inline(always)]
+    fn sqrt_ieee(self) -> Self {
+        self.sqrt()
+    }
     /// 1 / √x; the type's largest value for inputs ≤ 0.
     fn inv_sqrt(self) -> Self;
     /// 1 / √x for a positive, finite `x`, without the checks of [`Real::inv_sqrt`] (so lane

@@ -69,7 +69,7 @@ mod collide;
 mod pose;
 
 use affine::{point, product, vector};
-use collide::{arc, collide, dir, inverse_point, length, place, scale_to, Contact, InverseDirection, Placed};
+use collide::{arc, collide, dir, inverse_point, length, place, scale_to, unit, Contact, InverseDirection, Placed};
 use pose::Pose;
 pub use pose::SpringPlan;
 
@@ -579,7 +579,7 @@ impl<R: Real> Step<'_, '_, R> {
         if to == Vec3::ZERO {
             return None;
         }
-        let rotation = (rest.rotation * arc(axis, to)).normalize();
+        let rotation = unit(rest.rotation * arc(axis, to));
         let mut turned = local;
         turned.rotation = rotation;
         let model = pose::model_of(&parent_model, &turned);

@@ -57,6 +57,15 @@ impl Real for f32 {
             0.0
         }
     }
+    #[inline(always)]
+    fn sqrt_ieee(self) -> Self {
+        if SIMD_LANES {
+            // sqrtps, f32x4.sqrt or vsqrtq_f32 on one lane: correctly rounded.
+            f32x4::splat(self).sqrt().to_array()[0]
+        } else {
+            sqrt_ieee_f32(self)
+        }
+    }
     #[inline]
     fn inv_sqrt(self) -> Self {
         if self > 0.0 {
@@ -596,6 +605,8 @@ mod tests {
             let (got, want) = (sqrt_ieee_f32(x), reference(x));
             assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "√{x:e}: {got:e} vs {want:e}");
             let lanes = F32x4::splat(x).sqrt_ieee().to_array()[0];
+            let scalar = <f32 as Real>::sqrt_ieee(x);
+            assert!(scalar.to_bits() == want.to_bits() || scalar.is_nan() && want.is_nan(), "scalar √{x:e}");
             assert!(lanes.to_bits() == want.to_bits() || lanes.is_nan() && want.is_nan(), "lanes √{x:e}");
         };
         for x in [0.0f32, -0.0, 1.0, 2.0, 4.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY, -1.0, f32::NAN] {

@@ -6,8 +6,9 @@ use super::{affine, ColliderShape};
 use crate::math::{Mat4, Quat, Vec3};
 use crate::real::Real;
 
-/// `|v|`. In fixed point `v` is first divided by its largest component, so that a short vector
-/// keeps the precision its square would lose.
+/// `|v|`: the correctly rounded root of `v·v` in `f32` (three.js's `length`). In fixed point
+/// `v` is first divided by its largest component, so that a short vector keeps the precision
+/// its square would lose.
 #[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn length<R: Real>(v: Vec3<R>) -> R {
     if R::FIXED_POINT {
@@ -17,11 +18,11 @@ pub(super) fn length<R: Real>(v: Vec3<R>) -> R {
         }
         m * div(v, m).length()
     } else {
-        v.length()
+        v.dot(v).sqrt_ieee()
     }
 }
 
-/// `v / |v|`, or zero for a zero `v` (three.js's `normalize`).
+/// `v × (1 / |v|)`, or zero for a zero or non-finite `v` (three.js's `normalize`).
 #[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn dir<R: Real>(v: Vec3<R>) -> Vec3<R> {
     if R::FIXED_POINT {
@@ -32,7 +33,27 @@ pub(super) fn dir<R: Real>(v: Vec3<R>) -> Vec3<R> {
         let u = div(v, m);
         div(u, u.length())
     } else {
-        v.try_normalize().unwrap_or(Vec3::ZERO)
+        let l2 = v.dot(v);
+        if l2 > R::ZERO && l2.is_finite() {
+            v * l2.sqrt_ieee().recip()
+        } else {
+            Vec3::ZERO
+        }
+    }
+}
+
+/// `q × (1 / |q|)` (three.js's `Quaternion.normalize`), the identity for a zero or non-finite
+/// `q`; [`Quat::normalize`] in fixed point.
+#[cfg_attr(sinew_simd_lanes, inline(always))]
+pub(super) fn unit<R: Real>(q: Quat<R>) -> Quat<R> {
+    if R::FIXED_POINT {
+        return q.normalize();
+    }
+    let l2 = q.length_squared();
+    if l2 > R::ZERO && l2.is_finite() {
+        q * l2.sqrt_ieee().recip()
+    } else {
+        Quat::IDENTITY
     }
 }
 
@@ -62,7 +83,7 @@ pub(super) fn arc<R: Real>(from: Vec3<R>, to: Vec3<R>) -> Quat<R> {
         let c = from.cross(to);
         Quat::new(c.x, c.y, c.z, r)
     };
-    q.normalize()
+    unit(q)
 }
 
 /// The cofactor columns of `m`'s upper 3×3 (columns `a`, `b`, `c`): `b × c`, `c × a`, `a × b`,

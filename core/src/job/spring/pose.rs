@@ -196,7 +196,11 @@ impl<'p, R: Real> Pose<'p, R> {
     /// Gives each joint of `rotations` (joint, rotation), in order, its rotation; when one
     /// changes, recomputes the model matrices of those joints and of every joint below them,
     /// so that `models` is a local-to-model of the new locals.
-    pub(super) fn restore(&mut self, rotations: impl Iterator<Item = (usize, Quat<R>)>) {
+    pub(super) fn restore(&mut self, rotations: impl Iterator<Item = (usize, Quat<R>)> + Clone) {
+        let differs = |(j, q): (usize, Quat<R>)| self.locals.get(j / 4).is_some_and(|s| s.rotation.lane(j % 4) != q);
+        if !rotations.clone().any(differs) {
+            return;
+        }
         let mut changed = [0; MAX_JOINTS / 32];
         let mut first = usize::MAX;
         for (j, q) in rotations {
@@ -220,7 +224,7 @@ impl<'p, R: Real> Pose<'p, R> {
         let keep = if self.repeated { 0 } else { self.exact };
         // Parents first: a joint is recomputed when it ran or its parent was (marked in
         // `done` as it goes). Both are among the joints that ran and those below a spring joint.
-        for w in self.first / 32..self.done.len() {
+        for w in self.first / 32..self.skeleton.num_joints().div_ceil(32) {
             let mut bits = self.done.get(w).copied().unwrap_or(0) | self.plan.under.get(w).copied().unwrap_or(0);
             while bits != 0 {
                 let j = w * 32 + bits.trailing_zeros() as usize;
