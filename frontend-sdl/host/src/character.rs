@@ -758,6 +758,19 @@ impl<C: Capacity> Character<C> {
     /// The controller's or a job's refusal (not expected: the model's parts were checked at
     /// load).
     pub fn update(&mut self, outputs: u32, work: &mut Work<C>) -> Result<(), CharacterError> {
+        self.update_only::<{ u32::MAX }>(outputs, work)
+    }
+
+    /// As [`update`](Self::update), computing only the outputs among `KEEP`'s flags (those
+    /// asked for outside it stay as they were): a build that never asks for an output leaves
+    /// the code that computes it out (the browser's smallest module has no morph targets or
+    /// dual-quaternion rows).
+    ///
+    /// # Errors
+    ///
+    /// As [`update`](Self::update).
+    pub fn update_only<const KEEP: u32>(&mut self, outputs: u32, work: &mut Work<C>) -> Result<(), CharacterError> {
+        let outputs = outputs & KEEP;
         if self.graph.is_none() && self.stale {
             self.sample(0.0, work)?;
         }
@@ -805,7 +818,7 @@ impl<C: Capacity> Character<C> {
             }
         }
         if outputs & (outputs::LBS_ROWS | outputs::DQS_ROWS) != 0 {
-            self.rows(&model, outputs);
+            self.rows::<KEEP>(&model, outputs);
         }
         if outputs & outputs::MORPHS != 0 {
             self.morphs(&model)?;
@@ -815,7 +828,8 @@ impl<C: Capacity> Character<C> {
 
     /// Each draw part's shader rows: its palette's joints (or its mesh node for a rigid part)
     /// as three matrix rows, and as dual quaternion and scale factor.
-    fn rows(&mut self, model: &Model, outputs: u32) {
+    fn rows<const KEEP: u32>(&mut self, model: &Model, outputs: u32) {
+        let outputs = outputs & KEEP;
         for (mi, parts) in model.meshes.iter().enumerate() {
             let mesh = model.asset.mesh(mi);
             let skin = mesh.and_then(|m| m.skin()).unwrap_or(0);

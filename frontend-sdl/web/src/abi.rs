@@ -420,8 +420,8 @@ pub extern "C" fn sinew_character_advance(id: u32, dt: f32) -> u32 {
 }
 
 /// The flags of `character::outputs` this module computes: all but `MORPHS` without the
-/// feature `morphs`, and but `DQS_ROWS` without the feature `dqs` (the host layer's code for
-/// them then stays out of the module).
+/// feature `morphs`, and but `DQS_ROWS` without the feature `dqs` (`Character::update_only`
+/// with them left out has none of their code).
 const OUTPUTS: u32 = {
     use sinew_host::character::outputs::{DQS_ROWS, MORPHS};
     let morphs = if cfg!(feature = "morphs") { 0 } else { MORPHS };
@@ -434,8 +434,7 @@ const OUTPUTS: u32 = {
 /// dual-quaternion rows stay empty in a module without them). 1, or 0 with the message.
 #[no_mangle]
 pub extern "C" fn sinew_character_update(id: u32, outputs: u32) -> u32 {
-    let outputs = outputs & OUTPUTS;
-    character(id, 0, |c, s| c.update(outputs, &mut s.work).map(|()| 1).map_err(|e| e.to_string()))
+    character(id, 0, |c, s| c.update_only::<OUTPUTS>(outputs, &mut s.work).map(|()| 1).map_err(|e| e.to_string()))
 }
 
 /// Address of the joints' model matrices (16 floats each, column-major); null for no such
