@@ -33,11 +33,11 @@ simd="-C target-feature=+simd128"
 # targets and dual-quaternion rows, the one every page loads, with SIMD (simd128, in every
 # current engine); without SIMD, for engines that lack it (where the full module, SIMD only,
 # cannot be fetched), with the morph targets and dual-quaternion rows.
-module sinew_web.wasm simd "$simd" -p sinew-web --no-default-features
-module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features --features morphs,dqs
+module sinew_web.wasm simd "$simd" -p sinew-web --no-default-features --features trap-panics
+module sinew_web_scalar.wasm scalar "" -p sinew-web --no-default-features --features morphs,dqs,trap-panics
 # The full module, with the state machines and foot placement (the default features), fetched
 # when a page runs a graph or places the feet.
-module sinew_web_graph.wasm simd "$simd" -p sinew-web
+module sinew_web_graph.wasm simd "$simd" -p sinew-web --features trap-panics
 # The glTF importer, fetched when a page is given a .glb or .gltf.
 module sinew_web_import.wasm scalar "" -p sinew-web-import
 

@@ -11,11 +11,11 @@
 //!
 //! On wasm32 the heap is talc's (see `heap.rs`), smaller than the standard library's dlmalloc.
 //!
-//! The same code builds for the host, where the tests run. In wasm32 the crate has no
-//! standard library: a panic traps at once (`unreachable`), with no message formatted and no
-//! panic hook.
+//! The same code builds for the host, where the tests run. In wasm32 with the feature
+//! `trap-panics` (every module `build.sh` builds) the crate has no standard library: a panic
+//! traps at once (`unreachable`), with no message formatted and no panic hook.
 
-#![cfg_attr(all(target_family = "wasm", not(target_feature = "atomics")), no_std)]
+#![cfg_attr(all(target_family = "wasm", not(target_feature = "atomics"), feature = "trap-panics"), no_std)]
 
 extern crate alloc;
 
@@ -35,7 +35,7 @@ mod heap;
 
 /// A panic (not expected: every export checks its input) traps: the call ends with a
 /// `RuntimeError` in JavaScript, and the module's state is left as the panic found it.
-#[cfg(all(target_family = "wasm", not(target_feature = "atomics"), not(test)))]
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics"), feature = "trap-panics", not(test)))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     core::arch::wasm32::unreachable()
