@@ -211,7 +211,7 @@ impl<'p, R: Real> Pose<'p, R> {
                 first = first.min(j);
             }
         }
-        refresh(self.skeleton, self.locals, self.models, &changed, first, 0);
+        refresh(self.skeleton, self.locals, self.models, &changed, first);
     }
 
     /// Brings every model matrix up to date: recomputes the matrices of the joints below one
@@ -234,13 +234,8 @@ impl<'p, R: Real> Pose<'p, R> {
                     continue;
                 }
                 set(&mut self.done, j);
-                if low(keep, j) {
-                    continue;
-                }
-                let above = parent.and_then(|p| self.models.get(p)).copied().unwrap_or(Mat4::IDENTITY);
-                let local = self.local(j);
-                if let Some(m) = self.models.get_mut(j) {
-                    *m = model_of(&above, &local);
+                if !low(keep, j) {
+                    recompute(self.locals, self.models, j, parent);
                 }
             }
         }
@@ -248,15 +243,13 @@ impl<'p, R: Real> Pose<'p, R> {
 }
 
 /// Recomputes, parents first from joint `first`, the model matrix of every joint of `roots` and
-/// of every joint below one, as `LocalToModelJob` would; the joints of `keep` (up to date
-/// already) count as recomputed without being computed again.
+/// of every joint below one, as `LocalToModelJob` would.
 fn refresh<R: Real>(
     skeleton: SkeletonView<'_, R>,
     locals: &[SoaTransform<R>],
     models: &mut [Mat4<R>],
     roots: &Bits,
     first: usize,
-    keep: u128,
 ) {
     if first == usize::MAX {
         return;
@@ -265,17 +258,20 @@ fn refresh<R: Real>(
     let parents = skeleton.parents();
     for (j, &p) in parents.iter().enumerate().skip(first) {
         let parent = usize::try_from(p).ok();
-        if !has(roots, j) && !parent.is_some_and(|p| has(&moved, p)) {
-            continue;
+        if has(roots, j) || parent.is_some_and(|p| has(&moved, p)) {
+            set(&mut moved, j);
+            recompute(locals, models, j, parent);
         }
-        set(&mut moved, j);
-        if low(keep, j) {
-            continue;
-        }
-        let above = parent.and_then(|p| models.get(p)).copied().unwrap_or(Mat4::IDENTITY);
-        let local = locals.get(j / 4).map_or(Transform::IDENTITY, |s| s.lane(j % 4));
-        if let Some(m) = models.get_mut(j) {
-            *m = model_of(&above, &local);
-        }
+    }
+}
+
+/// Joint `j`'s model matrix from its parent's (`parent`; the identity for a root) and its local
+/// transform, as `LocalToModelJob` computes it.
+#[inline(always)]
+fn recompute<R: Real>(locals: &[SoaTransform<R>], models: &mut [Mat4<R>], j: usize, parent: Option<usize>) {
+    let above = parent.and_then(|p| models.get(p)).copied().unwrap_or(Mat4::IDENTITY);
+    let local = locals.get(j / 4).map_or(Transform::IDENTITY, |s| s.lane(j % 4));
+    if let Some(m) = models.get_mut(j) {
+        *m = model_of(&above, &local);
     }
 }
