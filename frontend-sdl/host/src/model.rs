@@ -16,6 +16,7 @@ use sinew::skeleton::{Skeleton, SkeletonError, SkeletonView};
 
 #[cfg(feature = "springs")]
 use crate::character::SpringSet;
+use crate::limits::VERTEX_ATTRIBUTES;
 use crate::parts::{draw_parts, DrawPart, FLOATS_PER_VERTEX};
 
 /// Why a file could not be opened; the messages are the command line's.
@@ -252,11 +253,13 @@ impl Model {
                     continue;
                 }
                 let Some(palette) = palette.as_deref() else { continue };
+                // The joint indices' and the weights' offsets in the vertex.
+                let (joints_at, weights_at) = (VERTEX_ATTRIBUTES[2].1, VERTEX_ATTRIBUTES[3].1);
                 points.extend(vertices.map(|v| {
                     let p = position(v);
                     let mut skinned = Vec3::ZERO;
                     for k in 0..4 {
-                        let (Some(&j), Some(&w)) = (v.get(6 + k), v.get(10 + k)) else { continue };
+                        let (Some(&j), Some(&w)) = (v.get(joints_at + k), v.get(weights_at + k)) else { continue };
                         let m = part.map.get(j as usize).and_then(|&s| palette.get(s as usize));
                         if let (true, Some(m)) = (w != 0.0, m) {
                             skinned += m.transform_point3(p) * w;
@@ -320,7 +323,7 @@ impl Model {
 }
 
 /// The position of an interleaved draw-part vertex ([`FLOATS_PER_VERTEX`] floats, position
-/// first); the origin for a shorter slice.
+/// first: [`VERTEX_ATTRIBUTES`]); the origin for a shorter slice.
 fn position(v: &[f32]) -> Vec3<f32> {
     match *v {
         [x, y, z, ..] => Vec3::new(x, y, z),
