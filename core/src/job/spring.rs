@@ -31,6 +31,11 @@
 //!    with `A = W_parent × rest_j` and `arc(a, b)` three.js's `setFromUnitVectors`, then
 //!    `W_j = W_parent × local_j`.
 //!
+//! In `f32` the stage leaves out a normalization where a later one gives the same direction
+//! (the inner `dir`s of `axis`, `dir` before `arc`, and the product's as three-vrm's
+//! `premultiply` leaves it): the same quantities up to rounding, with fewer dependent roots and
+//! divisions per joint. Fixed point keeps each, for its precision.
+//!
 //! **Where a step starts.** three-vrm's bones keep the rotation the springs gave them from one
 //! update to the next. So does the stage: each joint's last rotation is kept in its
 //! [`SpringTail`], and a step first gives the spring joints those rotations (the ones `locals`
@@ -69,7 +74,9 @@ mod collide;
 mod pose;
 
 use affine::{point, product, vector};
-use collide::{arc, collide, dir, inverse_point, length, place, scale_to, unit, Contact, InverseDirection, Placed};
+use collide::{
+    arc, arc_toward, collide, dir, inverse_point, length, place, scale_to, unit, Contact, InverseDirection, Placed,
+};
 use pose::Pose;
 pub use pose::SpringPlan;
 
@@ -445,7 +452,12 @@ impl<R: Real> SpringBoneJob<'_, R> {
     /// [`step`](Self::step) after the checks of [`validate`](Self::validate).
     fn step_checked(&mut self, dt: R, plan: &SpringPlan) -> Result<SpringReport, JobError> {
         let n = self.springs.joints.len();
-        let finite = |t: &SpringTail<R>| t.current.is_finite() && t.prev.is_finite() && t.rotation.is_finite();
+        // Every number tested (`&`, no branch per number).
+        let finite = |t: &SpringTail<R>| {
+            let v = |v: Vec3<R>| v.x.is_finite() & v.y.is_finite() & v.z.is_finite();
+            let q = t.rotation;
+            v(t.current) & v(t.prev) & q.x.is_finite() & q.y.is_finite() & q.z.is_finite() & q.w.is_finite()
+        };
         let tails_ok = self.tails.get(..n).is_some_and(|t| t.iter().all(finite));
         if !dt.is_finite() || !tails_ok {
             return Err(JobError::InvalidTransform);
@@ -459,11 +471,10 @@ impl<R: Real> SpringBoneJob<'_, R> {
         let mut pose = Pose::new(sk, plan, self.locals, self.models);
         let mut placed = Placements::default();
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
+        let step = Step { world, world_inverse, dt, springs: &springs };
         for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
-            let step = Step { world, world_inverse, dt, springs: &springs, joint: s };
-            match step.run(&pose, tail, &mut placed, &mut report.contacts) {
-                Some((j, rotation, model)) => pose.commit(j, rotation, model),
-                None => report.skipped = report.skipped.saturating_add(1),
+            if step.run(s, &mut pose, tail, &mut placed, &mut report.contacts).is_none() {
+                report.skipped = report.skipped.saturating_add(1);
             }
         }
         pose.finish();
@@ -478,13 +489,12 @@ struct Step<'s, 'a, R> {
     world_inverse: Option<InverseDirection<R>>,
     dt: R,
     springs: &'s SpringBones<'a, R>,
-    joint: &'s SpringJoint<R>,
 }
 
 impl<R: Real> Step<'_, '_, R> {
-    /// Steps 1 to 6 of the method: the joint's new local rotation and model matrix, the tail
-    /// moved in `tail`, contacts added to `contacts`; `None` (and `tail` untouched) when the
-    /// geometry is degenerate.
+    /// Steps 1 to 6 of the method for joint `s`: its new local rotation and model matrix
+    /// committed to `pose`, the tail moved in `tail`, contacts added to `contacts`; `None` (and
+    /// the pose and `tail` untouched) when the geometry is degenerate.
     ///
     /// World-space points and directions are taken through `world` and the model matrices one
     /// after the other (`world × (M × p)`) rather than through their products, and `A⁻¹` of
@@ -492,12 +502,13 @@ impl<R: Real> Step<'_, '_, R> {
     /// product per joint and collider.
     fn run(
         &self,
-        pose: &Pose<'_, R>,
+        s: &SpringJoint<R>,
+        pose: &mut Pose<'_, R>,
         tail: &mut SpringTail<R>,
         placed: &mut Placements<R>,
         contacts: &mut u32,
-    ) -> Option<(usize, Quat<R>, Mat4<R>)> {
-        let (s, world, dt) = (self.joint, self.world, self.dt);
+    ) -> Option<()> {
+        let (world, dt) = (self.world, self.dt);
         let j = usize::from(s.joint);
         let sk = pose.skeleton();
         let rest = sk.rest_transform(j)?;
@@ -519,7 +530,13 @@ impl<R: Real> Step<'_, '_, R> {
 
         // 3. Inertia, stiffness and gravity, then back onto the bone's sphere.
         let axis = dir(s.tail);
-        let rest_axis = dir(rest.rotation.rotate(rest.scale.mul_elem(axis)));
+        // In `f32` the inner directions are left to the outer `dir` (the same up to rounding);
+        // fixed point keeps its precision with a unit vector at each stage.
+        let rest_axis = if R::FIXED_POINT {
+            dir(rest.rotation.rotate(rest.scale.mul_elem(axis)))
+        } else {
+            rest.rotation.rotate(rest.scale.mul_elem(s.tail))
+        };
         let axis_w = dir(vector(&world, vector(&parent_model, rest_axis)));
         let center = match s.center {
             NO_JOINT => None,
@@ -575,16 +592,23 @@ impl<R: Real> Step<'_, '_, R> {
         if scale.x == R::ZERO || scale.y == R::ZERO || scale.z == R::ZERO {
             return None;
         }
-        let to = dir(Vec3::new(u.x / scale.x, u.y / scale.y, u.z / scale.z));
-        if to == Vec3::ZERO {
-            return None;
-        }
-        let rotation = unit(rest.rotation * arc(axis, to));
+        let u = if scale == Vec3::ONE { u } else { Vec3::new(u.x / scale.x, u.y / scale.y, u.z / scale.z) };
+        // In `f32` the rest rotation's product with the arc is not normalized again (three-vrm's
+        // `premultiply`): both are unit quaternions, and the rotation is made anew each step.
+        let rotation = if R::FIXED_POINT {
+            let to = dir(u);
+            if to == Vec3::ZERO {
+                return None;
+            }
+            unit(rest.rotation * arc(axis, to))
+        } else {
+            rest.rotation * arc_toward(axis, u)?
+        };
         let mut turned = local;
         turned.rotation = rotation;
-        let model = pose::model_of(&parent_model, &turned);
+        pose.commit(j, rotation, pose::model_of(&parent_model, &turned));
         *tail = SpringTail { current, prev: tail.current, rotation };
-        Some((j, rotation, model))
+        Some(())
     }
 }
 
@@ -623,8 +647,10 @@ impl<R: Real> Placements<R> {
 
 /// True when `a` and `b` hold the same numbers bit for bit (zeros of either sign told apart).
 fn same<R: Real>(a: Vec3<R>, b: Vec3<R>) -> bool {
-    let signs = |v: Vec3<R>| [v.x, v.y, v.z].map(|x| x.to_f32().is_sign_negative());
-    a == b && signs(a) == signs(b)
+    // Fixed point has one zero; in `f32` equal numbers differ only in a zero's sign.
+    let sign = |x: R| !R::FIXED_POINT && x.to_f32().is_sign_negative();
+    let signs = (sign(a.x) == sign(b.x)) & (sign(a.y) == sign(b.y)) & (sign(a.z) == sign(b.z));
+    (a.x == b.x) & (a.y == b.y) & (a.z == b.z) & signs
 }
 
 /// `at + dir(p − at) × to`, or `None` when `p` is on `at` or `to` is 0.

@@ -159,7 +159,8 @@ impl<R: Real> Mat4<R> {
     #[inline]
     #[must_use]
     pub fn is_finite(&self) -> bool {
-        self.cols.iter().all(|c| c.iter().all(|v| v.is_finite()))
+        // Every element tested (`&`, no branch per element).
+        self.cols.iter().flatten().fold(true, |ok, v| ok & v.is_finite())
     }
     /// The determinant.
     #[must_use]

@@ -58,7 +58,10 @@ pub(super) fn product<R: Real>(a: &Mat4<R>, b: &Mat4<R>) -> Mat4<R> {
     }
     let [a0, a1, a2, a3] = cols(a);
     let s = R::Lanes::splat;
-    Mat4 { cols: b.cols.map(|c| (a0 * s(c[0]) + a1 * s(c[1]) + a2 * s(c[2]) + a3 * s(c[3])).to_array()) }
+    // Column by column, written out: `map` over the columns is not always inlined.
+    let col = |c: &[R; 4]| (a0 * s(c[0]) + a1 * s(c[1]) + a2 * s(c[2]) + a3 * s(c[3])).to_array();
+    let [c0, c1, c2, c3] = &b.cols;
+    Mat4 { cols: [col(c0), col(c1), col(c2), col(c3)] }
 }
 
 /// `parent × l` for an affine `l` given by its columns (last row `0 0 0 1`), with the

@@ -67,23 +67,47 @@ fn div<R: Real>(v: Vec3<R>, s: R) -> Vec3<R> {
     Vec3::new(v.x / s, v.y / s, v.z / s)
 }
 
+/// The rotation taking the unit vector `from` onto the direction of `v` (any length): [`arc`]
+/// of `from` and `v / |v|` without the division, `(from × v, |v| + from·v)` normalized (the
+/// same quaternion up to rounding; opposite when `|v| + from·v < 1e-8 × |v|`). `None` when `v`
+/// is zero or not finite. Used in `f32`; fixed point takes [`dir`] then [`arc`].
+#[cfg_attr(sinew_simd_lanes, inline(always))]
+pub(super) fn arc_toward<R: Real>(from: Vec3<R>, v: Vec3<R>) -> Option<Quat<R>> {
+    let l2 = v.dot(v);
+    if !(l2 > R::ZERO && l2.is_finite()) {
+        return None;
+    }
+    let l = l2.sqrt_ieee();
+    let r = from.dot(v) + l;
+    if r < R::ratio(1, 100_000_000) * l || r <= R::ZERO {
+        return Some(half_turn(from));
+    }
+    let c = from.cross(v);
+    Some(unit(Quat::new(c.x, c.y, c.z, r)))
+}
+
+/// A half turn about an axis perpendicular to the unit vector `from` (three.js's choice in
+/// `setFromUnitVectors` for opposite vectors).
+fn half_turn<R: Real>(from: Vec3<R>) -> Quat<R> {
+    let q = if from.x.abs() > from.z.abs() {
+        Quat::new(-from.y, from.x, R::ZERO, R::ZERO)
+    } else {
+        Quat::new(R::ZERO, -from.z, from.y, R::ZERO)
+    };
+    unit(q)
+}
+
 /// The rotation taking the unit vector `from` onto the unit vector `to`, as three.js's
 /// `Quaternion.setFromUnitVectors` computes it: `(from × to, 1 + from·to)` normalized, and for
 /// opposite vectors (`1 + from·to < 1e-8`) a half turn about an axis perpendicular to `from`.
 #[cfg_attr(sinew_simd_lanes, inline(always))]
 pub(super) fn arc<R: Real>(from: Vec3<R>, to: Vec3<R>) -> Quat<R> {
     let r = from.dot(to) + R::ONE;
-    let q = if r < R::ratio(1, 100_000_000) || r <= R::ZERO {
-        if from.x.abs() > from.z.abs() {
-            Quat::new(-from.y, from.x, R::ZERO, R::ZERO)
-        } else {
-            Quat::new(R::ZERO, -from.z, from.y, R::ZERO)
-        }
-    } else {
-        let c = from.cross(to);
-        Quat::new(c.x, c.y, c.z, r)
-    };
-    unit(q)
+    if r < R::ratio(1, 100_000_000) || r <= R::ZERO {
+        return half_turn(from);
+    }
+    let c = from.cross(to);
+    unit(Quat::new(c.x, c.y, c.z, r))
 }
 
 /// The cofactor columns of `m`'s upper 3×3 (columns `a`, `b`, `c`): `b × c`, `c × a`, `a × b`,

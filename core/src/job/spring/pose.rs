@@ -217,7 +217,7 @@ impl<'p, R: Real> Pose<'p, R> {
     /// Brings every model matrix up to date: recomputes the matrices of the joints below one
     /// that has run, and those of the joints that have run but were computed from a parent
     /// matrix that changed since (see `exact`).
-    pub(super) fn finish(mut self) {
+    pub(super) fn finish(&mut self) {
         if self.first == usize::MAX {
             return;
         }
