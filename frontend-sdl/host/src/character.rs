@@ -499,12 +499,13 @@ impl<C: Capacity> Character<C> {
         Ok(())
     }
 
-    /// Plays (`true`) or pauses time.
+    /// Plays (`true`) or pauses the clips and the graph. Spring bones swing on while paused
+    /// (see [`advance`](Self::advance)).
     pub fn set_playing(&mut self, playing: bool) {
         self.playing = playing;
     }
 
-    /// Whether time plays.
+    /// Whether the clips and the graph play.
     #[must_use]
     pub fn is_playing(&self) -> bool {
         self.playing
@@ -668,25 +669,30 @@ impl<C: Capacity> Character<C> {
         Ok(self.graph.as_mut().ok_or(CharacterError::NoGraph)?.set(p, value)?)
     }
 
-    /// Advances time by `dt` seconds (the graph, or the clips and the crossfade) and samples
-    /// the pose; nothing while paused. Foot placement's next run steps by the seconds
-    /// advanced since its last (none while it is off and ramped out).
+    /// Advances time by `dt` seconds: the graph, or the clips and the crossfade, then samples
+    /// the pose (none of this while paused), and the spring bones' clock (paused or not: the
+    /// springs follow the world, which moves while a clip is paused; their next run steps by
+    /// the seconds advanced since the last). Foot placement's next run steps by the seconds
+    /// played since its last (none while it is off and ramped out). A `dt` that is not finite
+    /// and positive changes nothing.
     ///
     /// # Errors
     ///
     /// What the graph or the controller refuses (they keep their state; the pose is
     /// unchanged).
     pub fn advance(&mut self, dt: f32, work: &mut Work<C>) -> Result<(), CharacterError> {
-        if !(dt.is_finite() && dt > 0.0 && self.playing) {
+        if !(dt.is_finite() && dt > 0.0) {
             return Ok(());
         }
-        match self.graph.as_mut() {
-            Some(g) => g.update(&self.model, dt, work.graph(), &mut self.pose)?,
-            None => self.sample(dt, work)?,
-        }
-        #[cfg(feature = "feet")]
-        if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
-            f.dt += dt;
+        if self.playing {
+            match self.graph.as_mut() {
+                Some(g) => g.update(&self.model, dt, work.graph(), &mut self.pose)?,
+                None => self.sample(dt, work)?,
+            }
+            #[cfg(feature = "feet")]
+            if let Some(f) = self.feet.as_mut().filter(|f| f.active()) {
+                f.dt += dt;
+            }
         }
         #[cfg(feature = "springs")]
         if let Some(s) = self.springs.as_mut().filter(|s| s.active()) {

@@ -525,7 +525,9 @@ class Viewer {
   }
 
   tick(now) {
-    if (this.last !== null && this.character && this.playing) {
+    // Paused, spring bones that are on swing on (the character holds its clip).
+    const swinging = this.hasSprings && this.springs;
+    if (this.last !== null && this.character && (this.playing || swinging)) {
       const dt = Math.min((now - this.last) / 1000, 0.25);
       try {
         this.character.advance(dt * this.speed);

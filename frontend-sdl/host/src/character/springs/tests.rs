@@ -184,6 +184,40 @@ fn seeks_and_switches_reset() {
     assert!(a.springs_enabled());
 }
 
+/// Paused, the clip holds and the springs swing on: a paused character steps its springs as
+/// a playing one does, on the clip's pose at the pause.
+#[test]
+fn springs_swing_while_the_clip_is_paused() {
+    let (mut a, mut wa) = character();
+    a.set_springs(arm(), SpringSettings::default(), true).unwrap();
+    let (mut plain, mut wp) = character();
+    a.advance(0.2, &mut wa).unwrap();
+    plain.advance(0.2, &mut wp).unwrap();
+    a.set_playing(false);
+    a.update(outputs::PALETTES, &mut wa).unwrap();
+    let clip_time = a.time();
+    let hand = usize::from(L_HAND);
+    let (mut steps, mut moved) = (0, 0.0f32);
+    let mut last = a.joints[hand].translation();
+    for k in 1..=30 {
+        a.set_world(world(k as f32 / 60.0));
+        a.advance(1.0 / 60.0, &mut wa).unwrap();
+        a.update(outputs::PALETTES, &mut wa).unwrap();
+        steps += a.spring_frame().unwrap().steps;
+        let at = a.joints[hand].translation();
+        moved = moved.max((at - last).length());
+        last = at;
+    }
+    assert_eq!(a.time(), clip_time, "the clip holds");
+    assert_eq!(steps, 30, "a step per frame while paused");
+    assert!(moved > 1e-3, "the hand swings: largest move per frame {moved}");
+    // The joints above the springs keep the clip's pose at the pause.
+    plain.update(outputs::PALETTES, &mut wp).unwrap();
+    let chest = usize::from(CHEST);
+    let unmoved = a.joints[chest].cols == plain.joints[chest].cols;
+    assert!(unmoved, "the chest holds the paused pose");
+}
+
 /// Set-ups the job refuses change nothing; the switch without a set-up is an error.
 #[test]
 fn bad_set_ups_are_refused() {
