@@ -113,6 +113,9 @@ test('springs: the button and the S key turn the spring bones off and on, and th
   const page = await newPage(browser, { width: 480, height: 320 });
   const query = new URLSearchParams({ model: `models/${NAME}.sinew`, paused: '1' });
   await openReady(page, `${server.url}index.html?${query}`);
+  // Paused, springs that are on swing on with the page's clock: the clock is stopped here (speed
+  // 0) so that the poses read below are those of the updates this test runs.
+  await page.evaluate(() => { window.sinewViewer.speed = 0; });
   const button = page.locator('#springs');
   assert.equal(await button.textContent(), 'springs: off', 'the base module has no spring bones');
   assert.equal(await page.evaluate(() => window.sinewViewer.sinew.hasSprings), false);
@@ -154,6 +157,30 @@ test('springs: the button and the S key turn the spring bones off and on, and th
   // is held, so the reset's pose is the animated one).
   const rest = Math.max(...again.map((x, i) => Math.abs(x - off[i])));
   assert.ok(rest < 1e-6, `on again, at rest: ${rest} from the pose without springs`);
+});
+
+test('springs: paused, the clip holds and the spring bones swing on with the page clock', T, async () => {
+  const page = await newPage(browser, { width: 480, height: 320 });
+  const query = new URLSearchParams({ model: `models/${NAME}.sinew`, paused: '1', springs: '1' });
+  await openReady(page, `${server.url}index.html?${query}`);
+  const state = () => page.evaluate(() => {
+    const v = window.sinewViewer;
+    const c = v.character;
+    const m = c.jointMatrices();
+    const tip = c.springJoints().at(-1).joint;
+    return { playing: v.playing, time: c.time, steps: c.springFrame.steps, tip: [m[tip * 16 + 12], m[tip * 16 + 13], m[tip * 16 + 14]] };
+  });
+  const before = await state();
+  // The conformance chain starts level and falls under gravity: a few frames of the page's clock.
+  await page.waitForFunction(() => window.sinewViewer.character.springFrame.steps > 0);
+  await page.waitForTimeout(300);
+  const after = await state();
+  checkClean(page);
+  await page.context().close();
+  assert.equal(before.playing, false, 'paused=1 opens paused');
+  assert.equal(after.time, before.time, 'the clip holds');
+  const moved = Math.max(...after.tip.map((x, i) => Math.abs(x - before.tip[i])));
+  assert.ok(moved > 1e-3, `the chain's last spring joint moved by ${moved} while paused`);
 });
 
 test('springs bench: both result lines, positive figures (16 characters)', T, async () => {
