@@ -116,7 +116,7 @@ impl<R: Real> Quat<R> {
     #[inline]
     #[must_use]
     pub fn is_finite(self) -> bool {
-        self.x.is_finite() && self.y.is_finite() && self.z.is_finite() && self.w.is_finite()
+        self.x.is_finite() & self.y.is_finite() & self.z.is_finite() & self.w.is_finite()
     }
     /// True when the norm is within `tolerance` of 1.
     #[inline]

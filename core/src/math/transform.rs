@@ -43,6 +43,6 @@ impl<R: Real> Transform<R> {
     #[inline]
     #[must_use]
     pub fn is_finite(&self) -> bool {
-        self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
+        self.translation.is_finite() & self.rotation.is_finite() & self.scale.is_finite()
     }
 }

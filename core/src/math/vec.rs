@@ -128,7 +128,7 @@ impl<R: Real> Vec3<R> {
     #[inline]
     #[must_use]
     pub fn is_finite(self) -> bool {
-        self.x.is_finite() && self.y.is_finite() && self.z.is_finite()
+        self.x.is_finite() & self.y.is_finite() & self.z.is_finite()
     }
     /// Largest absolute component.
     #[inline]
@@ -229,7 +229,7 @@ impl<R: Real> Vec4<R> {
     #[inline]
     #[must_use]
     pub fn is_finite(self) -> bool {
-        self.x.is_finite() && self.y.is_finite() && self.z.is_finite() && self.w.is_finite()
+        self.x.is_finite() & self.y.is_finite() & self.z.is_finite() & self.w.is_finite()
     }
 }
 
