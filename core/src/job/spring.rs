@@ -262,6 +262,74 @@ impl<R: Real> Default for SpringTail<R> {
     }
 }
 
+/// What a step needs of a spring joint that does not change while its springs and skeleton
+/// stay the same: the bone's axis and the joint's rest transform, as the step would compute
+/// them from the [`SpringJoint`] and the skeleton's rest pose. A caller that steps the same
+/// springs many times makes them once ([`SpringRest::fill`]) and passes them to
+/// [`SpringBoneJob::step_validated_springs`]; [`SpringBoneJob::step`] makes each on its way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringRest<R> {
+    /// `dir(tail)`: the bone's axis in the joint's space.
+    axis: Vec3<R>,
+    /// The rest axis before the parent's matrix (`rest_j₃ × tail`, or its direction in fixed
+    /// point): step 3's `axis` is `dir(W_parent₃ × rest_axis)`.
+    rest_axis: Vec3<R>,
+    /// The joint's rest rotation.
+    rotation: Quat<R>,
+    /// The joint's rest translation.
+    translation: Vec3<R>,
+    /// The joint's rest scale.
+    scale: Vec3<R>,
+}
+
+/// A joint without a length or a rest transform (every step skips it): zeros and no rotation.
+impl<R: Real> Default for SpringRest<R> {
+    fn default() -> Self {
+        SpringRest {
+            axis: Vec3::ZERO,
+            rest_axis: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            translation: Vec3::ZERO,
+            scale: Vec3::ZERO,
+        }
+    }
+}
+
+impl<R: Real> SpringRest<R> {
+    /// Spring joint `s`'s constants on `skeleton`, or `None` when `s.joint` is not a joint of it.
+    pub fn of(skeleton: &SkeletonView<'_, R>, s: &SpringJoint<R>) -> Option<Self> {
+        let rest = skeleton.rest_transform(s.joint.into())?;
+        let axis = dir(s.tail);
+        // In `f32` the inner directions are left to the outer `dir` of step 3 (the same up to
+        // rounding); fixed point keeps its precision with a unit vector at each stage.
+        let rest_axis = if R::FIXED_POINT {
+            dir(rest.rotation.rotate(rest.scale.mul_elem(axis)))
+        } else {
+            rest.rotation.rotate(rest.scale.mul_elem(s.tail))
+        };
+        Some(SpringRest { axis, rest_axis, rotation: rest.rotation, translation: rest.translation, scale: rest.scale })
+    }
+
+    /// Fills `out` (one entry per joint of `joints`, in their order) with the joints' constants
+    /// on `skeleton`.
+    ///
+    /// # Errors
+    ///
+    /// [`JobError::ContextTooSmall`] when `out` is shorter than `joints`,
+    /// [`JobError::JointIndexOutOfRange`] when a joint's `joint` is not a joint of `skeleton`;
+    /// `out` is left as it was then.
+    pub fn fill(skeleton: &SkeletonView<'_, R>, joints: &[SpringJoint<R>], out: &mut [Self]) -> Result<(), JobError> {
+        let out = out.get_mut(..joints.len()).ok_or(JobError::ContextTooSmall)?;
+        if joints.iter().any(|s| usize::from(s.joint) >= skeleton.num_joints()) {
+            return Err(JobError::JointIndexOutOfRange);
+        }
+        for (s, o) in joints.iter().zip(out.iter_mut()) {
+            *o = Self::of(skeleton, s).unwrap_or_default();
+        }
+        Ok(())
+    }
+}
+
 /// What a step or a reset did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpringReport {
@@ -426,31 +494,47 @@ impl<R: Real> SpringBoneJob<'_, R> {
     pub fn step(&mut self, dt: R) -> Result<SpringReport, JobError> {
         self.validate()?;
         let plan = SpringPlan::new(&self.skeleton, self.springs.joints);
-        self.step_checked(dt, &plan)
+        self.step_checked(dt, &plan, None)
     }
 
     /// As [`step`](Self::step) for springs already checked against this skeleton by
-    /// [`SpringBones::validate`], with their [`SpringPlan`] (a character checks its springs and
-    /// makes their plan once, when it sets them up):
+    /// [`SpringBones::validate`], with their [`SpringPlan`] and their joints' [`SpringRest`]s
+    /// (`rests`, from [`SpringRest::fill`]; a character checks its springs and makes both once,
+    /// when it sets them up):
     /// the buffers' sizes, `world`, `dt` and the tails are checked as `step` checks them, the
     /// springs' indices and settings are not. Springs that `validate` would refuse, or a plan
-    /// made for other springs or another skeleton, give unspecified results, without a panic
-    /// and without a write outside the buffers.
+    /// or rests made for other springs or another skeleton, give unspecified results, without a
+    /// panic and without a write outside the buffers.
     ///
     /// # Errors
     ///
     /// [`JobError::InputTooSmall`], [`JobError::OutputTooSmall`] and
-    /// [`JobError::ContextTooSmall`] as [`validate`](Self::validate) gives them, and
+    /// [`JobError::ContextTooSmall`] as [`validate`](Self::validate) gives them
+    /// ([`JobError::ContextTooSmall`] also when `rests` is shorter than the joints), and
     /// [`JobError::InvalidTransform`] when `world`, `dt`, a tail point or a tail's rotation is
     /// NaN or infinite; nothing is written then.
-    pub fn step_validated_springs(&mut self, dt: R, plan: &SpringPlan) -> Result<SpringReport, JobError> {
+    pub fn step_validated_springs(
+        &mut self,
+        dt: R,
+        plan: &SpringPlan,
+        rests: &[SpringRest<R>],
+    ) -> Result<SpringReport, JobError> {
         self.validate_buffers()?;
+        if rests.len() < self.springs.joints.len() {
+            return Err(JobError::ContextTooSmall);
+        }
         self.validate_world()?;
-        self.step_checked(dt, plan)
+        self.step_checked(dt, plan, Some(rests))
     }
 
-    /// [`step`](Self::step) after the checks of [`validate`](Self::validate).
-    fn step_checked(&mut self, dt: R, plan: &SpringPlan) -> Result<SpringReport, JobError> {
+    /// [`step`](Self::step) after the checks of [`validate`](Self::validate), with the joints'
+    /// constants from `rests` (made on the way without).
+    fn step_checked(
+        &mut self,
+        dt: R,
+        plan: &SpringPlan,
+        rests: Option<&[SpringRest<R>]>,
+    ) -> Result<SpringReport, JobError> {
         let n = self.springs.joints.len();
         let finite = |t: &SpringTail<R>| t.current.is_finite() & t.prev.is_finite() & t.rotation.is_finite();
         let tails_ok = self.tails.get(..n).is_some_and(|t| t.iter().all(finite));
@@ -467,8 +551,13 @@ impl<R: Real> SpringBoneJob<'_, R> {
         let mut placed = Placements::default();
         pose.restore(springs.joints.iter().zip(self.tails.iter()).map(|(s, t)| (usize::from(s.joint), t.rotation)));
         let step = Step { world, world_inverse, dt, springs: &springs };
-        for (s, tail) in springs.joints.iter().zip(self.tails.iter_mut()) {
-            if step.run(s, &mut pose, tail, &mut placed, &mut report.contacts).is_none() {
+        for (i, (s, tail)) in springs.joints.iter().zip(self.tails.iter_mut()).enumerate() {
+            let rest = match rests {
+                Some(r) => r.get(i).copied(),
+                None => SpringRest::of(&sk, s),
+            };
+            let ran = rest.and_then(|rest| step.run(s, &rest, &mut pose, tail, &mut placed, &mut report.contacts));
+            if ran.is_none() {
                 report.skipped = report.skipped.saturating_add(1);
             }
         }
@@ -487,7 +576,7 @@ struct Step<'s, 'a, R> {
 }
 
 impl<R: Real> Step<'_, '_, R> {
-    /// Steps 1 to 6 of the method for joint `s`: its new local rotation and model matrix
+    /// Steps 1 to 6 of the method for joint `s` (its constants `rest`): its new local rotation and model matrix
     /// committed to `pose`, the tail moved in `tail`, contacts added to `contacts`; `None` (and
     /// the pose and `tail` untouched) when the geometry is degenerate.
     ///
@@ -498,6 +587,7 @@ impl<R: Real> Step<'_, '_, R> {
     fn run(
         &self,
         s: &SpringJoint<R>,
+        rest: &SpringRest<R>,
         pose: &mut Pose<'_, R>,
         tail: &mut SpringTail<R>,
         placed: &mut Placements<R>,
@@ -505,9 +595,7 @@ impl<R: Real> Step<'_, '_, R> {
     ) -> Option<()> {
         let (world, dt) = (self.world, self.dt);
         let j = usize::from(s.joint);
-        let sk = pose.skeleton();
-        let rest = sk.rest_transform(j)?;
-        let parent = sk.parent(j);
+        let parent = pose.skeleton().parent(j);
 
         // 1. The joint's matrix from its parent's as it is now (its translation, and the whole
         //    matrix where a virtual tail or the joint as center needs it).
@@ -524,15 +612,8 @@ impl<R: Real> Step<'_, '_, R> {
         let bone = length(at - end);
 
         // 3. Inertia, stiffness and gravity, then back onto the bone's sphere.
-        let axis = dir(s.tail);
-        // In `f32` the inner directions are left to the outer `dir` (the same up to rounding);
-        // fixed point keeps its precision with a unit vector at each stage.
-        let rest_axis = if R::FIXED_POINT {
-            dir(rest.rotation.rotate(rest.scale.mul_elem(axis)))
-        } else {
-            rest.rotation.rotate(rest.scale.mul_elem(s.tail))
-        };
-        let axis_w = dir(vector(&world, vector(&parent_model, rest_axis)));
+        let axis = rest.axis;
+        let axis_w = dir(vector(&world, vector(&parent_model, rest.rest_axis)));
         let center = match s.center {
             NO_JOINT => None,
             c if c == s.joint => Some(product(&world, &model())),

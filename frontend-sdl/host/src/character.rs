@@ -196,6 +196,18 @@ fn boxed_scratch<C: Capacity>() -> Box<ControllerScratch<f32, C>> {
     Box::new(ControllerScratch::new())
 }
 
+/// `to` becomes a copy of `from`: one block copy (`memcpy`, wasm's `memory.copy`) where the
+/// lengths already match, as they do from the second update on; `Vec::clone_from` clones the
+/// transforms one at a time.
+fn copy_pose(to: &mut Vec<SoaTransform<f32>>, from: &[SoaTransform<f32>]) {
+    if to.len() == from.len() {
+        to.copy_from_slice(from);
+    } else {
+        to.clear();
+        to.extend_from_slice(from);
+    }
+}
+
 /// One draw part's per-frame data.
 #[derive(Debug, Clone, Default)]
 struct PartOut {
@@ -782,7 +794,7 @@ impl<C: Capacity> Character<C> {
         }
         let model = Rc::clone(&self.model);
         if self.stages_run() {
-            self.placed.clone_from(&self.pose);
+            copy_pose(&mut self.placed, &self.pose);
             // The spring joints start from the rotations their last step left: the one
             // local-to-model below computes the matrices under them too.
             #[cfg(feature = "springs")]

@@ -644,6 +644,59 @@ fn a_step_starts_from_the_rotations_it_left() {
     }
 }
 
+/// `step_validated_springs` with the plan and the rests made once gives `step`'s bits.
+fn the_prepared_step_is_the_step<R: Real>() {
+    let rig = rig(0x5eed_0004);
+    let mut plain = Sim::<R>::run(&rig, 0);
+    let mut prepared = Sim::<R>::run(&rig, 0);
+    let plan = SpringPlan::new(&prepared.skeleton.view(), &prepared.joints);
+    let mut rests = std::vec![SpringRest::default(); prepared.joints.len()];
+    SpringRest::fill(&prepared.skeleton.view(), &prepared.joints, &mut rests).unwrap();
+    let dt = R::from_f32((1.0 / RATE) as f32);
+    for k in 1..=if cfg!(miri) { 3 } else { 60 } {
+        let t = k as f64 / RATE;
+        let (animated, world) = (animation(&rig, t), world_at(t));
+        plain.pose(&animated);
+        prepared.pose(&animated);
+        let a = plain.job(&world).step(dt);
+        let b = prepared.job(&world).step_validated_springs(dt, &plan, &rests);
+        assert_eq!(a, b);
+        assert!(plain.snapshot() == prepared.snapshot(), "step {k}");
+    }
+    // Too few rests: refused, nothing written.
+    let before = prepared.snapshot();
+    let short = &rests[..rests.len() - 1];
+    let world = world_at(1.5);
+    assert_eq!(prepared.job(&world).step_validated_springs(dt, &plan, short), Err(JobError::ContextTooSmall));
+    assert!(prepared.snapshot() == before);
+}
+
+#[test]
+fn the_prepared_step_gives_the_steps_bits() {
+    the_prepared_step_is_the_step::<f32>();
+    the_prepared_step_is_the_step::<Q16>();
+}
+
+#[test]
+fn rests_refuse_a_short_buffer_or_a_missing_joint() {
+    let rig = rig(0x5eed_0005);
+    let sim = Sim::<f32>::new(&rig);
+    let view = sim.skeleton.view();
+    let n = sim.joints.len();
+    let mut rests = std::vec![SpringRest::default(); n];
+    assert_eq!(SpringRest::fill(&view, &sim.joints, &mut rests[..n - 1]), Err(JobError::ContextTooSmall));
+    let mut bad = sim.joints.clone();
+    bad[n - 1].joint = JOINTS as u16;
+    assert_eq!(SpringRest::fill(&view, &bad, &mut rests), Err(JobError::JointIndexOutOfRange));
+    assert!(rests.iter().all(|r| *r == SpringRest::default()), "nothing written");
+    assert_eq!(SpringRest::of(&view, &bad[n - 1]), None);
+    SpringRest::fill(&view, &sim.joints, &mut rests).unwrap();
+    for (s, r) in sim.joints.iter().zip(&rests) {
+        assert_eq!(Some(*r), SpringRest::of(&view, s));
+        assert_eq!(r.axis, dir(s.tail));
+    }
+}
+
 #[test]
 fn a_step_of_zero_or_less_changes_nothing() {
     let rig = rig(0x5eed_0003);

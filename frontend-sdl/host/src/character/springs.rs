@@ -14,7 +14,7 @@
 use alloc::vec::Vec;
 
 use sinew::asset::Asset;
-use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringPlan, SpringTail};
+use sinew::job::spring::{SpringBoneJob, SpringBones, SpringCollider, SpringJoint, SpringPlan, SpringRest, SpringTail};
 use sinew::job::JobError;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::skeleton::SkeletonView;
@@ -93,6 +93,8 @@ pub(super) struct Springs {
     pub(super) set: SpringSet,
     /// The set's spring joints and the joints below them, on the model's skeleton.
     pub(super) plan: SpringPlan,
+    /// The set's joints' constants on the model's skeleton, one per joint.
+    pub(super) rests: Vec<SpringRest<f32>>,
     pub(super) settings: SpringSettings,
     pub(super) tails: Vec<SpringTail<f32>>,
     pub(super) enabled: bool,
@@ -176,7 +178,7 @@ impl Springs {
             for _ in 0..steps {
                 // The set was validated and planned on this skeleton at set-up (`set_springs`)
                 // and does not change after.
-                let report = job.step_validated_springs(h, &self.plan)?;
+                let report = job.step_validated_springs(h, &self.plan, &self.rests)?;
                 frame.steps += 1;
                 frame.contacts = frame.contacts.saturating_add(report.contacts);
             }

@@ -55,7 +55,7 @@ impl<C: Capacity> Character<C> {
             ground,
             dt: 0.0,
         };
-        self.placed.clone_from(&self.pose);
+        super::copy_pose(&mut self.placed, &self.pose);
         f.validate(self.model.skeleton(), &mut self.placed, &mut self.joints, self.world)?;
         self.feet = Some(f);
         Ok(())
@@ -196,10 +196,14 @@ impl<C: Capacity> Character<C> {
         enabled: bool,
     ) -> Result<(), CharacterError> {
         let n = set.joints.len();
-        let plan = sinew::job::spring::SpringPlan::new(&self.model.skeleton(), &set.joints);
+        let skeleton = self.model.skeleton();
+        let plan = sinew::job::spring::SpringPlan::new(&skeleton, &set.joints);
+        let mut rests = vec![sinew::job::spring::SpringRest::default(); n];
+        sinew::job::spring::SpringRest::fill(&skeleton, &set.joints, &mut rests)?;
         let stage = Springs {
             set,
             plan,
+            rests,
             settings,
             tails: vec![sinew::job::spring::SpringTail::default(); n],
             enabled,
