@@ -48,6 +48,14 @@ pub struct SpringPlan {
     spring: Bits,
     /// The joints below a spring joint (whose matrices a spring joint's run can change).
     under: Bits,
+    /// Every spring joint's matrix, computed at its turn, is final when all of them run: each
+    /// joint appears once in the run order, after its parent when the parent is a spring joint,
+    /// and otherwise below no spring joint (a chain's joints top down). A step in which every
+    /// joint ran then recomputes only the joints below the spring joints that are not spring
+    /// joints themselves.
+    pub(super) ordered: bool,
+    /// The number of spring joints in the run order.
+    count: usize,
 }
 
 impl SpringPlan {
@@ -67,7 +75,20 @@ impl SpringPlan {
                 set(&mut under, j);
             }
         }
-        SpringPlan { spring, under }
+        // Each joint once, after its parent when that is a spring joint, else below none.
+        let mut seen = NONE;
+        let mut ordered = true;
+        for s in springs {
+            let j = usize::from(s.joint);
+            let after_parent = match skeleton.parent(j) {
+                None => true,
+                Some(p) if has(&spring, p) => has(&seen, p),
+                Some(p) => !has(&under, p),
+            };
+            ordered &= after_parent && !has(&seen, j);
+            set(&mut seen, j);
+        }
+        SpringPlan { spring, under, ordered, count: springs.len() }
     }
 }
 
@@ -95,6 +116,8 @@ pub(super) struct Pose<'p, R: Real> {
     repeated: bool,
     /// The lowest joint that has run (`usize::MAX`: none).
     first: usize,
+    /// Commits made (spring joints that ran, repeats counted).
+    commits: usize,
 }
 
 impl<'p, R: Real> Pose<'p, R> {
@@ -105,7 +128,7 @@ impl<'p, R: Real> Pose<'p, R> {
         locals: &'p mut [SoaTransform<R>],
         models: &'p mut [Mat4<R>],
     ) -> Self {
-        Pose { skeleton, locals, models, plan, done: NONE, exact: 0, repeated: false, first: usize::MAX }
+        Pose { skeleton, locals, models, plan, done: NONE, exact: 0, repeated: false, first: usize::MAX, commits: 0 }
     }
 
     /// The hierarchy.
@@ -175,6 +198,13 @@ impl<'p, R: Real> Pose<'p, R> {
         if let Some(m) = self.models.get_mut(j) {
             *m = model;
         }
+        set(&mut self.done, j);
+        self.first = self.first.min(j);
+        self.commits += 1;
+        if self.plan.ordered {
+            // Every matrix so far is final; the final pass knows without the bookkeeping.
+            return;
+        }
         // The parent's matrix as read now is its final one when the parent is a root's (none),
         // a joint above every spring joint (never recomputed), or a spring joint whose own
         // matrix is final: `models` holds it and only its own commit changes it.
@@ -189,8 +219,6 @@ impl<'p, R: Real> Pose<'p, R> {
         if exact && j < 128 {
             self.exact |= 1 << j;
         }
-        set(&mut self.done, j);
-        self.first = self.first.min(j);
     }
 
     /// Gives each joint of `rotations` (joint, rotation), in order, its rotation; when one
@@ -221,10 +249,27 @@ impl<'p, R: Real> Pose<'p, R> {
         if self.first == usize::MAX {
             return;
         }
-        let keep = if self.repeated { 0 } else { self.exact };
+        let words = self.first / 32..self.skeleton.num_joints().div_ceil(32);
+        if self.plan.ordered && self.commits == self.plan.count {
+            // Every spring joint ran and its matrix is final: only the joints below them that
+            // are not spring joints change, each after its parent.
+            for w in words {
+                let spring = self.plan.spring.get(w).copied().unwrap_or(0);
+                let mut bits = self.plan.under.get(w).copied().unwrap_or(0) & !spring;
+                while bits != 0 {
+                    let j = w * 32 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    recompute(self.locals, self.models, j, self.skeleton.parent(j));
+                }
+            }
+            return;
+        }
+        // Some joint was skipped (or the order is another): the bookkeeping of `commit` says
+        // which matrices are final, none where it was not kept.
+        let keep = if self.repeated || self.plan.ordered { 0 } else { self.exact };
         // Parents first: a joint is recomputed when it ran or its parent was (marked in
         // `done` as it goes). Both are among the joints that ran and those below a spring joint.
-        for w in self.first / 32..self.skeleton.num_joints().div_ceil(32) {
+        for w in words {
             let mut bits = self.done.get(w).copied().unwrap_or(0) | self.plan.under.get(w).copied().unwrap_or(0);
             while bits != 0 {
                 let j = w * 32 + bits.trailing_zeros() as usize;
