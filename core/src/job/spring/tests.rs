@@ -644,25 +644,50 @@ fn a_step_starts_from_the_rotations_it_left() {
     }
 }
 
+/// The joints' `SpringRest`s of `sim`.
+fn rests_of<R: Real>(sim: &Sim<R>) -> Vec<SpringRest<R>> {
+    let mut rests = std::vec![SpringRest::default(); sim.joints.len()];
+    SpringRest::fill(&sim.skeleton.view(), &sim.joints, &mut rests).unwrap();
+    rests
+}
+
+/// Poses `a` and `b` alike on `rig`'s animation and world path and steps each its own way
+/// (`step(sim, world, dt)`) for 60 steps (3 under miri): both report and write the same, and
+/// `a`'s matrices are a local-to-model of its locals after each step.
+fn lockstep<R: Real>(
+    rig: &Rig,
+    a: &mut Sim<R>,
+    b: &mut Sim<R>,
+    step_a: impl Fn(&mut Sim<R>, &M, R) -> Result<SpringReport, JobError>,
+    step_b: impl Fn(&mut Sim<R>, &M, R) -> Result<SpringReport, JobError>,
+) {
+    let dt = R::from_f32((1.0 / RATE) as f32);
+    for k in 1..=if cfg!(miri) { 3 } else { 60 } {
+        let t = k as f64 / RATE;
+        let (animated, world) = (animation(rig, t), world_at(t));
+        a.pose(&animated);
+        b.pose(&animated);
+        assert_eq!(step_a(a, &world, dt), step_b(b, &world, dt));
+        assert!(a.snapshot() == b.snapshot(), "step {k}");
+        assert_eq!(a.models, a.fresh_models(), "step {k}");
+    }
+}
+
 /// `step_validated_springs` with the plan and the rests made once gives `step`'s bits.
 fn the_prepared_step_is_the_step<R: Real>() {
     let rig = rig(0x5eed_0004);
     let mut plain = Sim::<R>::run(&rig, 0);
     let mut prepared = Sim::<R>::run(&rig, 0);
     let plan = SpringPlan::new(&prepared.skeleton.view(), &prepared.joints);
-    let mut rests = std::vec![SpringRest::default(); prepared.joints.len()];
-    SpringRest::fill(&prepared.skeleton.view(), &prepared.joints, &mut rests).unwrap();
+    let rests = rests_of(&prepared);
+    lockstep(
+        &rig,
+        &mut plain,
+        &mut prepared,
+        |sim, world, dt| sim.job(world).step(dt),
+        |sim, world, dt| sim.job(world).step_validated_springs(dt, &plan, &rests),
+    );
     let dt = R::from_f32((1.0 / RATE) as f32);
-    for k in 1..=if cfg!(miri) { 3 } else { 60 } {
-        let t = k as f64 / RATE;
-        let (animated, world) = (animation(&rig, t), world_at(t));
-        plain.pose(&animated);
-        prepared.pose(&animated);
-        let a = plain.job(&world).step(dt);
-        let b = prepared.job(&world).step_validated_springs(dt, &plan, &rests);
-        assert_eq!(a, b);
-        assert!(plain.snapshot() == prepared.snapshot(), "step {k}");
-    }
     // Too few rests: refused, nothing written.
     let before = prepared.snapshot();
     let short = &rests[..rests.len() - 1];
@@ -697,20 +722,14 @@ fn ordered_is_general<R: Real>() {
     assert!(!SpringPlan::new(&ordered.skeleton.view(), &Sim::<R>::new(&rig).joints).ordered);
     let mut other = plan.clone();
     other.ordered = false;
-    let mut rests = std::vec![SpringRest::default(); ordered.joints.len()];
-    SpringRest::fill(&ordered.skeleton.view(), &ordered.joints, &mut rests).unwrap();
-    let dt = R::from_f32((1.0 / RATE) as f32);
-    for k in 1..=if cfg!(miri) { 3 } else { 60 } {
-        let t = k as f64 / RATE;
-        let (animated, world) = (animation(&rig, t), world_at(t));
-        ordered.pose(&animated);
-        general.pose(&animated);
-        let a = ordered.job(&world).step_validated_springs(dt, &plan, &rests).unwrap();
-        let b = general.job(&world).step_validated_springs(dt, &other, &rests).unwrap();
-        assert_eq!(a, b);
-        assert!(ordered.snapshot() == general.snapshot(), "step {k}");
-        assert_eq!(ordered.models, ordered.fresh_models(), "step {k}");
-    }
+    let rests = rests_of(&ordered);
+    lockstep(
+        &rig,
+        &mut ordered,
+        &mut general,
+        |sim, world, dt| sim.job(world).step_validated_springs(dt, &plan, &rests),
+        |sim, world, dt| sim.job(world).step_validated_springs(dt, &other, &rests),
+    );
 }
 
 #[test]
